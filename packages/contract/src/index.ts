@@ -1,0 +1,4 @@
+// @feira/contract: everything that crosses the wire. One file per area; the
+// platform validates with these schemas and the SDK types with them.
+export * from './errors.js';
+export * from './scopes.js';

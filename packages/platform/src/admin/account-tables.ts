@@ -1,0 +1,38 @@
+import type { Generated } from 'kysely';
+
+/** Sellers (store owners who log in), their tenants (stores), and client applications. */
+export interface AccountTables {
+  sellers: {
+    id: string;
+    name: string;
+    login: string;
+    password_hash: string;
+    created_at: string;
+  };
+  tenants: {
+    id: string;
+    seller_id: string;
+    name: string;
+    created_at: string;
+  };
+  clients: {
+    /** The public client_id. */
+    id: string;
+    name: string;
+    /** SHA-256 hex of the client secret; the secret itself is shown once, at creation. */
+    secret_hash: string;
+    /** JSON arrays as text (same on both dialects). */
+    redirect_uris: string;
+    scopes: string;
+    default_scopes: string;
+    terms_of_use_url: string | null;
+    privacy_policy_url: string | null;
+    created_at: string;
+  };
+  /** Small key/value settings the platform keeps about itself. */
+  platform_settings: {
+    key: string;
+    value: string;
+    updated_at: Generated<string>;
+  };
+}

@@ -1,0 +1,36 @@
+import { ERROR_SLUGS, type ErrorDetail, type ErrorSlug } from '@feira/contract';
+
+/**
+ * The one error class of the platform APIs (SPEC-DECISIONS L9). `slug` narrows
+ * in a switch and decides the HTTP status; the error handler renders it as
+ * `{message, slug, details[]}`. Never put a token, secret or password in it.
+ */
+export class PlatformError extends Error {
+  readonly slug: ErrorSlug;
+  readonly statusCode: number;
+  readonly details: ErrorDetail[];
+  readonly headers: Record<string, string>;
+
+  constructor(slug: ErrorSlug, options: { message?: string; details?: ErrorDetail[]; headers?: Record<string, string> } = {}) {
+    super(options.message ?? ERROR_SLUGS[slug].message);
+    this.name = 'PlatformError';
+    this.slug = slug;
+    this.statusCode = ERROR_SLUGS[slug].status;
+    this.details = options.details ?? [];
+    this.headers = options.headers ?? {};
+  }
+}
+
+/** A 422 naming one field, the most common platform error. */
+export function invalidParameter(
+  field: string,
+  location: 'body' | 'query' | 'path' | 'header',
+  message: string,
+  slug = 'INVALID_PARAMETER_VALUE',
+): PlatformError {
+  return new PlatformError('UNPROCESSABLE_ENTITY', { details: [{ field, location, message, slug }] });
+}
+
+export function notFound(what = 'Resource'): PlatformError {
+  return new PlatformError('NOT_FOUND', { message: `${what} not found` });
+}

@@ -1,0 +1,68 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP, type LookupFunction, type Socket } from 'node:net';
+import { rootCertificates } from 'node:tls';
+import { Agent, buildConnector } from 'undici';
+import { OutboundAddressRefusedError, type OutboundPolicy, refusalReason } from './address-policy.js';
+
+export interface OutboundAgentOptions {
+  policy: OutboundPolicy;
+  /** Extra trusted CA certificates (PEM), e.g. a test CA; the system store is used as well. */
+  ca?: string | string[];
+  /** Maximum sockets per origin, so one slow receiver cannot take every connection. */
+  connectionsPerOrigin?: number;
+  keepAliveTimeoutMs?: number;
+}
+
+/**
+ * The one outbound HTTP client (webhook deliveries, quote calls): a keep-alive
+ * undici Agent whose connector refuses addresses the policy forbids, both when
+ * DNS answers and on the socket actually connected (so DNS rebinding and IP
+ * literals are caught too).
+ */
+export function createOutboundAgent(options: OutboundAgentOptions): Agent {
+  const guardedLookup: LookupFunction = (hostname, lookupOptions, callback) => {
+    dnsLookup(hostname, { ...lookupOptions, all: true }, (error, addresses) => {
+      if (error) return callback(error, '', 0);
+      const list = addresses as LookupAddress[];
+      for (const entry of list) {
+        const reason = refusalReason(entry.address, options.policy);
+        if (reason) return callback(new OutboundAddressRefusedError(hostname, reason), '', 0);
+      }
+      if (lookupOptions.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
+      const first = list[0];
+      if (!first) return callback(new Error(`no address for ${hostname}`), '', 0);
+      return callback(null, first.address, first.family);
+    });
+  };
+
+  const ca = options.ca ? (Array.isArray(options.ca) ? options.ca : [options.ca]) : undefined;
+  const base = buildConnector({
+    lookup: guardedLookup,
+    ...(ca ? { ca: [...rootCertificates, ...ca] } : {}),
+  } as buildConnector.BuildOptions);
+
+  const connect: buildConnector.connector = (connectOptions, callback) => {
+    const host = connectOptions.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host)) {
+      const reason = refusalReason(host, options.policy);
+      if (reason) return callback(new OutboundAddressRefusedError(host, reason), null);
+    }
+    return base(connectOptions, (error, socket) => {
+      if (error || !socket) return callback(error ?? new Error('connect failed'), null);
+      const remote = (socket as Socket).remoteAddress;
+      const reason = remote ? refusalReason(remote, options.policy) : null;
+      if (reason) {
+        socket.destroy();
+        return callback(new OutboundAddressRefusedError(host, reason), null);
+      }
+      return callback(null, socket);
+    });
+  };
+
+  return new Agent({
+    connect,
+    connections: options.connectionsPerOrigin ?? 32,
+    keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000,
+    pipelining: 1,
+  });
+}

@@ -1,0 +1,107 @@
+import type { Scope } from '@feira/contract';
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import { PlatformError } from '../core/platform-error.js';
+import { ACCESS_TOKEN_TYP, type TokenClaims, TokenVerificationError } from './token-signer.js';
+
+/** Who is calling a platform API, resolved from the bearer token (SPEC-DECISIONS I3, I9). */
+export interface SellerContext {
+  sellerId: string;
+  clientId: string;
+  scopes: ReadonlySet<string>;
+  /** Every tenant the token was granted for. */
+  tenants: readonly string[];
+  /** The tenant this call acts for: the only one, or the one named in `X-Tenant-Id`. */
+  tenantId: string;
+  claims: TokenClaims;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    seller: SellerContext | null;
+  }
+}
+
+function unauthorized(description: string, error = 'invalid_token'): PlatformError {
+  return new PlatformError('UNAUTHORIZED', {
+    message: description,
+    // RFC 6750 §3: the challenge names the error; no error code when no token was sent at all.
+    headers: {
+      'www-authenticate': error
+        ? `Bearer realm="feira", error="${error}", error_description="${description}"`
+        : 'Bearer realm="feira"',
+    },
+  });
+}
+
+function forbidden(
+  message: string,
+  field: string,
+  location: 'header' | 'query' = 'header',
+  headers: Record<string, string> = {},
+) {
+  return new PlatformError('FORBIDDEN', {
+    message,
+    headers,
+    details: [{ field, location, message, slug: 'INVALID_PARAMETER_VALUE' }],
+  });
+}
+
+/**
+ * A preHandler for platform APIs: verifies the access token (signature, `typ`,
+ * `exp`, `iss`, `aud`), refuses revoked token families, resolves the tenant
+ * (SPEC-DECISIONS I9) and checks the scope. Sets `request.seller`.
+ */
+export function requireAccessToken(scope: Scope | null): preHandlerAsyncHookHandler {
+  return async function accessTokenGuard(this: unknown, request: FastifyRequest, _reply: FastifyReply) {
+    const { signer, database } = request.server.platform;
+    const header = request.headers.authorization;
+    if (!header) throw unauthorized('Missing bearer token', '');
+    const match = /^Bearer ([A-Za-z0-9\-_.~+/]+=*)$/.exec(header);
+    if (!match?.[1]) throw unauthorized('Malformed Authorization header', 'invalid_request');
+    let claims: TokenClaims;
+    try {
+      claims = await signer.verify(match[1], ACCESS_TOKEN_TYP);
+    } catch (error) {
+      if (error instanceof TokenVerificationError) {
+        throw unauthorized(error.code === 'ERR_TOKEN_EXPIRED' ? 'Access token expired' : 'Access token invalid');
+      }
+      throw error;
+    }
+    const family = await database.db
+      .selectFrom('token_families')
+      .select('revoked_at')
+      .where('id', '=', claims.fid)
+      .executeTakeFirst();
+    if (!family || family.revoked_at !== null) throw unauthorized('Access token revoked');
+
+    const scopes = new Set(claims.scope.split(' ').filter(Boolean));
+    if (scope && !scopes.has(scope)) {
+      throw new PlatformError('FORBIDDEN', {
+        message: `This operation needs the scope ${scope}`,
+        headers: { 'www-authenticate': `Bearer realm="feira", error="insufficient_scope", scope="${scope}"` },
+        details: [{ field: 'scope', location: 'header', message: `missing scope ${scope}`, slug: 'INSUFFICIENT_SCOPE' }],
+      });
+    }
+
+    const requested = request.headers['x-tenant-id'];
+    let tenantId: string | undefined;
+    if (typeof requested === 'string' && requested.length > 0) {
+      if (!claims.tenants.includes(requested)) throw forbidden('The token is not granted for this tenant', 'X-Tenant-Id');
+      tenantId = requested;
+    } else if (claims.tenants.length === 1) {
+      tenantId = claims.tenants[0];
+    } else if (claims.tenants.length === 0) {
+      throw forbidden('The token was granted without a tenant (choose_tenants=false)', 'X-Tenant-Id');
+    } else {
+      throw forbidden('The token covers several tenants: name one in X-Tenant-Id', 'X-Tenant-Id');
+    }
+    request.seller = {
+      sellerId: claims.sub,
+      clientId: claims.client_id,
+      scopes,
+      tenants: claims.tenants,
+      tenantId: tenantId as string,
+      claims,
+    };
+  };
+}

@@ -1,0 +1,111 @@
+import { type JWTPayload, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import { type Clock, epochSeconds } from '../core/clock.js';
+import type { Random } from '../core/random.js';
+import { type KeyRing, SIGNING_ALG } from './signing-keys.js';
+
+/** `typ` header values (SPEC-DECISIONS I4): an access token is never accepted as a refresh token, nor the reverse. */
+export const ACCESS_TOKEN_TYP = 'at+jwt';
+export const REFRESH_TOKEN_TYP = 'rt+jwt';
+export type TokenTyp = typeof ACCESS_TOKEN_TYP | typeof REFRESH_TOKEN_TYP;
+
+/** Claims of both token kinds (SPEC-DECISIONS I4), plus `fid`, the token family (grant) id used for revocation. */
+export interface TokenClaims extends JWTPayload {
+  iss: string;
+  sub: string;
+  aud: string;
+  client_id: string;
+  scope: string;
+  tenants: string[];
+  fid: string;
+  iat: number;
+  exp: number;
+  jti: string;
+}
+
+export interface TokenInput {
+  sellerId: string;
+  clientId: string;
+  scope: string;
+  tenants: string[];
+  familyId: string;
+  ttlSeconds: number;
+  /** Defaults to a fresh random id. */
+  jti?: string;
+}
+
+export class TokenVerificationError extends Error {
+  readonly code: 'ERR_TOKEN_INVALID' | 'ERR_TOKEN_EXPIRED';
+  constructor(code: TokenVerificationError['code'], message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+export interface TokenSignerOptions {
+  keyRing: KeyRing;
+  clock: Clock;
+  random: Random;
+  /** `iss`: the identity provider's public URL ({auth_url}). */
+  issuer: string;
+  /** `aud` of access tokens: the platform API's public URL ({base_url}). */
+  apiAudience: string;
+}
+
+/** Signs and verifies Feira's JWTs with jose; time always comes from the injected clock. */
+export class TokenSigner {
+  constructor(private readonly options: TokenSignerOptions) {}
+
+  /** Refresh tokens are addressed to the token endpoint itself. */
+  get refreshAudience(): string {
+    return `${this.options.issuer}/oauth/token`;
+  }
+
+  async sign(typ: TokenTyp, input: TokenInput): Promise<{ token: string; claims: TokenClaims }> {
+    const { keyRing, clock, random, issuer } = this.options;
+    const iat = epochSeconds(clock.now());
+    const claims: TokenClaims = {
+      iss: issuer,
+      sub: input.sellerId,
+      aud: typ === ACCESS_TOKEN_TYP ? this.options.apiAudience : this.refreshAudience,
+      client_id: input.clientId,
+      scope: input.scope,
+      tenants: input.tenants,
+      fid: input.familyId,
+      iat,
+      exp: iat + input.ttlSeconds,
+      jti: input.jti ?? random.bytes(16).toString('base64url'),
+    };
+    const token = await new SignJWT(claims)
+      .setProtectedHeader({ alg: SIGNING_ALG, typ, kid: keyRing.current.kid })
+      .sign(keyRing.current.privateKey);
+    return { token, claims };
+  }
+
+  async verify(token: string, typ: TokenTyp): Promise<TokenClaims> {
+    const { keyRing, clock, issuer } = this.options;
+    try {
+      const { payload } = await jwtVerify(
+        token,
+        async (header) => {
+          const key = header.kid ? keyRing.verificationKeys.get(header.kid) : undefined;
+          if (!key) throw new TokenVerificationError('ERR_TOKEN_INVALID', 'unknown signing key');
+          return key;
+        },
+        {
+          algorithms: [SIGNING_ALG],
+          typ,
+          issuer,
+          audience: typ === ACCESS_TOKEN_TYP ? this.options.apiAudience : this.refreshAudience,
+          currentDate: clock.now(),
+          requiredClaims: ['sub', 'client_id', 'scope', 'fid', 'jti', 'exp', 'iat'],
+        },
+      );
+      if (!Array.isArray(payload.tenants)) throw new TokenVerificationError('ERR_TOKEN_INVALID', 'tenants claim missing');
+      return payload as TokenClaims;
+    } catch (error) {
+      if (error instanceof TokenVerificationError) throw error;
+      if (error instanceof joseErrors.JWTExpired) throw new TokenVerificationError('ERR_TOKEN_EXPIRED', 'token expired');
+      throw new TokenVerificationError('ERR_TOKEN_INVALID', 'token invalid');
+    }
+  }
+}

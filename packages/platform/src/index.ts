@@ -1,0 +1,17 @@
+// @feira/platform: the server. Entry points (the CLI) use these exports.
+export { type AppDeps, buildApp, createPlatformContext, type PlatformContext } from './app.js';
+export { type Clock, ManualClock, systemClock } from './core/clock.js';
+export {
+  DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
+  DEFAULT_BODY_LIMIT_BYTES,
+  DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
+  outboundPolicyOf,
+  type PlatformConfig,
+} from './core/config.js';
+export { PlatformError } from './core/platform-error.js';
+export { cryptoRandom, type Random } from './core/random.js';
+export { type OutboundPolicy, refusalReason } from './http/address-policy.js';
+export { createOutboundAgent } from './http/outbound-agent.js';
+export { appendEvent, type RecordChange } from './records/outbox.js';
+export { type Database, type DialectName, dialectOf, openDatabase, redactUrl } from './storage/database.js';
+export { migrateToLatest } from './storage/migrate.js';

@@ -1,0 +1,67 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Schema } from './schema.js';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+/** The storage handle every repository takes first. One code path, two dialects. */
+export interface Database {
+  readonly db: Kysely<Schema>;
+  readonly dialect: DialectName;
+  /** The URL with any password removed, safe to print and log. */
+  readonly displayUrl: string;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** PostgreSQL pool size (default 10). */
+  poolSize?: number;
+  /** PostgreSQL schema to use as search_path (tests isolate themselves this way). */
+  searchPath?: string;
+}
+
+export function dialectOf(url: string): DialectName {
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return 'postgres';
+  if (url.startsWith('sqlite:')) return 'sqlite';
+  throw new Error(`unsupported database URL (expected sqlite:<path> or postgres://…): ${redactUrl(url)}`);
+}
+
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+}
+
+/**
+ * Opens `sqlite:<path>` (better-sqlite3, WAL) or `postgres://…` (pg pool).
+ * Migrations are not run here: see `migrateToLatest`.
+ */
+export async function openDatabase(url: string, options: OpenDatabaseOptions = {}): Promise<Database> {
+  const dialect = dialectOf(url);
+  if (dialect === 'sqlite') {
+    const file = url.slice('sqlite:'.length);
+    if (file !== ':memory:') mkdirSync(dirname(resolve(file)), { recursive: true });
+    const sqlite = new SqliteDatabase(file);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+    const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: sqlite }) });
+    return { db, dialect, displayUrl: url, close: () => db.destroy() };
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
+    types: {
+      // int8 (counts, cents, sequence numbers) as JS numbers: every value we store fits in 2^53.
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
+  });
+  // A broken idle connection must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect, displayUrl: redactUrl(url), close: () => db.destroy() };
+}

@@ -1,0 +1,14 @@
+import { accounts } from './0001-accounts.js';
+import { identity } from './0002-identity.js';
+import { records } from './0003-records.js';
+import type { MigrationFactory } from './helpers.js';
+
+/**
+ * Every migration, by name; names sort in the order they run. A capability
+ * that needs a table adds its own file here (0004-webhooks, 0005-shipping, …).
+ */
+export const migrations: Record<string, MigrationFactory> = {
+  '0001-accounts': accounts,
+  '0002-identity': identity,
+  '0003-records': records,
+};

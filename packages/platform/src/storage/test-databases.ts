@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { type Database, type DialectName, openDatabase } from './database.js';
+import { migrateToLatest } from './migrate.js';
+
+/** One database a test suite runs against. `open()` gives a fresh, isolated, migrated database. */
+export interface TestDatabaseTarget {
+  dialect: DialectName;
+  open(): Promise<Database>;
+}
+
+/**
+ * Every storage test runs on SQLite always, and on PostgreSQL when
+ * FEIRA_TEST_DATABASE_URL is set. CI sets it: an unreachable server then fails
+ * the tests instead of skipping them.
+ */
+export function testDatabaseTargets(): TestDatabaseTarget[] {
+  const targets: TestDatabaseTarget[] = [{ dialect: 'sqlite', open: openSqliteTestDatabase }];
+  const pgUrl = process.env.FEIRA_TEST_DATABASE_URL;
+  if (pgUrl) targets.push({ dialect: 'postgres', open: () => openPostgresTestDatabase(pgUrl) });
+  return targets;
+}
+
+export async function openSqliteTestDatabase(): Promise<Database> {
+  const file = join(tmpdir(), `feira-test-${randomBytes(8).toString('hex')}.db`);
+  const database = await openDatabase(`sqlite:${file}`);
+  await migrateToLatest(database);
+  return {
+    ...database,
+    close: async () => {
+      await database.close();
+      for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+    },
+  };
+}
+
+/** A fresh schema per database, dropped on close, so parallel test files never see each other's rows. */
+export async function openPostgresTestDatabase(url: string, options: { poolSize?: number } = {}): Promise<Database> {
+  const schema = `feira_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    await admin.query(`create schema ${schema}`);
+  } finally {
+    await admin.end();
+  }
+  const database = await openDatabase(url, { searchPath: schema, poolSize: options.poolSize ?? 5 });
+  await migrateToLatest(database);
+  return {
+    ...database,
+    close: async () => {
+      await database.close();
+      const cleanup = new pg.Client({ connectionString: url });
+      await cleanup.connect();
+      try {
+        await cleanup.query(`drop schema if exists ${schema} cascade`);
+      } finally {
+        await cleanup.end();
+      }
+    },
+  };
+}

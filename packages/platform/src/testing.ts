@@ -1,0 +1,152 @@
+// @feira/platform/testing: what tests (of this package and of others) use to
+// run the real platform on an isolated database with a clock they control.
+import { readFileSync } from 'node:fs';
+import type { Scope } from '@feira/contract';
+import type { FastifyInstance } from 'fastify';
+import { type AppDeps, buildApp } from './app.js';
+import { ManualClock } from './core/clock.js';
+import {
+  DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
+  DEFAULT_BODY_LIMIT_BYTES,
+  DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
+  type PlatformConfig,
+} from './core/config.js';
+import { ACCESS_TOKEN_TYP } from './identity/token-signer.js';
+import type { Database } from './storage/database.js';
+import { type TestDatabaseTarget, testDatabaseTargets } from './storage/test-databases.js';
+
+export { ManualClock } from './core/clock.js';
+export {
+  openPostgresTestDatabase,
+  openSqliteTestDatabase,
+  type TestDatabaseTarget,
+  testDatabaseTargets,
+} from './storage/test-databases.js';
+
+const tlsFile = (name: string) => readFileSync(new URL(`../test/fixtures/tls/${name}`, import.meta.url), 'utf8');
+
+/** Test TLS material: servers use key+cert, the platform trusts `ca` (injected). */
+export const testTls = {
+  get ca(): string {
+    return tlsFile('ca.pem');
+  },
+  get key(): string {
+    return tlsFile('server-key.pem');
+  },
+  get cert(): string {
+    return tlsFile('server.pem');
+  },
+};
+
+export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+
+export function testConfig(overrides: Partial<PlatformConfig> = {}): PlatformConfig {
+  return {
+    mode: 'sandbox',
+    publicUrl: 'http://127.0.0.1:8080',
+    authUrl: 'http://127.0.0.1:8080',
+    adminToken: TEST_ADMIN_TOKEN,
+    secretKey: 'test-secret-key-not-for-production',
+    accessTokenTtlSeconds: DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
+    refreshTokenTtlSeconds: DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
+    bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES,
+    ...overrides,
+  };
+}
+
+export interface TestPlatform {
+  app: FastifyInstance;
+  database: Database;
+  clock: ManualClock;
+  /** Creates a seller with tenants directly in the database. */
+  createSeller(input?: { tenants?: number; login?: string }): Promise<{ sellerId: string; tenantIds: string[] }>;
+  /** An access token as the identity provider would issue it, without going through the browser flow. */
+  mintAccessToken(input: { tenants: string[]; scopes: Scope[]; sellerId?: string; clientId?: string }): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * The real app on a fresh database of the given target, with a ManualClock.
+ * Pass `deps` to override config, outbound client, and so on.
+ */
+export async function createTestPlatform(
+  target: TestDatabaseTarget = testDatabaseTargets()[0] as TestDatabaseTarget,
+  deps: Partial<Omit<AppDeps, 'database'>> & { clock?: ManualClock } = {},
+): Promise<TestPlatform> {
+  const database = await target.open();
+  const clock = deps.clock ?? new ManualClock();
+  const app = await buildApp({ ...deps, config: deps.config ?? testConfig(), database, clock });
+  await app.ready();
+  let counter = 0;
+  const { random, signer } = app.platform;
+
+  const createSeller: TestPlatform['createSeller'] = async (input = {}) => {
+    const sellerId = random.uuid();
+    const now = clock.now().toISOString();
+    counter += 1;
+    await database.db
+      .insertInto('sellers')
+      .values({
+        id: sellerId,
+        name: `Seller ${counter}`,
+        login: input.login ?? `seller-${sellerId}`,
+        password_hash: 'x',
+        created_at: now,
+      })
+      .execute();
+    const tenantIds: string[] = [];
+    for (let i = 0; i < (input.tenants ?? 1); i++) {
+      const id = random.uuid();
+      tenantIds.push(id);
+      await database.db
+        .insertInto('tenants')
+        .values({ id, seller_id: sellerId, name: `Store ${i + 1}`, created_at: now })
+        .execute();
+    }
+    return { sellerId, tenantIds };
+  };
+
+  const mintAccessToken: TestPlatform['mintAccessToken'] = async (input) => {
+    let sellerId = input.sellerId;
+    if (!sellerId) {
+      const owner = input.tenants[0]
+        ? await database.db.selectFrom('tenants').select('seller_id').where('id', '=', input.tenants[0]).executeTakeFirst()
+        : undefined;
+      sellerId = owner?.seller_id ?? random.uuid();
+    }
+    const familyId = random.uuid();
+    const clientId = input.clientId ?? 'test-client';
+    await database.db
+      .insertInto('token_families')
+      .values({
+        id: familyId,
+        client_id: clientId,
+        seller_id: sellerId,
+        created_at: clock.now().toISOString(),
+        revoked_at: null,
+        revoked_reason: null,
+      })
+      .execute();
+    const { token } = await signer.sign(ACCESS_TOKEN_TYP, {
+      sellerId,
+      clientId,
+      scope: input.scopes.join(' '),
+      tenants: input.tenants,
+      familyId,
+      ttlSeconds: app.platform.config.accessTokenTtlSeconds,
+    });
+    return token;
+  };
+
+  return {
+    app,
+    database,
+    clock,
+    createSeller,
+    mintAccessToken,
+    close: async () => {
+      await app.close();
+      await database.close();
+    },
+  };
+}
