@@ -15,3 +15,4 @@ export { createOutboundAgent } from './http/outbound-agent.js';
 export { appendEvent, type RecordChange } from './records/outbox.js';
 export { type Database, type DialectName, dialectOf, openDatabase, redactUrl } from './storage/database.js';
 export { migrateToLatest } from './storage/migrate.js';
+export { type BackgroundWorkerOptions, type BackgroundWorkers, startBackgroundWorkers } from './workers.js';

@@ -1,0 +1,7 @@
+import type { Command } from 'commander';
+
+/**
+ * Every `feira` subcommand lives in its own file under commands/ and exports a
+ * `register(program)` function; add it to this list.
+ */
+export const commands: Array<(program: Command) => void> = [];
