@@ -1,7 +1,7 @@
 // @feira/platform/testing: what tests (of this package and of others) use to
 // run the real platform on an isolated database with a clock they control.
 import { readFileSync } from 'node:fs';
-import type { Scope } from '@feira/contract';
+import { SCOPE_NAMES, type Scope } from '@feira/contract';
 import type { FastifyInstance } from 'fastify';
 import { type AppDeps, buildApp } from './app.js';
 import { ManualClock } from './core/clock.js';
@@ -11,6 +11,7 @@ import {
   DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
   type PlatformConfig,
 } from './core/config.js';
+import { hashPassword, sha256Hex } from './core/hashing.js';
 import { ACCESS_TOKEN_TYP } from './identity/token-signer.js';
 import type { Database } from './storage/database.js';
 import { type TestDatabaseTarget, testDatabaseTargets } from './storage/test-databases.js';
@@ -58,8 +59,21 @@ export interface TestPlatform {
   app: FastifyInstance;
   database: Database;
   clock: ManualClock;
-  /** Creates a seller with tenants directly in the database. */
-  createSeller(input?: { tenants?: number; login?: string }): Promise<{ sellerId: string; tenantIds: string[] }>;
+  /** Creates a seller with tenants directly in the database (password hashed with scrypt, as the admin API does). */
+  createSeller(input?: {
+    tenants?: number;
+    login?: string;
+    password?: string;
+  }): Promise<{ sellerId: string; login: string; password: string; tenantIds: string[] }>;
+  /** Registers a client application directly in the database; returns its secret in clear (as the admin API shows it once). */
+  createClient(input?: {
+    name?: string;
+    redirectUris?: string[];
+    scopes?: Scope[];
+    defaultScopes?: Scope[];
+    termsOfUseUrl?: string;
+    privacyPolicyUrl?: string;
+  }): Promise<{ clientId: string; clientSecret: string }>;
   /** An access token as the identity provider would issue it, without going through the browser flow. */
   mintAccessToken(input: { tenants: string[]; scopes: Scope[]; sellerId?: string; clientId?: string }): Promise<string>;
   close(): Promise<void>;
@@ -103,7 +117,27 @@ export async function createTestPlatform(
         .values({ id, seller_id: sellerId, name: `Store ${i + 1}`, created_at: now })
         .execute();
     }
-    return { sellerId, tenantIds };
+    return { sellerId, login, password, tenantIds };
+  };
+
+  const createClient: TestPlatform['createClient'] = async (input = {}) => {
+    const clientId = `client_${random.bytes(9).toString('base64url')}`;
+    const clientSecret = random.bytes(32).toString('base64url');
+    await database.db
+      .insertInto('clients')
+      .values({
+        id: clientId,
+        name: input.name ?? 'Test integration',
+        secret_hash: sha256Hex(clientSecret),
+        redirect_uris: JSON.stringify(input.redirectUris ?? ['https://integrator.example/callback']),
+        scopes: JSON.stringify(input.scopes ?? SCOPE_NAMES),
+        default_scopes: JSON.stringify(input.defaultScopes ?? []),
+        terms_of_use_url: input.termsOfUseUrl ?? null,
+        privacy_policy_url: input.privacyPolicyUrl ?? null,
+        created_at: clock.now().toISOString(),
+      })
+      .execute();
+    return { clientId, clientSecret };
   };
 
   const mintAccessToken: TestPlatform['mintAccessToken'] = async (input) => {
@@ -143,6 +177,7 @@ export async function createTestPlatform(
     database,
     clock,
     createSeller,
+    createClient,
     mintAccessToken,
     close: async () => {
       await app.close();
