@@ -98,13 +98,15 @@ export async function createTestPlatform(
     const sellerId = random.uuid();
     const now = clock.now().toISOString();
     counter += 1;
+    const login = input.login ?? `seller-${counter}-${sellerId.slice(0, 8)}`;
+    const password = input.password ?? 'correct horse battery staple';
     await database.db
       .insertInto('sellers')
       .values({
         id: sellerId,
         name: `Seller ${counter}`,
-        login: input.login ?? `seller-${sellerId}`,
-        password_hash: 'x',
+        login,
+        password_hash: await hashPassword(password, random.bytes(16)),
         created_at: now,
       })
       .execute();
