@@ -1,0 +1,122 @@
+import { isScope, type Scope } from '@feira/contract';
+import type { Kysely } from 'kysely';
+import { constantTimeEqual, sha256Hex } from '../core/hashing.js';
+import { randomToken } from '../core/random.js';
+import type { Schema } from '../storage/schema.js';
+import type { AccountDeps, PageRequest } from './seller-repository.js';
+
+/** A client application (spec, Authentication §2) as the admin API shows it: never the secret or its hash. */
+export interface ClientApp {
+  /** The public client_id. */
+  id: string;
+  name: string;
+  redirectUris: string[];
+  scopes: Scope[];
+  defaultScopes: Scope[];
+  termsOfUseUrl: string | null;
+  privacyPolicyUrl: string | null;
+  createdAt: string;
+}
+
+/** What the token endpoint needs to authenticate a client: see `verifyClientSecret`. */
+export interface ClientWithSecretHash extends ClientApp {
+  secretHash: string;
+}
+
+export interface NewClient {
+  name: string;
+  redirectUris: string[];
+  scopes: Scope[];
+  defaultScopes: Scope[];
+  termsOfUseUrl?: string | null;
+  privacyPolicyUrl?: string | null;
+}
+
+type ClientRow = Schema['clients'];
+
+function parseScopes(json: string): Scope[] {
+  return (JSON.parse(json) as string[]).filter(isScope);
+}
+
+function toClient(row: ClientRow): ClientWithSecretHash {
+  return {
+    id: row.id,
+    name: row.name,
+    redirectUris: JSON.parse(row.redirect_uris) as string[],
+    scopes: parseScopes(row.scopes),
+    defaultScopes: parseScopes(row.default_scopes),
+    termsOfUseUrl: row.terms_of_use_url,
+    privacyPolicyUrl: row.privacy_policy_url,
+    createdAt: row.created_at,
+    secretHash: row.secret_hash,
+  };
+}
+
+function withoutSecret({ secretHash: _secretHash, ...client }: ClientWithSecretHash): ClientApp {
+  return client;
+}
+
+/**
+ * Registers a client application. The secret (32 random bytes, base64url) is
+ * returned here only; the database keeps its SHA-256, which is enough for a
+ * 256-bit random value. Validation of scopes and URLs happens before (client-rules.ts).
+ */
+export async function createClient(
+  db: Kysely<Schema>,
+  input: NewClient,
+  deps: AccountDeps,
+): Promise<{ client: ClientApp; clientSecret: string }> {
+  const id = `client_${randomToken(deps.random, 9)}`;
+  const clientSecret = randomToken(deps.random, 32);
+  const row: ClientRow = {
+    id,
+    name: input.name,
+    secret_hash: sha256Hex(clientSecret),
+    redirect_uris: JSON.stringify(input.redirectUris),
+    scopes: JSON.stringify(input.scopes),
+    default_scopes: JSON.stringify(input.defaultScopes),
+    terms_of_use_url: input.termsOfUseUrl ?? null,
+    privacy_policy_url: input.privacyPolicyUrl ?? null,
+    created_at: deps.clock.now().toISOString(),
+  };
+  await db.insertInto('clients').values(row).execute();
+  return { client: withoutSecret(toClient(row)), clientSecret };
+}
+
+/** The client with its secret hash (for the token endpoint); `undefined` when no such client_id. */
+export async function findClientById(db: Kysely<Schema>, id: string): Promise<ClientWithSecretHash | undefined> {
+  const row = await db.selectFrom('clients').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && toClient(row);
+}
+
+/** The client as the admin API shows it (no secret hash). */
+export async function findPublicClientById(db: Kysely<Schema>, id: string): Promise<ClientApp | undefined> {
+  const client = await findClientById(db, id);
+  return client && withoutSecret(client);
+}
+
+/** Constant-time check of a presented client secret against the stored hash. */
+export function verifyClientSecret(client: Pick<ClientWithSecretHash, 'secretHash'>, presentedSecret: string): boolean {
+  return constantTimeEqual(sha256Hex(presentedSecret), client.secretHash);
+}
+
+export async function countClients(db: Kysely<Schema>): Promise<number> {
+  const row = await db
+    .selectFrom('clients')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/** One page of clients, oldest first, without secrets. */
+export async function listClients(db: Kysely<Schema>, page: PageRequest): Promise<ClientApp[]> {
+  const rows = await db
+    .selectFrom('clients')
+    .selectAll()
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+  return rows.map((row) => withoutSecret(toClient(row)));
+}

@@ -1,0 +1,175 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../core/clock.js';
+import { hashPassword } from '../core/hashing.js';
+import { PlatformError } from '../core/platform-error.js';
+import type { Random } from '../core/random.js';
+import type { Schema } from '../storage/schema.js';
+import { isUniqueViolation } from './unique-violation.js';
+
+/** A store of a seller. Tokens carry tenant ids (SPEC-DECISIONS I9). */
+export interface Tenant {
+  id: string;
+  sellerId: string;
+  name: string;
+  createdAt: string;
+}
+
+/** A seller account as the admin API shows it: never the password hash. */
+export interface Seller {
+  id: string;
+  name: string;
+  login: string;
+  createdAt: string;
+  tenants: Tenant[];
+}
+
+/** What the login page needs to check a password; only the identity provider reads `passwordHash`. */
+export interface SellerCredentials {
+  id: string;
+  name: string;
+  login: string;
+  passwordHash: string;
+}
+
+export interface NewSeller {
+  name: string;
+  login: string;
+  /** In clear; hashed with scrypt here and never stored or logged as given. */
+  password: string;
+  tenants: Array<{ name: string }>;
+}
+
+export interface AccountDeps {
+  clock: Clock;
+  random: Random;
+}
+
+/** Page of a plain `_limit`/`_offset` list, oldest first. */
+export interface PageRequest {
+  limit: number;
+  offset: number;
+}
+
+/**
+ * Creates a seller and its tenants in one transaction. Tenant ids are UUID v4
+ * from the injected randomness. A login already taken is a 409 `CONFLICT`,
+ * also when two requests race (the unique index decides).
+ */
+export async function createSeller(db: Kysely<Schema>, input: NewSeller, deps: AccountDeps): Promise<Seller> {
+  const id = deps.random.uuid();
+  const createdAt = deps.clock.now().toISOString();
+  const passwordHash = await hashPassword(input.password, deps.random.bytes(16));
+  const tenants: Tenant[] = input.tenants.map((tenant) => ({
+    id: deps.random.uuid(),
+    sellerId: id,
+    name: tenant.name,
+    createdAt,
+  }));
+  const loginTaken = () =>
+    new PlatformError('CONFLICT', {
+      message: 'A seller with this login already exists',
+      details: [{ field: 'login', location: 'body', message: 'is already taken', slug: 'DUPLICATE_VALUE' }],
+    });
+  if (await findSellerByLogin(db, input.login)) throw loginTaken();
+  try {
+    await db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('sellers')
+        .values({ id, name: input.name, login: input.login, password_hash: passwordHash, created_at: createdAt })
+        .execute();
+      for (const tenant of tenants) {
+        await trx
+          .insertInto('tenants')
+          .values({ id: tenant.id, seller_id: id, name: tenant.name, created_at: createdAt })
+          .execute();
+      }
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw loginTaken();
+    throw error;
+  }
+  return { id, name: input.name, login: input.login, createdAt, tenants };
+}
+
+export async function findSellerById(db: Kysely<Schema>, id: string): Promise<Seller | undefined> {
+  const row = await db
+    .selectFrom('sellers')
+    .select(['id', 'name', 'login', 'created_at'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return { id: row.id, name: row.name, login: row.login, createdAt: row.created_at, tenants: await listTenantsOfSeller(db, id) };
+}
+
+/** For the login page: the seller with its password hash, by exact login. */
+export async function findSellerByLogin(db: Kysely<Schema>, login: string): Promise<SellerCredentials | undefined> {
+  const row = await db
+    .selectFrom('sellers')
+    .select(['id', 'name', 'login', 'password_hash'])
+    .where('login', '=', login)
+    .executeTakeFirst();
+  return row && { id: row.id, name: row.name, login: row.login, passwordHash: row.password_hash };
+}
+
+/** The seller's stores, oldest first, then by name (the tenant chooser of SPEC-DECISIONS I9 lists them). */
+export async function listTenantsOfSeller(db: Kysely<Schema>, sellerId: string): Promise<Tenant[]> {
+  const rows = await db
+    .selectFrom('tenants')
+    .select(['id', 'seller_id', 'name', 'created_at'])
+    .where('seller_id', '=', sellerId)
+    .orderBy('created_at')
+    .orderBy('name')
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => ({ id: row.id, sellerId: row.seller_id, name: row.name, createdAt: row.created_at }));
+}
+
+export async function findTenantById(db: Kysely<Schema>, id: string): Promise<Tenant | undefined> {
+  const row = await db
+    .selectFrom('tenants')
+    .select(['id', 'seller_id', 'name', 'created_at'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row && { id: row.id, sellerId: row.seller_id, name: row.name, createdAt: row.created_at };
+}
+
+export async function countSellers(db: Kysely<Schema>): Promise<number> {
+  const row = await db
+    .selectFrom('sellers')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/** One page of sellers, oldest first, each with its tenants. */
+export async function listSellers(db: Kysely<Schema>, page: PageRequest): Promise<Seller[]> {
+  const rows = await db
+    .selectFrom('sellers')
+    .select(['id', 'name', 'login', 'created_at'])
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+  const ids = rows.map((row) => row.id);
+  const tenants =
+    ids.length === 0
+      ? []
+      : await db
+          .selectFrom('tenants')
+          .select(['id', 'seller_id', 'name', 'created_at'])
+          .where('seller_id', 'in', ids)
+          .orderBy('created_at')
+          .orderBy('name')
+          .orderBy('id')
+          .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    login: row.login,
+    createdAt: row.created_at,
+    tenants: tenants
+      .filter((t) => t.seller_id === row.id)
+      .map((t) => ({ id: t.id, sellerId: t.seller_id, name: t.name, createdAt: t.created_at })),
+  }));
+}
