@@ -2,3 +2,4 @@
 // platform validates with these schemas and the SDK types with them.
 export * from './errors.js';
 export * from './scopes.js';
+export * from './quote.js';
