@@ -1,1 +1,32 @@
-export {};
+// @feira/sdk: what a seller's integrator imports. Depends on @feira/contract only.
+
+export type {
+  ExpressLikeNext,
+  ExpressLikeRequest,
+  ExpressLikeResponse,
+  FastifyLikeInstance,
+  FastifyLikeReply,
+  FastifyLikeRequest,
+} from './http/framework-shapes.js';
+export type { HeadersLike } from './http/header-value.js';
+export {
+  DEFAULT_WEBHOOK_TOLERANCE_SECONDS,
+  SIGNATURE_HEADER,
+  TIMESTAMP_HEADER,
+  type VerifyWebhookOptions,
+  verifyWebhook,
+} from './webhooks/verify-webhook.js';
+export {
+  createWebhookHandler,
+  expressWebhookHandler,
+  type FastifyWebhookPluginOptions,
+  fastifyWebhookPlugin,
+} from './webhooks/webhook-adapters.js';
+export {
+  parseWebhookMessage,
+  type WebhookMessage,
+  type WebhookMessageOf,
+  type WebhookStatus,
+} from './webhooks/webhook-message.js';
+export type { WebhookReceiverOptions } from './webhooks/webhook-receiver.js';
+export { type WebhookErrorCode, WebhookVerificationError } from './webhooks/webhook-verification-error.js';

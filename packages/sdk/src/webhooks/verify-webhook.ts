@@ -1,0 +1,110 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { type HeadersLike, headerValue } from '../http/header-value.js';
+import { parseWebhookMessage, type WebhookMessage } from './webhook-message.js';
+import { WebhookVerificationError } from './webhook-verification-error.js';
+
+/** SPEC-DECISIONS W8: timestamps within 300 s either way are accepted by default. */
+export const DEFAULT_WEBHOOK_TOLERANCE_SECONDS = 300;
+
+/** Header names of the v1 signature (spec, Events, Signature). */
+export const SIGNATURE_HEADER = 'x-signature-256';
+export const TIMESTAMP_HEADER = 'x-timestamp';
+
+/**
+ * Options of `verifyWebhook`.
+ *
+ * @example
+ * ```ts
+ * const options: VerifyWebhookOptions = { rawBody, headers: req.headers, secrets: ['whsec_new', 'whsec_old'] };
+ * ```
+ */
+export interface VerifyWebhookOptions {
+  /** The body exactly as received: the signature covers these bytes, not a re-serialized object. */
+  rawBody: string | Uint8Array;
+  headers: HeadersLike;
+  /**
+   * The subscription's `whsec_` secret, or several (for your own rotation: the
+   * message is accepted when any secret matches any signature entry).
+   * Ignored for `version: 'v0'`.
+   */
+  secrets?: string | readonly string[];
+  /** Accepted clock difference, in seconds, either way. Default 300 (SPEC-DECISIONS W8). */
+  toleranceSec?: number;
+  /** The current time. Default: the system clock. Pass it in tests. */
+  now?: Date;
+  /** `v0` subscriptions are unsigned: the body is only parsed. Default `v1`. */
+  version?: 'v0' | 'v1';
+}
+
+const HEX_DIGEST = /^[0-9a-f]{64}$/i;
+const UNIX_SECONDS = /^\d{1,12}$/;
+const EMPTY = new Uint8Array(0);
+
+/**
+ * Verifies a webhook delivery and returns its message, typed by topic.
+ *
+ * v1 (spec, Events, Signature): the signed string is `X-Timestamp` + `.` + the raw
+ * body; the digest is hex HMAC-SHA256 keyed with the secret's UTF-8 bytes
+ * (SPEC-DECISIONS W2). `X-Signature-256` may carry several comma-separated
+ * `sha256=` entries during the platform's rotation; any match is enough and every
+ * comparison is constant-time. The timestamp must be within `toleranceSec` of `now`.
+ *
+ * @throws {WebhookVerificationError} with `code` `ERR_SIGNATURE_MISSING`,
+ *   `ERR_SIGNATURE_MISMATCH`, `ERR_TIMESTAMP_OUT_OF_RANGE` or `ERR_PAYLOAD_INVALID`.
+ * @example
+ * ```ts
+ * import { verifyWebhook } from '@feira/sdk';
+ *
+ * const message = verifyWebhook({ rawBody, headers: req.headers, secrets: process.env.FEIRA_WEBHOOK_SECRET! });
+ * if (message.topic === 'sac_ticket') console.log('ticket changed:', message.data.resource);
+ * ```
+ */
+export function verifyWebhook(options: VerifyWebhookOptions): WebhookMessage {
+  if (options.version === 'v0') return parseWebhookMessage(options.rawBody);
+
+  const signatureHeader = headerValue(options.headers, SIGNATURE_HEADER);
+  const timestamp = headerValue(options.headers, TIMESTAMP_HEADER)?.trim();
+  if (!signatureHeader) throw new WebhookVerificationError('ERR_SIGNATURE_MISSING', 'The X-Signature-256 header is missing.');
+  if (!timestamp) throw new WebhookVerificationError('ERR_SIGNATURE_MISSING', 'The X-Timestamp header is missing.');
+  const secrets = typeof options.secrets === 'string' ? [options.secrets] : (options.secrets ?? []);
+  if (secrets.length === 0 || secrets.some((secret) => typeof secret !== 'string' || secret.length === 0)) {
+    // A programming error of the receiver, not of the sender: say so plainly.
+    throw new TypeError('verifyWebhook: `secrets` must hold at least one non-empty secret for v1 messages.');
+  }
+
+  const received: Buffer[] = [];
+  for (const entry of signatureHeader.split(',')) {
+    const trimmed = entry.trim();
+    if (!trimmed.startsWith('sha256=')) continue;
+    const hex = trimmed.slice(7);
+    if (HEX_DIGEST.test(hex)) received.push(Buffer.from(hex, 'hex'));
+  }
+  if (received.length === 0) {
+    throw new WebhookVerificationError('ERR_SIGNATURE_MISSING', 'X-Signature-256 holds no `sha256=<hex digest>` entry.');
+  }
+
+  const body = options.rawBody ?? EMPTY;
+  let matched = false;
+  for (const secret of secrets) {
+    const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest();
+    // Spec Events rule 3: constant-time comparison; every entry is compared, no early exit on a match.
+    for (const candidate of received) {
+      if (timingSafeEqual(expected, candidate)) matched = true;
+    }
+  }
+  if (!matched) {
+    throw new WebhookVerificationError('ERR_SIGNATURE_MISMATCH', 'No X-Signature-256 entry matches the expected signature.');
+  }
+
+  // The signature covers the timestamp, so it is checked after the signature: a
+  // replay of an authentic message fails here.
+  const toleranceSec = options.toleranceSec ?? DEFAULT_WEBHOOK_TOLERANCE_SECONDS;
+  const nowSeconds = Math.floor((options.now ?? new Date()).getTime() / 1000);
+  if (!UNIX_SECONDS.test(timestamp) || Math.abs(nowSeconds - Number(timestamp)) > toleranceSec) {
+    throw new WebhookVerificationError(
+      'ERR_TIMESTAMP_OUT_OF_RANGE',
+      `X-Timestamp is not within ${toleranceSec} s of this receiver's clock.`,
+    );
+  }
+  return parseWebhookMessage(body);
+}
