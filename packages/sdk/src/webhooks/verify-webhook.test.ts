@@ -172,3 +172,19 @@ describe('verifyWebhook', () => {
     );
   });
 });
+
+describe('verifyWebhook against the platform signer (@feira/contract signWebhook)', () => {
+  it('spec Events/Signature: accepts what the platform signs, including a rotation header with two entries', async () => {
+    const { signWebhook, formatSignatureHeader } = await import('@feira/contract');
+    const header = formatSignatureHeader([signWebhook(SECRET, TS, BODY), signWebhook(OLD_SECRET, TS, BODY)]);
+    // The two implementations agree byte for byte.
+    expect(header.split(',')[0]).toBe(`sha256=${sign(SECRET, TS, BODY)}`);
+    expect(verifyWebhook({ rawBody: Buffer.from(BODY), headers: headersFor(header), secrets: OLD_SECRET, now: NOW }).topic).toBe(
+      'sac_ticket',
+    );
+    const forged = formatSignatureHeader([signWebhook('whsec_attacker', TS, BODY)]);
+    expect(codeOf(() => verifyWebhook({ rawBody: BODY, headers: headersFor(forged), secrets: SECRET, now: NOW }))).toBe(
+      'ERR_SIGNATURE_MISMATCH',
+    );
+  });
+});

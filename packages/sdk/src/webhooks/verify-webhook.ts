@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { parseSignatureHeader, signatureHeaderMatches, WEBHOOK_HEADERS } from '@feira/contract';
 import { type HeadersLike, headerValue } from '../http/header-value.js';
 import { parseWebhookMessage, type WebhookMessage } from './webhook-message.js';
 import { WebhookVerificationError } from './webhook-verification-error.js';
@@ -6,9 +6,10 @@ import { WebhookVerificationError } from './webhook-verification-error.js';
 /** SPEC-DECISIONS W8: timestamps within 300 s either way are accepted by default. */
 export const DEFAULT_WEBHOOK_TOLERANCE_SECONDS = 300;
 
-/** Header names of the v1 signature (spec, Events, Signature). */
-export const SIGNATURE_HEADER = 'x-signature-256';
-export const TIMESTAMP_HEADER = 'x-timestamp';
+/** Header carrying the `sha256=` entries (spec, Events, Signature). */
+export const SIGNATURE_HEADER = WEBHOOK_HEADERS.signature;
+/** Header carrying the send time in Unix seconds (spec, Events, Signature). */
+export const TIMESTAMP_HEADER = WEBHOOK_HEADERS.timestamp;
 
 /**
  * Options of `verifyWebhook`.
@@ -36,7 +37,6 @@ export interface VerifyWebhookOptions {
   version?: 'v0' | 'v1';
 }
 
-const HEX_DIGEST = /^[0-9a-f]{64}$/i;
 const UNIX_SECONDS = /^\d{1,12}$/;
 const EMPTY = new Uint8Array(0);
 
@@ -72,25 +72,16 @@ export function verifyWebhook(options: VerifyWebhookOptions): WebhookMessage {
     throw new TypeError('verifyWebhook: `secrets` must hold at least one non-empty secret for v1 messages.');
   }
 
-  const received: Buffer[] = [];
-  for (const entry of signatureHeader.split(',')) {
-    const trimmed = entry.trim();
-    if (!trimmed.startsWith('sha256=')) continue;
-    const hex = trimmed.slice(7);
-    if (HEX_DIGEST.test(hex)) received.push(Buffer.from(hex, 'hex'));
-  }
-  if (received.length === 0) {
+  if (parseSignatureHeader(signatureHeader).length === 0) {
     throw new WebhookVerificationError('ERR_SIGNATURE_MISSING', 'X-Signature-256 holds no `sha256=<hex digest>` entry.');
   }
 
+  // The contract's matcher is the platform's own rule (spec Events rule 3): any
+  // entry may match, each compared in constant time, with no early exit.
   const body = options.rawBody ?? EMPTY;
   let matched = false;
   for (const secret of secrets) {
-    const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest();
-    // Spec Events rule 3: constant-time comparison; every entry is compared, no early exit on a match.
-    for (const candidate of received) {
-      if (timingSafeEqual(expected, candidate)) matched = true;
-    }
+    if (signatureHeaderMatches(signatureHeader, secret, timestamp, body)) matched = true;
   }
   if (!matched) {
     throw new WebhookVerificationError('ERR_SIGNATURE_MISMATCH', 'No X-Signature-256 entry matches the expected signature.');

@@ -1,13 +1,21 @@
-import { isTopic, type Topic } from '@feira/contract';
+import { isTopic, type Topic, type WebhookMessage as WireWebhookMessage } from '@feira/contract';
 import { WebhookVerificationError } from './webhook-verification-error.js';
 
-/** The kind of change a webhook signals (spec, Events). */
-export type WebhookStatus = 'CREATION' | 'UPDATE' | 'DELETION';
+/**
+ * The kind of change a webhook signals (spec, Events).
+ *
+ * @example
+ * ```ts
+ * const status: WebhookStatus = 'DELETION'; // drop your copy of the record
+ * ```
+ */
+export type WebhookStatus = WireWebhookMessage['data']['status'];
 
 const STATUSES: ReadonlySet<string> = new Set<WebhookStatus>(['CREATION', 'UPDATE', 'DELETION']);
 
 /**
- * A webhook message of one topic. It only signals a change; read the record at
+ * A webhook message of one topic (the contract's `WebhookMessage` with `topic`
+ * narrowed). It only signals a change; read the record at
  * `data.resource` through the API (spec, Events rule 1).
  *
  * @example
@@ -19,17 +27,7 @@ const STATUSES: ReadonlySet<string> = new Set<WebhookStatus>(['CREATION', 'UPDAT
  * };
  * ```
  */
-export interface WebhookMessageOf<T extends Topic> {
-  data: {
-    status: WebhookStatus;
-    /** Parameters identifying the record; `id` in every topic the platform sends. */
-    params: { id: string } & Record<string, unknown>;
-    /** Read path of the changed record, e.g. `/seller/v0/tickets/<id>`. */
-    resource: string;
-  };
-  tenant_id: string;
-  topic: T;
-}
+export type WebhookMessageOf<T extends Topic> = Omit<WireWebhookMessage, 'topic'> & { topic: T };
 
 /**
  * A webhook message, discriminated by `topic`: a `switch (message.topic)` narrows it.
