@@ -1,4 +1,165 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { notFound } from '../core/platform-error.js';
+import { requireAdminToken } from './admin-auth.js';
+import {
+  ClientList,
+  type ClientView,
+  ClientView as ClientViewSchema,
+  CreateClientBody,
+  CreatedClientView,
+  CreateSellerBody,
+  ErrorResponse,
+  IdParams,
+  ListQuery,
+  SellerList,
+  type SellerView,
+  SellerView as SellerViewSchema,
+} from './admin-schemas.js';
+import { type ClientApp, countClients, createClient, findPublicClientById, listClients } from './client-repository.js';
+import { validateNewClient } from './client-rules.js';
+import { pageEnvelope, parsePageQuery } from './list-page.js';
+import { countSellers, createSeller, findSellerById, listSellers, type Seller } from './seller-repository.js';
 
-/** Routes of the admin capability; registered by buildApp. */
-export async function adminRoutes(_app: FastifyInstance): Promise<void> {}
+function sellerView(seller: Seller): SellerView {
+  return {
+    id: seller.id,
+    name: seller.name,
+    login: seller.login,
+    tenants: seller.tenants.map((t) => ({ id: t.id, name: t.name })),
+    created_at: seller.createdAt,
+  };
+}
+
+function clientView(client: ClientApp): ClientView {
+  return {
+    client_id: client.id,
+    name: client.name,
+    redirect_uris: client.redirectUris,
+    scopes: client.scopes,
+    default_scopes: client.defaultScopes,
+    terms_of_use_url: client.termsOfUseUrl,
+    privacy_policy_url: client.privacyPolicyUrl,
+    created_at: client.createdAt,
+  };
+}
+
+const errors = { 401: ErrorResponse, 422: ErrorResponse };
+const security = [{ adminToken: [] }];
+
+/** The admin API (issue 2 §4): sellers with their stores, and client applications. Bearer admin token on every route. */
+export async function adminRoutes(instance: FastifyInstance): Promise<void> {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const { platform } = app;
+  const db = () => platform.database.db;
+  const deps = { clock: platform.clock, random: platform.random };
+  // onRequest, before the body is even parsed: an anonymous caller learns nothing about the schemas.
+  app.addHook('onRequest', requireAdminToken);
+
+  app.post(
+    '/admin/v1/sellers',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Create a seller account with its stores (tenants)',
+        security,
+        body: CreateSellerBody,
+        response: { 201: SellerViewSchema, 409: ErrorResponse, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const seller = await createSeller(db(), request.body, deps);
+      return reply.code(201).send(sellerView(seller));
+    },
+  );
+
+  app.get(
+    '/admin/v1/sellers',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'List seller accounts (no passwords)',
+        security,
+        querystring: ListQuery,
+        response: { 200: SellerList, ...errors },
+      },
+    },
+    async (request) => {
+      const page = parsePageQuery(request.query);
+      const [total, sellers] = await Promise.all([countSellers(db()), listSellers(db(), page)]);
+      return pageEnvelope(`${platform.config.publicUrl}/admin/v1/sellers`, page, total, sellers.map(sellerView));
+    },
+  );
+
+  app.get(
+    '/admin/v1/sellers/:id',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Read one seller account (no password)',
+        security,
+        params: IdParams,
+        response: { 200: SellerViewSchema, 404: ErrorResponse, ...errors },
+      },
+    },
+    async (request) => {
+      const seller = await findSellerById(db(), request.params.id);
+      if (!seller) throw notFound('Seller');
+      return sellerView(seller);
+    },
+  );
+
+  app.post(
+    '/admin/v1/clients',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Register a client application; the response is the only place its secret is shown',
+        security,
+        body: CreateClientBody,
+        response: { 201: CreatedClientView, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { client, clientSecret } = await createClient(db(), validateNewClient(request.body), deps);
+      reply.header('cache-control', 'no-store');
+      return reply.code(201).send({ ...clientView(client), client_secret: clientSecret });
+    },
+  );
+
+  app.get(
+    '/admin/v1/clients',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'List client applications (no secrets)',
+        security,
+        querystring: ListQuery,
+        response: { 200: ClientList, ...errors },
+      },
+    },
+    async (request) => {
+      const page = parsePageQuery(request.query);
+      const [total, clients] = await Promise.all([countClients(db()), listClients(db(), page)]);
+      return pageEnvelope(`${platform.config.publicUrl}/admin/v1/clients`, page, total, clients.map(clientView));
+    },
+  );
+
+  app.get(
+    '/admin/v1/clients/:id',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Read one client application (no secret)',
+        security,
+        params: IdParams,
+        response: { 200: ClientViewSchema, 404: ErrorResponse, ...errors },
+      },
+    },
+    async (request) => {
+      const client = await findPublicClientById(db(), request.params.id);
+      if (!client) throw notFound('Client');
+      return clientView(client);
+    },
+  );
+}

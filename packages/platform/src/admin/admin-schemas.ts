@@ -1,0 +1,115 @@
+import { SCOPE_NAMES } from '@feira/contract';
+import { type Static, Type } from '@sinclair/typebox';
+
+// TypeBox schemas of the admin API. Every object is closed
+// (`additionalProperties: false`): an unknown field is a 422 naming it, and the
+// OpenAPI document at /openapi.json is generated from these.
+
+const closed = { additionalProperties: false } as const;
+
+/** Error responses reference the shared platform error schema registered by buildApp (SPEC-DECISIONS L9). */
+export const ErrorResponse = Type.Unsafe<unknown>({ $ref: 'PlatformError#' });
+
+const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'Absolute http(s) URL' });
+const ScopeName = Type.String({ minLength: 1, maxLength: 100, description: `One of: ${SCOPE_NAMES.join(', ')}` });
+
+export const CreateSellerBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    login: Type.String({
+      minLength: 1,
+      maxLength: 320,
+      description: 'What the seller types on the login page (often an e-mail)',
+    }),
+    password: Type.String({ minLength: 8, maxLength: 1024, description: 'Hashed with scrypt; never returned' }),
+    tenants: Type.Array(Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, closed), {
+      maxItems: 100,
+      description: 'The seller’s stores; each gets a UUID',
+    }),
+  },
+  { ...closed, $id: 'CreateSeller' },
+);
+export type CreateSellerBody = Static<typeof CreateSellerBody>;
+
+export const TenantView = Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String() }, closed);
+
+export const SellerView = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    name: Type.String(),
+    login: Type.String(),
+    tenants: Type.Array(TenantView),
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  closed,
+);
+export type SellerView = Static<typeof SellerView>;
+
+export const CreateClientBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    redirect_uris: Type.Array(Url, {
+      minItems: 1,
+      maxItems: 20,
+      uniqueItems: true,
+      description: 'Absolute URLs without fragment (RFC 6749 §3.1.2)',
+    }),
+    scopes: Type.Array(ScopeName, { minItems: 1, uniqueItems: true, description: 'From the scope catalogue' }),
+    default_scopes: Type.Array(ScopeName, { uniqueItems: true, description: 'A subset of scopes, always granted' }),
+    terms_of_use_url: Type.Optional(Url),
+    privacy_policy_url: Type.Optional(Url),
+  },
+  { ...closed, $id: 'CreateClient' },
+);
+export type CreateClientBody = Static<typeof CreateClientBody>;
+
+const clientFields = {
+  client_id: Type.String(),
+  name: Type.String(),
+  redirect_uris: Type.Array(Type.String()),
+  scopes: Type.Array(Type.String()),
+  default_scopes: Type.Array(Type.String()),
+  terms_of_use_url: Type.Union([Type.String(), Type.Null()]),
+  privacy_policy_url: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String({ format: 'date-time' }),
+};
+
+/** A client as listed and read: never the secret. */
+export const ClientView = Type.Object(clientFields, closed);
+export type ClientView = Static<typeof ClientView>;
+
+/** The creation response: the only time the secret is shown. */
+export const CreatedClientView = Type.Object(
+  { ...clientFields, client_secret: Type.String({ description: 'Shown only in this response; stored as a hash' }) },
+  closed,
+);
+
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }, closed);
+
+/** `_limit`/`_offset` arrive as strings (no coercion); list-page.ts parses them and names a bad one. */
+export const ListQuery = Type.Object(
+  {
+    _limit: Type.Optional(Type.String({ description: 'Page size, 1 to 100 (larger values are clamped). Default 20' })),
+    _offset: Type.Optional(Type.String({ description: 'Records to skip. Default 0' })),
+  },
+  closed,
+);
+export type ListQuery = Static<typeof ListQuery>;
+
+const PageMeta = Type.Object({
+  page: Type.Object({
+    limit: Type.Integer(),
+    offset: Type.Integer(),
+    count: Type.Integer(),
+    max_limit: Type.Integer(),
+  }),
+  links: Type.Object({
+    previous: Type.Union([Type.String(), Type.Null()]),
+    self: Type.String(),
+    next: Type.Union([Type.String(), Type.Null()]),
+  }),
+  total: Type.Integer(),
+});
+
+export const SellerList = Type.Object({ meta: PageMeta, results: Type.Array(SellerView) });
+export const ClientList = Type.Object({ meta: PageMeta, results: Type.Array(ClientView) });

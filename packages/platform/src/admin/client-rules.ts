@@ -1,0 +1,49 @@
+import { isScope, type Scope } from '@feira/contract';
+import { invalidParameter } from '../core/platform-error.js';
+import type { CreateClientBody } from './admin-schemas.js';
+import type { NewClient } from './client-repository.js';
+
+/**
+ * An absolute http(s) URL without fragment. RFC 6749 §3.1.2 requires redirect
+ * URIs to be absolute and fragment-free; other schemes (javascript:, data:) are
+ * refused because these URLs end up in links and redirects the seller follows.
+ */
+function isHttpUrlWithoutFragment(value: string): boolean {
+  if (!URL.canParse(value) || value.includes('#')) return false;
+  const { protocol, hostname } = new URL(value);
+  return (protocol === 'https:' || protocol === 'http:') && hostname.length > 0;
+}
+
+/**
+ * The rules a client registration must meet beyond its JSON schema: scopes from
+ * the catalogue (SPEC-DECISIONS I11), default scopes among the client's scopes
+ * (SPEC-DECISIONS I10), URLs absolute. Each failure is a 422 naming the field.
+ */
+export function validateNewClient(body: CreateClientBody): NewClient {
+  body.redirect_uris.forEach((uri, index) => {
+    if (!isHttpUrlWithoutFragment(uri))
+      throw invalidParameter(`redirect_uris.${index}`, 'body', 'must be an absolute http(s) URL without fragment');
+  });
+  const scopes: Scope[] = body.scopes.map((scope, index) => {
+    if (!isScope(scope)) throw invalidParameter(`scopes.${index}`, 'body', 'is not a scope of the catalogue');
+    return scope;
+  });
+  const defaultScopes: Scope[] = body.default_scopes.map((scope, index) => {
+    if (!isScope(scope)) throw invalidParameter(`default_scopes.${index}`, 'body', 'is not a scope of the catalogue');
+    if (!scopes.includes(scope)) throw invalidParameter(`default_scopes.${index}`, 'body', 'must be one of the client’s scopes');
+    return scope;
+  });
+  for (const field of ['terms_of_use_url', 'privacy_policy_url'] as const) {
+    const value = body[field];
+    if (value !== undefined && !isHttpUrlWithoutFragment(value))
+      throw invalidParameter(field, 'body', 'must be an absolute http(s) URL without fragment');
+  }
+  return {
+    name: body.name,
+    redirectUris: body.redirect_uris,
+    scopes,
+    defaultScopes,
+    termsOfUseUrl: body.terms_of_use_url ?? null,
+    privacyPolicyUrl: body.privacy_policy_url ?? null,
+  };
+}
