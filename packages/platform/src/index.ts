@@ -12,6 +12,7 @@ export { PlatformError } from './core/platform-error.js';
 export { cryptoRandom, type Random } from './core/random.js';
 export { type OutboundPolicy, refusalReason } from './http/address-policy.js';
 export { createOutboundAgent } from './http/outbound-agent.js';
+export { ACCESS_TOKEN_TYP, REFRESH_TOKEN_TYP, type TokenInput, TokenSigner } from './identity/token-signer.js';
 export { appendEvent, type RecordChange } from './records/outbox.js';
 export { type Database, type DialectName, dialectOf, openDatabase, redactUrl } from './storage/database.js';
 export { migrateToLatest } from './storage/migrate.js';
