@@ -2,4 +2,5 @@
 // platform validates with these schemas and the SDK types with them.
 export * from './errors.js';
 export * from './scopes.js';
+export * from './webhook.js';
 export * from './quote.js';

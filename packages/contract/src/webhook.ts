@@ -1,0 +1,111 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { type Static, Type } from '@sinclair/typebox';
+import { TOPIC_NAMES } from './scopes.js';
+
+/** Spec "Webhook message": signals a change only; the subscriber reads `data.resource` for the details. */
+export const WebhookMessage = Type.Object({
+  data: Type.Object({
+    status: Type.Union([Type.Literal('CREATION'), Type.Literal('UPDATE'), Type.Literal('DELETION')]),
+    params: Type.Object({ id: Type.String() }),
+    resource: Type.String({ description: 'URI path of the changed record, usable to read its current data' }),
+  }),
+  tenant_id: Type.String({ description: 'The tenant (store) the event concerns' }),
+  topic: Type.String({ description: '`sac_ticket`, `order`, `product` or `financial_transaction` (SPEC-DECISIONS W7)' }),
+});
+export type WebhookMessage = Static<typeof WebhookMessage>;
+
+export const WebhookTopic = Type.Union(TOPIC_NAMES.map((topic) => Type.Literal(topic)));
+
+/** SPEC-DECISIONS W1: `PUT /v{0,1}/onboarding/signup` body. Topics default to all the token's scopes allow. */
+export const WebhookSignupBody = Type.Object(
+  {
+    webhook: Type.String({ minLength: 1, maxLength: 2048, description: 'Subscriber URL (HTTPS required on v1)' }),
+    topics: Type.Optional(Type.Array(WebhookTopic, { minItems: 1, uniqueItems: true })),
+  },
+  { additionalProperties: false },
+);
+export type WebhookSignupBody = Static<typeof WebhookSignupBody>;
+
+/** Spec "Webhook subscription": `secret` only in the v1 signup response, never again. */
+export const WebhookSubscription = Type.Object({
+  id: Type.String(),
+  topic: Type.String(),
+  parameters: Type.Object({
+    url: Type.String(),
+    secret: Type.Optional(Type.String({ description: 'v1 only: `whsec_` + 32 random bytes in base64url (SPEC-DECISIONS W2)' })),
+  }),
+});
+export type WebhookSubscription = Static<typeof WebhookSubscription>;
+
+export const WebhookSignupResponse = Type.Object({ subscriptions: Type.Array(WebhookSubscription) });
+export type WebhookSignupResponse = Static<typeof WebhookSignupResponse>;
+
+/** Spec "Webhook URL rejected (v1)": the exact 422 body. */
+export const WebhookUrlRejectedBody = Type.Object({
+  message: Type.Literal('Unprocessable entity'),
+  slug: Type.Literal('UNPROCESSABLE_ENTITY'),
+  details: Type.Array(
+    Type.Object({
+      field: Type.Literal('webhook'),
+      location: Type.Literal('body'),
+      message: Type.String(),
+      slug: Type.Literal('INVALID_PARAMETER_VALUE'),
+    }),
+  ),
+  request_id: Type.Optional(Type.String()),
+});
+export type WebhookUrlRejectedBody = Static<typeof WebhookUrlRejectedBody>;
+
+/** Header names of a delivery (SPEC-DECISIONS W3; spec "Signature (v1 only)"). Node lower-cases them. */
+export const WEBHOOK_HEADERS = {
+  signature: 'x-signature-256',
+  timestamp: 'x-timestamp',
+  id: 'x-webhook-id',
+} as const;
+
+export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+
+/**
+ * Spec "Signature (v1 only)": lowercase hex HMAC-SHA256 over `<timestamp>.<raw body>`,
+ * keyed with the whole secret string as UTF-8 (SPEC-DECISIONS W2).
+ */
+export function signWebhook(secret: string, timestamp: number | string, rawBody: string | Uint8Array): string {
+  const hmac = createHmac('sha256', Buffer.from(secret, 'utf8'));
+  hmac.update(`${timestamp}.`, 'utf8');
+  hmac.update(typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody);
+  return hmac.digest('hex');
+}
+
+/** `sha256=<new>,sha256=<old>`: newest secret first (spec "Signature" rule 3). */
+export function formatSignatureHeader(digests: readonly string[]): string {
+  return digests.map((digest) => `sha256=${digest}`).join(',');
+}
+
+/** The hex digests of an `X-Signature-256` header; entries of another scheme are ignored. */
+export function parseSignatureHeader(header: string): string[] {
+  return header
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.startsWith('sha256='))
+    .map((entry) => entry.slice('sha256='.length));
+}
+
+/**
+ * True when any entry of the header equals the expected digest (spec rule 3),
+ * compared in constant time. Checking the timestamp window (W8) is the caller's job.
+ */
+export function signatureHeaderMatches(
+  header: string,
+  secret: string,
+  timestamp: number | string,
+  rawBody: string | Uint8Array,
+): boolean {
+  const expected = Buffer.from(signWebhook(secret, timestamp, rawBody), 'utf8');
+  let matched = false;
+  for (const digest of parseSignatureHeader(header)) {
+    const candidate = Buffer.from(digest.toLowerCase(), 'utf8');
+    // Every entry is compared, so timing reveals neither which entry matched nor where.
+    if (candidate.length === expected.length && timingSafeEqual(candidate, expected)) matched = true;
+  }
+  return matched;
+}
