@@ -1,0 +1,155 @@
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError } from './config-error.js';
+import { loadOrCreateSecretFile } from './data-dir-secrets.js';
+import { resolveStartSettings } from './start-config.js';
+
+const cwd = '/srv/shop';
+
+describe('start settings: flag, then FEIRA_* environment, then default (issue 2 §5)', () => {
+  it('uses the documented defaults when neither flag nor environment is set', () => {
+    const settings = resolveStartSettings({}, {}, cwd);
+    expect(settings).toEqual({
+      port: 8080,
+      host: '127.0.0.1',
+      databaseUrl: 'sqlite:/srv/shop/.feira/feira.db',
+      dataDir: '/srv/shop/.feira',
+      seed: 'demo',
+      mode: 'sandbox',
+      publicUrl: undefined,
+      adminToken: undefined,
+      secretKey: undefined,
+    });
+  });
+
+  it('takes the environment over the default', () => {
+    const settings = resolveStartSettings(
+      {},
+      {
+        FEIRA_PORT: '9000',
+        FEIRA_HOST: '0.0.0.0',
+        FEIRA_DATABASE: 'postgres://u@db:5432/feira',
+        FEIRA_DATA_DIR: '/var/lib/feira',
+        FEIRA_SEED: 'none',
+        FEIRA_MODE: 'strict',
+        FEIRA_PUBLIC_URL: 'https://sandbox.example/',
+        FEIRA_ADMIN_TOKEN: 'env-admin-token-0123456789',
+        FEIRA_SECRET_KEY: 'env-secret-key-0123456789',
+      },
+      cwd,
+    );
+    expect(settings).toEqual({
+      port: 9000,
+      host: '0.0.0.0',
+      databaseUrl: 'postgres://u@db:5432/feira',
+      dataDir: '/var/lib/feira',
+      seed: 'none',
+      mode: 'strict',
+      publicUrl: 'https://sandbox.example',
+      adminToken: 'env-admin-token-0123456789',
+      secretKey: 'env-secret-key-0123456789',
+    });
+  });
+
+  it('takes the flag over the environment', () => {
+    const settings = resolveStartSettings(
+      {
+        port: '9001',
+        host: '::1',
+        database: 'sqlite:data/x.db',
+        dataDir: 'state',
+        seed: 'demo',
+        mode: 'sandbox',
+        adminToken: 'flag-admin-token-0123456789',
+      },
+      {
+        FEIRA_PORT: '9000',
+        FEIRA_HOST: '0.0.0.0',
+        FEIRA_DATABASE: 'postgres://u@db/feira',
+        FEIRA_DATA_DIR: '/var/lib/feira',
+        FEIRA_SEED: 'none',
+        FEIRA_MODE: 'strict',
+        FEIRA_ADMIN_TOKEN: 'env-admin-token-0123456789',
+      },
+      cwd,
+    );
+    expect(settings).toMatchObject({
+      port: 9001,
+      host: '::1',
+      databaseUrl: 'sqlite:/srv/shop/data/x.db',
+      dataDir: '/srv/shop/state',
+      seed: 'demo',
+      mode: 'sandbox',
+      adminToken: 'flag-admin-token-0123456789',
+    });
+  });
+
+  it('puts the default SQLite file inside the chosen data folder', () => {
+    expect(resolveStartSettings({ dataDir: '/tmp/feira-x' }, {}, cwd).databaseUrl).toBe('sqlite:/tmp/feira-x/feira.db');
+  });
+
+  it('treats an empty environment variable as unset', () => {
+    expect(resolveStartSettings({}, { FEIRA_PORT: '' }, cwd).port).toBe(8080);
+  });
+
+  it('returns a frozen object', () => {
+    const settings = resolveStartSettings({}, {}, cwd);
+    expect(Object.isFrozen(settings)).toBe(true);
+    expect(() => {
+      (settings as { port: number }).port = 1;
+    }).toThrow(TypeError);
+  });
+
+  it.each([
+    [{ port: 'abc' }, /--port must be an integer from 0 to 65535/],
+    [{ port: '70000' }, /--port/],
+    [{ port: '-1' }, /--port/],
+    [{ seed: 'lots' }, /--seed must be one of demo, none/],
+    [{ mode: 'prod' }, /--mode must be one of sandbox, strict/],
+    [{ database: 'mysql://x' }, /--database must be sqlite:<path> or a postgres:\/\/ URL/],
+    [{ publicUrl: 'not a url' }, /--public-url/],
+    [{ publicUrl: 'ftp://x.example' }, /--public-url/],
+    [{ adminToken: 'short' }, /--admin-token must be at least 16 characters/],
+    [{ host: 'bad host!' }, /--host/],
+  ])('rejects %o with a ConfigError (exit code 2) naming the setting', (flags, message) => {
+    let caught: unknown;
+    try {
+      resolveStartSettings(flags, {}, cwd);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as ConfigError).exitCode).toBe(2);
+    expect((caught as ConfigError).message).toMatch(message);
+  });
+
+  it('rejects a bad environment value the same way, without echoing a secret', () => {
+    expect(() => resolveStartSettings({}, { FEIRA_PORT: 'eighty' }, cwd)).toThrow(/--port/);
+    expect(() => resolveStartSettings({}, { FEIRA_SECRET_KEY: 'tiny-secret' }, cwd)).toThrow(
+      /^FEIRA_SECRET_KEY must be at least 16 characters$/,
+    );
+  });
+});
+
+describe('secrets kept in the data folder', () => {
+  let dir: string | undefined;
+  afterEach(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('generates a secret once, with mode 0600, and returns the same value on every later start', () => {
+    dir = mkdtempSync(join(tmpdir(), 'feira-config-'));
+    const dataDir = join(dir, 'data');
+    let calls = 0;
+    const generate = () => `generated-${++calls}-0123456789abcdef`;
+    const first = loadOrCreateSecretFile(dataDir, 'admin-token', generate);
+    expect(first).toMatchObject({ value: 'generated-1-0123456789abcdef', generated: true });
+    expect(statSync(first.path).mode & 0o777).toBe(0o600);
+    expect(readFileSync(first.path, 'utf8').trim()).toBe(first.value);
+    const second = loadOrCreateSecretFile(dataDir, 'admin-token', generate);
+    expect(second).toMatchObject({ value: first.value, generated: false });
+    expect(calls).toBe(1);
+  });
+});

@@ -1,0 +1,138 @@
+import { isAbsolute, join, resolve } from 'node:path';
+import { ConfigError } from './config-error.js';
+
+/**
+ * The settings of `feira start`, read from flags and `FEIRA_*` environment
+ * variables here and nowhere else (house style: config in one place,
+ * validated, frozen). Precedence: flag, then environment, then default.
+ */
+export interface StartSettings {
+  port: number;
+  host: string;
+  /** `sqlite:<path>` or `postgres://…`. */
+  databaseUrl: string;
+  /** Absolute path of the data folder (admin token, secret key, demo credentials, the default SQLite file). */
+  dataDir: string;
+  seed: 'demo' | 'none';
+  mode: 'sandbox' | 'strict';
+  /** Public URL without trailing slash; `undefined` means "http://<host>:<actual port>", known once listening. */
+  publicUrl: string | undefined;
+  /** Given by flag or environment; otherwise kept in (or generated into) the data folder. */
+  adminToken: string | undefined;
+  /** From FEIRA_SECRET_KEY only (a flag would show in process lists); otherwise kept in the data folder. */
+  secretKey: string | undefined;
+}
+
+/** Raw flag values as commander hands them over (strings, undefined when absent). */
+export interface StartFlags {
+  port?: string;
+  host?: string;
+  database?: string;
+  dataDir?: string;
+  seed?: string;
+  mode?: string;
+  publicUrl?: string;
+  adminToken?: string;
+}
+
+/** Every setting: its flag, its environment variable, its default. README's flags table mirrors this. */
+export const START_SETTINGS = {
+  port: { flag: '--port <port>', env: 'FEIRA_PORT', default: '8080', help: 'TCP port; 0 picks a free one' },
+  host: { flag: '--host <host>', env: 'FEIRA_HOST', default: '127.0.0.1', help: 'interface to listen on' },
+  database: {
+    flag: '--database <url>',
+    env: 'FEIRA_DATABASE',
+    default: 'sqlite:<data-dir>/feira.db',
+    help: 'sqlite:<path> or a postgres:// URL',
+  },
+  dataDir: { flag: '--data-dir <path>', env: 'FEIRA_DATA_DIR', default: './.feira', help: 'where generated secrets are kept' },
+  seed: { flag: '--seed <demo|none>', env: 'FEIRA_SEED', default: 'demo', help: 'demo data on an empty database' },
+  mode: {
+    flag: '--mode <sandbox|strict>',
+    env: 'FEIRA_MODE',
+    default: 'sandbox',
+    help: 'strict refuses private webhook targets',
+  },
+  publicUrl: { flag: '--public-url <url>', env: 'FEIRA_PUBLIC_URL', default: 'http://<host>:<port>', help: 'URL clients use' },
+  adminToken: {
+    flag: '--admin-token <token>',
+    env: 'FEIRA_ADMIN_TOKEN',
+    default: 'generated, kept in <data-dir>/admin-token',
+    help: 'bearer token of the admin API',
+  },
+} as const;
+
+const MIN_SECRET_LENGTH = 16;
+
+function pick(flag: string | undefined, env: string | undefined): string | undefined {
+  if (flag !== undefined) return flag;
+  return env !== undefined && env !== '' ? env : undefined;
+}
+
+function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value))
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')} (got "${value}")`);
+  return value as T;
+}
+
+function parsePort(value: string): number {
+  if (!/^\d{1,5}$/.test(value) || Number(value) > 65535)
+    throw new ConfigError(`--port must be an integer from 0 to 65535 (got "${value}")`);
+  return Number(value);
+}
+
+function parseDatabaseUrl(value: string): string {
+  if (/^postgres(ql)?:\/\/.+/.test(value)) return value;
+  if (/^sqlite:.+/.test(value)) return value;
+  throw new ConfigError('--database must be sqlite:<path> or a postgres:// URL');
+}
+
+function parsePublicUrl(value: string): string {
+  if (!URL.canParse(value)) throw new ConfigError(`--public-url must be an absolute http(s) URL (got "${value}")`);
+  const url = new URL(value);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('--public-url must use http or https');
+  if (url.search || url.hash) throw new ConfigError('--public-url must not carry a query or fragment');
+  return value.replace(/\/+$/, '');
+}
+
+function parseSecret(name: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (value.length < MIN_SECRET_LENGTH) throw new ConfigError(`${name} must be at least ${MIN_SECRET_LENGTH} characters`);
+  return value;
+}
+
+/**
+ * Resolves and validates the start settings. `cwd` anchors relative paths.
+ * Throws ConfigError (exit code 2) with a message naming the bad setting; the
+ * message never repeats a secret value.
+ */
+export function resolveStartSettings(
+  flags: StartFlags,
+  env: Record<string, string | undefined>,
+  cwd: string = process.cwd(),
+): Readonly<StartSettings> {
+  const S = START_SETTINGS;
+  const dataDirRaw = pick(flags.dataDir, env[S.dataDir.env]) ?? S.dataDir.default;
+  const dataDir = isAbsolute(dataDirRaw) ? dataDirRaw : resolve(cwd, dataDirRaw);
+  const host = pick(flags.host, env[S.host.env]) ?? S.host.default;
+  if (!/^[A-Za-z0-9.:[\]-]+$/.test(host)) throw new ConfigError(`--host must be a host name or IP address (got "${host}")`);
+  const databaseRaw = pick(flags.database, env[S.database.env]);
+  let databaseUrl = databaseRaw === undefined ? `sqlite:${join(dataDir, 'feira.db')}` : parseDatabaseUrl(databaseRaw);
+  if (databaseUrl.startsWith('sqlite:')) {
+    // A relative SQLite path is relative to where the command runs, like the data folder.
+    const file = databaseUrl.slice('sqlite:'.length);
+    if (file !== ':memory:' && !isAbsolute(file)) databaseUrl = `sqlite:${resolve(cwd, file)}`;
+  }
+  const publicUrlRaw = pick(flags.publicUrl, env[S.publicUrl.env]);
+  return Object.freeze({
+    port: parsePort(pick(flags.port, env[S.port.env]) ?? S.port.default),
+    host,
+    databaseUrl,
+    dataDir,
+    seed: oneOf('--seed', pick(flags.seed, env[S.seed.env]) ?? S.seed.default, ['demo', 'none'] as const),
+    mode: oneOf('--mode', pick(flags.mode, env[S.mode.env]) ?? S.mode.default, ['sandbox', 'strict'] as const),
+    publicUrl: publicUrlRaw === undefined ? undefined : parsePublicUrl(publicUrlRaw),
+    adminToken: parseSecret('--admin-token', pick(flags.adminToken, env[S.adminToken.env])),
+    secretKey: parseSecret('FEIRA_SECRET_KEY', pick(undefined, env.FEIRA_SECRET_KEY)),
+  });
+}
