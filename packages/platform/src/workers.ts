@@ -1,4 +1,5 @@
 import type { PlatformContext } from './app.js';
+import { WebhookDispatcher, type WebhookDispatcherOptions } from './webhooks/webhook-dispatcher.js';
 
 export interface BackgroundWorkers {
   stop(): Promise<void>;
@@ -7,6 +8,9 @@ export interface BackgroundWorkers {
 export interface BackgroundWorkerOptions {
   /** Run the webhook dispatcher in this process (default for `feira start`; `feira dispatch` runs only this). */
   dispatcher: boolean;
+  /** Tuning of the dispatcher (concurrency, lease, timeouts); defaults follow SPEC-DECISIONS W4. */
+  dispatcherOptions?: WebhookDispatcherOptions;
+  log?: { error(obj: object, message: string): void };
 }
 
 /**
@@ -15,8 +19,16 @@ export interface BackgroundWorkerOptions {
  * loops directly instead.
  */
 export async function startBackgroundWorkers(
-  _platform: PlatformContext,
-  _options: BackgroundWorkerOptions,
+  platform: PlatformContext,
+  options: BackgroundWorkerOptions,
 ): Promise<BackgroundWorkers> {
-  return { stop: async () => {} };
+  const dispatcher = options.dispatcher
+    ? new WebhookDispatcher({ ...platform, ...(options.log ? { log: options.log } : {}) }, options.dispatcherOptions)
+    : null;
+  dispatcher?.start();
+  return {
+    stop: async () => {
+      await dispatcher?.stop();
+    },
+  };
 }

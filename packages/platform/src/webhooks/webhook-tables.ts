@@ -1,3 +1,67 @@
-/** Subscriptions, deliveries and attempts: filled in by the webhooks issue. */
-// biome-ignore lint/suspicious/noEmptyInterface: the webhooks capability adds its tables here.
-export interface WebhookTables {}
+import type { Generated } from 'kysely';
+
+export type WebhookVersion = 'v0' | 'v1';
+export type SubscriptionState = 'active' | 'disabled';
+/** `pending` (waiting for its next attempt, possibly leased by a worker), `succeeded`, `dead` (redeliverable). */
+export type DeliveryState = 'pending' | 'succeeded' | 'dead';
+
+/** Subscriptions, deliveries and attempts (SPEC-DECISIONS W1–W6). Timestamps are ISO 8601 UTC text. */
+export interface WebhookTables {
+  webhook_subscriptions: {
+    id: string;
+    client_id: string;
+    tenant_id: string;
+    topic: string;
+    version: WebhookVersion;
+    url: string;
+    /** v1: the current secret, sealed with the server key (W2). Null for v0. */
+    secret_sealed: string | null;
+    /** v1 rotation: the previous secret still signs until `previous_secret_grace_until`. */
+    previous_secret_sealed: string | null;
+    previous_secret_grace_until: string | null;
+    state: SubscriptionState;
+    /** Start of the current run of failed attempts; 5 days of it disables the subscription (W4). */
+    failing_since: string | null;
+    failure_streak: Generated<number>;
+    disabled_at: string | null;
+    created_at: string;
+    updated_at: string;
+  };
+  /** One row per event × matching subscription; `id` is the `X-Webhook-Id` of every attempt. */
+  webhook_deliveries: {
+    id: string;
+    event_id: string;
+    subscription_id: string;
+    tenant_id: string;
+    topic: string;
+    state: DeliveryState;
+    /** Attempts made in the current cycle (a redelivery starts a new cycle). */
+    attempts: Generated<number>;
+    next_attempt_at: string | null;
+    lease_owner: string | null;
+    lease_until: string | null;
+    /** Fencing token: incremented by every claim; results are written only while it is unchanged. */
+    fence: Generated<number>;
+    last_status_code: number | null;
+    last_error: string | null;
+    event_created_at: string;
+    created_at: string;
+    updated_at: string;
+    delivered_at: string | null;
+  };
+  webhook_delivery_attempts: {
+    seq: Generated<number>;
+    delivery_id: string;
+    attempt: number;
+    fence: number;
+    worker: string;
+    outcome: 'succeeded' | 'failed';
+    status_code: number | null;
+    duration_ms: number;
+    error: string | null;
+    /** The first 1 KiB of the receiver's answer. */
+    response_body: string | null;
+    next_attempt_at: string | null;
+    started_at: string;
+  };
+}

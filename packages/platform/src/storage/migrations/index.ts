@@ -1,6 +1,7 @@
 import { accounts } from './0001-accounts.js';
 import { identity } from './0002-identity.js';
 import { records } from './0003-records.js';
+import { webhooks } from './0004-webhooks.js';
 import type { MigrationFactory } from './helpers.js';
 
 /**
@@ -11,4 +12,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '0001-accounts': accounts,
   '0002-identity': identity,
   '0003-records': records,
+  '0004-webhooks': webhooks,
 };

@@ -1,0 +1,87 @@
+import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import type { DialectName } from '../storage/database.js';
+import type { Schema } from '../storage/schema.js';
+
+/**
+ * The one place where claiming differs by dialect (SPEC-DECISIONS W6).
+ * Both claims are a single `UPDATE … WHERE key IN (SELECT … LIMIT n) RETURNING`;
+ * on PostgreSQL the inner SELECT adds `FOR UPDATE SKIP LOCKED`, so concurrent
+ * dispatchers each take different rows without waiting on one another. SQLite
+ * has one writer at a time, so the single statement is already atomic.
+ */
+function lockForClaim<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  dialect: DialectName,
+): SelectQueryBuilder<DB, TB, O> {
+  return dialect === 'postgres' ? query.forUpdate().skipLocked() : query;
+}
+
+export interface ClaimedEvent {
+  seq: number;
+  id: string;
+  tenant_id: string;
+  topic: string;
+  created_at: string;
+}
+
+/**
+ * Takes up to `limit` undispatched outbox events and marks them dispatched.
+ * Call it inside the transaction that also writes their deliveries: if that
+ * transaction fails, the events are undispatched again and nothing is lost.
+ */
+export async function claimOutboxEvents(
+  trx: Kysely<Schema>,
+  dialect: DialectName,
+  limit: number,
+  nowIso: string,
+): Promise<ClaimedEvent[]> {
+  const pending = lockForClaim(
+    trx.selectFrom('outbox_events').select('seq').where('dispatched_at', 'is', null).orderBy('seq').limit(limit),
+    dialect,
+  );
+  return trx
+    .updateTable('outbox_events')
+    .set({ dispatched_at: nowIso })
+    .where('seq', 'in', pending)
+    .returning(['seq', 'id', 'tenant_id', 'topic', 'created_at'])
+    .execute();
+}
+
+export interface ClaimedDelivery {
+  id: string;
+  event_id: string;
+  subscription_id: string;
+  attempts: number;
+  fence: number;
+}
+
+/**
+ * Leases up to `limit` due deliveries to `worker` until `leaseUntilIso`, and
+ * increments each one's fencing token. A delivery whose lease expired (its
+ * worker died or stalled) is due again. `skipSubscriptions` leaves out
+ * endpoints this worker already has enough requests in flight to.
+ */
+export async function claimDueDeliveries(
+  db: Kysely<Schema>,
+  dialect: DialectName,
+  options: { worker: string; limit: number; nowIso: string; leaseUntilIso: string; skipSubscriptions: readonly string[] },
+): Promise<ClaimedDelivery[]> {
+  let due = db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('state', '=', 'pending')
+    .where('next_attempt_at', '<=', options.nowIso)
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', options.nowIso)]));
+  if (options.skipSubscriptions.length > 0) due = due.where('subscription_id', 'not in', options.skipSubscriptions);
+  const claimable = lockForClaim(due.orderBy('next_attempt_at').limit(options.limit), dialect);
+  return db
+    .updateTable('webhook_deliveries')
+    .set({
+      lease_owner: options.worker,
+      lease_until: options.leaseUntilIso,
+      fence: sql<number>`fence + 1`,
+    })
+    .where('id', 'in', claimable)
+    .returning(['id', 'event_id', 'subscription_id', 'attempts', 'fence'])
+    .execute();
+}

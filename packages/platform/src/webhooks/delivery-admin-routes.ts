@@ -1,0 +1,160 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { Selectable } from 'kysely';
+import { requireAdminToken } from '../admin/admin-auth.js';
+import { notFound } from '../core/platform-error.js';
+import { runListForRequest } from '../lists/list-engine.js';
+import { defineListResource } from '../lists/list-resource.js';
+import type { WebhookTables } from './webhook-tables.js';
+
+type DeliveryRow = Selectable<WebhookTables['webhook_deliveries']>;
+type SubscriptionRow = Selectable<WebhookTables['webhook_subscriptions']>;
+
+function presentDelivery(row: DeliveryRow) {
+  return {
+    id: row.id,
+    event_id: row.event_id,
+    subscription_id: row.subscription_id,
+    tenant_id: row.tenant_id,
+    topic: row.topic,
+    status: row.state,
+    attempts: Number(row.attempts),
+    next_attempt_at: row.next_attempt_at,
+    last_status_code: row.last_status_code,
+    last_error: row.last_error,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    delivered_at: row.delivered_at,
+  };
+}
+
+/** Subscriptions as the delivery log shows them: never a secret, sealed or not. */
+function presentSubscription(row: SubscriptionRow) {
+  return {
+    id: row.id,
+    client_id: row.client_id,
+    tenant_id: row.tenant_id,
+    topic: row.topic,
+    version: row.version,
+    url: row.url,
+    state: row.state,
+    failure_streak: Number(row.failure_streak),
+    failing_since: row.failing_since,
+    disabled_at: row.disabled_at,
+    secret_rotation_grace_until: row.previous_secret_grace_until,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** The delivery log (issue 5 §4): filter by status, topic, subscription, tenant; list conventions apply. */
+export const deliveriesList = defineListResource<DeliveryRow, ReturnType<typeof presentDelivery>>({
+  name: 'webhook-deliveries',
+  fields: {
+    id: { column: 'id', type: 'id' },
+    status: { column: 'state', type: 'enum', values: ['pending', 'succeeded', 'dead'] },
+    topic: { column: 'topic', type: 'enum', values: ['sac_ticket', 'order', 'product', 'financial_transaction'] },
+    subscription_id: { column: 'subscription_id', type: 'id' },
+    tenant_id: { column: 'tenant_id', type: 'id' },
+    event_id: { column: 'event_id', type: 'id' },
+    attempts: { column: 'attempts', type: 'integer' },
+    created_at: { column: 'created_at', type: 'datetime' },
+    updated_at: { column: 'updated_at', type: 'datetime' },
+  },
+  sorts: ['created_at', 'updated_at', 'attempts'],
+  defaultSort: [{ field: 'created_at', direction: 'desc' }],
+  present: presentDelivery,
+});
+
+export const subscriptionsList = defineListResource<SubscriptionRow, ReturnType<typeof presentSubscription>>({
+  name: 'webhook-subscriptions',
+  fields: {
+    id: { column: 'id', type: 'id' },
+    tenant_id: { column: 'tenant_id', type: 'id' },
+    client_id: { column: 'client_id', type: 'id' },
+    topic: { column: 'topic', type: 'enum', values: ['sac_ticket', 'order', 'product', 'financial_transaction'] },
+    state: { column: 'state', type: 'enum', values: ['active', 'disabled'] },
+    version: { column: 'version', type: 'enum', values: ['v0', 'v1'] },
+    created_at: { column: 'created_at', type: 'datetime' },
+  },
+  sorts: ['created_at'],
+  defaultSort: [{ field: 'created_at', direction: 'desc' }],
+  present: presentSubscription,
+});
+
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+const adminRoute = (summary: string) => ({ tags: ['admin', 'webhooks'], summary, security: [{ adminToken: [] }] });
+
+/** Admin API of the delivery log: list, inspect with every attempt, redeliver; subscriptions without secrets. */
+export async function deliveryAdminRoutes(app: FastifyInstance): Promise<void> {
+  app.addHook('preHandler', requireAdminToken);
+  const { db } = app.platform.database;
+
+  app.get('/admin/webhooks/deliveries', { schema: adminRoute('List webhook deliveries') }, async (request) =>
+    runListForRequest(request, deliveriesList, db.selectFrom('webhook_deliveries').selectAll()),
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/admin/webhooks/deliveries/:id',
+    { schema: { ...adminRoute('One delivery with every attempt'), params: IdParams } },
+    async (request) => {
+      const row = await db.selectFrom('webhook_deliveries').selectAll().where('id', '=', request.params.id).executeTakeFirst();
+      if (!row) throw notFound('Delivery');
+      const attempts = await db
+        .selectFrom('webhook_delivery_attempts')
+        .selectAll()
+        .where('delivery_id', '=', row.id)
+        .orderBy('seq')
+        .execute();
+      return {
+        ...presentDelivery(row),
+        attempt_log: attempts.map((a) => ({
+          attempt: Number(a.attempt),
+          outcome: a.outcome,
+          status_code: a.status_code,
+          duration_ms: Number(a.duration_ms),
+          error: a.error,
+          response_body: a.response_body,
+          next_attempt_at: a.next_attempt_at,
+          started_at: a.started_at,
+          worker: a.worker,
+          fence: Number(a.fence),
+        })),
+      };
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/admin/webhooks/deliveries/:id/redeliver',
+    { schema: { ...adminRoute('Send a delivery again now, with a fresh retry schedule (SPEC-DECISIONS W4)'), params: IdParams } },
+    async (request, reply) => {
+      const { clock } = request.server.platform;
+      const row = await redeliver(app, request.params.id, clock.now());
+      return reply.code(202).send(presentDelivery(row));
+    },
+  );
+
+  app.get(
+    '/admin/webhooks/subscriptions',
+    { schema: adminRoute('List webhook subscriptions (never their secrets)') },
+    async (request) => runListForRequest(request, subscriptionsList, db.selectFrom('webhook_subscriptions').selectAll()),
+  );
+}
+
+/**
+ * W4: a dead (or delivered) delivery is sent again with the same `X-Webhook-Id`
+ * and a new cycle of 8 attempts. A lease in progress is left alone, so a
+ * redelivery never causes two requests at once.
+ */
+export async function redeliver(app: FastifyInstance, id: string, now: Date): Promise<DeliveryRow> {
+  const { db } = app.platform.database;
+  const nowIso = now.toISOString();
+  const updated = await db
+    .updateTable('webhook_deliveries')
+    .set({ state: 'pending', attempts: 0, next_attempt_at: nowIso, updated_at: nowIso })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+  if (!updated) throw notFound('Delivery');
+  return updated;
+}

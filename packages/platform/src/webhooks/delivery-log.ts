@@ -1,0 +1,129 @@
+import { sql } from 'kysely';
+import type { Random } from '../core/random.js';
+import type { Database } from '../storage/database.js';
+import type { ClaimedDelivery } from './claim-queries.js';
+import type { AttemptResult } from './delivery-request.js';
+import { DISABLE_AFTER_FAILING_MS, nextAttemptAt } from './retry-schedule.js';
+
+export interface FinishedAttempt {
+  claim: ClaimedDelivery;
+  worker: string;
+  startedAt: Date;
+  finishedAt: Date;
+  result: AttemptResult;
+}
+
+export interface SkippedDelivery {
+  claim: ClaimedDelivery;
+  /** Why no request was made (e.g. the subscription is disabled); the delivery becomes dead, redeliverable. */
+  reason: string;
+  at: Date;
+}
+
+export type RecordedOutcome = 'succeeded' | 'failed' | 'dead' | 'stale';
+
+/**
+ * Writes finished attempts to the delivery log in one transaction (batched
+ * for throughput). Every write is fenced: a worker whose lease was taken
+ * over (its fencing token is no longer the row's) records nothing, so a
+ * stalled worker cannot overwrite a newer attempt's result.
+ */
+export async function recordAttempts(
+  database: Database,
+  finished: readonly FinishedAttempt[],
+  skipped: readonly SkippedDelivery[],
+  random: Random,
+): Promise<RecordedOutcome[]> {
+  if (finished.length === 0 && skipped.length === 0) return [];
+  return database.db.transaction().execute(async (trx) => {
+    const outcomes: RecordedOutcome[] = [];
+    const attemptRows = [];
+    const succeededSubscriptions = new Set<string>();
+    const failed: Array<{ subscriptionId: string; at: string }> = [];
+    for (const f of finished) {
+      const attempt = f.claim.attempts + 1;
+      const at = f.finishedAt.toISOString();
+      const next = f.result.ok ? null : nextAttemptAt(attempt, f.finishedAt, random, f.result.retryAfterMs);
+      const state = f.result.ok ? 'succeeded' : next ? 'pending' : 'dead';
+      const updated = await trx
+        .updateTable('webhook_deliveries')
+        .set({
+          state,
+          attempts: attempt,
+          next_attempt_at: next ? next.toISOString() : null,
+          lease_owner: null,
+          lease_until: null,
+          last_status_code: f.result.statusCode,
+          last_error: f.result.error,
+          updated_at: at,
+          ...(f.result.ok ? { delivered_at: at } : {}),
+        })
+        .where('id', '=', f.claim.id)
+        .where('fence', '=', f.claim.fence)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) === 0) {
+        outcomes.push('stale');
+        continue;
+      }
+      outcomes.push(f.result.ok ? 'succeeded' : next ? 'failed' : 'dead');
+      attemptRows.push({
+        delivery_id: f.claim.id,
+        attempt,
+        fence: f.claim.fence,
+        worker: f.worker,
+        outcome: f.result.ok ? ('succeeded' as const) : ('failed' as const),
+        status_code: f.result.statusCode,
+        duration_ms: f.result.durationMs,
+        error: f.result.error,
+        response_body: f.result.responseBody,
+        next_attempt_at: next ? next.toISOString() : null,
+        started_at: f.startedAt.toISOString(),
+      });
+      if (f.result.ok) succeededSubscriptions.add(f.claim.subscription_id);
+      else failed.push({ subscriptionId: f.claim.subscription_id, at });
+    }
+    for (const s of skipped) {
+      const updated = await trx
+        .updateTable('webhook_deliveries')
+        .set({ state: 'dead', next_attempt_at: null, lease_owner: null, lease_until: null, last_error: s.reason })
+        .where('id', '=', s.claim.id)
+        .where('fence', '=', s.claim.fence)
+        .executeTakeFirst();
+      outcomes.push(Number(updated.numUpdatedRows) === 0 ? 'stale' : 'dead');
+    }
+    for (let i = 0; i < attemptRows.length; i += 500) {
+      await trx
+        .insertInto('webhook_delivery_attempts')
+        .values(attemptRows.slice(i, i + 500))
+        .execute();
+    }
+    // A success ends the subscription's failure run (W4).
+    if (succeededSubscriptions.size > 0) {
+      await trx
+        .updateTable('webhook_subscriptions')
+        .set({ failing_since: null, failure_streak: 0 })
+        .where('id', 'in', [...succeededSubscriptions])
+        .where('failure_streak', '>', 0)
+        .execute();
+    }
+    // W4: a subscription whose failures have run for 5 days is disabled; a new signup re-enables it.
+    for (const f of failed) {
+      const cutoff = new Date(Date.parse(f.at) - DISABLE_AFTER_FAILING_MS).toISOString();
+      await trx
+        .updateTable('webhook_subscriptions')
+        .set({
+          failure_streak: sql<number>`failure_streak + 1`,
+          failing_since: sql<string>`coalesce(failing_since, ${f.at})`,
+          state: sql<
+            'active' | 'disabled'
+          >`case when failing_since is not null and failing_since <= ${cutoff} then 'disabled' else state end`,
+          disabled_at: sql<
+            string | null
+          >`case when state = 'active' and failing_since is not null and failing_since <= ${cutoff} then ${f.at} else disabled_at end`,
+        })
+        .where('id', '=', f.subscriptionId)
+        .execute();
+    }
+    return outcomes;
+  });
+}

@@ -1,0 +1,67 @@
+import { TOPICS, type Topic, WebhookSignupBody, WebhookSignupResponse } from '@feira/contract';
+import type { FastifyInstance } from 'fastify';
+import { outboundPolicyOf } from '../core/config.js';
+import { invalidParameter, PlatformError } from '../core/platform-error.js';
+import { requireAccessToken } from '../identity/access-token-guard.js';
+import { signUp } from './subscription-store.js';
+import type { WebhookVersion } from './webhook-tables.js';
+import { checkWebhookUrl } from './webhook-url.js';
+
+/** W1: topics the token may subscribe to: those whose records its scopes can read. */
+function allowedTopics(scopes: ReadonlySet<string>): Topic[] {
+  return (Object.keys(TOPICS) as Topic[]).filter((topic) => scopes.has(TOPICS[topic].scope));
+}
+
+/** `PUT /v0/onboarding/signup` and `PUT /v1/onboarding/signup` (spec "Webhook subscription"; SPEC-DECISIONS W1). */
+export async function signupRoutes(app: FastifyInstance): Promise<void> {
+  for (const version of ['v0', 'v1'] as const satisfies WebhookVersion[]) {
+    app.put<{ Body: WebhookSignupBody }>(
+      `/${version}/onboarding/signup`,
+      {
+        preHandler: requireAccessToken('open:webhook:write'),
+        schema: {
+          tags: ['webhooks'],
+          summary:
+            version === 'v1'
+              ? 'Subscribe an HTTPS URL to signed notifications; returns a new whsec_ secret per subscription'
+              : 'Subscribe an HTTP or HTTPS URL to unsigned notifications',
+          security: [{ sellerToken: [] }],
+          body: WebhookSignupBody,
+          response: { 200: WebhookSignupResponse, '4xx': { $ref: 'PlatformError#' } },
+        },
+      },
+      async (request) => {
+        const seller = request.seller!;
+        const { platform } = request.server;
+        await checkWebhookUrl(request.body.webhook, version, outboundPolicyOf(platform.config));
+        const permitted = allowedTopics(seller.scopes);
+        const topics = request.body.topics ?? permitted;
+        const refused = topics.filter((topic) => !permitted.includes(topic));
+        if (refused.length > 0) {
+          throw new PlatformError('FORBIDDEN', {
+            message: 'The token cannot read the records of these topics',
+            details: refused.map((topic) => ({
+              field: 'topics',
+              location: 'body',
+              message: `${topic} needs the scope ${TOPICS[topic].scope}`,
+              slug: 'INSUFFICIENT_SCOPE',
+            })),
+          });
+        }
+        if (topics.length === 0) throw invalidParameter('topics', 'body', "the token's scopes allow no topic");
+        const subscriptions = await signUp(
+          platform.database.db,
+          { clientId: seller.clientId, tenantId: seller.tenantId, topics, url: request.body.webhook, version },
+          platform,
+        );
+        return {
+          subscriptions: subscriptions.map((s) => ({
+            id: s.id,
+            topic: s.topic,
+            parameters: { url: s.url, ...(s.secret ? { secret: s.secret } : {}) },
+          })),
+        };
+      },
+    );
+  }
+}

@@ -1,0 +1,78 @@
+import type { Topic } from '@feira/contract';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../core/clock.js';
+import type { Random } from '../core/random.js';
+import type { SecretBox } from '../core/secret-box.js';
+import type { Schema } from '../storage/schema.js';
+import { generateWebhookSecret, rotateSecret } from './webhook-secret.js';
+import type { WebhookVersion } from './webhook-tables.js';
+
+export interface SignupInput {
+  clientId: string;
+  tenantId: string;
+  topics: readonly Topic[];
+  url: string;
+  version: WebhookVersion;
+}
+
+export interface SignedUpSubscription {
+  id: string;
+  topic: Topic;
+  url: string;
+  /** v1 only, in clear: shown once in the signup response and never stored unsealed. */
+  secret?: string;
+}
+
+/**
+ * SPEC-DECISIONS W1: one subscription per (client, tenant, topic); a signup
+ * creates it or updates it in place (URL, version). A v1 signup issues a new
+ * secret and rotates the old one into its grace hour; any signup re-enables a
+ * disabled subscription and clears its failure streak (W4).
+ */
+export async function signUp(
+  db: Kysely<Schema>,
+  input: SignupInput,
+  deps: { clock: Clock; random: Random; box: SecretBox },
+): Promise<SignedUpSubscription[]> {
+  const now = deps.clock.now();
+  const nowIso = now.toISOString();
+  return db.transaction().execute(async (trx) => {
+    const out: SignedUpSubscription[] = [];
+    for (const topic of input.topics) {
+      const existing = await trx
+        .selectFrom('webhook_subscriptions')
+        .selectAll()
+        .where('client_id', '=', input.clientId)
+        .where('tenant_id', '=', input.tenantId)
+        .where('topic', '=', topic)
+        .executeTakeFirst();
+      const secret = input.version === 'v1' ? generateWebhookSecret(deps.random) : undefined;
+      const secrets = secret
+        ? rotateSecret(existing?.version === 'v1' ? existing : null, deps.box.seal(secret), now)
+        : { secret_sealed: null, previous_secret_sealed: null, previous_secret_grace_until: null };
+      const fields = {
+        url: input.url,
+        version: input.version,
+        ...secrets,
+        state: 'active' as const,
+        failing_since: null,
+        failure_streak: 0,
+        disabled_at: null,
+        updated_at: nowIso,
+      };
+      let id: string;
+      if (existing) {
+        id = existing.id;
+        await trx.updateTable('webhook_subscriptions').set(fields).where('id', '=', id).execute();
+      } else {
+        id = deps.random.uuid();
+        await trx
+          .insertInto('webhook_subscriptions')
+          .values({ id, client_id: input.clientId, tenant_id: input.tenantId, topic, created_at: nowIso, ...fields })
+          .execute();
+      }
+      out.push({ id, topic, url: input.url, ...(secret ? { secret } : {}) });
+    }
+    return out;
+  });
+}

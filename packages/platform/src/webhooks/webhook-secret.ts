@@ -1,0 +1,45 @@
+import { WEBHOOK_SECRET_PREFIX } from '@feira/contract';
+import type { Random } from '../core/random.js';
+import type { SecretBox } from '../core/secret-box.js';
+
+/** Spec "Limits": the previous v1 secret keeps signing for 1 hour after a new signup. */
+export const SECRET_GRACE_MS = 60 * 60 * 1000;
+
+/** SPEC-DECISIONS W2: `whsec_` + 32 random bytes, base64url. */
+export function generateWebhookSecret(random: Random): string {
+  return WEBHOOK_SECRET_PREFIX + random.bytes(32).toString('base64url');
+}
+
+export interface SealedSecrets {
+  secret_sealed: string | null;
+  previous_secret_sealed: string | null;
+  previous_secret_grace_until: string | null;
+}
+
+/**
+ * A v1 signup on an existing subscription (spec "States and transitions"):
+ * the new secret becomes current, the current one signs too until
+ * graceUntil = now + 1 h. Only the newest two are kept: a third signup during
+ * the grace hour drops the oldest at once, so a header never carries more
+ * than two signatures (spec "Signature" rule 3: new first, old second).
+ */
+export function rotateSecret(current: SealedSecrets | null, newSealed: string, now: Date): SealedSecrets {
+  if (!current?.secret_sealed) {
+    return { secret_sealed: newSealed, previous_secret_sealed: null, previous_secret_grace_until: null };
+  }
+  return {
+    secret_sealed: newSealed,
+    previous_secret_sealed: current.secret_sealed,
+    previous_secret_grace_until: new Date(now.getTime() + SECRET_GRACE_MS).toISOString(),
+  };
+}
+
+/** The secrets that sign a delivery made at `now`, newest first; empty for v0. */
+export function signingSecrets(row: SealedSecrets, box: SecretBox, now: Date): string[] {
+  if (!row.secret_sealed) return [];
+  const secrets = [box.open(row.secret_sealed)];
+  if (row.previous_secret_sealed && row.previous_secret_grace_until && now.toISOString() < row.previous_secret_grace_until) {
+    secrets.push(box.open(row.previous_secret_sealed));
+  }
+  return secrets;
+}

@@ -1,0 +1,47 @@
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { invalidParameter, type PlatformError } from '../core/platform-error.js';
+import { type OutboundPolicy, refusalReason } from '../http/address-policy.js';
+import type { WebhookVersion } from './webhook-tables.js';
+
+/** Spec "Webhook URL rejected (v1)": the 422 names `webhook` in the body. */
+function rejected(message: string): PlatformError {
+  return invalidParameter('webhook', 'body', message);
+}
+
+/**
+ * Checks a subscriber URL at signup: an absolute http(s) URL without
+ * credentials, HTTPS on v1 (spec "Differences between v0 and v1"), and a host
+ * the SSRF policy allows (SPEC-DECISIONS W9). The address actually connected to
+ * is checked again at every delivery, so DNS rebinding gains nothing.
+ */
+export async function checkWebhookUrl(raw: string, version: WebhookVersion, policy: OutboundPolicy): Promise<URL> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw rejected('must be an absolute URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw rejected('must be an http or https URL');
+  if (version === 'v1' && url.protocol !== 'https:') throw rejected('must use the HTTPS scheme');
+  if (url.username || url.password) throw rejected('must not contain credentials');
+  if (url.hash) throw rejected('must not contain a fragment');
+
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  let addresses: string[];
+  if (isIP(host)) {
+    addresses = [host];
+  } else {
+    try {
+      addresses = (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+    } catch {
+      // A name that does not resolve today may tomorrow; deliveries fail and retry until it does.
+      addresses = [];
+    }
+  }
+  for (const address of addresses) {
+    const reason = refusalReason(address, policy);
+    if (reason) throw rejected(`points to a refused address (${reason})`);
+  }
+  return url;
+}

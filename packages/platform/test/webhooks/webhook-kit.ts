@@ -1,0 +1,63 @@
+// Shared steps of the webhook tests: sign up through the real API, write events
+// through the outbox, and run a dispatcher on the test platform.
+import type { Topic } from '@feira/contract';
+import { appendEvent, type RecordChange } from '../../src/records/outbox.js';
+import type { TestPlatform } from '../../src/testing.js';
+import { WebhookDispatcher, type WebhookDispatcherOptions } from '../../src/webhooks/webhook-dispatcher.js';
+
+export interface Seller {
+  tenantId: string;
+  clientId: string;
+  token: string;
+}
+
+export async function sellerWithToken(platform: TestPlatform, clientId?: string): Promise<Seller> {
+  const { tenantIds } = await platform.createSeller();
+  const tenantId = tenantIds[0] as string;
+  const token = await platform.mintAccessToken({
+    tenants: [tenantId],
+    scopes: ['open:webhook:write', 'open:ticket:read', 'open:order-order:read'],
+    clientId: clientId ?? `client-${platform.app.platform.random.uuid()}`,
+  });
+  return { tenantId, clientId: clientId ?? '', token };
+}
+
+export async function signup(
+  platform: TestPlatform,
+  seller: Seller,
+  version: 'v0' | 'v1',
+  webhook: string,
+  topics: Topic[] | null = ['sac_ticket'],
+) {
+  return platform.app.inject({
+    method: 'PUT',
+    url: `/${version}/onboarding/signup`,
+    headers: { authorization: `Bearer ${seller.token}` },
+    payload: topics ? { webhook, topics } : { webhook },
+  });
+}
+
+/** Writes one event exactly as a record write does: inside a transaction, through the outbox. */
+export async function recordChange(
+  platform: TestPlatform,
+  change: Partial<RecordChange> & { tenantId: string },
+): Promise<string> {
+  const recordId = change.recordId ?? platform.app.platform.random.uuid();
+  return platform.database.db.transaction().execute((trx) =>
+    appendEvent(
+      trx,
+      {
+        topic: 'sac_ticket',
+        status: 'CREATION',
+        resource: `/seller/v0/tickets/${recordId}`,
+        ...change,
+        recordId,
+      },
+      platform.app.platform,
+    ),
+  );
+}
+
+export function dispatcherOf(platform: TestPlatform, options: WebhookDispatcherOptions = {}): WebhookDispatcher {
+  return new WebhookDispatcher(platform.app.platform, { worker: 'test-worker', requestTimeoutMs: 2_000, ...options });
+}
