@@ -4,3 +4,5 @@ export * from './errors.js';
 export * from './scopes.js';
 export * from './webhook.js';
 export * from './quote.js';
+export * from './list.js';
+export * from './records.js';

@@ -1,0 +1,56 @@
+import { createHash, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Cursor tokens (SPEC-DECISIONS L4): opaque to the client, signed with an HMAC
+ * key derived from the server secret, and bound to the list and to the filters
+ * and sorts of the first page. The payload is the keyset position: the sort
+ * values and id of the last record returned, so the next page is a range scan
+ * on an index and page N costs what page 1 costs.
+ *
+ * Format: base64url(JSON payload) "." base64url(HMAC-SHA256(key, payload part)).
+ */
+export interface CursorPosition {
+  /** Binding of the list name + canonical filters + sorts (see `bindingOf`). */
+  binding: string;
+  /** Values of the sort fields, then the id, of the last record of the previous page. */
+  after: Array<string | number>;
+}
+
+const MAX_TOKEN_LENGTH = 4096;
+
+export function cursorKey(secretKey: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', secretKey, 'feira', 'feira/list-cursor/v1', 32));
+}
+
+/** A short digest of what the token is bound to; canonical so the order of filters in the URL does not matter. */
+export function bindingOf(listName: string, filters: unknown[], sorts: unknown[]): string {
+  const canonicalFilters = filters.map((f) => JSON.stringify(f)).sort();
+  return createHash('sha256')
+    .update(JSON.stringify([listName, canonicalFilters, sorts]))
+    .digest('base64url')
+    .slice(0, 22);
+}
+
+export function signCursor(key: Buffer, position: CursorPosition): string {
+  const payload = Buffer.from(JSON.stringify({ v: 1, b: position.binding, a: position.after })).toString('base64url');
+  const mac = createHmac('sha256', key).update(payload).digest('base64url');
+  return `${payload}.${mac}`;
+}
+
+/** The position in a token, or null when the token is malformed or its signature does not match. */
+export function verifyCursor(key: Buffer, token: string): CursorPosition | null {
+  if (token.length > MAX_TOKEN_LENGTH) return null;
+  const [payload, mac, extra] = token.split('.');
+  if (!payload || !mac || extra !== undefined) return null;
+  const expected = createHmac('sha256', key).update(payload).digest();
+  const given = Buffer.from(mac, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  try {
+    const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { v?: unknown; b?: unknown; a?: unknown };
+    if (decoded.v !== 1 || typeof decoded.b !== 'string' || !Array.isArray(decoded.a)) return null;
+    if (!decoded.a.every((value) => typeof value === 'string' || typeof value === 'number')) return null;
+    return { binding: decoded.b, after: decoded.a as Array<string | number> };
+  } catch {
+    return null;
+  }
+}
