@@ -1,0 +1,57 @@
+import { parseArgs } from 'node:util';
+
+export type BenchMode = 'quick' | 'full';
+
+export interface BenchOptions {
+  mode: BenchMode;
+  only: string[];
+  output: string;
+  postgresUrl: string | null;
+  list: boolean;
+}
+
+export const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
+
+export const USAGE = `Usage: npm run bench -- [--quick] [--only <scenario>[,<scenario>]] [--output <file>] [--postgres <url>|--no-postgres] [--list]
+
+  --quick        short runs (under 2 minutes in all), for CI smoke; figures are indicative only
+  --only         run only these scenarios (repeat or comma-separate); see --list
+  --output       results file (default bench/results/latest.json)
+  --postgres     PostgreSQL server for the PostgreSQL variants (default $FEIRA_BENCH_DATABASE_URL,
+                 then $FEIRA_TEST_DATABASE_URL, then ${DEFAULT_POSTGRES_URL}); a fresh schema is
+                 created and dropped
+  --no-postgres  skip the PostgreSQL variants (reported as not available)
+  --list         print the scenarios and exit`;
+
+export function parseBenchOptions(argv: string[], defaultOutput: string): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string', multiple: true },
+      output: { type: 'string' },
+      postgres: { type: 'string' },
+      'no-postgres': { type: 'boolean', default: false },
+      list: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const postgresUrl = values['no-postgres']
+    ? null
+    : (values.postgres ?? process.env.FEIRA_BENCH_DATABASE_URL ?? process.env.FEIRA_TEST_DATABASE_URL ?? DEFAULT_POSTGRES_URL);
+  return {
+    mode: values.quick ? 'quick' : 'full',
+    only: (values.only ?? [])
+      .flatMap((v) => v.split(','))
+      .map((v) => v.trim())
+      .filter(Boolean),
+    output: values.output ?? defaultOutput,
+    postgresUrl,
+    list: values.list,
+  };
+}

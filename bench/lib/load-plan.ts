@@ -1,0 +1,46 @@
+import type { LatencySummary } from './stats.js';
+
+export interface RequestSpec {
+  method: 'GET' | 'POST' | 'PUT';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/**
+ * What the load generator does: a fixed number of connections for a fixed time,
+ * after a warm-up whose requests are not counted. Without `ratePerSecond` it is
+ * a closed loop (each connection sends its next request when the previous
+ * answer arrives); with it, an open loop at that rate.
+ */
+export interface LoadPlan {
+  origin: string;
+  connections: number;
+  warmupMs: number;
+  durationMs: number;
+  ratePerSecond?: number;
+  /** Sent round-robin. */
+  requests?: RequestSpec[];
+  /** A module exporting `createWorkload(options)` for requests that depend on earlier answers (e.g. refresh tokens). */
+  workload?: { module: string; options: unknown };
+  /** Statuses counted as success (default: any 2xx). */
+  okStatuses?: number[];
+}
+
+export interface Workload {
+  next(connection: number): RequestSpec | Promise<RequestSpec>;
+  onResponse?(connection: number, status: number, body: string): void;
+}
+
+export interface LoadResult {
+  /** Successful requests that started after the warm-up and finished within the measured window. */
+  requests: number;
+  errors: number;
+  statusCounts: Record<string, number>;
+  firstError: string | null;
+  measuredMs: number;
+  requestsPerSecond: number;
+  /** Open loop only: requests that could not be sent on time because every connection was busy. */
+  late: number;
+  latency: LatencySummary;
+}

@@ -1,0 +1,50 @@
+import { join } from 'node:path';
+import type { PlatformServerOptions } from '../processes/platform-server.js';
+import type { ChildHandle } from './child-process.js';
+import { createScratchSchema, postgresUnreachable } from './postgres-schema.js';
+import type { ScenarioContext } from './scenario.js';
+
+const SERVER = new URL('../processes/platform-server.ts', import.meta.url);
+
+export type DatabaseKind = 'sqlite' | 'postgres';
+
+/** Where one variant keeps its data: a SQLite file in the scratch directory, or a fresh PostgreSQL schema. */
+export interface BenchDatabase {
+  kind: DatabaseKind;
+  url: string;
+  searchPath?: string;
+  drop(): Promise<void>;
+}
+
+export async function benchDatabase(ctx: ScenarioContext, kind: DatabaseKind, name: string): Promise<BenchDatabase> {
+  if (kind === 'sqlite') return { kind, url: `sqlite:${join(ctx.scratchDir, `${name}.db`)}`, drop: async () => {} };
+  if (!ctx.postgresUrl) throw new Error('no PostgreSQL URL');
+  const scratch = await createScratchSchema(ctx.postgresUrl);
+  return { kind, url: scratch.url, searchPath: scratch.schema, drop: scratch.drop };
+}
+
+/** Why the PostgreSQL variant cannot run, or null. */
+export async function postgresMissing(ctx: ScenarioContext): Promise<string | null> {
+  if (!ctx.postgresUrl) return 'PostgreSQL variants disabled (--no-postgres)';
+  return postgresUnreachable(ctx.postgresUrl);
+}
+
+export type PlatformHandle = ChildHandle<{ port: number; dialect: string }> & { origin: string };
+
+export async function startPlatform(
+  ctx: ScenarioContext,
+  database: BenchDatabase,
+  options: Omit<PlatformServerOptions, 'databaseUrl' | 'searchPath'> = {},
+): Promise<PlatformHandle> {
+  const handle = await ctx.children.start<{ port: number; dialect: string }>(`platform (${database.kind})`, SERVER, {
+    options: { ...options, databaseUrl: database.url, ...(database.searchPath ? { searchPath: database.searchPath } : {}) },
+    readyTimeoutMs: 60_000,
+  });
+  return Object.assign(handle, { origin: `http://127.0.0.1:${handle.info.port}` });
+}
+
+/** Records the platform's peak RSS for the scenario, then stops it. */
+export async function stopPlatform(ctx: ScenarioContext, platform: PlatformHandle, label: string): Promise<void> {
+  ctx.peakRssBytes[label] = platform.peakRss();
+  await platform.stop();
+}

@@ -1,0 +1,65 @@
+import type { ChildRegistry } from './child-process.js';
+import type { BenchMode } from './cli-options.js';
+
+/** One measured figure, with the baseline measured in the same run and the target from issue 8. */
+export interface Figure {
+  /** What is measured, e.g. `cursor page 1,000 p50`. */
+  name: string;
+  value: number | null;
+  unit: string;
+  baseline: { name: string; value: number | null; unit: string } | null;
+  /** value ÷ baseline.value (null without a baseline). */
+  ratio: number | null;
+  /** The issue's target, in words, and whether this run met it (null when there is no target). */
+  target: { text: string; met: boolean | null } | null;
+}
+
+export type ScenarioStatus = 'ok' | 'not available' | 'failed';
+
+export interface ScenarioResult {
+  id: string;
+  title: string;
+  status: ScenarioStatus;
+  /** Why a scenario did not run or failed. */
+  reason: string | null;
+  /** Caveats of this run (e.g. quick mode seeds fewer rows). */
+  notes: string[];
+  durationMs: number;
+  /** Peak RSS (VmHWM) per process role, e.g. `{ platform: 123456789 }`. */
+  peakRssBytes: Record<string, number | null>;
+  figures: Figure[];
+}
+
+export interface ScenarioContext {
+  mode: BenchMode;
+  children: ChildRegistry;
+  /** Fresh per-scenario scratch directory (removed afterwards). */
+  scratchDir: string;
+  /** PostgreSQL server for the PostgreSQL variants (a fresh schema per run, dropped afterwards). */
+  postgresUrl: string | null;
+  notes: string[];
+  peakRssBytes: Record<string, number | null>;
+  log(message: string): void;
+}
+
+export interface Scenario {
+  id: string;
+  title: string;
+  /** Returns why the scenario cannot run yet (a feature not landed), or null when it can. */
+  unavailable(): Promise<string | null>;
+  run(ctx: ScenarioContext): Promise<Figure[]>;
+}
+
+export function figure(
+  name: string,
+  value: number | null,
+  unit: string,
+  options: { baseline?: Figure['baseline']; target?: { text: string; met: boolean | null } } = {},
+): Figure {
+  const baseline = options.baseline ?? null;
+  const ratio =
+    baseline && value !== null && baseline.value !== null && baseline.value !== 0
+      ? Math.round((value / baseline.value) * 1000) / 1000
+      : null;
+  return { name, value, unit, baseline, ratio, target: options.target ?? null };
+}

@@ -1,0 +1,66 @@
+// The platform as a separate process: opens and migrates its database, builds
+// the real app (the same buildApp as `feira start`), listens on 127.0.0.1:0 and
+// reports the port. Scenarios prepare their data through fixture operations
+// loaded from modules named in the options.
+import {
+  buildApp,
+  DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
+  DEFAULT_BODY_LIMIT_BYTES,
+  DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
+  migrateToLatest,
+  openDatabase,
+  type PlatformConfig,
+  startBackgroundWorkers,
+} from '@feira/platform';
+import type { FastifyInstance } from 'fastify';
+import { childOptions, type Operation, serveChild } from '../lib/child-protocol.js';
+
+export interface PlatformServerOptions {
+  databaseUrl: string;
+  /** PostgreSQL schema (a scratch schema of the run). */
+  searchPath?: string;
+  /** Run the background workers (the webhook dispatcher) in this process, as `feira start` does. */
+  workers?: boolean;
+  /** Modules exporting `fixtureOperations(app)`: the data-preparation operations a scenario needs. */
+  fixtures?: string[];
+  outboundCa?: string;
+}
+
+export type FixtureModule = { fixtureOperations(app: FastifyInstance): Record<string, Operation> };
+
+export const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
+
+const options = childOptions<PlatformServerOptions>();
+const database = await openDatabase(options.databaseUrl, options.searchPath ? { searchPath: options.searchPath } : {});
+await migrateToLatest(database);
+const config: PlatformConfig = {
+  mode: 'sandbox',
+  publicUrl: 'http://127.0.0.1',
+  authUrl: 'http://127.0.0.1',
+  adminToken: BENCH_ADMIN_TOKEN,
+  secretKey: 'bench-secret-key-not-for-production',
+  accessTokenTtlSeconds: DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
+  refreshTokenTtlSeconds: DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
+  bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES,
+};
+const app = await buildApp({
+  config,
+  database,
+  logger: false,
+  ...(options.outboundCa ? { outboundCa: options.outboundCa } : {}),
+});
+await app.listen({ host: '127.0.0.1', port: 0 });
+const address = app.server.address();
+const port = typeof address === 'object' && address ? address.port : 0;
+const workers = options.workers ? await startBackgroundWorkers(app.platform, { dispatcher: true }) : null;
+
+const operations: Record<string, Operation> = {};
+for (const module of options.fixtures ?? []) {
+  Object.assign(operations, ((await import(module)) as FixtureModule).fixtureOperations(app));
+}
+
+serveChild({ port, dialect: database.dialect }, operations, async () => {
+  await workers?.stop();
+  await app.close();
+  await database.close();
+});

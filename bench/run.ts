@@ -1,0 +1,124 @@
+// `npm run bench` / `feira bench`: runs the scenarios of issue 8 as separate
+// processes on 127.0.0.1, writes bench/results/latest.json and prints a
+// Markdown table. See BENCHMARKS.md for the method and each scenario.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ChildRegistry, TSCONFIG_PATH } from './lib/child-process.js';
+import { parseBenchOptions } from './lib/cli-options.js';
+import { describeMachine } from './lib/machine.js';
+import { type BenchResults, RESULTS_SCHEMA, renderMarkdown, validateResults } from './lib/report.js';
+import type { ScenarioContext, ScenarioResult } from './lib/scenario.js';
+import { timingFor } from './lib/timing.js';
+import { scenarios } from './scenarios/index.js';
+
+// `@feira/*` must resolve to the sources here too (availability checks import them): re-run under tsx's paths if needed.
+if (process.env.TSX_TSCONFIG_PATH !== TSCONFIG_PATH) {
+  const again = spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+    env: { ...process.env, TSX_TSCONFIG_PATH: TSCONFIG_PATH },
+  });
+  process.exit(again.status ?? 1);
+}
+
+const defaultOutput = fileURLToPath(new URL('./results/latest.json', import.meta.url));
+const options = parseBenchOptions(process.argv.slice(2), defaultOutput);
+
+if (options.list) {
+  for (const s of scenarios) console.log(`${s.id.padEnd(22)} ${s.title}`);
+  process.exit(0);
+}
+const unknown = options.only.filter((id) => !scenarios.some((s) => s.id === id));
+if (unknown.length) {
+  console.error(`unknown scenario(s): ${unknown.join(', ')}; known: ${scenarios.map((s) => s.id).join(', ')}`);
+  process.exit(2);
+}
+const selected = options.only.length ? scenarios.filter((s) => options.only.includes(s.id)) : scenarios;
+
+const children = new ChildRegistry();
+process.on('exit', () => children.killAllNow());
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    children.killAllNow();
+    process.exit(130);
+  });
+}
+
+const timing = timingFor(options.mode);
+const machine = describeMachine();
+const startedAt = new Date().toISOString();
+const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+log(`${options.mode} mode, ${selected.length} scenario(s), ${machine.cores} cores, Node ${machine.nodeVersion}`);
+
+const results: ScenarioResult[] = [];
+for (const scenario of selected) {
+  const t0 = performance.now();
+  const scratchDir = mkdtempSync(join(tmpdir(), `feira-bench-${scenario.id}-`));
+  const ctx: ScenarioContext = {
+    mode: options.mode,
+    children,
+    scratchDir,
+    postgresUrl: options.postgresUrl,
+    notes: [],
+    peakRssBytes: {},
+    log: (message) => log(`${scenario.id}: ${message}`),
+  };
+  const base = { id: scenario.id, title: scenario.title, notes: ctx.notes, peakRssBytes: ctx.peakRssBytes };
+  let result: ScenarioResult;
+  const missing = await scenario.unavailable().catch((error: unknown) => `availability check failed: ${String(error)}`);
+  if (missing) {
+    log(`${scenario.id}: not available: ${missing}`);
+    result = { ...base, status: 'not available', reason: missing, durationMs: 0, figures: [] };
+  } else {
+    log(`${scenario.id}: running`);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const budget = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`stopped after the ${timing.scenarioBudgetMs / 1000} s budget`)),
+          timing.scenarioBudgetMs,
+        );
+      });
+      const figures = await Promise.race([scenario.run(ctx), budget]);
+      result = { ...base, status: 'ok', reason: null, durationMs: 0, figures };
+    } catch (error) {
+      log(`${scenario.id}: failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      result = {
+        ...base,
+        status: 'failed',
+        reason: error instanceof Error ? error.message : String(error),
+        durationMs: 0,
+        figures: [],
+      };
+    } finally {
+      clearTimeout(timer);
+      await children.stopAll();
+    }
+  }
+  rmSync(scratchDir, { recursive: true, force: true });
+  result.durationMs = Math.round(performance.now() - t0);
+  results.push(result);
+}
+
+const report: BenchResults = {
+  schema: RESULTS_SCHEMA,
+  startedAt,
+  finishedAt: new Date().toISOString(),
+  mode: options.mode,
+  preliminary: options.mode === 'quick',
+  machine,
+  scenarios: results,
+};
+const problems = validateResults(JSON.parse(JSON.stringify(report)));
+if (problems.length) {
+  console.error(`results failed validation:\n${problems.join('\n')}`);
+  process.exitCode = 1;
+}
+mkdirSync(dirname(options.output), { recursive: true });
+writeFileSync(options.output, `${JSON.stringify(report, null, 2)}\n`);
+console.log(renderMarkdown(report));
+log(`results written to ${options.output}`);
+// A failed scenario fails the run (CI checks that the suite completes); "not available" does not.
+if (results.some((r) => r.status === 'failed')) process.exitCode = 1;

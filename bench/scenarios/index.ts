@@ -1,0 +1,7 @@
+import type { Scenario } from '../lib/scenario.js';
+import { httpFloor } from './http-floor.js';
+import { tokenEndpoint } from './token-endpoint.js';
+import { webhookVerify } from './webhook-verify.js';
+
+/** Every scenario of issue 8, in the order they run. */
+export const scenarios: Scenario[] = [webhookVerify, tokenEndpoint, httpFloor];
