@@ -9,6 +9,25 @@ export type {
   FastifyLikeRequest,
 } from './http/framework-shapes.js';
 export type { HeadersLike } from './http/header-value.js';
+export { type FastifyQuotePluginOptions, fastifyQuotePlugin } from './quotes/fastify-quote-plugin.js';
+export {
+  centimetresToMetres,
+  gramsToKilograms,
+  kilogramsToGrams,
+  metresToCentimetres,
+  mirrorItems,
+  roundPrice,
+  singlePackageQuote,
+} from './quotes/quote-builders.js';
+export { QuoteErrorAnswer, type QuoteStock, quoteErrors } from './quotes/quote-error-answer.js';
+export {
+  createQuoteHandler,
+  DEFAULT_QUOTE_BUDGET_MS,
+  type QuoteAnswer,
+  type QuoteFunction,
+  type QuoteHandler,
+  type QuoteHandlerOptions,
+} from './quotes/quote-handler.js';
 export {
   DEFAULT_WEBHOOK_TOLERANCE_SECONDS,
   SIGNATURE_HEADER,
