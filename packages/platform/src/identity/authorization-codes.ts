@@ -1,0 +1,146 @@
+import { createHash } from 'node:crypto';
+import type { TokenSet } from '@feira/contract';
+import type { PlatformContext } from '../app.js';
+import { constantTimeEqual, sha256Hex } from '../core/hashing.js';
+import { randomToken } from '../core/random.js';
+import { OAuthError } from './oauth-error.js';
+import { issueTokenSet, revokeTokenFamily } from './token-set-issuer.js';
+
+/** Spec "Limits": an authorization code is valid for 10 minutes and single use. */
+export const AUTHORIZATION_CODE_TTL_SECONDS = 600;
+/** 32 random bytes = 256 bits (issue 3 asks ≥ 128), base64url. */
+const CODE_BYTES = 32;
+
+export interface NewAuthorizationCode {
+  clientId: string;
+  sellerId: string;
+  redirectUri: string;
+  scope: string;
+  tenants: string[];
+  codeChallenge: string | undefined;
+}
+
+type Platform = Pick<PlatformContext, 'database' | 'clock' | 'random' | 'signer' | 'config'>;
+
+/**
+ * Issues a code bound to client, redirect_uri, scopes, tenants, account and
+ * PKCE challenge. Only its SHA-256 is stored. The token family is created now,
+ * so that a second exchange can revoke what the first one issued (I6), even
+ * while the first is still in flight.
+ */
+export async function issueAuthorizationCode(platform: Platform, input: NewAuthorizationCode): Promise<string> {
+  const { database, clock, random } = platform;
+  const code = randomToken(random, CODE_BYTES);
+  const familyId = random.uuid();
+  const now = clock.now();
+  await database.db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('token_families')
+      .values({
+        id: familyId,
+        client_id: input.clientId,
+        seller_id: input.sellerId,
+        created_at: now.toISOString(),
+        revoked_at: null,
+        revoked_reason: null,
+      })
+      .execute();
+    await trx
+      .insertInto('authorization_codes')
+      .values({
+        code_hash: sha256Hex(code),
+        family_id: familyId,
+        client_id: input.clientId,
+        seller_id: input.sellerId,
+        redirect_uri: input.redirectUri,
+        scope: input.scope,
+        tenants: JSON.stringify(input.tenants),
+        code_challenge: input.codeChallenge ?? null,
+        created_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + AUTHORIZATION_CODE_TTL_SECONDS * 1000).toISOString(),
+        used_at: null,
+      })
+      .execute();
+  });
+  return code;
+}
+
+/** RFC 7636 §4.1: 43–128 unreserved characters. */
+const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
+
+export interface CodeExchange {
+  code: string;
+  redirectUri: string | undefined;
+  codeVerifier: string | undefined;
+}
+
+const INVALID_CODE = 'The authorization code is invalid, expired or already used';
+
+/**
+ * The authorization_code grant (RFC 6749 §4.1.3). The code is consumed by one
+ * conditional UPDATE (… WHERE used_at IS NULL) inside the transaction that
+ * issues the tokens: of two concurrent exchanges exactly one wins. A second
+ * exchange gets invalid_grant and revokes every token issued from the code
+ * (RFC 6749 §4.1.2, SPEC-DECISIONS I6).
+ */
+export async function exchangeAuthorizationCode(platform: Platform, clientId: string, exchange: CodeExchange): Promise<TokenSet> {
+  const { database, clock } = platform;
+  const codeHash = sha256Hex(exchange.code);
+  const row = await database.db
+    .selectFrom('authorization_codes')
+    .selectAll()
+    .where('code_hash', '=', codeHash)
+    .executeTakeFirst();
+  // A code issued to another client is treated as unknown (RFC 6749 §4.1.3).
+  if (!row || row.client_id !== clientId) throw new OAuthError('invalid_grant', INVALID_CODE);
+  const now = clock.now();
+  if (row.used_at !== null) {
+    await revokeTokenFamily(database.db, row.family_id, 'authorization_code_reuse', now);
+    throw new OAuthError('invalid_grant', INVALID_CODE);
+  }
+  // Spec Authentication §5: the redirect_uri of the exchange must equal the one used at consent.
+  if (exchange.redirectUri !== row.redirect_uri) {
+    throw new OAuthError('invalid_grant', 'redirect_uri does not match the one used to obtain the code');
+  }
+  checkPkce(row.code_challenge, exchange.codeVerifier);
+  if (now.getTime() >= new Date(row.expires_at).getTime()) throw new OAuthError('invalid_grant', INVALID_CODE);
+
+  const outcome = await database.db.transaction().execute(async (trx) => {
+    const consumed = await trx
+      .updateTable('authorization_codes')
+      .set({ used_at: now.toISOString() })
+      .where('code_hash', '=', codeHash)
+      .where('used_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(consumed.numUpdatedRows) !== 1) {
+      await revokeTokenFamily(trx, row.family_id, 'authorization_code_reuse', now);
+      return null;
+    }
+    return issueTokenSet(trx, platform, {
+      familyId: row.family_id,
+      clientId: row.client_id,
+      sellerId: row.seller_id,
+      scope: row.scope,
+      tenants: JSON.parse(row.tenants) as string[],
+      parentJti: null,
+    });
+  });
+  if (!outcome) throw new OAuthError('invalid_grant', INVALID_CODE);
+  return outcome;
+}
+
+/** RFC 7636 §4.6 and SPEC-DECISIONS I8: S256 only; a verifier without a stored challenge is refused (no downgrade either way). */
+function checkPkce(challenge: string | null, verifier: string | undefined): void {
+  if (challenge === null) {
+    if (verifier !== undefined)
+      throw new OAuthError('invalid_grant', 'code_verifier sent but no code_challenge was used at /login');
+    return;
+  }
+  if (verifier === undefined)
+    throw new OAuthError('invalid_grant', 'code_verifier is required: a code_challenge was used at /login');
+  if (!CODE_VERIFIER.test(verifier))
+    throw new OAuthError('invalid_request', 'code_verifier must be 43 to 128 unreserved characters');
+  const computed = createHash('sha256').update(verifier, 'ascii').digest('base64url');
+  if (!constantTimeEqual(computed, challenge))
+    throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
+}

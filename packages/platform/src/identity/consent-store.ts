@@ -1,0 +1,57 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../core/clock.js';
+import type { Schema } from '../storage/schema.js';
+
+/** A personal grant (choose_tenants=false, SPEC-DECISIONS I9) is kept under this tenant key. */
+const PERSONAL = '';
+
+function tenantKeys(tenants: readonly string[]): string[] {
+  return tenants.length === 0 ? [PERSONAL] : [...tenants];
+}
+
+export interface ConsentSubject {
+  clientId: string;
+  sellerId: string;
+  tenants: readonly string[];
+}
+
+/**
+ * Spec "Consent by redirect" and SPEC-DECISIONS I10: the consent screen is shown
+ * only when some scope is not yet granted to this client for each chosen tenant.
+ */
+export async function consentNeeded(db: Kysely<Schema>, subject: ConsentSubject, scopes: readonly string[]): Promise<boolean> {
+  const keys = tenantKeys(subject.tenants);
+  const rows = await db
+    .selectFrom('consents')
+    .select(['tenant_key', 'scope'])
+    .where('client_id', '=', subject.clientId)
+    .where('seller_id', '=', subject.sellerId)
+    .where('tenant_key', 'in', keys)
+    .execute();
+  const granted = new Set(rows.map((r) => `${r.tenant_key}\u0000${r.scope}`));
+  return keys.some((key) => scopes.some((scope) => !granted.has(`${key}\u0000${scope}`)));
+}
+
+export async function recordConsent(
+  db: Kysely<Schema>,
+  subject: ConsentSubject,
+  scopes: readonly string[],
+  clock: Clock,
+): Promise<void> {
+  const grantedAt = clock.now().toISOString();
+  const rows = tenantKeys(subject.tenants).flatMap((tenantKey) =>
+    scopes.map((scope) => ({
+      client_id: subject.clientId,
+      seller_id: subject.sellerId,
+      tenant_key: tenantKey,
+      scope,
+      granted_at: grantedAt,
+    })),
+  );
+  if (rows.length === 0) return;
+  await db
+    .insertInto('consents')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['client_id', 'seller_id', 'tenant_key', 'scope']).doNothing())
+    .execute();
+}

@@ -1,0 +1,63 @@
+import type { OAuthErrorBody, OAuthErrorCode } from '@feira/contract';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * The one error class of the token endpoint (RFC 6749 §5.2, SPEC-DECISIONS I7).
+ * `code` narrows in a switch. The description is shown to the client: never put
+ * a token, code, secret or password in it.
+ */
+export class OAuthError extends Error {
+  readonly code: OAuthErrorCode;
+  constructor(code: OAuthErrorCode, description: string) {
+    super(description);
+    this.name = 'OAuthError';
+    this.code = code;
+  }
+
+  get statusCode(): number {
+    // RFC 6749 §5.2: invalid_client is 401 when the client tried to authenticate; the rest are 400.
+    return this.code === 'invalid_client' ? 401 : this.code === 'server_error' ? 500 : 400;
+  }
+
+  toBody(): OAuthErrorBody {
+    return { error: this.code, error_description: this.message };
+  }
+}
+
+/** Fastify's own errors (body parsing, content type, size) in OAuth words. */
+function fromFastifyError(error: FastifyError): OAuthError | null {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new OAuthError('invalid_request', 'The request body is not valid JSON');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_INVALID_TYPE':
+      return new OAuthError(
+        'invalid_request',
+        'Send the parameters as application/x-www-form-urlencoded or application/json (SPEC-DECISIONS I2)',
+      );
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new OAuthError('invalid_request', 'The request body is too large');
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) return new OAuthError('invalid_request', 'The request is malformed');
+  return null;
+}
+
+/**
+ * Error handler of the token endpoint's encapsulated context: every error is an
+ * RFC 6749 §5.2 body with `Cache-Control: no-store`; `invalid_client` carries
+ * `WWW-Authenticate: Basic` (RFC 6749 §5.2). Unknown errors are logged and
+ * become `server_error` without internals.
+ */
+export function oauthErrorHandler(error: FastifyError | OAuthError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  let oauthError = error instanceof OAuthError ? error : fromFastifyError(error as FastifyError);
+  if (!oauthError) {
+    request.log.error({ err: error }, 'token endpoint failed');
+    oauthError = new OAuthError('server_error', 'The server could not complete the request');
+  }
+  reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+  if (oauthError.code === 'invalid_client') reply.header('www-authenticate', 'Basic realm="feira", charset="UTF-8"');
+  return reply.code(oauthError.statusCode).send(oauthError.toBody());
+}

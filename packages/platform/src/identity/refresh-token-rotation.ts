@@ -1,0 +1,98 @@
+import { parseScopeString, type TokenSet } from '@feira/contract';
+import type { PlatformContext } from '../app.js';
+import { OAuthError } from './oauth-error.js';
+import { issueTokenSet, revokeTokenFamily } from './token-set-issuer.js';
+import { REFRESH_TOKEN_TYP, type TokenClaims, TokenVerificationError } from './token-signer.js';
+
+type Platform = Pick<PlatformContext, 'database' | 'clock' | 'signer' | 'config'>;
+
+const INVALID_REFRESH = 'The refresh token is invalid, expired or revoked';
+
+/**
+ * The refresh_token grant (RFC 6749 §6) with rotation and reuse detection
+ * (SPEC-DECISIONS I5):
+ * - every refresh returns a new refresh token (a child of the one presented);
+ * - the presented token stays usable until one of its children is first used,
+ *   so a lost response does not log the seller out;
+ * - a child's first use supersedes its parent and its siblings; presenting a
+ *   superseded token is reuse and revokes the whole family.
+ * Each step is a conditional UPDATE inside one transaction, so concurrent
+ * refreshes are serialised by the row they touch on both dialects.
+ */
+export async function rotateRefreshToken(
+  platform: Platform,
+  clientId: string,
+  input: { refreshToken: string; scope: string | undefined },
+): Promise<TokenSet> {
+  const { database, clock, signer } = platform;
+  let claims: TokenClaims;
+  try {
+    // typ rt+jwt only: an access token (at+jwt) is never accepted here (SPEC-DECISIONS I4).
+    claims = await signer.verify(input.refreshToken, REFRESH_TOKEN_TYP);
+  } catch (error) {
+    if (error instanceof TokenVerificationError) throw new OAuthError('invalid_grant', INVALID_REFRESH);
+    throw error;
+  }
+  if (claims.client_id !== clientId) throw new OAuthError('invalid_grant', INVALID_REFRESH);
+
+  // RFC 6749 §6: a narrower scope may be asked for, never a wider one.
+  let scope = claims.scope;
+  if (input.scope !== undefined) {
+    const granted = new Set(parseScopeString(claims.scope));
+    const asked = parseScopeString(input.scope);
+    if (asked.length === 0 || asked.some((s) => !granted.has(s))) {
+      throw new OAuthError('invalid_scope', 'The requested scope exceeds the scope originally granted');
+    }
+    scope = parseScopeString(claims.scope)
+      .filter((s) => asked.includes(s))
+      .join(' ');
+  }
+
+  const now = clock.now();
+  const outcome = await database.db.transaction().execute(async (trx) => {
+    const family = await trx.selectFrom('token_families').select('revoked_at').where('id', '=', claims.fid).executeTakeFirst();
+    if (!family || family.revoked_at !== null) return 'invalid' as const;
+    const used = await trx
+      .updateTable('refresh_tokens')
+      .set((eb) => ({ used_at: eb.fn.coalesce('used_at', eb.val(now.toISOString())) }))
+      .where('jti', '=', claims.jti)
+      .where('family_id', '=', claims.fid)
+      .where('superseded_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(used.numUpdatedRows) !== 1) {
+      const known = await trx.selectFrom('refresh_tokens').select('jti').where('jti', '=', claims.jti).executeTakeFirst();
+      if (!known) return 'invalid' as const;
+      // SPEC-DECISIONS I5: a superseded token presented again is reuse: the whole family goes.
+      await revokeTokenFamily(trx, claims.fid, 'refresh_token_reuse', now);
+      return 'reused' as const;
+    }
+    const row = await trx
+      .selectFrom('refresh_tokens')
+      .select('parent_jti')
+      .where('jti', '=', claims.jti)
+      .executeTakeFirstOrThrow();
+    if (row.parent_jti !== null) {
+      // This token's use proves its response arrived: its parent and the parent's other children are now superseded.
+      const parentJti = row.parent_jti;
+      await trx
+        .updateTable('refresh_tokens')
+        .set({ superseded_at: now.toISOString() })
+        .where('family_id', '=', claims.fid)
+        .where('superseded_at', 'is', null)
+        .where((eb) =>
+          eb.or([eb('jti', '=', parentJti), eb.and([eb('parent_jti', '=', parentJti), eb('jti', '!=', claims.jti)])]),
+        )
+        .execute();
+    }
+    return issueTokenSet(trx, platform, {
+      familyId: claims.fid,
+      clientId: claims.client_id,
+      sellerId: claims.sub,
+      scope,
+      tenants: claims.tenants,
+      parentJti: claims.jti,
+    });
+  });
+  if (typeof outcome === 'string') throw new OAuthError('invalid_grant', INVALID_REFRESH);
+  return outcome;
+}

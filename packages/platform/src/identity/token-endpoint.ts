@@ -1,0 +1,53 @@
+import { TokenSet } from '@feira/contract';
+import type { FastifyInstance } from 'fastify';
+import { exchangeAuthorizationCode } from './authorization-codes.js';
+import { authenticateClient } from './client-authentication.js';
+import { OAuthError, oauthErrorHandler } from './oauth-error.js';
+import { rotateRefreshToken } from './refresh-token-rotation.js';
+import { TokenRequestParams } from './token-request-params.js';
+
+/**
+ * `POST {auth_url}/oauth/token` (spec "Code exchange" and "Token refresh"), in
+ * its own encapsulated context: its error handler speaks RFC 6749 §5.2, not the
+ * platform error shape (SPEC-DECISIONS I7). The form parser is registered by
+ * the parent identity plugin; JSON is Fastify's own (SPEC-DECISIONS I2).
+ */
+export async function tokenEndpoint(app: FastifyInstance): Promise<void> {
+  app.setErrorHandler(oauthErrorHandler);
+
+  app.post(
+    '/oauth/token',
+    {
+      // A token request is small; a huge body is refused before it is parsed.
+      bodyLimit: 16 * 1024,
+      schema: {
+        tags: ['identity'],
+        summary: 'Token endpoint: authorization_code and refresh_token grants (form or JSON)',
+        description:
+          'RFC 6749 §4.1.3 and §6. Client credentials in the body or HTTP Basic. Errors follow RFC 6749 §5.2 (`error`, `error_description`).',
+        response: { 200: TokenSet },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+      const params = TokenRequestParams.from(request.body);
+      const grantType = params.require('grant_type');
+      if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
+        throw new OAuthError('unsupported_grant_type', 'Supported grant types: authorization_code, refresh_token');
+      }
+      const clientId = await authenticateClient(request, params);
+      const { platform } = request.server;
+      if (grantType === 'authorization_code') {
+        return exchangeAuthorizationCode(platform, clientId, {
+          code: params.require('code'),
+          redirectUri: params.require('redirect_uri'),
+          codeVerifier: params.get('code_verifier'),
+        });
+      }
+      return rotateRefreshToken(platform, clientId, {
+        refreshToken: params.require('refresh_token'),
+        scope: params.get('scope'),
+      });
+    },
+  );
+}
