@@ -4,5 +4,6 @@ export * from './errors.js';
 export * from './scopes.js';
 export * from './webhook.js';
 export * from './quote.js';
+export * from './token.js';
 export * from './list.js';
 export * from './records.js';
