@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
+import { register as bench } from './bench.js';
 
 /**
  * Every `feira` subcommand lives in its own file under commands/ and exports a
  * `register(program)` function; add it to this list.
  */
-export const commands: Array<(program: Command) => void> = [];
+export const commands: Array<(program: Command) => void> = [bench];
