@@ -1,0 +1,371 @@
+import { createHash } from 'node:crypto';
+import { TokenSet } from '@feira/contract';
+import { Value } from '@sinclair/typebox/value';
+import { decodeProtectedHeader } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDatabaseTargets } from '../storage/test-databases.js';
+import { createTestPlatform, type TestPlatform } from '../testing.js';
+import { issueAuthorizationCode } from './authorization-codes.js';
+import { guardProbe } from './test-support/guard-probe.js';
+import { ACCESS_TOKEN_TYP, REFRESH_TOKEN_TYP } from './token-signer.js';
+
+const REDIRECT = 'https://integrator.example/callback';
+const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
+const CHALLENGE = createHash('sha256').update(VERIFIER).digest('base64url');
+
+describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) => {
+  let platform: TestPlatform;
+  let probe: Awaited<ReturnType<typeof guardProbe>>;
+  beforeAll(async () => {
+    platform = await createTestPlatform(target);
+    probe = await guardProbe(platform.app.platform);
+  });
+  afterAll(async () => {
+    await probe.app.close();
+    await platform.close();
+  });
+
+  async function setup(options: { codeChallenge?: string } = {}) {
+    const seller = await platform.createSeller({ tenants: 2 });
+    const client = await platform.createClient({ redirectUris: [REDIRECT] });
+    const code = await issueAuthorizationCode(platform.app.platform, {
+      clientId: client.clientId,
+      sellerId: seller.sellerId,
+      redirectUri: REDIRECT,
+      scope: 'open:portfolio:read open:order-order:read',
+      tenants: seller.tenantIds,
+      codeChallenge: options.codeChallenge,
+    });
+    return { seller, client, code };
+  }
+
+  function token(body: Record<string, unknown> | string, options: { json?: boolean; headers?: Record<string, string> } = {}) {
+    const json = options.json ?? false;
+    return platform.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: {
+        'content-type': json ? 'application/json' : 'application/x-www-form-urlencoded',
+        ...options.headers,
+      },
+      payload:
+        typeof body === 'string'
+          ? body
+          : json
+            ? JSON.stringify(body)
+            : new URLSearchParams(body as Record<string, string>).toString(),
+    });
+  }
+
+  function exchange(client: { clientId: string; clientSecret: string }, code: string, extra: Record<string, string> = {}) {
+    return token({
+      grant_type: 'authorization_code',
+      client_id: client.clientId,
+      client_secret: client.clientSecret,
+      redirect_uri: REDIRECT,
+      code,
+      ...extra,
+    });
+  }
+
+  function refresh(client: { clientId: string; clientSecret: string }, refreshToken: string, extra: Record<string, string> = {}) {
+    return token({
+      grant_type: 'refresh_token',
+      client_id: client.clientId,
+      client_secret: client.clientSecret,
+      refresh_token: refreshToken,
+      ...extra,
+    });
+  }
+
+  /** What an API would answer with this access token: the access-token guard on a platform route. */
+  function apiStatus(accessToken: string): Promise<number> {
+    return probe.status(accessToken);
+  }
+
+  it('spec "Token set": the code exchange answers exactly the six fields, no-store, with ES256 at+jwt / rt+jwt tokens', async () => {
+    const { client, code } = await setup();
+    const res = await token(
+      {
+        grant_type: 'authorization_code',
+        client_id: client.clientId,
+        client_secret: client.clientSecret,
+        redirect_uri: REDIRECT,
+        code,
+      },
+      { json: true },
+    );
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+    const body = res.json();
+    expect(Object.keys(body).sort()).toEqual([
+      'access_token',
+      'created_at',
+      'expires_in',
+      'refresh_token',
+      'scope',
+      'token_type',
+    ]);
+    expect(Value.Check(TokenSet, body)).toBe(true);
+    expect(body).toMatchObject({ token_type: 'Bearer', expires_in: 7200, scope: 'open:portfolio:read open:order-order:read' });
+    expect(body.created_at).toBe(Math.floor(platform.clock.now().getTime() / 1000));
+    expect(decodeProtectedHeader(body.access_token)).toMatchObject({ alg: 'ES256', typ: ACCESS_TOKEN_TYP });
+    expect(decodeProtectedHeader(body.refresh_token)).toMatchObject({ alg: 'ES256', typ: REFRESH_TOKEN_TYP });
+  });
+
+  it('SPEC-DECISIONS I2: client credentials by HTTP Basic with a form body are accepted too', async () => {
+    const { client, code } = await setup();
+    const basic = Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString(
+      'base64',
+    );
+    const res = await token(
+      { grant_type: 'authorization_code', redirect_uri: REDIRECT, code },
+      { headers: { authorization: `Basic ${basic}` } },
+    );
+    expect(res.statusCode).toBe(200);
+  });
+
+  it('SPEC-DECISIONS I2: both Basic and client_secret at once is invalid_request (RFC 6749 §2.3)', async () => {
+    const { client, code } = await setup();
+    const basic = Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64');
+    const res = await exchange(client, code, {});
+    expect(res.statusCode).toBe(200);
+    const both = await token(
+      { grant_type: 'authorization_code', client_secret: client.clientSecret, redirect_uri: REDIRECT, code },
+      { headers: { authorization: `Basic ${basic}` } },
+    );
+    expect(both.statusCode).toBe(400);
+    expect(both.json().error).toBe('invalid_request');
+  });
+
+  it('spec "States and transitions" / Limits: a code is refused once 10 minutes have passed (clock moved, not slept)', async () => {
+    const early = await setup();
+    const late = await setup();
+    platform.clock.advanceSeconds(599);
+    expect((await exchange(early.client, early.code)).statusCode).toBe(200);
+    platform.clock.advanceSeconds(1);
+    const res = await exchange(late.client, late.code);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'invalid_grant', error_description: expect.any(String) });
+    expect(res.headers['cache-control']).toBe('no-store');
+  });
+
+  it('RFC 6749 §4.1.2 / SPEC-DECISIONS I6: a reused code is invalid_grant and revokes every token issued from it', async () => {
+    const { client, code } = await setup();
+    const first = await exchange(client, code);
+    expect(first.statusCode).toBe(200);
+    const { access_token, refresh_token } = first.json();
+    expect(await apiStatus(access_token)).toBe(200);
+    const second = await exchange(client, code);
+    expect(second.statusCode).toBe(400);
+    expect(second.json().error).toBe('invalid_grant');
+    expect(await apiStatus(access_token)).toBe(401);
+    const refreshed = await refresh(client, refresh_token);
+    expect(refreshed.statusCode).toBe(400);
+    expect(refreshed.json().error).toBe('invalid_grant');
+  });
+
+  it('SPEC-DECISIONS I6: two concurrent exchanges of one code: one wins, the other gets invalid_grant, the winner is revoked', async () => {
+    const { client, code } = await setup();
+    const results = await Promise.all([exchange(client, code), exchange(client, code)]);
+    const statuses = results.map((r) => r.statusCode).sort();
+    expect(statuses).toEqual([200, 400]);
+    const winner = results.find((r) => r.statusCode === 200)!;
+    const loser = results.find((r) => r.statusCode === 400)!;
+    expect(loser.json().error).toBe('invalid_grant');
+    expect(await apiStatus(winner.json().access_token)).toBe(401);
+  });
+
+  it('spec Authentication §5: a redirect_uri that differs from the one used at consent is invalid_grant', async () => {
+    const { client, code } = await setup();
+    const res = await exchange(client, code, { redirect_uri: `${REDIRECT}/` });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toBe('invalid_grant');
+    const missing = await token({
+      grant_type: 'authorization_code',
+      client_id: client.clientId,
+      client_secret: client.clientSecret,
+      code,
+    });
+    expect(missing.json().error).toBe('invalid_request');
+    // The code was not consumed by the failed attempts.
+    expect((await exchange(client, code)).statusCode).toBe(200);
+  });
+
+  it('SPEC-DECISIONS I7: a wrong secret is 401 invalid_client with WWW-Authenticate: Basic (compared in constant time)', async () => {
+    const { client, code } = await setup();
+    const wrongLastChar = client.clientSecret.slice(0, -1) + (client.clientSecret.endsWith('A') ? 'B' : 'A');
+    for (const secret of [wrongLastChar, 'short', `${client.clientSecret}x`]) {
+      const res = await exchange({ clientId: client.clientId, clientSecret: secret }, code);
+      expect(res.statusCode).toBe(401);
+      expect(res.headers['www-authenticate']).toMatch(/^Basic /);
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.json()).toEqual({ error: 'invalid_client', error_description: 'Client authentication failed' });
+      expect(res.body).not.toContain(secret);
+    }
+    const unknown = await exchange({ clientId: 'client_nope', clientSecret: client.clientSecret }, code);
+    expect(unknown.statusCode).toBe(401);
+    expect(unknown.json()).toEqual({ error: 'invalid_client', error_description: 'Client authentication failed' });
+    const noSecret = await token({ grant_type: 'authorization_code', client_id: client.clientId, redirect_uri: REDIRECT, code });
+    expect(noSecret.statusCode).toBe(401);
+  });
+
+  it('RFC 6749 §4.1.3: a code issued to another client is invalid_grant', async () => {
+    const { code } = await setup();
+    const other = await platform.createClient({ redirectUris: [REDIRECT] });
+    const res = await exchange(other, code);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toBe('invalid_grant');
+  });
+
+  it('RFC 6749 §5.2: an unsupported grant type is unsupported_grant_type', async () => {
+    const { client } = await setup();
+    for (const grant of ['client_credentials', 'password', 'implicit']) {
+      const res = await token({ grant_type: grant, client_id: client.clientId, client_secret: client.clientSecret });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error).toBe('unsupported_grant_type');
+    }
+  });
+
+  it('issue 3 "Bad input": malformed bodies, wrong content types, repeated or non-string parameters are invalid_request, never a 500', async () => {
+    const { client, code } = await setup();
+    const cases = [
+      token('{"grant_type":', { json: true }),
+      token('', { json: true }),
+      token('[1,2]', { json: true }),
+      token('"text"', { json: true }),
+      token({ grant_type: 'authorization_code', code: { $ne: 1 }, client_id: client.clientId }, { json: true }),
+      token(`grant_type=authorization_code&grant_type=refresh_token&code=${code}`),
+      token('grant_type=authorization_code', { headers: { 'content-type': 'text/plain' } }),
+      token('<xml/>', { headers: { 'content-type': 'application/xml' } }),
+      token(''),
+      token(`grant_type=authorization_code&code=${'x'.repeat(20_000)}`),
+      platform.app.inject({ method: 'POST', url: '/oauth/token' }),
+    ];
+    for (const res of await Promise.all(cases)) {
+      expect(res.statusCode).toBe(400);
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.json().error).toBe('invalid_request');
+      expect(typeof res.json().error_description).toBe('string');
+    }
+  });
+
+  it('SPEC-DECISIONS I5: every refresh returns a new refresh token with the same scope; the new access token works', async () => {
+    const { client, code } = await setup();
+    const first = (await exchange(client, code)).json();
+    platform.clock.advanceSeconds(3600);
+    const res = await refresh(client, first.refresh_token);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+    const second = res.json();
+    expect(Object.keys(second).sort()).toEqual([
+      'access_token',
+      'created_at',
+      'expires_in',
+      'refresh_token',
+      'scope',
+      'token_type',
+    ]);
+    expect(second.refresh_token).not.toBe(first.refresh_token);
+    expect(second.scope).toBe(first.scope);
+    expect(await apiStatus(second.access_token)).toBe(200);
+    // JSON is accepted for the refresh grant too (I2).
+    const viaJson = await token(
+      {
+        grant_type: 'refresh_token',
+        client_id: client.clientId,
+        client_secret: client.clientSecret,
+        refresh_token: second.refresh_token,
+      },
+      { json: true },
+    );
+    expect(viaJson.statusCode).toBe(200);
+  });
+
+  it('SPEC-DECISIONS I5: the lost-response case: the previous refresh token works until its successor is first used', async () => {
+    const { client, code } = await setup();
+    const r1 = (await exchange(client, code)).json().refresh_token;
+    const lost = await refresh(client, r1); // the client never saw this response
+    expect(lost.statusCode).toBe(200);
+    const retry = await refresh(client, r1);
+    expect(retry.statusCode).toBe(200);
+    const r3 = retry.json().refresh_token;
+    const next = await refresh(client, r3); // the successor is used: r1 (and the lost r2) are now superseded
+    expect(next.statusCode).toBe(200);
+    const reuse = await refresh(client, r1);
+    expect(reuse.statusCode).toBe(400);
+    expect(reuse.json().error).toBe('invalid_grant');
+    // Reuse revoked the whole family, including the newest tokens.
+    expect(await apiStatus(next.json().access_token)).toBe(401);
+    expect((await refresh(client, next.json().refresh_token)).statusCode).toBe(400);
+  });
+
+  it('SPEC-DECISIONS I5: presenting a superseded refresh token is reuse and revokes the whole family', async () => {
+    const { client, code } = await setup();
+    const r1 = (await exchange(client, code)).json().refresh_token;
+    const r2 = (await refresh(client, r1)).json().refresh_token;
+    const third = (await refresh(client, r2)).json();
+    const lostR2Sibling = await refresh(client, r1);
+    expect(lostR2Sibling.statusCode).toBe(400);
+    expect(await apiStatus(third.access_token)).toBe(401);
+    expect((await refresh(client, third.refresh_token)).json().error).toBe('invalid_grant');
+  });
+
+  it('SPEC-DECISIONS I5: a refresh token expires after the configured lifetime (30 days)', async () => {
+    const { client, code } = await setup();
+    const r1 = (await exchange(client, code)).json().refresh_token;
+    platform.clock.advanceSeconds(30 * 24 * 3600 + 1);
+    expect((await refresh(client, r1)).json().error).toBe('invalid_grant');
+  });
+
+  it('SPEC-DECISIONS I4: an at+jwt is refused as a refresh token and an rt+jwt as an access token', async () => {
+    const { client, code } = await setup();
+    const set = (await exchange(client, code)).json();
+    const res = await refresh(client, set.access_token);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toBe('invalid_grant');
+    expect(await apiStatus(set.refresh_token)).toBe(401);
+    expect(await apiStatus(set.access_token)).toBe(200);
+  });
+
+  it('RFC 6749 §6: a refresh may narrow the scope, never widen it (invalid_scope)', async () => {
+    const { client, code } = await setup();
+    const set = (await exchange(client, code)).json();
+    const wider = await refresh(client, set.refresh_token, { scope: 'open:portfolio:read open:ticket:read' });
+    expect(wider.statusCode).toBe(400);
+    expect(wider.json().error).toBe('invalid_scope');
+    const narrower = await refresh(client, set.refresh_token, { scope: 'open:order-order:read' });
+    expect(narrower.statusCode).toBe(200);
+    expect(narrower.json().scope).toBe('open:order-order:read');
+  });
+
+  it('a refresh token of another client is invalid_grant', async () => {
+    const { code, client } = await setup();
+    const set = (await exchange(client, code)).json();
+    const other = await platform.createClient({ redirectUris: [REDIRECT] });
+    expect((await refresh(other, set.refresh_token)).json().error).toBe('invalid_grant');
+  });
+
+  it('SPEC-DECISIONS I8: PKCE S256 with the right verifier succeeds', async () => {
+    const { client, code } = await setup({ codeChallenge: CHALLENGE });
+    expect((await exchange(client, code, { code_verifier: VERIFIER })).statusCode).toBe(200);
+  });
+
+  it('SPEC-DECISIONS I8: PKCE with a wrong verifier is invalid_grant', async () => {
+    const { client, code } = await setup({ codeChallenge: CHALLENGE });
+    const res = await exchange(client, code, { code_verifier: `${VERIFIER.slice(0, -1)}A` });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toBe('invalid_grant');
+  });
+
+  it('SPEC-DECISIONS I8: downgrade: no verifier for a code with a challenge, or a verifier for a code without one, is refused', async () => {
+    const withChallenge = await setup({ codeChallenge: CHALLENGE });
+    const noVerifier = await exchange(withChallenge.client, withChallenge.code);
+    expect(noVerifier.statusCode).toBe(400);
+    expect(noVerifier.json().error).toBe('invalid_grant');
+    const without = await setup();
+    const unexpected = await exchange(without.client, without.code, { code_verifier: VERIFIER });
+    expect(unexpected.statusCode).toBe(400);
+    expect(unexpected.json().error).toBe('invalid_grant');
+  });
+});
