@@ -1,4 +1,142 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { requireAdminToken } from '../admin/admin-auth.js';
+import { notFound } from '../core/platform-error.js';
+import { runListForRequest } from '../lists/list-engine.js';
+import { presentCartQuote, quoteCart } from './cart-quote.js';
+import { checkout } from './checkout.js';
+import { quoteCallList } from './quote-log-list.js';
+import { quoteMetrics } from './quote-metrics.js';
+import {
+  configureShippingSettings,
+  findShippingSettings,
+  presentShippingSettings,
+  ShippingSettingsBody,
+} from './shipping-settings.js';
+import { CheckoutBody, StorefrontQuoteBody, StorefrontQuoteResult } from './storefront-schemas.js';
 
-/** Routes of the shipping capability; registered by buildApp. */
-export async function shippingRoutes(_app: FastifyInstance): Promise<void> {}
+const TenantParams = Type.Object({ tenant_id: Type.String({ minLength: 1, maxLength: 64 }) });
+const adminSecurity = [{ adminToken: [] }];
+
+/**
+ * Routes of the shipping capability (spec "Seller-implemented shipping-quote
+ * endpoint"; SPEC-DECISIONS Q1–Q7): the seller's quote settings and the quote
+ * log in the admin API, the product-page quote and the checkout on the storefront.
+ */
+export async function shippingRoutes(instance: FastifyInstance): Promise<void> {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const { platform } = app;
+  const metrics = quoteMetrics(platform.metrics);
+
+  app.put(
+    '/admin/v1/tenants/:tenant_id/shipping',
+    {
+      preHandler: requireAdminToken,
+      schema: {
+        tags: ['shipping'],
+        summary: 'Set the store quote method (SPEC-DECISIONS Q1): seller_api, its URL and distribution centres',
+        security: adminSecurity,
+        params: TenantParams,
+        body: ShippingSettingsBody,
+      },
+    },
+    async (request) => {
+      const settings = await configureShippingSettings(platform, request.params.tenant_id, request.body);
+      return presentShippingSettings(settings);
+    },
+  );
+
+  app.get(
+    '/admin/v1/tenants/:tenant_id/shipping',
+    {
+      preHandler: requireAdminToken,
+      schema: { tags: ['shipping'], summary: 'Read the store quote method', security: adminSecurity, params: TenantParams },
+    },
+    async (request) => {
+      const settings = await findShippingSettings(platform.database, request.params.tenant_id);
+      if (!settings) throw notFound('Shipping settings');
+      return presentShippingSettings(settings);
+    },
+  );
+
+  app.get(
+    '/admin/v1/tenants/:tenant_id/shipping/quote-calls',
+    {
+      preHandler: requireAdminToken,
+      schema: {
+        tags: ['shipping'],
+        summary: 'The quote log (SPEC-DECISIONS Q7): every call with session id, latency and outcome, list conventions',
+        security: adminSecurity,
+        params: TenantParams,
+      },
+    },
+    async (request) => {
+      const tenantId = request.params.tenant_id;
+      const tenant = await platform.database.db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();
+      if (!tenant) throw notFound('Tenant');
+      return runListForRequest(
+        request,
+        quoteCallList,
+        platform.database.db.selectFrom('quote_calls').selectAll().where('tenant_id', '=', tenantId),
+      );
+    },
+  );
+
+  app.post(
+    '/storefront/v1/quotes',
+    {
+      schema: {
+        tags: ['storefront'],
+        summary: 'Product-page quote: the options shown (fastest, cheapest) or why shipping is unavailable',
+        body: StorefrontQuoteBody,
+        response: { 200: StorefrontQuoteResult },
+      },
+    },
+    async (request) => {
+      const quote = await quoteCart(platform, metrics, {
+        tenantId: request.body.tenant_id,
+        zipcode: request.body.zipcode,
+        items: request.body.items,
+        purpose: 'storefront',
+      });
+      return presentCartQuote(quote);
+    },
+  );
+
+  app.post(
+    '/storefront/v1/checkouts',
+    {
+      schema: {
+        tags: ['storefront'],
+        summary: 'Checkout: re-quotes (the second quote of the purchase) and creates the order with the chosen option',
+        body: CheckoutBody,
+      },
+    },
+    async (request, reply) => {
+      const result = await checkout(platform, metrics, request.body);
+      if (result.ok) return reply.code(201).send({ order: result.order });
+      // Shipping unavailable or the choice no longer offered: 409 in the platform
+      // error shape, with the reason (or the current quote) for the storefront to show.
+      if (result.kind === 'unavailable') {
+        return reply.code(409).send({
+          message: result.reason.message,
+          slug: 'CONFLICT',
+          details: [{ field: 'shipping', location: 'body', message: result.reason.message, slug: 'SHIPPING_UNAVAILABLE' }],
+          request_id: String(request.id),
+          session_id: result.sessionId,
+          reason: result.reason,
+        });
+      }
+      return reply.code(409).send({
+        message: 'The chosen delivery option is not offered by the checkout quote',
+        slug: 'CONFLICT',
+        details: [
+          { field: 'choice', location: 'body', message: 'is not among the options shown now', slug: 'INVALID_PARAMETER_VALUE' },
+        ],
+        request_id: String(request.id),
+        quote: result.quote,
+      });
+    },
+  );
+}

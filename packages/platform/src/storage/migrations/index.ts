@@ -2,6 +2,7 @@ import { accounts } from './0001-accounts.js';
 import { identity } from './0002-identity.js';
 import { records } from './0003-records.js';
 import { webhooks } from './0004-webhooks.js';
+import { shipping } from './0005-shipping.js';
 import type { MigrationFactory } from './helpers.js';
 
 /**
@@ -13,4 +14,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '0002-identity': identity,
   '0003-records': records,
   '0004-webhooks': webhooks,
+  '0005-shipping': shipping,
 };

@@ -1,0 +1,165 @@
+import {
+  checkQuoteRequest,
+  type DeliveryOption,
+  pickShownOptions,
+  type QuoteOutcome,
+  type QuoteRequest,
+  type ShownPackage,
+} from '@feira/contract';
+import type { PlatformContext } from '../app.js';
+import { invalidParameter, notFound } from '../core/platform-error.js';
+import { callSellerQuote } from './quote-caller.js';
+import { type QuotePurpose, recordQuoteCall } from './quote-log.js';
+import type { QuoteMetrics } from './quote-metrics.js';
+import { buildQuoteRequest, type QuotableProduct } from './quote-request-builder.js';
+import { quoteTargetOf } from './quote-url.js';
+import { findShippingSettings } from './shipping-settings.js';
+
+/** Why the shopper sees no shipping: a call outcome other than `ok`, or a store without quote settings. */
+export type UnavailableCode = Exclude<QuoteOutcome, 'ok'> | 'not_configured';
+
+export interface UnavailableReason {
+  code: UnavailableCode;
+  message: string;
+  /** Per-SKU stock the seller reported (out_of_stock, delivery_not_available); empty otherwise. */
+  items: { sku: string | null; available_quantity: number | null }[];
+}
+
+/** What the shopper is told for outcomes the platform decides; the seller's own codes carry the seller's message. */
+const PLATFORM_MESSAGES: Record<
+  Exclude<UnavailableCode, 'invalid_zipcode' | 'delivery_not_available' | 'out_of_stock'>,
+  string
+> = {
+  timeout: 'Shipping is unavailable: the seller did not answer in time',
+  http_error: 'Shipping is unavailable: the seller could not be reached',
+  invalid_response: 'Shipping is unavailable: the seller sent a quote that cannot be used',
+  not_configured: 'Shipping is unavailable: this store has no shipping quote method',
+};
+
+export interface CartLine {
+  sku: string;
+  quantity: number;
+}
+
+export interface CatalogueLine {
+  product: QuotableProduct & { id: string; title: string };
+  quantity: number;
+}
+
+export type CartQuote =
+  | { available: true; sessionId: string; request: QuoteRequest; lines: CatalogueLine[]; packages: ShownPackage[] }
+  | {
+      available: false;
+      sessionId: string | null;
+      request: QuoteRequest | null;
+      lines: CatalogueLine[];
+      reason: UnavailableReason;
+    };
+
+/**
+ * Looks the cart up in the tenant's catalogue. Unknown tenant → 404; an SKU
+ * named twice or unknown to the store → 422 naming `items.<i>.sku`.
+ */
+export async function loadCart(platform: PlatformContext, tenantId: string, cart: CartLine[]): Promise<CatalogueLine[]> {
+  const { db } = platform.database;
+  const tenant = await db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();
+  if (!tenant) throw notFound('Tenant');
+  cart.forEach((line, i) => {
+    if (cart.findIndex((other) => other.sku === line.sku) !== i)
+      throw invalidParameter(`items.${i}.sku`, 'body', 'appears twice');
+  });
+  const products = await db
+    .selectFrom('products')
+    .select(['id', 'sku', 'title', 'price_cents', 'depth_cm', 'height_cm', 'width_cm', 'weight_g'])
+    .where('tenant_id', '=', tenantId)
+    .where(
+      'sku',
+      'in',
+      cart.map((line) => line.sku),
+    )
+    .execute();
+  const bySku = new Map(products.map((p) => [p.sku, p]));
+  return cart.map((line, i) => {
+    const product = bySku.get(line.sku);
+    if (!product) throw invalidParameter(`items.${i}.sku`, 'body', 'is not a product of this store');
+    return { product, quantity: line.quantity };
+  });
+}
+
+/**
+ * One quote of a purchase (SPEC-DECISIONS Q6): builds the request from the
+ * catalogue, calls the seller once, logs the call (Q7) and picks the options
+ * shown (Q5). Shipping being unavailable is a normal result, not an error.
+ */
+export async function quoteCart(
+  platform: PlatformContext,
+  metrics: QuoteMetrics,
+  input: { tenantId: string; zipcode: string; items: CartLine[]; purpose: QuotePurpose },
+): Promise<CartQuote> {
+  const lines = await loadCart(platform, input.tenantId, input.items);
+  const settings = await findShippingSettings(platform.database, input.tenantId);
+  if (!settings) {
+    return { available: false, sessionId: null, request: null, lines, reason: unavailable('not_configured') };
+  }
+  const sessionId = platform.random.uuid();
+  const request = buildQuoteRequest({ sessionId, zipcode: input.zipcode, lines });
+  // The catalogue is validated when written; this guards against a product that
+  // still cannot be quoted (a zero price or size) so we never send a bad request.
+  const problems = checkQuoteRequest(request);
+  const first = problems[0];
+  if (first) {
+    const index = /^items\[(\d+)\]/.exec(first.path)?.[1] ?? '0';
+    throw invalidParameter(`items.${index}.sku`, 'body', `cannot be quoted: ${first.message}`);
+  }
+
+  const result = await callSellerQuote(platform.outbound, quoteTargetOf(settings.url), request, {
+    distributionCenterIds: settings.distributionCenterIds,
+  });
+  await recordQuoteCall(
+    { database: platform.database, clock: platform.clock, random: platform.random, metrics },
+    { tenantId: input.tenantId, sessionId, purpose: input.purpose, result },
+  );
+  if (result.outcome === 'ok' && result.response) {
+    return { available: true, sessionId, request, lines, packages: pickShownOptions(result.response) };
+  }
+  const reason: UnavailableReason = result.sellerError
+    ? { code: result.sellerError.code, message: result.sellerError.message, items: result.sellerError.items }
+    : unavailable(result.outcome as Exclude<UnavailableCode, 'not_configured'>);
+  return { available: false, sessionId, request, lines, reason };
+}
+
+function unavailable(code: UnavailableCode): UnavailableReason {
+  const message =
+    code in PLATFORM_MESSAGES ? PLATFORM_MESSAGES[code as keyof typeof PLATFORM_MESSAGES] : 'Shipping is unavailable';
+  return { code, message, items: [] };
+}
+
+/** An option as the storefront shows it: the seller's fields plus which of the two it is. */
+export function presentOption(option: DeliveryOption, shown: ShownPackage) {
+  const labels: ('fastest' | 'cheapest')[] = [];
+  if (option === shown.fastest) labels.push('fastest');
+  if (option === shown.cheapest) labels.push('cheapest');
+  return {
+    id: option.id,
+    name: option.name,
+    price: option.price,
+    delivery_days: option.delivery_days,
+    type: option.type,
+    origin: option.origin ? { distribution_center: { id: option.origin.distribution_center.id } } : null,
+    labels,
+  };
+}
+
+export function presentCartQuote(quote: CartQuote) {
+  return {
+    session_id: quote.sessionId,
+    available: quote.available,
+    packages: quote.available
+      ? quote.packages.map((pkg) => ({
+          items: pkg.items.map((item) => ({ sku: item.sku, quantity: item.quantity })),
+          options: pkg.options.map((option) => presentOption(option, pkg)),
+        }))
+      : [],
+    reason: quote.available ? null : quote.reason,
+  };
+}

@@ -1,0 +1,193 @@
+import { performance } from 'node:perf_hooks';
+import {
+  checkQuoteErrorBody,
+  checkQuoteResponse,
+  QUOTE_MAX_RESPONSE_BYTES,
+  QUOTE_TIMEOUT_MS,
+  type QuoteOutcome,
+  type QuoteRequest,
+  type QuoteResponse,
+  type QuoteSellerError,
+  type QuoteViolation,
+} from '@feira/contract';
+import type { Dispatcher } from 'undici';
+import type { QuoteTarget } from './quote-url.js';
+
+/** How one call to a seller's quote endpoint ended (SPEC-DECISIONS Q7). */
+export interface QuoteCallResult {
+  outcome: QuoteOutcome;
+  /** Wall time from sending the request to the end of the answer (or the cut-off). */
+  latencyMs: number;
+  /** The seller's HTTP status, null when no answer came. */
+  httpStatus: number | null;
+  /** Why the outcome is not `ok`: rule ids and messages, or the transport error. Never the URL. */
+  detail: string | null;
+  /** The validated answer (outcome `ok`). */
+  response?: QuoteResponse;
+  /** The seller's own error (outcome = its code). */
+  sellerError?: QuoteSellerError;
+}
+
+export interface QuoteCallOptions {
+  /** The seller's configured centres: origin rules of SPEC-DECISIONS Q4. */
+  distributionCenterIds: readonly string[];
+  /** SPEC-DECISIONS Q3: one deadline for connect + headers + body (default 1000 ms). */
+  timeoutMs?: number;
+  /** SPEC-DECISIONS Q3: larger bodies are refused (default 1 MiB). */
+  maxResponseBytes?: number;
+}
+
+const MAX_DETAIL_CHARS = 2000;
+
+class BodyTooLarge extends Error {}
+
+function describeViolations(violations: QuoteViolation[]): string {
+  return violations
+    .slice(0, 20)
+    .map((v) => `${v.rule}: ${v.message}`)
+    .join('\n')
+    .slice(0, MAX_DETAIL_CHARS);
+}
+
+/** A transport failure in words an integrator can act on; never the URL (its query may hold a token). */
+function describeTransportError(error: unknown): string {
+  const err = error as { code?: string; cause?: { code?: string; reason?: string }; reason?: string };
+  const code = err.code ?? err.cause?.code;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return 'connection closed by the seller before a full answer';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host name does not resolve';
+    case 'ERR_SSRF_REFUSED':
+      return `address refused by the outbound policy (${err.reason ?? err.cause?.reason ?? 'not allowed'})`;
+  }
+  if (code && /CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code)) return `TLS handshake failed (${code})`;
+  return `request failed (${code ?? 'network error'})`;
+}
+
+/** Reads a body up to `limit` bytes; a longer one is cut off (the socket is dropped) and refused. */
+async function readCapped(body: Dispatcher.ResponseData['body'], limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      body.destroy();
+      throw new BodyTooLarge();
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Parses UTF-8 JSON; undefined when the bytes are not valid UTF-8 or not JSON. */
+function parseJson(bytes: Buffer): unknown {
+  try {
+    return JSON.parse(utf8.decode(bytes));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Calls a seller's quote endpoint once (spec "Seller-implemented
+ * shipping-quote endpoint", "Errors / Shipping quote"; SPEC-DECISIONS Q3/Q4):
+ * POST of the request as UTF-8 JSON through the keep-alive outbound pool, one
+ * deadline for the whole exchange, no retry. When the deadline passes the
+ * request is aborted (undici drops the socket), so a late answer is never read.
+ * A 200 is validated with the contract's rule set; a 400 is read as the
+ * seller's error body; anything else is `http_error`.
+ */
+export async function callSellerQuote(
+  dispatcher: Dispatcher,
+  target: QuoteTarget,
+  request: QuoteRequest,
+  options: QuoteCallOptions,
+): Promise<QuoteCallResult> {
+  const timeoutMs = options.timeoutMs ?? QUOTE_TIMEOUT_MS;
+  const maxBytes = options.maxResponseBytes ?? QUOTE_MAX_RESPONSE_BYTES;
+  const body = JSON.stringify(request);
+  // A monotonic clock measures latency; the injected Clock dates the log row.
+  const started = performance.now();
+  const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  let httpStatus: number | null = null;
+  const result = (outcome: QuoteOutcome, detail: string | null, extra: Partial<QuoteCallResult> = {}): QuoteCallResult => ({
+    outcome,
+    latencyMs: elapsed(),
+    httpStatus,
+    detail,
+    ...extra,
+  });
+
+  try {
+    const answer = await dispatcher.request({
+      origin: target.origin,
+      path: target.path,
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        accept: 'application/json',
+        'user-agent': 'feira-quote/2.0',
+      },
+      body,
+      signal: controller.signal,
+      // The AbortSignal is the deadline; undici's own timers only as a backstop.
+      headersTimeout: timeoutMs * 2,
+      bodyTimeout: timeoutMs * 2,
+    });
+    httpStatus = answer.statusCode;
+    if (answer.statusCode !== 200 && answer.statusCode !== 400) {
+      await answer.body.dump({ limit: 64 * 1024 }).catch(() => {});
+      return result('http_error', `HTTP ${answer.statusCode}`);
+    }
+    const declared = Number(answer.headers['content-length'] ?? Number.NaN);
+    if (declared > maxBytes) {
+      answer.body.destroy();
+      throw new BodyTooLarge();
+    }
+    const bytes = await readCapped(answer.body, maxBytes);
+    const parsed = parseJson(bytes);
+
+    if (answer.statusCode === 400) {
+      const understood = parsed === undefined ? null : checkQuoteErrorBody(parsed);
+      if (!understood) return result('http_error', 'HTTP 400 with a body that is not JSON');
+      if (!understood.ok)
+        return result(
+          'http_error',
+          `HTTP 400 with a body that is not a quote error:\n${describeViolations(understood.violations)}`,
+        );
+      return result(understood.error.code, understood.error.message.slice(0, MAX_DETAIL_CHARS), {
+        sellerError: understood.error,
+      });
+    }
+
+    if (parsed === undefined) return result('invalid_response', 'response.not-json: the 200 body is not UTF-8 JSON');
+    const violations = checkQuoteResponse(request, parsed, { distributionCenterIds: options.distributionCenterIds });
+    if (violations.length > 0) return result('invalid_response', describeViolations(violations));
+    return result('ok', null, { response: parsed as QuoteResponse });
+  } catch (error) {
+    if (error instanceof BodyTooLarge) {
+      return result(
+        httpStatus === 200 ? 'invalid_response' : 'http_error',
+        `response.too-large: the body is over ${maxBytes} bytes`,
+      );
+    }
+    if (controller.signal.aborted) {
+      return result(
+        'timeout',
+        `no full answer within ${timeoutMs} ms${httpStatus === null ? '' : ` (HTTP ${httpStatus} headers came, the body did not finish)`}`,
+      );
+    }
+    return result('http_error', describeTransportError(error));
+  } finally {
+    clearTimeout(timer);
+  }
+}

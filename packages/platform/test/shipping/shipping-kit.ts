@@ -1,0 +1,98 @@
+// Shared steps of the shipping tests: a store with products, its quote settings
+// set through the admin API, and storefront calls through the real app.
+import { TEST_ADMIN_TOKEN, type TestPlatform } from '../../src/testing.js';
+
+export const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
+
+export interface ProductSpec {
+  sku: string;
+  price_cents?: number;
+  stock?: number;
+  depth_cm?: number;
+  height_cm?: number;
+  width_cm?: number;
+  weight_g?: number;
+}
+
+/** Inserts catalogue rows as the records capability stores them (cents, cm, g). */
+export async function addProducts(platform: TestPlatform, tenantId: string, products: ProductSpec[]): Promise<void> {
+  const now = platform.clock.now().toISOString();
+  for (const p of products) {
+    await platform.database.db
+      .insertInto('products')
+      .values({
+        id: platform.app.platform.random.uuid(),
+        tenant_id: tenantId,
+        sku: p.sku,
+        title: `Product ${p.sku}`,
+        price_cents: p.price_cents ?? 1990,
+        stock: p.stock ?? 10,
+        depth_cm: p.depth_cm ?? 10,
+        height_cm: p.height_cm ?? 10,
+        width_cm: p.width_cm ?? 10,
+        weight_g: p.weight_g ?? 500,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+  }
+}
+
+export async function putSettings(platform: TestPlatform, tenantId: string, body: unknown) {
+  return platform.app.inject({
+    method: 'PUT',
+    url: `/admin/v1/tenants/${tenantId}/shipping`,
+    headers: admin,
+    payload: body as object,
+  });
+}
+
+/** A store with SKU-A and SKU-B whose quotes go to `url` (with these distribution centres). */
+export async function storeSellingVia(platform: TestPlatform, url: string, centres: string[] = ['CD-1']): Promise<string> {
+  const { tenantIds } = await platform.createSeller();
+  const tenantId = tenantIds[0] as string;
+  await addProducts(platform, tenantId, [
+    { sku: 'SKU-A', price_cents: 1999, depth_cm: 12.3, height_cm: 5, width_cm: 30, weight_g: 250 },
+    { sku: 'SKU-B', price_cents: 5000, depth_cm: 40, height_cm: 20, width_cm: 20, weight_g: 1500 },
+  ]);
+  const res = await putSettings(platform, tenantId, {
+    method: 'seller_api',
+    url,
+    distribution_centers: centres.map((id) => ({ id })),
+  });
+  if (res.statusCode !== 200) throw new Error(`settings refused: ${res.body}`);
+  return tenantId;
+}
+
+export const cart = [
+  { sku: 'SKU-A', quantity: 2 },
+  { sku: 'SKU-B', quantity: 1 },
+];
+
+export async function storefrontQuote(platform: TestPlatform, tenantId: string, zipcode = '01310100', items = cart) {
+  return platform.app.inject({ method: 'POST', url: '/storefront/v1/quotes', payload: { tenant_id: tenantId, zipcode, items } });
+}
+
+export async function quoteLog(platform: TestPlatform, tenantId: string) {
+  return platform.database.db
+    .selectFrom('quote_calls')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** A conforming answer for the kit's cart: items exactly as requested, given options. */
+export function answerWith(options: object[], items: { sku: string; quantity: number }[] = cart) {
+  return { packages: [{ delivery_options: options, items }] };
+}
+
+export const option = (overrides: Record<string, unknown> = {}) => ({
+  id: 'normal',
+  name: 'Normal',
+  price: 15.5,
+  delivery_days: 5,
+  type: 'conventional',
+  ...overrides,
+});
