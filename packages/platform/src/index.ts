@@ -1,4 +1,21 @@
 // @feira/platform: the server. Entry points (the CLI) use these exports.
+export { type ClientApp, createClient, findClientById, verifyClientSecret } from './admin/client-repository.js';
+export {
+  DEMO_CLIENT_NAME,
+  DEMO_SELLER_LOGIN,
+  type DemoCredentials,
+  type DemoRecordsSeeder,
+  demoLoginUrl,
+  seedDemo,
+} from './admin/demo-seed.js';
+export {
+  createSeller,
+  findSellerById,
+  findSellerByLogin,
+  listTenantsOfSeller,
+  type Seller,
+  type Tenant,
+} from './admin/seller-repository.js';
 export { type AppDeps, buildApp, createPlatformContext, type PlatformContext } from './app.js';
 export { type Clock, ManualClock, systemClock } from './core/clock.js';
 export {
@@ -20,6 +37,7 @@ export { appendEvent, type RecordChange } from './records/outbox.js';
 export { findProduct, findProductBySku, insertProduct, type ProductRow, productPath } from './records/product-repository.js';
 export { insertTicket, ticketPath } from './records/ticket-repository.js';
 export { insertTransaction, transactionPath } from './records/transaction-repository.js';
+export { type RunningPlatform, type StartPlatformOptions, startPlatform } from './server.js';
 export { type Database, type DialectName, dialectOf, openDatabase, redactUrl } from './storage/database.js';
 export { migrateToLatest } from './storage/migrate.js';
 export { type BackgroundWorkerOptions, type BackgroundWorkers, startBackgroundWorkers } from './workers.js';

@@ -1,0 +1,154 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEMO_CLIENT_NAME, DEMO_SELLER_LOGIN } from './admin/demo-seed.js';
+import { type RunningPlatform, type StartPlatformOptions, startPlatform } from './server.js';
+
+const ADMIN_TOKEN = 'server-test-admin-token-0123456789';
+
+interface Target {
+  dialect: string;
+  /** A database URL that survives a restart, and a cleanup. */
+  prepare(dir: string): Promise<{ url: string; cleanup(): Promise<void> }>;
+}
+
+const targets: Target[] = [
+  { dialect: 'sqlite', prepare: async (dir) => ({ url: `sqlite:${join(dir, 'feira.db')}`, cleanup: async () => {} }) },
+];
+const pgUrl = process.env.FEIRA_TEST_DATABASE_URL;
+if (pgUrl) {
+  targets.push({
+    dialect: 'postgres',
+    prepare: async () => {
+      // A fresh schema selected through the connection string's `options`, as an operator would.
+      const schema = `feira_server_${Math.floor(performance.now() * 1000).toString(36)}_${process.pid}`;
+      const client = new pg.Client({ connectionString: pgUrl });
+      await client.connect();
+      await client.query(`create schema ${schema}`);
+      await client.end();
+      const url = new URL(pgUrl);
+      url.searchParams.set('options', `-c search_path=${schema}`);
+      return {
+        url: url.toString(),
+        cleanup: async () => {
+          const c = new pg.Client({ connectionString: pgUrl });
+          await c.connect();
+          await c.query(`drop schema if exists ${schema} cascade`);
+          await c.end();
+        },
+      };
+    },
+  });
+}
+
+describe.each(targets)('startPlatform on $dialect', (target) => {
+  let dir: string;
+  let running: RunningPlatform[] = [];
+  let cleanup: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    for (const r of running) await r.close();
+    running = [];
+    await cleanup?.();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function start(url: string, overrides: Partial<StartPlatformOptions> = {}) {
+    const r = await startPlatform({
+      databaseUrl: url,
+      host: '127.0.0.1',
+      port: 0,
+      mode: 'sandbox',
+      adminToken: ADMIN_TOKEN,
+      secretKey: 'server-test-secret-key-0123456789',
+      dataDir: join(dir, 'data'),
+      seed: 'demo',
+      logger: false,
+      ...overrides,
+    });
+    running.push(r);
+    return r;
+  }
+
+  it('issue 2 §5: serves /health on the real port, seeds the demo once, and a restart keeps data without reseeding', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'feira-server-'));
+    const prepared = await target.prepare(dir);
+    cleanup = prepared.cleanup;
+
+    const first = await start(prepared.url);
+    expect(first.port).toBeGreaterThan(0);
+    expect(first.listenUrl).toBe(`http://127.0.0.1:${first.port}`);
+    expect(first.publicUrl).toBe(first.listenUrl);
+    const health = await fetch(`${first.listenUrl}/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok' });
+
+    expect(first.seededNow).toBe(true);
+    expect(first.demo).toMatchObject({ sellerLogin: DEMO_SELLER_LOGIN, redirectUri: `${first.publicUrl}/demo/callback` });
+    expect(first.demo?.tenants).toHaveLength(2);
+    expect(statSync(join(dir, 'data', 'demo-credentials.json')).mode & 0o777).toBe(0o600);
+    const clients = (await (
+      await fetch(`${first.listenUrl}/admin/v1/clients`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+    ).json()) as { results: unknown[] };
+    expect(clients.results).toEqual([
+      expect.objectContaining({
+        client_id: first.demo?.clientId,
+        name: DEMO_CLIENT_NAME,
+        default_scopes: ['open:portfolio:read', 'open:order-order:read'],
+      }),
+    ]);
+    const created = await fetch(`${first.listenUrl}/admin/v1/sellers`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Kept', login: 'kept@shop.test', password: 'a long password', tenants: [] }),
+    });
+    expect(created.status).toBe(201);
+    await first.close();
+
+    const second = await start(prepared.url);
+    expect(second.seededNow).toBe(false);
+    expect(second.demo?.clientId).toBe(first.demo?.clientId);
+    expect(second.demo?.clientSecret).toBe(first.demo?.clientSecret);
+    const sellers = (await (
+      await fetch(`${second.listenUrl}/admin/v1/sellers`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+    ).json()) as { results: Array<{ login: string }> };
+    expect(sellers.results.map((s) => s.login).sort()).toEqual([DEMO_SELLER_LOGIN, 'kept@shop.test']);
+  });
+
+  it('graceful shutdown: a request in flight when close() is called still gets its answer, then the port is freed', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'feira-server-'));
+    const prepared = await target.prepare(dir);
+    cleanup = prepared.cleanup;
+    const r = await start(prepared.url, { seed: 'none' });
+    const body = JSON.stringify({ name: 'Late', login: 'late@shop.test', password: 'a long password', tenants: [] });
+    const half = Math.floor(body.length / 2);
+    let closed: Promise<void> | undefined;
+
+    const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(`${r.listenUrl}/admin/v1/sellers`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json', 'content-length': body.length },
+      });
+      req.on('response', (res) => {
+        let text = '';
+        res.on('data', (chunk) => {
+          text += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      });
+      req.on('error', reject);
+      req.write(body.slice(0, half), () => {
+        // The request is on the wire, half sent: shut down now, then send the rest.
+        closed = r.close();
+        setImmediate(() => req.end(body.slice(half)));
+      });
+    });
+    const answer = await response;
+    expect(answer.status).toBe(201);
+    expect(JSON.parse(answer.body).login).toBe('late@shop.test');
+    await closed;
+    await expect(fetch(`${r.listenUrl}/health`)).rejects.toThrow();
+  });
+});

@@ -1,0 +1,197 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { destination, pino } from 'pino';
+import { findClientById } from './admin/client-repository.js';
+import { readDemoCredentials, writeDemoCredentials } from './admin/demo-credentials-file.js';
+import { type DemoCredentials, type DemoRecordsSeeder, isEmptyForDemo, seedDemo } from './admin/demo-seed.js';
+import { buildApp, type PlatformContext } from './app.js';
+import type { Clock } from './core/clock.js';
+import {
+  DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
+  DEFAULT_BODY_LIMIT_BYTES,
+  DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
+  type PlatformConfig,
+} from './core/config.js';
+import type { Random } from './core/random.js';
+import { type Database, openDatabase } from './storage/database.js';
+import { migrateToLatest } from './storage/migrate.js';
+import { type BackgroundWorkers, startBackgroundWorkers } from './workers.js';
+
+/** What `feira start` hands over once its config is resolved; nothing here reads flags or environment. */
+export interface StartPlatformOptions {
+  /** `sqlite:<path>` or `postgres://…`. */
+  databaseUrl: string;
+  host: string;
+  /** 0 picks a free port; the real one is in `RunningPlatform.port`. */
+  port: number;
+  /** Public API URL; default `http://<host>:<actual port>`. */
+  publicUrl?: string;
+  /** Identity-provider URL (SPEC-DECISIONS I1); default the public URL. */
+  authUrl?: string;
+  mode: PlatformConfig['mode'];
+  adminToken: string;
+  secretKey: string;
+  /** Data folder: where the demo credentials are kept. */
+  dataDir: string;
+  /** `demo` plants the demo seller and client into an empty database. */
+  seed: 'demo' | 'none';
+  /** The records capability's demo seeder (see admin/demo-seed.ts). */
+  seedRecords?: DemoRecordsSeeder;
+  /** pino level for the JSON logs on stderr, or a logger, or `false` for none. */
+  logger?: FastifyBaseLogger | string | false;
+  /** Run the webhook dispatcher in this process (default true). */
+  dispatcher?: boolean;
+  /** How long in-flight requests may take to finish on shutdown before their connections are cut (default 10 s). */
+  shutdownGraceMs?: number;
+  clock?: Clock;
+  random?: Random;
+}
+
+export interface RunningPlatform {
+  /** Where the server actually listens, e.g. `http://127.0.0.1:41234`. */
+  listenUrl: string;
+  port: number;
+  publicUrl: string;
+  authUrl: string;
+  app: FastifyInstance;
+  platform: PlatformContext;
+  /** The demo credentials (seeded now or by an earlier start), if the demo exists in this database. */
+  demo: DemoCredentials | undefined;
+  /** True when this start planted the demo (the database was empty). */
+  seededNow: boolean;
+  /** Graceful shutdown: stop accepting, let in-flight requests finish, stop workers, close the database. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** An address as a URL host: IPv6 in brackets; a wildcard bind is reached through loopback. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::' || host === '[::]') return '[::1]';
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error) => reject(error);
+    server.once('error', onError);
+    server.listen({ port, host }, () => {
+      server.off('error', onError);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+function makeLogger(logger: StartPlatformOptions['logger']): FastifyBaseLogger | false {
+  if (logger === false) return false;
+  if (typeof logger === 'object') return logger;
+  // JSON logs go to stderr so stdout stays the human-readable banner.
+  return pino({ level: logger ?? 'info' }, destination(2)) as unknown as FastifyBaseLogger;
+}
+
+/**
+ * Runs the whole platform in this process: open the database, migrate, bind
+ * the port, build the app (its public URL may depend on the port actually
+ * bound, when port 0 was asked), plant the demo on an empty database, start
+ * the background workers. The socket is bound before the app is built so a
+ * port-0 start knows its real URL; until the app is ready it answers 503.
+ */
+export async function startPlatform(options: StartPlatformOptions): Promise<RunningPlatform> {
+  const database: Database = await openDatabase(options.databaseUrl);
+  let server: Server | undefined;
+  let app: FastifyInstance | undefined;
+  let workers: BackgroundWorkers | undefined;
+  let closing = false;
+  let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => {
+    res.writeHead(503, { 'content-type': 'application/json', connection: 'close' });
+    res.end(JSON.stringify({ message: 'Starting up', slug: 'SERVICE_UNAVAILABLE', details: [] }));
+  };
+
+  const shutdown = async () => {
+    closing = true;
+    const graceMs = options.shutdownGraceMs ?? 10_000;
+    if (server?.listening) {
+      const closed = new Promise<void>((resolve) => server?.close(() => resolve()));
+      // Idle keep-alive connections go now; busy ones after their response (see the request hook below).
+      server.closeIdleConnections();
+      const cut = setTimeout(() => server?.closeAllConnections(), graceMs);
+      cut.unref();
+      await closed;
+      clearTimeout(cut);
+    }
+    await workers?.stop();
+    await app?.close();
+    await database.close();
+  };
+
+  try {
+    await migrateToLatest(database);
+    server = createServer((req, res) => {
+      if (closing) {
+        // A response finishing during shutdown must not keep its connection open for another request.
+        res.shouldKeepAlive = false;
+        res.on('finish', () => server?.closeIdleConnections());
+      }
+      handler(req, res);
+    });
+    const address = await listen(server, options.port, options.host);
+    const listenUrl = `http://${urlHost(options.host)}:${address.port}`;
+    const publicUrl = (options.publicUrl ?? listenUrl).replace(/\/+$/, '');
+    const authUrl = (options.authUrl ?? publicUrl).replace(/\/+$/, '');
+    const config: PlatformConfig = Object.freeze({
+      mode: options.mode,
+      publicUrl,
+      authUrl,
+      adminToken: options.adminToken,
+      secretKey: options.secretKey,
+      accessTokenTtlSeconds: DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
+      refreshTokenTtlSeconds: DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
+      bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES,
+    });
+    const logger = makeLogger(options.logger);
+    app = await buildApp({
+      config,
+      database,
+      ...(logger ? { logger } : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.random ? { random: options.random } : {}),
+    });
+    await app.ready();
+    const platform = app.platform;
+
+    let demo: DemoCredentials | undefined;
+    let seededNow = false;
+    if (options.seed === 'demo' && (await isEmptyForDemo(platform))) {
+      demo = await seedDemo(platform, options.seedRecords ? { seedRecords: options.seedRecords } : {});
+      writeDemoCredentials(options.dataDir, demo);
+      seededNow = true;
+    } else {
+      // A later start: print the demo kept in the data folder, if it belongs to this database.
+      const kept = readDemoCredentials(options.dataDir);
+      if (kept && (await findClientById(database.db, kept.clientId))) demo = kept;
+    }
+
+    const fastify = app;
+    handler = (req, res) => fastify.routing(req, res);
+    workers = await startBackgroundWorkers(platform, { dispatcher: options.dispatcher ?? true });
+
+    let closePromise: Promise<void> | undefined;
+    return {
+      listenUrl,
+      port: address.port,
+      publicUrl,
+      authUrl,
+      app,
+      platform,
+      demo,
+      seededNow,
+      close: () => {
+        closePromise ??= shutdown();
+        return closePromise;
+      },
+    };
+  } catch (error) {
+    await shutdown().catch(() => {});
+    throw error;
+  }
+}
