@@ -35,9 +35,12 @@ export { defineListResource, type ListField, type ListFieldType, type ListResour
 export { deleteOrder, findOrder, insertOrder, type OrderRow, orderPath, updateOrder } from './records/order-repository.js';
 export { appendEvent, type RecordChange } from './records/outbox.js';
 export { findProduct, findProductBySku, insertProduct, type ProductRow, productPath } from './records/product-repository.js';
+export { type SeedCounts, type SeedDeps, type SeedResult, seedRecords } from './records/seed-records.js';
 export { insertTicket, ticketPath } from './records/ticket-repository.js';
 export { insertTransaction, transactionPath } from './records/transaction-repository.js';
 export { type RunningPlatform, type StartPlatformOptions, startPlatform } from './server.js';
+export { callSellerQuote, type QuoteCallOptions, type QuoteCallResult } from './shipping/quote-caller.js';
+export { checkQuoteUrl, type QuoteTarget } from './shipping/quote-url.js';
 export { type Database, type DialectName, dialectOf, openDatabase, redactUrl } from './storage/database.js';
 export { migrateToLatest } from './storage/migrate.js';
 export { type BackgroundWorkerOptions, type BackgroundWorkers, startBackgroundWorkers } from './workers.js';

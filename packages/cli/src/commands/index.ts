@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { register as bench } from './bench.js';
+import { register as seed } from './seed.js';
 
 /**
  * Every `feira` subcommand lives in its own file under commands/ and exports a
  * `register(program)` function; add it to this list.
  */
-export const commands: Array<(program: Command) => void> = [bench];
+export const commands: Array<(program: Command) => void> = [bench, seed];

@@ -1,0 +1,105 @@
+import { cryptoRandom, migrateToLatest, openDatabase, type SeedCounts, seedRecords, systemClock } from '@feira/platform';
+import { Presets, SingleBar } from 'cli-progress';
+import { type Command, InvalidArgumentError } from 'commander';
+import { ConfigError } from '../config/config-error.js';
+import { resolveStartSettings, START_SETTINGS } from '../config/start-config.js';
+
+// `feira seed` (issue 4): fills one tenant with records fast, for demos and
+// benchmarks, through the platform's own seedRecords (multi-row INSERTs, many
+// per transaction). Seeded rows are fixtures: no webhook events are written.
+
+interface SeedOptions {
+  tenant: string;
+  database?: string;
+  dataDir?: string;
+  orders: number;
+  products: number;
+  tickets: number;
+  transactions: number;
+  progress: boolean;
+}
+
+/** A row count: digits, `_` allowed as a separator (`1_000_000`). */
+function count(value: string): number {
+  if (!/^\d[\d_]*$/.test(value)) throw new InvalidArgumentError('must be a non-negative integer');
+  const n = Number(value.replaceAll('_', ''));
+  if (!Number.isSafeInteger(n)) throw new InvalidArgumentError('is too large');
+  return n;
+}
+
+export function register(program: Command): void {
+  program
+    .command('seed')
+    .description('Fill a tenant with generated orders, products, tickets and transactions (fast bulk insert, no webhook events)')
+    .requiredOption('--tenant <id>', 'tenant (store) id to fill')
+    .option('--orders <n>', 'orders to create', count, 0)
+    .option('--products <n>', 'products to create', count, 0)
+    .option('--tickets <n>', 'tickets to create', count, 0)
+    .option('--transactions <n>', 'transactions to create', count, 0)
+    .option(
+      START_SETTINGS.database.flag,
+      `database URL (env ${START_SETTINGS.database.env}; default: the data folder's SQLite file)`,
+    )
+    .option(
+      START_SETTINGS.dataDir.flag,
+      `data folder (env ${START_SETTINGS.dataDir.env}; default ${START_SETTINGS.dataDir.default})`,
+    )
+    .option('--no-progress', 'no progress bar')
+    .action(async (options: SeedOptions) => {
+      let databaseUrl: string;
+      try {
+        ({ databaseUrl } = resolveStartSettings(
+          { ...(options.database && { database: options.database }), ...(options.dataDir && { dataDir: options.dataDir }) },
+          process.env,
+        ));
+      } catch (error) {
+        if (error instanceof ConfigError) {
+          console.error(`feira seed: ${error.message}`);
+          process.exitCode = error.exitCode;
+          return;
+        }
+        throw error;
+      }
+      const counts: SeedCounts = {
+        orders: options.orders,
+        products: options.products,
+        tickets: options.tickets,
+        transactions: options.transactions,
+      };
+      const total = Object.values(counts).reduce((sum, n) => sum + (n ?? 0), 0);
+      const database = await openDatabase(databaseUrl);
+      const bar = new SingleBar(
+        { format: 'seeding [{bar}] {percentage}% | {value}/{total} rows | {rate} rows/s | ETA {eta}s', stream: process.stderr },
+        Presets.shades_classic,
+      );
+      const barStarted = performance.now();
+      try {
+        await migrateToLatest(database);
+        if (options.progress) bar.start(total, 0, { rate: 0 });
+        const result = await seedRecords(database, options.tenant, counts, {
+          clock: systemClock,
+          random: cryptoRandom,
+          onProgress: (written) => {
+            if (options.progress) {
+              bar.update(written, { rate: Math.round(written / Math.max((performance.now() - barStarted) / 1000, 0.001)) });
+            }
+          },
+        });
+        if (options.progress) bar.stop();
+        const seconds = result.elapsedMs / 1000;
+        const rate = seconds > 0 ? Math.round(result.rows / seconds) : result.rows;
+        console.log(
+          `seeded ${result.rows} rows into tenant ${options.tenant} on ${database.displayUrl} ` +
+            `(orders ${result.counts.orders}, products ${result.counts.products}, tickets ${result.counts.tickets}, ` +
+            `transactions ${result.counts.transactions}) in ${seconds.toFixed(2)} s: ${rate} rows/s`,
+        );
+      } catch (error) {
+        if (options.progress) bar.stop();
+        const message = (error as { message?: string }).message ?? String(error);
+        console.error(`feira seed: ${message}`);
+        process.exitCode = 1;
+      } finally {
+        await database.close();
+      }
+    });
+}
