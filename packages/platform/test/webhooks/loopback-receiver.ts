@@ -54,7 +54,10 @@ export async function startReceiver(
           () => reject(new Error(`receiver got ${receiver.received.length} of ${count} requests in ${timeoutMs} ms`)),
           timeoutMs,
         );
-        if (!check()) waiters.push(() => void check());
+        const waiter = () => {
+          if (!check()) waiters.push(waiter);
+        };
+        waiter();
       });
     },
     release() {

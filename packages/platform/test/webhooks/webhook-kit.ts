@@ -11,15 +11,24 @@ export interface Seller {
   token: string;
 }
 
+export const SELLER_SCOPES = ['open:webhook:write', 'open:ticket:read', 'open:order-order:read'] as const;
+
 export async function sellerWithToken(platform: TestPlatform, clientId?: string): Promise<Seller> {
   const { tenantIds } = await platform.createSeller();
   const tenantId = tenantIds[0] as string;
+  const client = clientId ?? `client-${platform.app.platform.random.uuid()}`;
+  const token = await platform.mintAccessToken({ tenants: [tenantId], scopes: [...SELLER_SCOPES], clientId: client });
+  return { tenantId, clientId: client, token };
+}
+
+/** A fresh access token for the same seller, client and tenant (after the clock moved past the old one's expiry). */
+export async function renewToken(platform: TestPlatform, seller: Seller): Promise<Seller> {
   const token = await platform.mintAccessToken({
-    tenants: [tenantId],
-    scopes: ['open:webhook:write', 'open:ticket:read', 'open:order-order:read'],
-    clientId: clientId ?? `client-${platform.app.platform.random.uuid()}`,
+    tenants: [seller.tenantId],
+    scopes: [...SELLER_SCOPES],
+    clientId: seller.clientId,
   });
-  return { tenantId, clientId: clientId ?? '', token };
+  return { ...seller, token };
 }
 
 export async function signup(

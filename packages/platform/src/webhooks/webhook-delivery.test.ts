@@ -1,0 +1,199 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type LoopbackReceiver, type ReceivedRequest, startReceiver } from '../../test/webhooks/loopback-receiver.js';
+import { dispatcherOf, recordChange, sellerWithToken, signup } from '../../test/webhooks/webhook-kit.js';
+import { epochSeconds } from '../core/clock.js';
+import { createTestPlatform, type TestPlatform, testConfig, testDatabaseTargets, testTls } from '../testing.js';
+import { signUp } from './subscription-store.js';
+
+/** The receiver's check, written independently of the platform's signer: HMAC-SHA256 over `<ts>.<raw bytes>`. */
+function expectedDigest(secret: string, request: ReceivedRequest): string {
+  return createHmac('sha256', secret)
+    .update(Buffer.concat([Buffer.from(`${request.headers['x-timestamp']}.`), request.raw]))
+    .digest('hex');
+}
+
+function signatureEntries(request: ReceivedRequest): string[] {
+  return String(request.headers['x-signature-256']).split(',');
+}
+
+function verifies(secret: string, request: ReceivedRequest): boolean {
+  const expected = Buffer.from(`sha256=${expectedDigest(secret, request)}`);
+  return signatureEntries(request).some((entry) => {
+    const candidate = Buffer.from(entry);
+    return candidate.length === expected.length && timingSafeEqual(candidate, expected);
+  });
+}
+
+describe.each(testDatabaseTargets())('webhook delivery on $dialect', (target) => {
+  let platform: TestPlatform;
+  const receivers: LoopbackReceiver[] = [];
+  const receiver = async (options: Parameters<typeof startReceiver>[0] = { tls: true }) => {
+    const r = await startReceiver(options);
+    receivers.push(r);
+    return r;
+  };
+  beforeAll(async () => {
+    platform = await createTestPlatform(target, { outboundCa: testTls.ca });
+  });
+  afterEach(async () => {
+    for (const r of receivers.splice(0)) await r.close();
+  });
+  afterAll(() => platform.close());
+
+  it('spec "Signature (v1 only)" / W2-W3: a record change reaches an HTTPS receiver signed over the raw bytes with the signup secret', async () => {
+    const hooks = await receiver();
+    const seller = await sellerWithToken(platform);
+    const res = await signup(platform, seller, 'v1', hooks.url);
+    expect(res.statusCode).toBe(200);
+    const secret = res.json().subscriptions[0].parameters.secret as string;
+    const recordId = platform.app.platform.random.uuid();
+    await recordChange(platform, { tenantId: seller.tenantId, recordId });
+
+    await dispatcherOf(platform).drain();
+    const [request] = await hooks.waitFor(1);
+    expect(request?.method).toBe('POST');
+    expect(request?.headers['content-type']).toBe('application/json');
+    expect(request?.headers['x-timestamp']).toBe(String(epochSeconds(platform.clock.now())));
+    expect(request?.headers['x-webhook-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(signatureEntries(request!)).toEqual([`sha256=${expectedDigest(secret, request!)}`]);
+    expect(verifies(secret, request!)).toBe(true);
+    // Spec "Webhook message": exactly these fields.
+    expect(JSON.parse(request!.raw.toString('utf8'))).toEqual({
+      data: { status: 'CREATION', params: { id: recordId }, resource: `/seller/v0/tickets/${recordId}` },
+      tenant_id: seller.tenantId,
+      topic: 'sac_ticket',
+    });
+    // The bytes sent are the bytes serialized into the outbox, once.
+    const event = await platform.database.db
+      .selectFrom('outbox_events')
+      .select('body')
+      .where('record_id', '=', recordId)
+      .executeTakeFirstOrThrow();
+    expect(request!.raw.toString('utf8')).toBe(event.body);
+  });
+
+  it('spec "Differences between v0 and v1": v0 delivers to an http URL with no signature headers', async () => {
+    const hooks = await receiver({ tls: false });
+    const seller = await sellerWithToken(platform);
+    expect((await signup(platform, seller, 'v0', hooks.url)).statusCode).toBe(200);
+    await recordChange(platform, { tenantId: seller.tenantId, status: 'DELETION' });
+    await dispatcherOf(platform).drain();
+    const [request] = await hooks.waitFor(1);
+    expect(request?.headers['x-signature-256']).toBeUndefined();
+    expect(request?.headers['x-timestamp']).toBeUndefined();
+    expect(request?.headers['x-webhook-id']).toBeDefined();
+    expect(JSON.parse(request!.raw.toString()).data.status).toBe('DELETION');
+  });
+
+  it('W1: only subscriptions of the event tenant and topic receive it', async () => {
+    const hooks = await receiver();
+    const seller = await sellerWithToken(platform);
+    const other = await sellerWithToken(platform);
+    await signup(platform, seller, 'v1', hooks.url, ['order']);
+    await signup(platform, other, 'v1', hooks.url, ['sac_ticket']);
+    await recordChange(platform, { tenantId: seller.tenantId, topic: 'sac_ticket' });
+    await recordChange(platform, { tenantId: seller.tenantId, topic: 'order', resource: '/v1/orders/1' });
+    await dispatcherOf(platform).drain();
+    expect(hooks.received.map((r) => JSON.parse(r.raw.toString()).topic)).toEqual(['order']);
+  });
+
+  it('spec "States and transitions" (webhook secret): before, during and after the grace hour of a rotation', async () => {
+    const hooks = await receiver();
+    const seller = await sellerWithToken(platform);
+    const dispatcher = dispatcherOf(platform);
+    const oldSecret = (await signup(platform, seller, 'v1', hooks.url)).json().subscriptions[0].parameters.secret;
+
+    await recordChange(platform, { tenantId: seller.tenantId });
+    await dispatcher.drain();
+    const before = hooks.received[0]!;
+    expect(signatureEntries(before)).toHaveLength(1);
+    expect(verifies(oldSecret, before)).toBe(true);
+
+    const newSecret = (await signup(platform, seller, 'v1', hooks.url)).json().subscriptions[0].parameters.secret;
+    platform.clock.advance(59 * 60 * 1000);
+    await recordChange(platform, { tenantId: seller.tenantId });
+    await dispatcher.drain();
+    const during = hooks.received[1]!;
+    // Spec "Signature" rule 3: two entries, the new secret first, each verifying with its own secret.
+    expect(signatureEntries(during)).toEqual([
+      `sha256=${expectedDigest(newSecret, during)}`,
+      `sha256=${expectedDigest(oldSecret, during)}`,
+    ]);
+
+    platform.clock.advance(60 * 1000 + 1);
+    await recordChange(platform, { tenantId: seller.tenantId });
+    await dispatcher.drain();
+    const after = hooks.received[2]!;
+    // Rule 4: after the grace hour only the new secret signs.
+    expect(signatureEntries(after)).toEqual([`sha256=${expectedDigest(newSecret, after)}`]);
+    expect(verifies(oldSecret, after)).toBe(false);
+  });
+
+  it('spec "States and transitions": a third signup during the grace hour keeps only the newest two secrets', async () => {
+    const hooks = await receiver();
+    const seller = await sellerWithToken(platform);
+    const first = (await signup(platform, seller, 'v1', hooks.url)).json().subscriptions[0].parameters.secret;
+    const second = (await signup(platform, seller, 'v1', hooks.url)).json().subscriptions[0].parameters.secret;
+    platform.clock.advance(10 * 60 * 1000);
+    const third = (await signup(platform, seller, 'v1', hooks.url)).json().subscriptions[0].parameters.secret;
+    await recordChange(platform, { tenantId: seller.tenantId });
+    await dispatcherOf(platform).drain();
+    const request = hooks.received[0]!;
+    expect(signatureEntries(request)).toEqual([
+      `sha256=${expectedDigest(third, request)}`,
+      `sha256=${expectedDigest(second, request)}`,
+    ]);
+    expect(verifies(first, request)).toBe(false);
+    // The second secret's grace hour restarted at the third signup.
+    platform.clock.advance(59 * 60 * 1000);
+    await recordChange(platform, { tenantId: seller.tenantId });
+    await dispatcherOf(platform).drain();
+    expect(signatureEntries(hooks.received[1]!)).toHaveLength(2);
+  });
+
+  it('W9: in strict mode the address actually connected to is checked at delivery (SSRF guard on)', async () => {
+    const strict = await createTestPlatform(target, { outboundCa: testTls.ca, config: testConfig({ mode: 'strict' }) });
+    try {
+      const hooks = await receiver();
+      const seller = await sellerWithToken(strict);
+      // As if the name had resolved to a public address at signup and to loopback later (DNS rebinding).
+      await signUp(
+        strict.database.db,
+        { clientId: seller.clientId, tenantId: seller.tenantId, topics: ['sac_ticket'], url: hooks.url, version: 'v1' },
+        strict.app.platform,
+      );
+      await recordChange(strict, { tenantId: seller.tenantId });
+      await dispatcherOf(strict).drain();
+      expect(hooks.received).toHaveLength(0);
+      const delivery = await strict.database.db.selectFrom('webhook_deliveries').selectAll().executeTakeFirstOrThrow();
+      expect(delivery.state).toBe('pending');
+      expect(delivery.last_error).toContain('refused by the outbound address policy');
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('issue 5 §2: a slow receiver holds at most its per-endpoint share; other endpoints keep being served', async () => {
+    const slow = await receiver({ tls: true, answer: () => 'hang' });
+    const fast = await receiver();
+    const slowSeller = await sellerWithToken(platform);
+    const fastSeller = await sellerWithToken(platform);
+    await signup(platform, slowSeller, 'v1', slow.url);
+    await signup(platform, fastSeller, 'v1', fast.url);
+    for (let i = 0; i < 20; i++) {
+      await recordChange(platform, { tenantId: slowSeller.tenantId });
+      await recordChange(platform, { tenantId: fastSeller.tenantId });
+    }
+    const dispatcher = dispatcherOf(platform, { perEndpointInFlight: 3, requestTimeoutMs: 20_000, pollIntervalMs: 5 });
+    dispatcher.start();
+    try {
+      await fast.waitFor(20);
+      expect(slow.hanging).toBe(3);
+      expect(slow.received).toHaveLength(3);
+    } finally {
+      slow.release();
+      await dispatcher.stop();
+    }
+  });
+});

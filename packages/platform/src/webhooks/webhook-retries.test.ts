@@ -1,0 +1,219 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { closedPort, type LoopbackReceiver, startReceiver } from '../../test/webhooks/loopback-receiver.js';
+import { dispatcherOf, recordChange, renewToken, type Seller, sellerWithToken, signup } from '../../test/webhooks/webhook-kit.js';
+import { cryptoRandom } from '../core/random.js';
+import { createTestPlatform, TEST_ADMIN_TOKEN, type TestPlatform, testDatabaseTargets, testTls } from '../testing.js';
+import { RETRY_DELAYS_MS } from './retry-schedule.js';
+
+const SECOND = 1000;
+const HOUR = 3600 * SECOND;
+
+describe.each(testDatabaseTargets())('webhook retries on $dialect', (target) => {
+  let platform: TestPlatform;
+  const receivers: LoopbackReceiver[] = [];
+  const receiver = async (answer: Parameters<typeof startReceiver>[0]['answer']) => {
+    const r = await startReceiver({ tls: true, answer });
+    receivers.push(r);
+    return r;
+  };
+  // Jitter fraction 0.5 = no jitter, so the schedule is exact; one test below varies it.
+  let fraction = 0.5;
+  beforeAll(async () => {
+    platform = await createTestPlatform(target, {
+      outboundCa: testTls.ca,
+      random: { ...cryptoRandom, fraction: () => fraction },
+    });
+  });
+  afterEach(async () => {
+    fraction = 0.5;
+    for (const r of receivers.splice(0)) await r.close();
+  });
+  afterAll(() => platform.close());
+
+  const admin = (method: 'GET' | 'POST', url: string) =>
+    platform.app.inject({ method, url, headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
+  const onlyDelivery = async (seller: Seller) =>
+    platform.database.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('tenant_id', '=', seller.tenantId)
+      .executeTakeFirstOrThrow();
+
+  it('W4: a 500 is retried after 5 s with the same X-Webhook-Id; every attempt is in the delivery log', async () => {
+    const hooks = await receiver((_r, i) => (i === 0 ? { status: 500, body: 'x'.repeat(5000) } : { status: 204 }));
+    const seller = await sellerWithToken(platform);
+    await signup(platform, seller, 'v1', hooks.url);
+    await recordChange(platform, { tenantId: seller.tenantId });
+    const dispatcher = dispatcherOf(platform);
+    const sentAt = platform.clock.now().getTime();
+    await dispatcher.drain();
+    expect(hooks.received).toHaveLength(1);
+    const failed = await onlyDelivery(seller);
+    expect(failed).toMatchObject({ state: 'pending', attempts: 1, last_status_code: 500 });
+    expect(Date.parse(failed.next_attempt_at!)).toBe(sentAt + 5 * SECOND);
+
+    platform.clock.advance(4 * SECOND);
+    await dispatcher.drain();
+    expect(hooks.received).toHaveLength(1);
+    platform.clock.advance(SECOND);
+    await dispatcher.drain();
+    expect(hooks.received).toHaveLength(2);
+    expect(hooks.received[1]?.headers['x-webhook-id']).toBe(hooks.received[0]?.headers['x-webhook-id']);
+    // W3: each attempt is signed afresh with the current time.
+    expect(Number(hooks.received[1]?.headers['x-timestamp'])).toBe(Number(hooks.received[0]?.headers['x-timestamp']) + 5);
+
+    const log = await admin('GET', `/admin/webhooks/deliveries/${failed.id}`);
+    expect(log.statusCode).toBe(200);
+    expect(log.json()).toMatchObject({ status: 'succeeded', attempts: 2 });
+    const [first, second] = log.json().attempt_log;
+    expect(first).toMatchObject({ attempt: 1, outcome: 'failed', status_code: 500, error: 'HTTP 500' });
+    expect(first.response_body).toHaveLength(1024);
+    expect(first.next_attempt_at).toBe(failed.next_attempt_at);
+    expect(typeof first.duration_ms).toBe('number');
+    expect(second).toMatchObject({ attempt: 2, outcome: 'succeeded', status_code: 204, next_attempt_at: null });
+  });
+
+  it('W4: a receiver that does not answer in time is a failed attempt (timeout)', async () => {
+    const hooks = await receiver(() => 'hang');
+    const seller = await sellerWithToken(platform);
+    await signup(platform, seller, 'v1', hooks.url);
+    await recordChange(platform, { tenantId: seller.tenantId });
+    await dispatcherOf(platform, { requestTimeoutMs: 300 }).drain();
+    const delivery = await onlyDelivery(seller);
+    expect(delivery).toMatchObject({ state: 'pending', attempts: 1, last_status_code: null });
+    expect(delivery.last_error).toMatch(/^timeout/);
+  });
+
+  it('W4: connection refused is a failed attempt, retried on schedule', async () => {
+    const seller = await sellerWithToken(platform);
+    await signup(platform, seller, 'v1', `https://127.0.0.1:${await closedPort()}/hook`);
+    await recordChange(platform, { tenantId: seller.tenantId });
+    await dispatcherOf(platform).drain();
+    const delivery = await onlyDelivery(seller);
+    expect(delivery).toMatchObject({ state: 'pending', attempts: 1 });
+    expect(delivery.last_error).toContain('ECONNREFUSED');
+  });
+
+  it('W4: Retry-After is honoured within bounds (seconds and HTTP-date; clamped to 5 s … 10 h)', async () => {
+    const answers = ['120', '1', '999999', new Date(platform.clock.now().getTime() + 3 * 60 * SECOND).toUTCString()];
+    for (const retryAfter of answers) {
+      const hooks = await receiver(() => ({ status: 503, headers: { 'retry-after': retryAfter } }));
+      const seller = await sellerWithToken(platform);
+      await signup(platform, seller, 'v1', hooks.url);
+      await recordChange(platform, { tenantId: seller.tenantId });
+      const at = platform.clock.now().getTime();
+      await dispatcherOf(platform).drain();
+      const wait = Date.parse((await onlyDelivery(seller)).next_attempt_at!) - at;
+      const expected = { '120': 120 * SECOND, '1': 5 * SECOND, '999999': 10 * HOUR }[retryAfter] ?? 3 * 60 * SECOND;
+      expect(wait, retryAfter).toBe(expected);
+    }
+  });
+
+  it('W4: retry waits carry ±20 % jitter from the injected randomness', async () => {
+    const hooks = await receiver(() => ({ status: 500 }));
+    const seller = await sellerWithToken(platform);
+    await signup(platform, seller, 'v1', hooks.url);
+    await recordChange(platform, { tenantId: seller.tenantId });
+    fraction = 1 - 1e-9;
+    const at = platform.clock.now().getTime();
+    await dispatcherOf(platform).drain();
+    expect(Date.parse((await onlyDelivery(seller)).next_attempt_at!) - at).toBe(6 * SECOND);
+  });
+
+  it('W4: after 8 failed attempts on the 5 s … 10 h schedule the delivery is dead; redelivery sends it again with the same id', async () => {
+    let healthy = false;
+    const hooks = await receiver(() => (healthy ? { status: 200 } : { status: 500 }));
+    const seller = await sellerWithToken(platform);
+    await signup(platform, seller, 'v1', hooks.url);
+    await recordChange(platform, { tenantId: seller.tenantId });
+    const dispatcher = dispatcherOf(platform);
+    await dispatcher.drain();
+    for (const delay of RETRY_DELAYS_MS) {
+      platform.clock.advance(delay - 1);
+      await dispatcher.drain();
+      const before = hooks.received.length;
+      platform.clock.advance(1);
+      await dispatcher.drain();
+      expect(hooks.received.length).toBe(before + 1);
+    }
+    expect(hooks.received).toHaveLength(8);
+    const dead = await onlyDelivery(seller);
+    expect(dead).toMatchObject({ state: 'dead', attempts: 8, next_attempt_at: null });
+    platform.clock.advance(24 * HOUR);
+    await dispatcher.drain();
+    expect(hooks.received).toHaveLength(8);
+
+    const listed = await admin('GET', `/admin/webhooks/deliveries?status=dead&tenant_id=${seller.tenantId}`);
+    expect(listed.statusCode).toBe(200);
+    expect(listed.json().results.map((d: { id: string }) => d.id)).toEqual([dead.id]);
+
+    healthy = true;
+    const redelivered = await admin('POST', `/admin/webhooks/deliveries/${dead.id}/redeliver`);
+    expect(redelivered.statusCode).toBe(202);
+    expect(redelivered.json()).toMatchObject({ status: 'pending', attempts: 0 });
+    await dispatcher.drain();
+    expect(hooks.received).toHaveLength(9);
+    expect(hooks.received[8]?.headers['x-webhook-id']).toBe(dead.id);
+    expect(await onlyDelivery(seller)).toMatchObject({ state: 'succeeded' });
+    expect((await admin('POST', '/admin/webhooks/deliveries/nope/redeliver')).statusCode).toBe(404);
+  });
+
+  it('W4: a subscription failing for 5 days is disabled; a new signup re-enables it', async () => {
+    let healthy = false;
+    const hooks = await receiver(() => (healthy ? { status: 200 } : { status: 500 }));
+    const seller = await sellerWithToken(platform);
+    await signup(platform, seller, 'v1', hooks.url);
+    const dispatcher = dispatcherOf(platform);
+    // A new failing event every 12 hours, so the failures run continuously.
+    for (let hours = 0; hours < 5 * 24; hours += 12) {
+      await recordChange(platform, { tenantId: seller.tenantId });
+      await dispatcher.drain();
+      platform.clock.advance(12 * HOUR);
+    }
+    const subscriptionOf = async () =>
+      (await admin('GET', `/admin/webhooks/subscriptions?tenant_id=${seller.tenantId}`)).json().results[0];
+    expect(await subscriptionOf()).toMatchObject({ state: 'active' });
+    await recordChange(platform, { tenantId: seller.tenantId });
+    await dispatcher.drain();
+    const disabled = await subscriptionOf();
+    expect(disabled.state).toBe('disabled');
+    expect(disabled.failure_streak).toBeGreaterThan(10);
+
+    // Disabled: new events make no deliveries, pending retries are parked as dead.
+    const sent = hooks.received.length;
+    healthy = true;
+    await recordChange(platform, { tenantId: seller.tenantId });
+    platform.clock.advance(11 * HOUR);
+    await dispatcher.drain();
+    expect(hooks.received.length).toBe(sent);
+
+    expect((await signup(platform, await renewToken(platform, seller), 'v1', hooks.url)).statusCode).toBe(200);
+    expect(await subscriptionOf()).toMatchObject({ state: 'active', failure_streak: 0, failing_since: null });
+    await recordChange(platform, { tenantId: seller.tenantId });
+    await dispatcher.drain();
+    expect(hooks.received.length).toBe(sent + 1);
+  });
+
+  it('/metrics: deliveries by outcome, latency histogram, outbox backlog and oldest pending event age', async () => {
+    const hooks = await receiver((_r, i) => (i === 0 ? { status: 500 } : { status: 200 }));
+    const seller = await sellerWithToken(platform);
+    await signup(platform, seller, 'v1', hooks.url);
+    const metric = async (name: string) => {
+      const text = (await platform.app.inject({ method: 'GET', url: '/metrics' })).body;
+      const line = text.split('\n').find((l) => l.startsWith(name));
+      return line ? Number(line.split(' ').at(-1)) : undefined;
+    };
+    const succeededBefore = (await metric('feira_webhook_deliveries_total{outcome="succeeded"}')) ?? 0;
+    await recordChange(platform, { tenantId: seller.tenantId });
+    await recordChange(platform, { tenantId: seller.tenantId });
+    platform.clock.advance(30 * SECOND);
+    expect(await metric('feira_webhook_outbox_backlog')).toBe(2);
+    expect(await metric('feira_webhook_oldest_pending_event_age_seconds')).toBe(30);
+    await dispatcherOf(platform).drain();
+    expect(await metric('feira_webhook_outbox_backlog')).toBe(0);
+    expect(await metric('feira_webhook_deliveries_total{outcome="succeeded"}')).toBe(succeededBefore + 1);
+    expect(await metric('feira_webhook_deliveries_total{outcome="failed"}')).toBeGreaterThanOrEqual(1);
+    expect(await metric('feira_webhook_delivery_duration_seconds_count{outcome="succeeded"}')).toBeGreaterThanOrEqual(1);
+    expect(await metric('feira_webhook_deliveries_pending')).toBeGreaterThanOrEqual(1);
+  });
+});
