@@ -1,5 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closedPort, type LoopbackReceiver, startReceiver } from '../../test/webhooks/loopback-receiver.js';
+import {
+  closedPort,
+  type LoopbackReceiver,
+  type ReceivedRequest,
+  type ReceiverAnswer,
+  startReceiver,
+} from '../../test/webhooks/loopback-receiver.js';
 import { dispatcherOf, recordChange, renewToken, type Seller, sellerWithToken, signup } from '../../test/webhooks/webhook-kit.js';
 import { cryptoRandom } from '../core/random.js';
 import { createTestPlatform, TEST_ADMIN_TOKEN, type TestPlatform, testDatabaseTargets, testTls } from '../testing.js';
@@ -11,7 +17,7 @@ const HOUR = 3600 * SECOND;
 describe.each(testDatabaseTargets())('webhook retries on $dialect', (target) => {
   let platform: TestPlatform;
   const receivers: LoopbackReceiver[] = [];
-  const receiver = async (answer: Parameters<typeof startReceiver>[0]['answer']) => {
+  const receiver = async (answer: (request: ReceivedRequest, index: number) => ReceiverAnswer) => {
     const r = await startReceiver({ tls: true, answer });
     receivers.push(r);
     return r;
