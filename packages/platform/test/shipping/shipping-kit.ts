@@ -48,9 +48,13 @@ export async function putSettings(platform: TestPlatform, tenantId: string, body
 }
 
 /** A store with SKU-A and SKU-B whose quotes go to `url` (with these distribution centres). */
-export async function storeSellingVia(platform: TestPlatform, url: string, centres: string[] = ['CD-1']): Promise<string> {
-  const { tenantIds } = await platform.createSeller();
-  const tenantId = tenantIds[0] as string;
+export async function storeSellingVia(
+  platform: TestPlatform,
+  url: string,
+  centres: string[] = ['CD-1'],
+  existingTenantId?: string,
+): Promise<string> {
+  const tenantId = existingTenantId ?? ((await platform.createSeller()).tenantIds[0] as string);
   await addProducts(platform, tenantId, [
     { sku: 'SKU-A', price_cents: 1999, depth_cm: 12.3, height_cm: 5, width_cm: 30, weight_g: 250 },
     { sku: 'SKU-B', price_cents: 5000, depth_cm: 40, height_cm: 20, width_cm: 20, weight_g: 1500 },
@@ -68,6 +72,14 @@ export const cart = [
   { sku: 'SKU-A', quantity: 2 },
   { sku: 'SKU-B', quantity: 1 },
 ];
+
+export async function storefrontCheckout(platform: TestPlatform, tenantId: string, choice: string, extra: object = {}) {
+  return platform.app.inject({
+    method: 'POST',
+    url: '/storefront/v1/checkouts',
+    payload: { tenant_id: tenantId, zipcode: '01310100', items: cart, choice, ...extra },
+  });
+}
 
 export async function storefrontQuote(platform: TestPlatform, tenantId: string, zipcode = '01310100', items = cart) {
   return platform.app.inject({ method: 'POST', url: '/storefront/v1/quotes', payload: { tenant_id: tenantId, zipcode, items } });
