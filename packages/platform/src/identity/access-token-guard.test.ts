@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDatabaseTargets } from '../storage/test-databases.js';
+import { createTestPlatform, type TestPlatform } from '../testing.js';
+import { guardProbe } from './test-support/guard-probe.js';
+
+describe.each(testDatabaseTargets())('access-token guard on $dialect', (target) => {
+  let platform: TestPlatform;
+  let probe: Awaited<ReturnType<typeof guardProbe>>;
+  beforeAll(async () => {
+    platform = await createTestPlatform(target);
+    probe = await guardProbe(platform.app.platform, 'open:order-order:read');
+  });
+  afterAll(async () => {
+    await probe.app.close();
+    await platform.close();
+  });
+
+  const call = (headers: Record<string, string>) => probe.app.inject({ method: 'GET', url: '/probe', headers });
+
+  it('SPEC-DECISIONS I3 / L9: no token, a malformed header or a bad signature is 401 UNAUTHORIZED with WWW-Authenticate: Bearer', async () => {
+    const seller = await platform.createSeller();
+    const token = await platform.mintAccessToken({ tenants: seller.tenantIds, scopes: ['open:order-order:read'] });
+    const tampered = `${token.slice(0, -4)}${token.endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
+    for (const headers of <Array<Record<string, string>>>[
+      {},
+      { authorization: 'Basic abc' },
+      { authorization: `Bearer ${tampered}` },
+      { authorization: 'Bearer x.y.z' },
+    ]) {
+      const res = await call(headers);
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).toMatchObject({ slug: 'UNAUTHORIZED', details: [] });
+      expect(res.headers['www-authenticate']).toMatch(/^Bearer realm="feira"/);
+    }
+  });
+
+  it('spec Authentication §6: an access token is refused once expires_in has passed (clock moved)', async () => {
+    const seller = await platform.createSeller();
+    const token = await platform.mintAccessToken({ tenants: seller.tenantIds, scopes: ['open:order-order:read'] });
+    expect((await call({ authorization: `Bearer ${token}` })).statusCode).toBe(200);
+    platform.clock.advanceSeconds(7200);
+    const res = await call({ authorization: `Bearer ${token}` });
+    expect(res.statusCode).toBe(401);
+    expect(res.headers['www-authenticate']).toContain('error="invalid_token"');
+  });
+
+  it('SPEC-DECISIONS I6: a token of a revoked family is refused', async () => {
+    const seller = await platform.createSeller();
+    const token = await platform.mintAccessToken({ tenants: seller.tenantIds, scopes: ['open:order-order:read'] });
+    await platform.database.db.updateTable('token_families').set({ revoked_at: platform.clock.now().toISOString() }).execute();
+    expect((await call({ authorization: `Bearer ${token}` })).statusCode).toBe(401);
+  });
+
+  it('SPEC-DECISIONS L9: a token without the route scope is 403 FORBIDDEN with error="insufficient_scope"', async () => {
+    const seller = await platform.createSeller();
+    const token = await platform.mintAccessToken({ tenants: seller.tenantIds, scopes: ['open:portfolio:read'] });
+    const res = await call({ authorization: `Bearer ${token}` });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().slug).toBe('FORBIDDEN');
+    expect(res.headers['www-authenticate']).toContain('insufficient_scope');
+  });
+
+  it('SPEC-DECISIONS I9: with several tenants X-Tenant-Id picks one (required, and only a granted one); with one it is optional', async () => {
+    const seller = await platform.createSeller({ tenants: 2 });
+    const [t1, t2] = seller.tenantIds as [string, string];
+    const both = await platform.mintAccessToken({ tenants: [t1, t2], scopes: ['open:order-order:read'] });
+    expect((await call({ authorization: `Bearer ${both}` })).statusCode).toBe(403);
+    const picked = await call({ authorization: `Bearer ${both}`, 'x-tenant-id': t2 });
+    expect(picked.statusCode).toBe(200);
+    expect(picked.json().tenantId).toBe(t2);
+    expect((await call({ authorization: `Bearer ${both}`, 'x-tenant-id': 'other-tenant' })).statusCode).toBe(403);
+    const one = await platform.mintAccessToken({ tenants: [t1], scopes: ['open:order-order:read'] });
+    const implicit = await call({ authorization: `Bearer ${one}` });
+    expect(implicit.json().tenantId).toBe(t1);
+    const personal = await platform.mintAccessToken({
+      tenants: [],
+      scopes: ['open:order-order:read'],
+      sellerId: seller.sellerId,
+    });
+    expect((await call({ authorization: `Bearer ${personal}` })).statusCode).toBe(403);
+  });
+});

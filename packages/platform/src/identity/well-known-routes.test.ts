@@ -1,0 +1,116 @@
+import { SCOPE_NAMES } from '@feira/contract';
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../app.js';
+import { cryptoRandom } from '../core/random.js';
+import { SecretBox } from '../core/secret-box.js';
+import type { Database } from '../storage/database.js';
+import { testDatabaseTargets } from '../storage/test-databases.js';
+import { ManualClock, testConfig } from '../testing.js';
+import { loadKeyRing } from './signing-keys.js';
+import { guardProbe } from './test-support/guard-probe.js';
+import { ACCESS_TOKEN_TYP } from './token-signer.js';
+
+describe.each(testDatabaseTargets())('well-known documents and signing keys on $dialect', (target) => {
+  let database: Database;
+  const clock = new ManualClock();
+  const config = testConfig({ authUrl: 'https://auth.feira.example', publicUrl: 'https://api.feira.example' });
+  beforeAll(async () => {
+    database = await target.open();
+  });
+  afterAll(() => database.close());
+
+  it('RFC 8414: /.well-known/oauth-authorization-server describes the endpoints, grants, auth methods and S256', async () => {
+    const app = await buildApp({ config, database, clock });
+    try {
+      const res = await app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({
+        issuer: 'https://auth.feira.example',
+        authorization_endpoint: 'https://auth.feira.example/login',
+        token_endpoint: 'https://auth.feira.example/oauth/token',
+        jwks_uri: 'https://auth.feira.example/.well-known/jwks.json',
+        response_types_supported: ['code'],
+        grant_types_supported: ['authorization_code', 'refresh_token'],
+        token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+        code_challenge_methods_supported: ['S256'],
+        scopes_supported: SCOPE_NAMES,
+      });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('SPEC-DECISIONS I4: the JWKS publishes only public ES256 keys, and the key survives a restart (kept in the database, sealed)', async () => {
+    const first = await buildApp({ config, database, clock });
+    const jwks = (await first.inject({ method: 'GET', url: '/.well-known/jwks.json' })).json();
+    await first.close();
+    expect(jwks.keys.length).toBeGreaterThanOrEqual(1);
+    for (const key of jwks.keys) {
+      expect(key).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' });
+      expect(key.d).toBeUndefined();
+    }
+    const row = await database.db.selectFrom('signing_keys').selectAll().executeTakeFirstOrThrow();
+    expect(row.private_jwk_sealed).not.toContain('"d"');
+    const restarted = await buildApp({ config, database, clock });
+    expect((await restarted.inject({ method: 'GET', url: '/.well-known/jwks.json' })).json()).toEqual(jwks);
+    await restarted.close();
+  });
+
+  it('SPEC-DECISIONS I4: after a signing-key rotation, tokens signed with the previous key still verify; new ones use the new kid', async () => {
+    const before = await buildApp({ config, database, clock });
+    await before.ready();
+    const { token: oldToken } = await before.platform.signer.sign(ACCESS_TOKEN_TYP, {
+      sellerId: 's',
+      clientId: 'c',
+      scope: 'open:order-order:read',
+      tenants: ['t1'],
+      familyId: 'family-rotation',
+      ttlSeconds: 7200,
+    });
+    await database.db
+      .insertInto('token_families')
+      .values({
+        id: 'family-rotation',
+        client_id: 'c',
+        seller_id: 's',
+        created_at: clock.now().toISOString(),
+        revoked_at: null,
+        revoked_reason: null,
+      })
+      .execute();
+    const oldKid = decodeProtectedHeader(oldToken).kid;
+    await before.close();
+
+    const keyRing = await loadKeyRing(
+      database,
+      { clock, random: cryptoRandom, box: new SecretBox(config.secretKey) },
+      { rotate: true },
+    );
+    const after = await buildApp({ config, database, clock, keyRing });
+    await after.ready();
+    try {
+      expect(keyRing.current.kid).not.toBe(oldKid);
+      const jwks = (await after.inject({ method: 'GET', url: '/.well-known/jwks.json' })).json();
+      expect(jwks.keys.map((k: { kid: string }) => k.kid)).toEqual(expect.arrayContaining([oldKid, keyRing.current.kid]));
+      // A third party verifying with the published JWKS accepts the old token.
+      const verified = await jwtVerify(oldToken, createLocalJWKSet(jwks), { currentDate: clock.now(), typ: 'at+jwt' });
+      expect(verified.protectedHeader.kid).toBe(oldKid);
+      // And so does the platform's own guard.
+      const probe = await guardProbe(after.platform);
+      expect(await probe.status(oldToken)).toBe(200);
+      await probe.app.close();
+      const { token: newToken } = await after.platform.signer.sign(ACCESS_TOKEN_TYP, {
+        sellerId: 's',
+        clientId: 'c',
+        scope: '',
+        tenants: [],
+        familyId: 'family-rotation',
+        ttlSeconds: 60,
+      });
+      expect(decodeProtectedHeader(newToken).kid).toBe(keyRing.current.kid);
+    } finally {
+      await after.close();
+    }
+  });
+});
