@@ -39,8 +39,23 @@ export { type SeedCounts, type SeedDeps, type SeedResult, seedRecords } from './
 export { insertTicket, ticketPath } from './records/ticket-repository.js';
 export { insertTransaction, transactionPath } from './records/transaction-repository.js';
 export { type RunningPlatform, type StartPlatformOptions, startPlatform } from './server.js';
+export {
+  catalogueStock,
+  configureDemoSellerShipping,
+  DEMO_DISTRIBUTION_CENTERS,
+  type DemoSeller,
+  type DemoSellerOptions,
+  type DemoStockLookup,
+  startDemoSeller,
+} from './shipping/demo-seller.js';
 export { callSellerQuote, type QuoteCallOptions, type QuoteCallResult } from './shipping/quote-caller.js';
 export { checkQuoteUrl, type QuoteTarget } from './shipping/quote-url.js';
+export {
+  configureShippingSettings,
+  findShippingSettings,
+  type ShippingSettings,
+  type ShippingSettingsBody,
+} from './shipping/shipping-settings.js';
 export { type Database, type DialectName, dialectOf, openDatabase, redactUrl } from './storage/database.js';
 export { migrateToLatest } from './storage/migrate.js';
 export { type BackgroundWorkerOptions, type BackgroundWorkers, startBackgroundWorkers } from './workers.js';
