@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -23,20 +24,21 @@ if (pgUrl) {
   targets.push({
     dialect: 'postgres',
     prepare: async () => {
-      // A fresh schema selected through the connection string's `options`, as an operator would.
-      const schema = `feira_server_${Math.floor(performance.now() * 1000).toString(36)}_${process.pid}`;
-      const client = new pg.Client({ connectionString: pgUrl });
-      await client.connect();
-      await client.query(`create schema ${schema}`);
-      await client.end();
+      // A fresh database per test: data must survive a restart of the platform, so the
+      // per-open throwaway schema of openPostgresTestDatabase does not fit here.
+      const name = `feira_server_${randomBytes(6).toString('hex')}`;
+      const admin = new pg.Client({ connectionString: pgUrl });
+      await admin.connect();
+      await admin.query(`create database ${name}`);
+      await admin.end();
       const url = new URL(pgUrl);
-      url.searchParams.set('options', `-c search_path=${schema}`);
+      url.pathname = `/${name}`;
       return {
         url: url.toString(),
         cleanup: async () => {
           const c = new pg.Client({ connectionString: pgUrl });
           await c.connect();
-          await c.query(`drop schema if exists ${schema} cascade`);
+          await c.query(`drop database if exists ${name} with (force)`);
           await c.end();
         },
       };
@@ -111,6 +113,14 @@ describe.each(targets)('startPlatform on $dialect', (target) => {
     expect(second.seededNow).toBe(false);
     expect(second.demo?.clientId).toBe(first.demo?.clientId);
     expect(second.demo?.clientSecret).toBe(first.demo?.clientSecret);
+    // Port 0 gave another port: the demo client now also accepts the new callback, so the printed login URL works.
+    expect(second.demo?.redirectUri).toBe(`${second.publicUrl}/demo/callback`);
+    const demoClient = (await (
+      await fetch(`${second.listenUrl}/admin/v1/clients/${second.demo?.clientId}`, {
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      })
+    ).json()) as { redirect_uris: string[] };
+    expect(demoClient.redirect_uris).toContain(`${second.publicUrl}/demo/callback`);
     const sellers = (await (
       await fetch(`${second.listenUrl}/admin/v1/sellers`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
     ).json()) as { results: Array<{ login: string }> };

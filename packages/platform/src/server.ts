@@ -2,9 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { destination, pino } from 'pino';
-import { findClientById } from './admin/client-repository.js';
+import { addRedirectUri, findClientById } from './admin/client-repository.js';
 import { readDemoCredentials, writeDemoCredentials } from './admin/demo-credentials-file.js';
-import { type DemoCredentials, type DemoRecordsSeeder, isEmptyForDemo, seedDemo } from './admin/demo-seed.js';
+import { DEMO_CALLBACK_PATH, type DemoCredentials, type DemoRecordsSeeder, isEmptyForDemo, seedDemo } from './admin/demo-seed.js';
 import { buildApp, type PlatformContext } from './app.js';
 import type { Clock } from './core/clock.js';
 import {
@@ -168,7 +168,12 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     } else {
       // A later start: print the demo kept in the data folder, if it belongs to this database.
       const kept = readDemoCredentials(options.dataDir);
-      if (kept && (await findClientById(database.db, kept.clientId))) demo = kept;
+      if (kept && (await findClientById(database.db, kept.clientId))) {
+        // Started on another port or public URL: the demo callback moved, so the demo client accepts it too.
+        const redirectUri = `${publicUrl}${DEMO_CALLBACK_PATH}`;
+        await addRedirectUri(database.db, kept.clientId, redirectUri);
+        demo = { ...kept, redirectUri };
+      }
     }
 
     const fastify = app;

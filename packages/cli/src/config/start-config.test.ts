@@ -19,6 +19,7 @@ describe('start settings: flag, then FEIRA_* environment, then default (issue 2 
       seed: 'demo',
       mode: 'sandbox',
       publicUrl: undefined,
+      logLevel: 'info',
       adminToken: undefined,
       secretKey: undefined,
     });
@@ -35,6 +36,7 @@ describe('start settings: flag, then FEIRA_* environment, then default (issue 2 
         FEIRA_SEED: 'none',
         FEIRA_MODE: 'strict',
         FEIRA_PUBLIC_URL: 'https://sandbox.example/',
+        FEIRA_LOG_LEVEL: 'warn',
         FEIRA_ADMIN_TOKEN: 'env-admin-token-0123456789',
         FEIRA_SECRET_KEY: 'env-secret-key-0123456789',
       },
@@ -48,6 +50,7 @@ describe('start settings: flag, then FEIRA_* environment, then default (issue 2 
       seed: 'none',
       mode: 'strict',
       publicUrl: 'https://sandbox.example',
+      logLevel: 'warn',
       adminToken: 'env-admin-token-0123456789',
       secretKey: 'env-secret-key-0123456789',
     });
@@ -113,6 +116,7 @@ describe('start settings: flag, then FEIRA_* environment, then default (issue 2 
     [{ publicUrl: 'ftp://x.example' }, /--public-url/],
     [{ adminToken: 'short' }, /--admin-token must be at least 16 characters/],
     [{ host: 'bad host!' }, /--host/],
+    [{ logLevel: 'loud' }, /--log-level must be one of/],
   ])('rejects %o with a ConfigError (exit code 2) naming the setting', (flags, message) => {
     let caught: unknown;
     try {

@@ -19,9 +19,14 @@ export interface StartSettings {
   publicUrl: string | undefined;
   /** Given by flag or environment; otherwise kept in (or generated into) the data folder. */
   adminToken: string | undefined;
+  /** pino level of the JSON request logs on stderr; `silent` turns them off. */
+  logLevel: LogLevel;
   /** From FEIRA_SECRET_KEY only (a flag would show in process lists); otherwise kept in the data folder. */
   secretKey: string | undefined;
 }
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** Raw flag values as commander hands them over (strings, undefined when absent). */
 export interface StartFlags {
@@ -33,6 +38,7 @@ export interface StartFlags {
   mode?: string;
   publicUrl?: string;
   adminToken?: string;
+  logLevel?: string;
 }
 
 /** Every setting: its flag, its environment variable, its default. README's flags table mirrors this. */
@@ -59,6 +65,12 @@ export const START_SETTINGS = {
     env: 'FEIRA_ADMIN_TOKEN',
     default: 'generated, kept in <data-dir>/admin-token',
     help: 'bearer token of the admin API',
+  },
+  logLevel: {
+    flag: '--log-level <level>',
+    env: 'FEIRA_LOG_LEVEL',
+    default: 'info',
+    help: 'JSON logs on stderr; silent for none',
   },
 } as const;
 
@@ -132,6 +144,7 @@ export function resolveStartSettings(
     seed: oneOf('--seed', pick(flags.seed, env[S.seed.env]) ?? S.seed.default, ['demo', 'none'] as const),
     mode: oneOf('--mode', pick(flags.mode, env[S.mode.env]) ?? S.mode.default, ['sandbox', 'strict'] as const),
     publicUrl: publicUrlRaw === undefined ? undefined : parsePublicUrl(publicUrlRaw),
+    logLevel: oneOf('--log-level', pick(flags.logLevel, env[S.logLevel.env]) ?? S.logLevel.default, LOG_LEVELS),
     adminToken: parseSecret('--admin-token', pick(flags.adminToken, env[S.adminToken.env])),
     secretKey: parseSecret('FEIRA_SECRET_KEY', pick(undefined, env.FEIRA_SECRET_KEY)),
   });

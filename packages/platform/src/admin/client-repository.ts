@@ -100,6 +100,18 @@ export function verifyClientSecret(client: Pick<ClientWithSecretHash, 'secretHas
   return constantTimeEqual(sha256Hex(presentedSecret), client.secretHash);
 }
 
+/** Adds a redirect URI to a client if it is not there yet (the sandbox's demo client follows the port it runs on). */
+export async function addRedirectUri(db: Kysely<Schema>, id: string, redirectUri: string): Promise<boolean> {
+  const client = await findClientById(db, id);
+  if (!client || client.redirectUris.includes(redirectUri)) return false;
+  await db
+    .updateTable('clients')
+    .set({ redirect_uris: JSON.stringify([...client.redirectUris, redirectUri]) })
+    .where('id', '=', id)
+    .execute();
+  return true;
+}
+
 export async function countClients(db: Kysely<Schema>): Promise<number> {
   const row = await db
     .selectFrom('clients')
