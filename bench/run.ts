@@ -49,7 +49,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 const timing = timingFor(options.mode);
 const machine = describeMachine();
 const startedAt = new Date().toISOString();
-const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+const runStart = performance.now();
+const log = (message: string) =>
+  process.stderr.write(`[bench ${((performance.now() - runStart) / 1000).toFixed(1).padStart(6)} s] ${message}\n`);
 log(`${options.mode} mode, ${selected.length} scenario(s), ${machine.cores} cores, Node ${machine.nodeVersion}`);
 
 const results: ScenarioResult[] = [];

@@ -3,12 +3,26 @@ import type { LoadPlan, LoadResult } from './load-plan.js';
 
 const WORKER = new URL('./load-worker.ts', import.meta.url);
 
+export interface LoadGenerator {
+  run(plan: LoadPlan): Promise<LoadResult>;
+  stop(): Promise<void>;
+}
+
+/** A load-generator process that runs several plans one after another (one process start per scenario, not per plan). */
+export async function startLoadGenerator(children: ChildRegistry): Promise<LoadGenerator> {
+  const worker = await children.start('load generator', WORKER);
+  return {
+    run: (plan) => worker.call<LoadResult>('run', plan, plan.warmupMs + plan.durationMs + 60_000),
+    stop: () => worker.stop(),
+  };
+}
+
 /** Runs one load plan from a fresh load-generator process and stops it. */
 export async function runLoad(children: ChildRegistry, plan: LoadPlan): Promise<LoadResult> {
-  const worker = await children.start('load generator', WORKER);
+  const generator = await startLoadGenerator(children);
   try {
-    return await worker.call<LoadResult>('run', plan, plan.warmupMs + plan.durationMs + 60_000);
+    return await generator.run(plan);
   } finally {
-    await worker.stop();
+    await generator.stop();
   }
 }

@@ -1,7 +1,8 @@
 import type { Scenario } from '../lib/scenario.js';
 import { httpFloor } from './http-floor.js';
+import { listApi } from './list-api.js';
 import { tokenEndpoint } from './token-endpoint.js';
 import { webhookVerify } from './webhook-verify.js';
 
 /** Every scenario of issue 8, in the order they run. */
-export const scenarios: Scenario[] = [webhookVerify, tokenEndpoint, httpFloor];
+export const scenarios: Scenario[] = [webhookVerify, tokenEndpoint, httpFloor, listApi];

@@ -1,0 +1,53 @@
+// Seeds one tenant's orders with the platform's own seeder (seedRecords), in a
+// process of its own so the platform's peak RSS is not the seeder's.
+import { randomUUID } from 'node:crypto';
+import * as platform from '@feira/platform';
+import { sql } from 'kysely';
+import { childOptions, serveChild } from '../lib/child-protocol.js';
+
+interface Options {
+  databaseUrl: string;
+  searchPath?: string;
+}
+
+type Seeder = (
+  database: platform.Database,
+  tenantId: string,
+  counts: { orders: number },
+  deps: { clock: platform.Clock; random: platform.Random; onProgress?(written: number, total: number): void },
+) => Promise<{ rows: number; elapsedMs: number }>;
+
+const options = childOptions<Options>();
+const database = await platform.openDatabase(options.databaseUrl, options.searchPath ? { searchPath: options.searchPath } : {});
+await platform.migrateToLatest(database);
+
+serveChild(
+  {},
+  {
+    async seedOrders(args) {
+      const { orders } = args as { orders: number };
+      const seedRecords = (platform as unknown as { seedRecords?: Seeder }).seedRecords;
+      if (!seedRecords) throw new Error('@feira/platform does not export seedRecords');
+      const now = new Date().toISOString();
+      const sellerId = randomUUID();
+      const tenantId = randomUUID();
+      await database.db
+        .insertInto('sellers')
+        .values({ id: sellerId, name: 'Bench seller', login: `bench-${sellerId}`, password_hash: 'not-used', created_at: now })
+        .execute();
+      await database.db
+        .insertInto('tenants')
+        .values({ id: tenantId, seller_id: sellerId, name: 'Bench store', created_at: now })
+        .execute();
+      const result = await seedRecords(
+        database,
+        tenantId,
+        { orders },
+        { clock: platform.systemClock, random: platform.cryptoRandom },
+      );
+      if (database.dialect === 'postgres') await sql`analyze orders`.execute(database.db);
+      return { tenantId, rows: result.rows, elapsedMs: result.elapsedMs };
+    },
+  },
+  () => database.close(),
+);
