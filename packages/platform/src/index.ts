@@ -29,6 +29,7 @@ export { PlatformError } from './core/platform-error.js';
 export { cryptoRandom, type Random } from './core/random.js';
 export { type OutboundPolicy, refusalReason } from './http/address-policy.js';
 export { createOutboundAgent } from './http/outbound-agent.js';
+export { issueAuthorizationCode, type NewAuthorizationCode } from './identity/authorization-codes.js';
 export { ACCESS_TOKEN_TYP, REFRESH_TOKEN_TYP, type TokenInput, TokenSigner } from './identity/token-signer.js';
 export { type ListRequest, type ListSettings, runList, runListForRequest } from './lists/list-engine.js';
 export { defineListResource, type ListField, type ListFieldType, type ListResource } from './lists/list-resource.js';
