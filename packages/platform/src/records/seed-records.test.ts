@@ -1,0 +1,86 @@
+import { Order, Product, Ticket, Transaction } from '@feira/contract';
+import { Value } from '@sinclair/typebox/value';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestPlatform, type TestPlatform, testDatabaseTargets } from '../testing.js';
+import { seedRecords } from './seed-records.js';
+
+// Issue 4: `feira seed` fills a database fast for demos and benchmarks; these
+// check what the seeded data looks like through the API.
+
+describe.each(testDatabaseTargets())('seedRecords on $dialect', (target) => {
+  let platform: TestPlatform;
+  let tenantId: string;
+  let token: string;
+
+  beforeAll(async () => {
+    platform = await createTestPlatform(target);
+    tenantId = (await platform.createSeller()).tenantIds[0] as string;
+    token = await platform.mintAccessToken({
+      tenants: [tenantId],
+      scopes: ['open:order-order:read', 'open:portfolio:read', 'open:ticket:read', 'open:financial-transaction:read'],
+    });
+  });
+  afterAll(() => platform?.close());
+
+  const deps = () => ({ clock: platform.clock, random: platform.app.platform.random, batchSize: 97 });
+  const list = async (path: string) =>
+    (await platform.app.inject({ url: path, headers: { authorization: `Bearer ${token}` } })).json();
+
+  it('creates the requested counts, readable through the list APIs as valid contract records, in committed batches', async () => {
+    const progress: number[] = [];
+    const result = await seedRecords(
+      platform.database,
+      tenantId,
+      { orders: 1000, products: 300, tickets: 120, transactions: 450 },
+      { ...deps(), onProgress: (written) => progress.push(written) },
+    );
+    expect(result.rows).toBe(1870);
+    expect(progress.at(-1)).toBe(1870);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+
+    for (const [path, schema, count] of [
+      ['/v1/orders', Order, 1000],
+      ['/seller/v1/products', Product, 300],
+      ['/seller/v0/tickets', Ticket, 120],
+      ['/seller/v1/financial-analysis/transactions', Transaction, 450],
+    ] as const) {
+      const rows = await platform.database.db
+        .selectFrom(
+          path === '/v1/orders'
+            ? 'orders'
+            : path === '/seller/v1/products'
+              ? 'products'
+              : path === '/seller/v0/tickets'
+                ? 'tickets'
+                : 'transactions',
+        )
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('tenant_id', '=', tenantId)
+        .executeTakeFirstOrThrow();
+      expect(Number(rows.n), path).toBe(count);
+      const page = await list(`${path}?_limit=100`);
+      expect(page.results).toHaveLength(100);
+      for (const record of page.results) expect(Value.Check(schema, record), JSON.stringify(record)).toBe(true);
+    }
+    // Spread over the year before now, never in the future.
+    const newest = (await list('/v1/orders?_limit=1&_sort=created_at:desc')).results[0];
+    const oldest = (await list('/v1/orders?_limit=1&_sort=created_at:asc')).results[0];
+    expect(newest.created_at <= platform.clock.now().toISOString()).toBe(true);
+    expect(Date.parse(newest.created_at) - Date.parse(oldest.created_at)).toBeGreaterThan(300 * 24 * 3600 * 1000);
+  });
+
+  it('writes no outbox events (fixtures, not marketplace changes), and a second run for the same tenant does not collide', async () => {
+    const before = await platform.database.db.selectFrom('outbox_events').select('id').execute();
+    await seedRecords(platform.database, tenantId, { products: 50, orders: 50 }, deps());
+    const after = await platform.database.db.selectFrom('outbox_events').select('id').execute();
+    expect(after.length).toBe(before.length);
+    const skus = await platform.database.db.selectFrom('products').select('sku').where('tenant_id', '=', tenantId).execute();
+    expect(new Set(skus.map((s) => s.sku)).size).toBe(skus.length);
+  });
+
+  it('refuses an unknown tenant with a 404-class error and writes nothing', async () => {
+    await expect(seedRecords(platform.database, 'no-such-tenant', { orders: 5 }, deps())).rejects.toMatchObject({
+      slug: 'NOT_FOUND',
+    });
+  });
+});
