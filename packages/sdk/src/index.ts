@@ -1,5 +1,14 @@
 // @feira/sdk: what a seller's integrator imports. Depends on @feira/contract only.
 
+export { FeiraApiError } from './api/feira-api-error.js';
+export {
+  FeiraClient,
+  type FeiraClientOptions,
+  type FilterValue,
+  type ListOptions,
+  type ListPage,
+  type RequestOptions,
+} from './api/feira-client.js';
 export type {
   ExpressLikeNext,
   ExpressLikeRequest,
@@ -9,6 +18,23 @@ export type {
   FastifyLikeRequest,
 } from './http/framework-shapes.js';
 export type { HeadersLike } from './http/header-value.js';
+export {
+  type AuthorizationUrlInput,
+  authorizationUrl,
+  createPkce,
+  exchangeCode,
+  type OAuthClientCredentials,
+  type Pkce,
+  refresh,
+} from './oauth/oauth-client.js';
+export { OAuthError } from './oauth/oauth-error.js';
+export {
+  DEFAULT_REFRESH_MARGIN_SECONDS,
+  NotConnectedError,
+  TokenManager,
+  type TokenManagerOptions,
+} from './oauth/token-manager.js';
+export { MemoryTokenStore, type StoredTokens, type TokenStore } from './oauth/token-store.js';
 export { type FastifyQuotePluginOptions, fastifyQuotePlugin } from './quotes/fastify-quote-plugin.js';
 export {
   centimetresToMetres,

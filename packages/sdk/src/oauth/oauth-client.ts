@@ -1,0 +1,226 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { OAUTH_ERROR_CODES, type OAuthErrorCode, type TokenSet } from '@feira/contract';
+import { OAuthError } from './oauth-error.js';
+
+/**
+ * Where the identity provider is and who your application is.
+ *
+ * @example
+ * ```ts
+ * const client: OAuthClientCredentials = {
+ *   authUrl: 'http://localhost:8080',
+ *   clientId: process.env.FEIRA_CLIENT_ID!,
+ *   clientSecret: process.env.FEIRA_CLIENT_SECRET!,
+ * };
+ * ```
+ */
+export interface OAuthClientCredentials {
+  /** {auth_url}: the identity provider's address (SPEC-DECISIONS I1). */
+  authUrl: string;
+  clientId: string;
+  clientSecret: string;
+  /** A fetch implementation; default the global `fetch`. */
+  fetch?: typeof fetch;
+}
+
+/**
+ * A PKCE pair (RFC 7636, S256; SPEC-DECISIONS I8). Keep `codeVerifier` on your
+ * server, next to the `state`, until the callback.
+ *
+ * @example
+ * ```ts
+ * const pkce = createPkce();
+ * const url = authorizationUrl({ authUrl, clientId, redirectUri, scopes, state, pkce });
+ * // … later, in the callback:
+ * await exchangeCode({ authUrl, clientId, clientSecret, code, redirectUri, codeVerifier: pkce.codeVerifier });
+ * ```
+ */
+export interface Pkce {
+  codeVerifier: string;
+  codeChallenge: string;
+  codeChallengeMethod: 'S256';
+}
+
+/**
+ * Creates a PKCE verifier (32 random bytes, base64url) and its S256 challenge.
+ *
+ * @example
+ * ```ts
+ * const { codeVerifier, codeChallenge } = createPkce();
+ * ```
+ */
+export function createPkce(): Pkce {
+  const codeVerifier = randomBytes(32).toString('base64url');
+  return {
+    codeVerifier,
+    codeChallenge: createHash('sha256').update(codeVerifier).digest('base64url'),
+    codeChallengeMethod: 'S256',
+  };
+}
+
+/**
+ * Options of `authorizationUrl`.
+ *
+ * @example
+ * ```ts
+ * const input: AuthorizationUrlInput = {
+ *   authUrl: 'http://localhost:8080', clientId: 'client_abc', redirectUri: 'https://app.example/callback',
+ *   scopes: ['open:order-order:read'], state: 'seller42', chooseTenants: true,
+ * };
+ * ```
+ */
+export interface AuthorizationUrlInput {
+  authUrl: string;
+  clientId: string;
+  /** Must be registered on the client, and sent again, identical, in `exchangeCode` (spec "Authentication" rule 5). */
+  redirectUri: string;
+  /** Scopes requested; the client's default scopes are added by the platform (SPEC-DECISIONS I10). */
+  scopes: readonly string[];
+  /** Echoed on the callback: use it to recognise the seller and to refuse forged callbacks. */
+  state?: string;
+  /** `true` (default): the seller picks its stores; `false`: a personal grant with no tenant (SPEC-DECISIONS I9). */
+  chooseTenants?: boolean;
+  /** A PKCE pair from `createPkce()`; only its challenge goes into the URL. */
+  pkce?: Pick<Pkce, 'codeChallenge'>;
+}
+
+/**
+ * Builds the address to send the seller's browser to: `GET {auth_url}/login`
+ * with `response_type=code` (spec "Consent by redirect").
+ *
+ * @example
+ * ```ts
+ * import { authorizationUrl } from '@feira/sdk';
+ *
+ * reply.redirect(authorizationUrl({
+ *   authUrl: 'http://localhost:8080',
+ *   clientId: process.env.FEIRA_CLIENT_ID!,
+ *   redirectUri: 'http://localhost:3000/callback',
+ *   scopes: ['open:ticket:read', 'open:webhook:write'],
+ *   state: sessionState,
+ * }));
+ * ```
+ */
+export function authorizationUrl(input: AuthorizationUrlInput): string {
+  const url = new URL('/login', input.authUrl);
+  url.searchParams.set('client_id', input.clientId);
+  url.searchParams.set('redirect_uri', input.redirectUri);
+  url.searchParams.set('scope', input.scopes.join(' '));
+  url.searchParams.set('response_type', 'code');
+  url.searchParams.set('choose_tenants', String(input.chooseTenants ?? true));
+  if (input.state !== undefined) url.searchParams.set('state', input.state);
+  if (input.pkce) {
+    url.searchParams.set('code_challenge', input.pkce.codeChallenge);
+    url.searchParams.set('code_challenge_method', 'S256');
+  }
+  return url.toString();
+}
+
+const isOAuthErrorCode = (value: unknown): value is OAuthErrorCode =>
+  typeof value === 'string' && (OAUTH_ERROR_CODES as readonly string[]).includes(value);
+
+function isTokenSet(value: unknown): value is TokenSet {
+  const v = value as Partial<TokenSet> | null;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.access_token === 'string' &&
+    typeof v.refresh_token === 'string' &&
+    typeof v.token_type === 'string' &&
+    Number.isInteger(v.expires_in) &&
+    (v.expires_in as number) > 0 &&
+    typeof v.scope === 'string' &&
+    Number.isInteger(v.created_at)
+  );
+}
+
+/** POSTs to the token endpoint and returns the token set, or throws an OAuthError. Never logs a token or the secret. */
+async function tokenRequest(credentials: OAuthClientCredentials, body: string, contentType: string): Promise<TokenSet> {
+  const doFetch = credentials.fetch ?? fetch;
+  const response = await doFetch(new URL('/oauth/token', credentials.authUrl), {
+    method: 'POST',
+    headers: { 'content-type': contentType, accept: 'application/json' },
+    body,
+  });
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new OAuthError('invalid_response', response.status, `the token endpoint answered HTTP ${response.status} without JSON`);
+  }
+  if (response.ok && isTokenSet(parsed)) return parsed;
+  const error = (parsed as { error?: unknown; error_description?: unknown } | null) ?? {};
+  if (isOAuthErrorCode(error.error)) {
+    throw new OAuthError(
+      error.error,
+      response.status,
+      typeof error.error_description === 'string' ? error.error_description : undefined,
+    );
+  }
+  throw new OAuthError(
+    'invalid_response',
+    response.status,
+    `the token endpoint answered HTTP ${response.status} without a token set`,
+  );
+}
+
+/**
+ * Exchanges the callback's `code` for tokens (spec "Code exchange": a JSON body
+ * with the five fields). Call it once per code: a code is single use and lasts
+ * 10 minutes (SPEC-DECISIONS I6).
+ *
+ * @throws {OAuthError} `invalid_grant` for a used, expired or mismatched code; `invalid_client` for bad credentials.
+ * @example
+ * ```ts
+ * import { exchangeCode } from '@feira/sdk';
+ *
+ * const tokens = await exchangeCode({
+ *   authUrl: 'http://localhost:8080',
+ *   clientId: process.env.FEIRA_CLIENT_ID!,
+ *   clientSecret: process.env.FEIRA_CLIENT_SECRET!,
+ *   code: String(request.query.code),
+ *   redirectUri: 'http://localhost:3000/callback',
+ * });
+ * ```
+ */
+export async function exchangeCode(
+  input: OAuthClientCredentials & { code: string; redirectUri: string; codeVerifier?: string },
+): Promise<TokenSet> {
+  return tokenRequest(
+    input,
+    JSON.stringify({
+      grant_type: 'authorization_code',
+      client_id: input.clientId,
+      client_secret: input.clientSecret,
+      redirect_uri: input.redirectUri,
+      code: input.code,
+      ...(input.codeVerifier ? { code_verifier: input.codeVerifier } : {}),
+    }),
+    'application/json',
+  );
+}
+
+/**
+ * Gets a new token set with a refresh token (spec "Token refresh": a form body).
+ * Every refresh returns a new refresh token (SPEC-DECISIONS I5): store it and
+ * drop the old one. `TokenManager` does this for you.
+ *
+ * @throws {OAuthError} `invalid_grant` when the refresh token is expired, revoked or reused.
+ * @example
+ * ```ts
+ * import { refresh } from '@feira/sdk';
+ *
+ * const next = await refresh({ authUrl, clientId, clientSecret, refreshToken: saved.refresh_token });
+ * await save(next); // next.refresh_token replaces the old one
+ * ```
+ */
+export async function refresh(input: OAuthClientCredentials & { refreshToken: string }): Promise<TokenSet> {
+  const form = new URLSearchParams({
+    grant_type: 'refresh_token',
+    client_id: input.clientId,
+    client_secret: input.clientSecret,
+    refresh_token: input.refreshToken,
+  });
+  return tokenRequest(input, form.toString(), 'application/x-www-form-urlencoded');
+}
