@@ -32,6 +32,8 @@ export function formFields(html: string, action: string): Record<string, string[
  */
 export class PageClient {
   readonly cookies = new Map<string, string>();
+  /** Redirects to URLs starting with this are not followed (the client's redirect_uri may be on the platform itself). */
+  stopAt: string | null = null;
 
   constructor(readonly baseUrl: string) {}
 
@@ -73,6 +75,7 @@ export class PageClient {
     let response = first ?? (await this.request('GET', url));
     for (let hops = 0; response.location && hops < 10; hops++) {
       if (new URL(response.location).origin !== new URL(this.baseUrl).origin) return response;
+      if (this.stopAt && response.location.startsWith(this.stopAt)) return response;
       response = await this.request('GET', response.location);
     }
     return response;
@@ -124,6 +127,7 @@ export function loginUrl(baseUrl: string, input: Omit<PageFlowInput, 'login' | '
 /** Drives the pages like a seller would: log in (if needed), tick stores, approve; returns the callback URL. */
 export async function authorizeThroughPages(client: PageClient, input: PageFlowInput): Promise<PageFlowResult> {
   const pages: string[] = [];
+  client.stopAt = input.redirectUri;
   let page = await client.follow(loginUrl(client.baseUrl, input));
   for (let step = 0; step < 5; step++) {
     if (page.location) return { callback: new URL(page.location), pages };
