@@ -1,7 +1,10 @@
 #!/usr/bin/env node
-import { Command } from 'commander';
-import { commands } from './commands/index.js';
+import { createProgram } from './program.js';
 
-const program = new Command('feira').description('Feira: a marketplace seller platform sandbox, SDK companion and tools.');
-for (const register of commands) register(program);
-await program.parseAsync(process.argv);
+try {
+  await createProgram().parseAsync(process.argv);
+} catch (error) {
+  // No stack trace for the user; the message says what went wrong.
+  process.stderr.write(`feira: ${(error as Error).message}\n`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,82 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
+
+/** A real `feira` process run from the TypeScript sources (tsx, with the workspace's source paths). */
+export interface FeiraProcess {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the first match of `pattern` in stdout; rejects at the deadline or if the process exits first. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  exited: Promise<number | null>;
+  /** Sends a signal (if still running) and waits for the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function runFeira(args: string[], env: Record<string, string | undefined> = {}): FeiraProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/cli/src/bin.ts', ...args], {
+    cwd: repoRoot,
+    // Only the variables the test means: no FEIRA_* leaking in from the developer's shell.
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      TSX_TSCONFIG_PATH: 'tsconfig.typecheck.json',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  const listeners = new Set<() => void>();
+  child.stdout?.on('data', (chunk: Buffer) => {
+    out += chunk.toString('utf8');
+    for (const l of listeners) l();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    err += chunk.toString('utf8');
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  let hasExited = false;
+  void exited.then(() => {
+    hasExited = true;
+    for (const l of listeners) l();
+  });
+
+  const waitFor = (pattern: RegExp, timeoutMs = 60_000) =>
+    new Promise<RegExpMatchArray>((resolve, reject) => {
+      const check = () => {
+        const match = out.match(pattern);
+        if (match) {
+          done();
+          resolve(match);
+        } else if (hasExited) {
+          done();
+          reject(new Error(`feira exited before printing ${pattern}\nstdout:\n${out}\nstderr:\n${err}`));
+        }
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`no ${pattern} within ${timeoutMs} ms\nstdout:\n${out}\nstderr:\n${err}`));
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        listeners.delete(check);
+      };
+      listeners.add(check);
+      check();
+    });
+
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    waitFor,
+    exited,
+    stop: async (signal = 'SIGTERM') => {
+      if (!hasExited) child.kill(signal);
+      return exited;
+    },
+  };
+}
