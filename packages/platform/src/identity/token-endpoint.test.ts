@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { TokenSet } from '@feira/contract';
 import { Value } from '@sinclair/typebox/value';
-import { decodeProtectedHeader } from 'jose';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseTargets } from '../storage/test-databases.js';
-import { createTestPlatform, type TestPlatform } from '../testing.js';
+import { createTestPlatform, type TestPlatform, testConfig } from '../testing.js';
 import { issueAuthorizationCode } from './authorization-codes.js';
 import { guardProbe } from './test-support/guard-probe.js';
 import { ACCESS_TOKEN_TYP, REFRESH_TOKEN_TYP } from './token-signer.js';
@@ -367,5 +367,38 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
     const unexpected = await exchange(without.client, without.code, { code_verifier: VERIFIER });
     expect(unexpected.statusCode).toBe(400);
     expect(unexpected.json().error).toBe('invalid_grant');
+  });
+
+  it('issue 3 §4: the access-token lifetime is configurable (expires_in and exp follow it)', async () => {
+    const short = await createTestPlatform(target, { config: testConfig({ accessTokenTtlSeconds: 900 }) });
+    try {
+      const seller = await short.createSeller();
+      const client = await short.createClient({ redirectUris: [REDIRECT] });
+      const code = await issueAuthorizationCode(short.app.platform, {
+        clientId: client.clientId,
+        sellerId: seller.sellerId,
+        redirectUri: REDIRECT,
+        scope: 'open:ticket:read',
+        tenants: seller.tenantIds,
+        codeChallenge: undefined,
+      });
+      const res = await short.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        payload: {
+          grant_type: 'authorization_code',
+          client_id: client.clientId,
+          client_secret: client.clientSecret,
+          redirect_uri: REDIRECT,
+          code,
+        },
+      });
+      const body = res.json();
+      expect(body.expires_in).toBe(900);
+      const claims = decodeJwt(body.access_token);
+      expect((claims.exp as number) - (claims.iat as number)).toBe(900);
+    } finally {
+      await short.close();
+    }
   });
 });
