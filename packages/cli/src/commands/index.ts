@@ -1,11 +1,13 @@
 import type { Command } from 'commander';
 import { register as bench } from './bench.js';
+import { register as listen } from './listen.js';
 import { register as quoteCheck } from './quote-check.js';
 import { register as seed } from './seed.js';
 import { register as start } from './start.js';
+import { register as trigger } from './trigger.js';
 
 /**
  * Every `feira` subcommand lives in its own file under commands/ and exports a
  * `register(program)` function; add it to this list.
  */
-export const commands: Array<(program: Command) => void> = [bench, quoteCheck, seed, start];
+export const commands: Array<(program: Command) => void> = [bench, listen, quoteCheck, seed, start, trigger];

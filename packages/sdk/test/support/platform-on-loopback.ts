@@ -12,12 +12,18 @@ export interface PlatformOnLoopback extends TestPlatform {
  * first so its address can be the configured public URL: the SDK follows
  * `meta.links.next` exactly, so those links must point at this server.
  */
-export async function startPlatformOnLoopback(target: TestDatabaseTarget): Promise<PlatformOnLoopback> {
+export async function startPlatformOnLoopback(
+  target: TestDatabaseTarget,
+  options: { outboundCa?: string } = {},
+): Promise<PlatformOnLoopback> {
   let handle: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
   const server = createServer((req, res) => (handle ? handle(req, res) : res.writeHead(503).end()));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const platform = await createTestPlatform(target, { config: testConfig({ publicUrl: url, authUrl: url }) });
+  const platform = await createTestPlatform(target, {
+    config: testConfig({ publicUrl: url, authUrl: url }),
+    ...(options.outboundCa ? { outboundCa: options.outboundCa } : {}),
+  });
   handle = (req, res) => platform.app.routing(req, res);
   return {
     ...platform,
