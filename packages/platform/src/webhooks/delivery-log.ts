@@ -33,8 +33,9 @@ export async function recordAttempts(
   finished: readonly FinishedAttempt[],
   skipped: readonly SkippedDelivery[],
   random: Random,
+  released: readonly ClaimedDelivery[] = [],
 ): Promise<RecordedOutcome[]> {
-  if (finished.length === 0 && skipped.length === 0) return [];
+  if (finished.length === 0 && skipped.length === 0 && released.length === 0) return [];
   return database.db.transaction().execute(async (trx) => {
     const outcomes: RecordedOutcome[] = [];
     const attemptRows = [];
@@ -90,6 +91,15 @@ export async function recordAttempts(
         .where('fence', '=', s.claim.fence)
         .executeTakeFirst();
       outcomes.push(Number(updated.numUpdatedRows) === 0 ? 'stale' : 'dead');
+    }
+    // Claimed but never sent: the lease is given back so any worker can take the delivery at once.
+    for (const claim of released) {
+      await trx
+        .updateTable('webhook_deliveries')
+        .set({ lease_owner: null, lease_until: null })
+        .where('id', '=', claim.id)
+        .where('fence', '=', claim.fence)
+        .execute();
     }
     for (let i = 0; i < attemptRows.length; i += 500) {
       await trx

@@ -85,12 +85,14 @@ export class WebhookDispatcher {
   readonly #pollMs: number;
   readonly #metrics;
   #inFlight = 0;
+  #sent = 0;
   readonly #inFlightByOrigin = new Map<string, number>();
   readonly #queues = new Map<string, Job[]>();
   readonly #originBySubscription = new Map<string, string>();
   readonly #running = new Set<Promise<void>>();
   #finished: FinishedAttempt[] = [];
   #skipped: SkippedDelivery[] = [];
+  #released: ClaimedDelivery[] = [];
   #flushChain: Promise<void> = Promise.resolve();
   #flushScheduled = false;
   #loop: Promise<void> | null = null;
@@ -107,6 +109,11 @@ export class WebhookDispatcher {
     this.#timeoutMs = options.requestTimeoutMs ?? 10_000;
     this.#pollMs = options.pollIntervalMs ?? 20;
     this.#metrics = webhookMetrics(deps.metrics);
+  }
+
+  /** What this worker is doing now (for `feira dispatch` progress and diagnostics). */
+  stats(): { inFlight: number; queued: number; sent: number } {
+    return { inFlight: this.#inFlight, queued: this.#queued(), sent: this.#sent };
   }
 
   /** Fans out one batch of outbox events; returns how many events were taken. */
@@ -184,7 +191,13 @@ export class WebhookDispatcher {
 
   /** Resolves once nothing is in flight or queued and every result is written. */
   async idle(): Promise<void> {
-    while (this.#running.size > 0 || this.#queued() > 0 || this.#finished.length > 0 || this.#skipped.length > 0) {
+    while (
+      this.#running.size > 0 ||
+      this.#queued() > 0 ||
+      this.#finished.length > 0 ||
+      this.#skipped.length > 0 ||
+      this.#released.length > 0
+    ) {
       await Promise.all([...this.#running]);
       await this.#flush();
     }
@@ -244,8 +257,12 @@ export class WebhookDispatcher {
     const queue = this.#queues.get(origin);
     while (queue && queue.length > 0 && (this.#inFlightByOrigin.get(origin) ?? 0) < this.#perEndpoint) {
       const job = queue.shift() as Job;
-      // A job that waited too long in the queue could outlive its lease mid-request; leave it for the next claim.
-      if (job.leaseUntil - this.#deps.clock.now().getTime() < this.#timeoutMs) continue;
+      // A job that waited too long in the queue could outlive its lease mid-request: give the lease back instead.
+      if (job.leaseUntil - this.#deps.clock.now().getTime() < this.#timeoutMs) {
+        this.#released.push(job.claim);
+        this.#scheduleFlush();
+        continue;
+      }
       this.#inFlight += 1;
       this.#inFlightByOrigin.set(origin, (this.#inFlightByOrigin.get(origin) ?? 0) + 1);
       const running: Promise<void> = this.#send(job).finally(() => {
@@ -281,6 +298,7 @@ export class WebhookDispatcher {
       dispatcher: outbound,
       now: () => clock.now(),
     });
+    this.#sent += 1;
     this.#finished.push({ claim: job.claim, worker: this.worker, startedAt, finishedAt: clock.now(), result });
     this.#metrics.latency.observe({ outcome: result.ok ? 'succeeded' : 'failed' }, result.durationMs / 1000);
     this.#scheduleFlush();
@@ -300,11 +318,13 @@ export class WebhookDispatcher {
     this.#flushChain = this.#flushChain.then(async () => {
       const finished = this.#finished;
       const skipped = this.#skipped;
-      if (finished.length === 0 && skipped.length === 0) return;
+      const released = this.#released;
+      if (finished.length === 0 && skipped.length === 0 && released.length === 0) return;
       this.#finished = [];
       this.#skipped = [];
+      this.#released = [];
       try {
-        const outcomes = await recordAttempts(this.#deps.database, finished, skipped, this.#deps.random);
+        const outcomes = await recordAttempts(this.#deps.database, finished, skipped, this.#deps.random, released);
         for (const outcome of outcomes) this.#metrics.deliveries.inc({ outcome });
       } catch (error) {
         // Unrecorded results are not lost work: the leases expire and the deliveries are retried (at least once, W6).

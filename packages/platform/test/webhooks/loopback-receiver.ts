@@ -14,7 +14,7 @@ export interface ReceivedRequest {
 }
 
 /** What to answer: a status with optional headers and body, or `hang` (never answer). */
-export type ReceiverAnswer = { status: number; headers?: Record<string, string>; body?: string } | 'hang';
+export type ReceiverAnswer = { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | 'hang';
 
 export interface LoopbackReceiver {
   url: string;
@@ -97,8 +97,10 @@ export async function startReceiver(
         });
         return;
       }
-      const a = answer === 'hang' ? { status: 200 } : answer;
-      res.writeHead(a.status, a.headers ?? {}).end(a.body ?? '');
+      const a: Exclude<ReceiverAnswer, 'hang'> = answer === 'hang' ? { status: 200 } : answer;
+      const send = () => res.writeHead(a.status, a.headers ?? {}).end(a.body ?? '');
+      if (a.delayMs) setTimeout(send, a.delayMs);
+      else send();
     });
   };
   const server = options.tls ? createHttpsServer({ key: testTls.key, cert: testTls.cert }, handler) : createHttpServer(handler);
