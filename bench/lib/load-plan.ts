@@ -15,6 +15,8 @@ export interface RequestSpec {
  */
 export interface LoadPlan {
   origin: string;
+  /** PEM of a CA to trust for an https origin (the test CA of the receivers). */
+  ca?: string;
   connections: number;
   warmupMs: number;
   durationMs: number;

@@ -22,7 +22,12 @@ async function workloadOf(plan: LoadPlan): Promise<Workload> {
 
 async function run(plan: LoadPlan): Promise<LoadResult> {
   const workload = await workloadOf(plan);
-  const pool = new Pool(plan.origin, { connections: plan.connections, pipelining: 1, keepAliveTimeout: 60_000 });
+  const pool = new Pool(plan.origin, {
+    connections: plan.connections,
+    pipelining: 1,
+    keepAliveTimeout: 60_000,
+    ...(plan.ca ? { connect: { ca: plan.ca } } : {}),
+  });
   const recorder = new LatencyRecorder();
   const statusCounts: Record<string, number> = {};
   let errors = 0;

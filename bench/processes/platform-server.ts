@@ -14,6 +14,7 @@ import {
 } from '@feira/platform';
 import type { FastifyInstance } from 'fastify';
 import { childOptions, type Operation, serveChild } from '../lib/child-protocol.js';
+import { BENCH_ADMIN_TOKEN } from './bench-credentials.js';
 
 export interface PlatformServerOptions {
   databaseUrl: string;
@@ -26,9 +27,11 @@ export interface PlatformServerOptions {
   outboundCa?: string;
 }
 
-export type FixtureModule = { fixtureOperations(app: FastifyInstance): Record<string, Operation> };
-
-export const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
+export type FixtureModule = {
+  fixtureOperations(app: FastifyInstance): Record<string, Operation>;
+  /** Stops what the fixture started (e.g. the dispatcher), before the app closes. */
+  stopFixture?(): Promise<void>;
+};
 
 const options = childOptions<PlatformServerOptions>();
 const database = await openDatabase(options.databaseUrl, options.searchPath ? { searchPath: options.searchPath } : {});
@@ -55,11 +58,15 @@ const port = typeof address === 'object' && address ? address.port : 0;
 const workers = options.workers ? await startBackgroundWorkers(app.platform, { dispatcher: true }) : null;
 
 const operations: Record<string, Operation> = {};
+const fixtures: FixtureModule[] = [];
 for (const module of options.fixtures ?? []) {
-  Object.assign(operations, ((await import(module)) as FixtureModule).fixtureOperations(app));
+  const fixture = (await import(module)) as FixtureModule;
+  fixtures.push(fixture);
+  Object.assign(operations, fixture.fixtureOperations(app));
 }
 
 serveChild({ port, dialect: database.dialect }, operations, async () => {
+  for (const fixture of fixtures) await fixture.stopFixture?.();
   await workers?.stop();
   await app.close();
   await database.close();
