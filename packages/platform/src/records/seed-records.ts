@@ -5,6 +5,7 @@ import { PlatformError } from '../core/platform-error.js';
 import type { Random } from '../core/random.js';
 import type { Database } from '../storage/database.js';
 import type { Schema } from '../storage/schema.js';
+import { withIndexesRebuiltAfter } from './bulk-load-indexes.js';
 
 /** How many records of each collection to create. */
 export interface SeedCounts {
@@ -21,6 +22,8 @@ export interface SeedDeps {
   random: Random;
   /** Called after every committed batch with the rows written so far and the total. */
   onProgress?(written: number, total: number): void;
+  /** From this many rows (default 50,000), a load into a table holding fewer rows rebuilds its indexes once after. */
+  bulkThreshold?: number;
   /** Rows per INSERT statement (default 500; kept under both dialects' bound-parameter limits). */
   batchSize?: number;
 }
@@ -32,7 +35,23 @@ export interface SeedResult {
 }
 
 const BATCHES_PER_TRANSACTION = 20;
+/** From this many rows (and at least as many as the table holds), indexes are rebuilt once after the load. */
+const BULK_THRESHOLD = 50_000;
 const SPREAD_MS = 365 * 24 * 3600 * 1000;
+const CENTRES = ['dc-sp', 'dc-rj'] as const;
+const SHIPPING_JSON = Object.fromEntries(
+  CENTRES.map((id) => [
+    id,
+    JSON.stringify({
+      id: 'standard',
+      name: 'Standard',
+      type: 'conventional',
+      price: 19.9,
+      delivery_days: 5,
+      origin: { distribution_center: { id } },
+    }),
+  ]),
+) as Record<(typeof CENTRES)[number], string>;
 const FIRST_NAMES = ['Ana', 'Bruno', 'Carla', 'Diego', 'Elisa', 'Fábio', 'Gabriela', 'Heitor', 'Iara', 'João', 'Luíza', 'Marcos'];
 const LAST_NAMES = ['Silva', 'Souza', 'Oliveira', 'Santos', 'Lima', 'Pereira', 'Costa', 'Almeida', 'Ribeiro', 'Gomes'];
 const PRODUCT_WORDS = ['Camiseta', 'Caneca', 'Mochila', 'Tênis', 'Relógio', 'Fone', 'Luminária', 'Garrafa', 'Agenda', 'Boné'];
@@ -130,20 +149,33 @@ export async function seedRecords(database: Database, tenantId: string, counts: 
       }
       return text;
     };
-    for (let start = 0; start < n; start += batchSize * BATCHES_PER_TRANSACTION) {
-      const end = Math.min(n, start + batchSize * BATCHES_PER_TRANSACTION);
-      await database.db.transaction().execute(async (trx) => {
-        for (let b = start; b < end; b += batchSize) {
-          const rows: Array<Record<string, unknown>> = [];
-          for (let i = b; i < Math.min(end, b + batchSize); i++) rows.push(row(i) as Record<string, unknown>);
-          const columns = Object.keys(rows[0] as object);
-          const parameters: unknown[] = [];
-          for (const r of rows) for (const column of columns) parameters.push(r[column]);
-          await trx.executeQuery(CompiledQuery.raw(statementFor(trx, rows), parameters));
-        }
-      });
-      written += end - start;
+    const insertRange = async (trx: Kysely<Schema>, from: number, to: number) => {
+      for (let b = from; b < to; b += batchSize) {
+        const rows: Array<Record<string, unknown>> = [];
+        for (let i = b; i < Math.min(to, b + batchSize); i++) rows.push(row(i) as Record<string, unknown>);
+        const columns = Object.keys(rows[0] as object);
+        const parameters: unknown[] = [];
+        for (const r of rows) for (const column of columns) parameters.push(r[column]);
+        await trx.executeQuery(CompiledQuery.raw(statementFor(trx, rows), parameters));
+      }
+      written += to - from;
       deps.onProgress?.(written, total);
+    };
+    const chunk = batchSize * BATCHES_PER_TRANSACTION;
+    const existing = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)}`.execute(database.db);
+    if (n >= (deps.bulkThreshold ?? BULK_THRESHOLD) && n >= Number(existing.rows[0]?.n ?? 0)) {
+      // A large load into a smaller table: one transaction that drops the list indexes, inserts
+      // and rebuilds them once. A crash rolls all of it back, indexes included (DDL is
+      // transactional on both dialects); readers see the table as it was until the commit.
+      await database.db.transaction().execute((trx) =>
+        withIndexesRebuiltAfter<Schema, void>(trx, database.dialect, table, async () => {
+          for (let start = 0; start < n; start += chunk) await insertRange(trx, start, Math.min(n, start + chunk));
+        }),
+      );
+      return;
+    }
+    for (let start = 0; start < n; start += chunk) {
+      await database.db.transaction().execute((trx) => insertRange(trx, start, Math.min(n, start + chunk)));
     }
   }
 
@@ -182,7 +214,7 @@ export async function seedRecords(database: Database, tenantId: string, counts: 
     await insertAll('orders', want.orders, (i) => {
       const quantity = 1 + Math.floor(next() * 3);
       const priceCents = 500 + Math.floor(next() * 50000);
-      const centre = next() < 0.5 ? 'dc-sp' : 'dc-rj';
+      const centre = next() < 0.5 ? CENTRES[0] : CENTRES[1];
       const stamped = stamp(i, want.orders);
       if (orderIds.length < 10000) orderIds.push(stamped.id);
       return {
@@ -192,15 +224,8 @@ export async function seedRecords(database: Database, tenantId: string, counts: 
         ...customer(),
         total_amount_cents: priceCents * quantity,
         currency: 'BRL',
-        items: JSON.stringify([{ sku: `SKU-${run}-${String(i % 1000).padStart(7, '0')}`, quantity, price_cents: priceCents }]),
-        shipping: JSON.stringify({
-          id: 'standard',
-          name: 'Standard',
-          type: 'conventional',
-          price: 19.9,
-          delivery_days: 5,
-          origin: { distribution_center: { id: centre } },
-        }),
+        items: `[{"sku":"SKU-${run}-${String(i % 1000).padStart(7, '0')}","quantity":${quantity},"price_cents":${priceCents}}]`,
+        shipping: SHIPPING_JSON[centre],
         shipping_distribution_center_id: centre,
         ...stamped,
       };

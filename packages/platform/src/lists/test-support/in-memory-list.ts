@@ -87,7 +87,7 @@ function matches(field: ModelField, value: Scalar, filter: ModelFilter): boolean
   }
 }
 
-/** Filters (AND) and sorts (left to right, then id ascending) an array of API records. */
+/** Filters (AND) and sorts (left to right, then id) an array of API records. */
 export function listInMemory<T extends { id: string }>(
   records: readonly T[],
   fields: Readonly<Record<string, ModelField>>,
@@ -100,7 +100,10 @@ export function listInMemory<T extends { id: string }>(
       return matches(field, stored(field.type, valueAt(record, filter.field)), filter);
     }),
   );
-  const order = sorts.some((s) => s.field === 'id') ? sorts : [...sorts, { field: 'id', direction: 'asc' as const }];
+  // id ends every order, in the direction of the last criterion.
+  const order = sorts.some((s) => s.field === 'id')
+    ? sorts
+    : [...sorts, { field: 'id', direction: sorts.at(-1)?.direction ?? ('asc' as const) }];
   return kept.sort((a, b) => {
     for (const sort of order) {
       const type = (fields[sort.field] as ModelField).type;

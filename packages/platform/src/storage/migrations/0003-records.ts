@@ -4,12 +4,14 @@ import { type MigrationFactory, serialPrimaryKey } from './helpers.js';
 /**
  * Indexes for the list engine: every allowed sort of a record list is served by
  * (tenant_id, sort column, id), the keyset pagination path (SPEC-DECISIONS L4),
+ * `[]` being the sort on id alone,
  * and the common filters (status, customer id, order id, sku, dates) lead with
  * tenant_id too. Keep these in step with the declarations in records/*-list.ts.
  */
 const LIST_INDEXES: Record<string, string[][]> = {
-  products: [['sku'], ['created_at'], ['updated_at'], ['title'], ['price_cents'], ['stock']],
+  products: [[], ['sku'], ['created_at'], ['updated_at'], ['title'], ['price_cents'], ['stock']],
   orders: [
+    [],
     ['created_at'],
     ['updated_at'],
     ['code'],
@@ -18,8 +20,8 @@ const LIST_INDEXES: Record<string, string[][]> = {
     ['customer_id', 'created_at'],
     ['shipping_distribution_center_id'],
   ],
-  tickets: [['created_at'], ['updated_at'], ['status', 'created_at'], ['customer_id', 'created_at'], ['order_id']],
-  transactions: [['created_at'], ['updated_at'], ['amount_cents'], ['type', 'created_at'], ['order_id']],
+  tickets: [[], ['created_at'], ['updated_at'], ['status', 'created_at'], ['customer_id', 'created_at'], ['order_id']],
+  transactions: [[], ['created_at'], ['updated_at'], ['amount_cents'], ['type', 'created_at'], ['order_id']],
 };
 
 export const records: MigrationFactory = (dialect) => ({
@@ -86,7 +88,7 @@ export const records: MigrationFactory = (dialect) => ({
     for (const [table, indexes] of Object.entries(LIST_INDEXES)) {
       for (const columns of indexes) {
         await db.schema
-          .createIndex(`${table}_tenant_${columns.join('_')}_idx`)
+          .createIndex(`${table}_tenant_${[...columns, 'id'].join('_')}_idx`)
           .on(table)
           .columns(['tenant_id', ...columns, 'id'])
           .execute();
