@@ -81,6 +81,22 @@ describe.each(Object.entries(servers))('webhook adapter: %s', (_name, start) => 
     expect(received[0]?.webhookId).toBe('wh-1');
   });
 
+  it('secrets may be a function read at every delivery (secrets kept in a database)', async () => {
+    let secrets: string[] = ['whsec_not_yet'];
+    const received: string[] = [];
+    const url = await start({ secrets: async () => secrets, now: () => NOW, onMessage: (m) => received.push(m.topic) });
+    const send = () =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-signature-256': signature(BODY), 'x-timestamp': TS },
+        body: BODY,
+      });
+    expect((await send()).status).toBe(401);
+    secrets = [SECRET];
+    expect((await send()).status).toBe(200);
+    expect(received).toEqual(['order']);
+  });
+
   it('a wrong signature is answered 401 with the error code, and onMessage is not called', async () => {
     let calls = 0;
     const url = await start({ secrets: SECRET, now: () => NOW, onMessage: () => calls++ });

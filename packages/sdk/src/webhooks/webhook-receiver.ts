@@ -14,7 +14,12 @@ import { WebhookVerificationError } from './webhook-verification-error.js';
  * };
  * ```
  */
-export interface WebhookReceiverOptions extends Pick<VerifyWebhookOptions, 'secrets' | 'toleranceSec' | 'version'> {
+export interface WebhookReceiverOptions extends Pick<VerifyWebhookOptions, 'toleranceSec' | 'version'> {
+  /**
+   * The subscription secrets (see `verifyWebhook`), or a function returning the
+   * current ones, read at every delivery (for secrets kept in a database).
+   */
+  secrets?: VerifyWebhookOptions['secrets'] | (() => readonly string[] | Promise<readonly string[]>);
   /**
    * Called once per authentic message. Resolve to acknowledge (2xx); throw to have
    * the platform retry later (SPEC-DECISIONS W4). `webhookId` is the `X-Webhook-Id`
@@ -40,11 +45,12 @@ export async function receiveWebhook(
   options: WebhookReceiverOptions,
 ): Promise<ReceiverResponse> {
   let message: WebhookMessage;
+  const secrets = typeof options.secrets === 'function' ? await options.secrets() : options.secrets;
   try {
     message = verifyWebhook({
       rawBody,
       headers,
-      secrets: options.secrets,
+      secrets,
       toleranceSec: options.toleranceSec,
       version: options.version,
       now: options.now?.(),
