@@ -2,8 +2,14 @@ import { SCOPE_NAMES } from '@feira/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPassword } from '../core/hashing.js';
 import { createTestPlatform, type TestPlatform, testDatabaseTargets } from '../testing.js';
-import { createClient, findClientById, findPublicClientById, listClients, verifyClientSecret } from './client-repository.js';
-import { createSeller, findSellerById, findSellerByLogin, listSellers, listTenantsOfSeller } from './seller-repository.js';
+import { addRedirectUri, createClient, findClientById, findPublicClientById, verifyClientSecret } from './client-repository.js';
+import {
+  createSeller,
+  findSellerById,
+  findSellerByLogin,
+  listTenantsOfSeller,
+  listTenantsOfSellers,
+} from './seller-repository.js';
 
 describe.each(testDatabaseTargets())('account repositories on $dialect', (target) => {
   let platform: TestPlatform;
@@ -31,7 +37,9 @@ describe.each(testDatabaseTargets())('account repositories on $dialect', (target
     expect(await verifyPassword('wrong password', credentials!.passwordHash)).toBe(false);
     expect((await listTenantsOfSeller(platform.database.db, seller.id)).map((t) => t.name)).toEqual(['North', 'South']);
     expect(await findSellerByLogin(platform.database.db, 'nobody@repo.test')).toBeUndefined();
-    expect((await listSellers(platform.database.db, { limit: 10, offset: 0 })).map((s) => s.login)).toContain('ana@repo.test');
+    const bySeller = await listTenantsOfSellers(platform.database.db, [seller.id, 'no-such-seller']);
+    expect(bySeller.get(seller.id)?.map((t) => t.name)).toEqual(['North', 'South']);
+    expect(bySeller.get('no-such-seller')).toEqual([]);
   });
 
   it('refuses a second seller with the same login with a 409 CONFLICT naming the field', async () => {
@@ -56,6 +64,11 @@ describe.each(testDatabaseTargets())('account repositories on $dialect', (target
     expect(verifyClientSecret(stored!, `${clientSecret}x`)).toBe(false);
     expect(await findPublicClientById(platform.database.db, client.id)).not.toHaveProperty('secretHash');
     expect(await findClientById(platform.database.db, 'client_nope')).toBeUndefined();
-    expect((await listClients(platform.database.db, { limit: 10, offset: 0 })).map((c) => c.id)).toContain(client.id);
+    expect(await addRedirectUri(platform.database.db, client.id, 'http://127.0.0.1:9000/demo/callback')).toBe(true);
+    expect(await addRedirectUri(platform.database.db, client.id, 'http://127.0.0.1:9000/demo/callback')).toBe(false);
+    expect((await findClientById(platform.database.db, client.id))?.redirectUris).toEqual([
+      'https://app.example/cb',
+      'http://127.0.0.1:9000/demo/callback',
+    ]);
   });
 });

@@ -224,7 +224,36 @@ describe.each(testDatabaseTargets())('admin API on $dialect', (target) => {
     });
   });
 
-  describe('lists', () => {
+  describe('lists (the shared list engine, SPEC-DECISIONS L1–L9)', () => {
+    it('filters and sorts sellers like every other list: login__like, _sort=login:desc', async () => {
+      for (const login of ['zed@filter.test', 'amy@filter.test']) {
+        expect((await post('/admin/v1/sellers', sellerBody({ login }))).statusCode).toBe(201);
+      }
+      const res = await get('/admin/v1/sellers?login__like=FILTER.TEST&_sort=login:desc');
+      expect(res.statusCode).toBe(200);
+      expect(res.json().results.map((s: { login: string }) => s.login)).toEqual(['zed@filter.test', 'amy@filter.test']);
+      expect(res.json().results[0].tenants.map((t: { name: string }) => t.name)).toEqual(['Loja Centro', 'Loja Sul']);
+      expect(res.json().meta.filters).toEqual([{ field: 'login', operator: 'like', value: 'FILTER.TEST' }]);
+    });
+
+    it('pages clients with cursors: following links.next walks every client once', async () => {
+      for (let i = 0; i < 3; i++)
+        expect((await post('/admin/v1/clients', clientBody({ name: `Cursor ${i}` }))).statusCode).toBe(201);
+      const total = (await get('/admin/v1/clients')).json().meta.total as number;
+      const seen: string[] = [];
+      let url: string | null = '/admin/v1/clients?_paginate=cursor&_limit=2';
+      while (url) {
+        const page = await get(url);
+        expect(page.statusCode).toBe(200);
+        expect(page.body).not.toContain('secret');
+        seen.push(...page.json().results.map((c: { client_id: string }) => c.client_id));
+        const next: string | null = page.json().meta.links.next;
+        url = next ? next.replace('http://127.0.0.1:8080', '') : null;
+      }
+      expect(seen).toHaveLength(total);
+      expect(new Set(seen).size).toBe(total);
+    });
+
     it('pages sellers with _limit/_offset in the spec envelope, with total and links', async () => {
       for (let i = 0; i < 3; i++) expect((await post('/admin/v1/sellers', sellerBody())).statusCode).toBe(201);
       const all = await get('/admin/v1/sellers?_limit=100');
@@ -237,6 +266,10 @@ describe.each(testDatabaseTargets())('admin API on $dialect', (target) => {
       expect(second.statusCode).toBe(200);
       const body = second.json();
       expect(body.meta.page).toEqual({ limit: 1, offset: 1, count: 1, max_limit: 100 });
+      expect(body.meta.sorts).toEqual([
+        { field: 'created_at', direction: 'asc' },
+        { field: 'id', direction: 'asc' },
+      ]);
       expect(body.results[0].id).toBe(all.json().results[1].id);
       expect(body.meta.links.previous).toBe('http://127.0.0.1:8080/admin/v1/sellers?_limit=1&_offset=0');
       expect(body.meta.links.next).toBe('http://127.0.0.1:8080/admin/v1/sellers?_limit=1&_offset=2');
@@ -256,7 +289,9 @@ describe.each(testDatabaseTargets())('admin API on $dialect', (target) => {
         ['_limit=abc', '_limit'],
         ['_limit=1.5', '_limit'],
         ['_offset=-1', '_offset'],
-        ['name=x', 'name'],
+        ['color=red', 'color'],
+        ['password=x', 'password'],
+        ['_sort=password_hash', '_sort'],
       ] as const) {
         const res = await get(`/admin/v1/sellers?${query}`);
         expectFieldError(res, 422, field);

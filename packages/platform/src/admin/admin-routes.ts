@@ -1,7 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../core/platform-error.js';
+import { runListForRequest } from '../lists/list-engine.js';
 import { requireAdminToken } from './admin-auth.js';
+import { CLIENT_PUBLIC_COLUMNS, clientList, sellerList } from './admin-lists.js';
 import {
   ClientList,
   type ClientView,
@@ -11,15 +13,13 @@ import {
   CreateSellerBody,
   ErrorResponse,
   IdParams,
-  ListQuery,
   SellerList,
   type SellerView,
   SellerView as SellerViewSchema,
 } from './admin-schemas.js';
-import { type ClientApp, countClients, createClient, findPublicClientById, listClients } from './client-repository.js';
+import { type ClientApp, clientFromPublicRow, createClient, findPublicClientById } from './client-repository.js';
 import { validateNewClient } from './client-rules.js';
-import { pageEnvelope, parsePageQuery } from './list-page.js';
-import { countSellers, createSeller, findSellerById, listSellers, type Seller } from './seller-repository.js';
+import { createSeller, findSellerById, listTenantsOfSellers, type Seller } from './seller-repository.js';
 
 function sellerView(seller: Seller): SellerView {
   return {
@@ -45,6 +45,9 @@ function clientView(client: ClientApp): ClientView {
 }
 
 const errors = { 401: ErrorResponse, 422: ErrorResponse };
+const LIST_DESCRIPTION =
+  'List conventions of the platform: `_limit` (default 20, max 100), `_offset`, `_paginate=cursor` with `_next_token`, ' +
+  '`_sort=field:asc|desc`, filters `field=`, `field__like=`, `field__in=`, `field__gt/gte/lt/lte=`.';
 const security = [{ adminToken: [] }];
 
 /** The admin API (issue 2 §4): sellers with their stores, and client applications. Bearer admin token on every route. */
@@ -80,14 +83,27 @@ export async function adminRoutes(instance: FastifyInstance): Promise<void> {
         tags: ['admin'],
         summary: 'List seller accounts (no passwords)',
         security,
-        querystring: ListQuery,
+        description: LIST_DESCRIPTION,
         response: { 200: SellerList, ...errors },
       },
     },
     async (request) => {
-      const page = parsePageQuery(request.query);
-      const [total, sellers] = await Promise.all([countSellers(db()), listSellers(db(), page)]);
-      return pageEnvelope(`${platform.config.publicUrl}/admin/v1/sellers`, page, total, sellers.map(sellerView));
+      const base = db().selectFrom('sellers').select(['id', 'name', 'login', 'created_at']);
+      const page = await runListForRequest(request, sellerList, base);
+      const tenants = await listTenantsOfSellers(
+        db(),
+        page.results.map((row) => row.id),
+      );
+      const results = page.results.map((row) =>
+        sellerView({
+          id: row.id,
+          name: row.name,
+          login: row.login,
+          createdAt: row.created_at,
+          tenants: tenants.get(row.id) ?? [],
+        }),
+      );
+      return { meta: page.meta, results };
     },
   );
 
@@ -134,14 +150,13 @@ export async function adminRoutes(instance: FastifyInstance): Promise<void> {
         tags: ['admin'],
         summary: 'List client applications (no secrets)',
         security,
-        querystring: ListQuery,
+        description: LIST_DESCRIPTION,
         response: { 200: ClientList, ...errors },
       },
     },
     async (request) => {
-      const page = parsePageQuery(request.query);
-      const [total, clients] = await Promise.all([countClients(db()), listClients(db(), page)]);
-      return pageEnvelope(`${platform.config.publicUrl}/admin/v1/clients`, page, total, clients.map(clientView));
+      const page = await runListForRequest(request, clientList, db().selectFrom('clients').select(CLIENT_PUBLIC_COLUMNS));
+      return { meta: page.meta, results: page.results.map((row) => clientView(clientFromPublicRow(row))) };
     },
   );
 

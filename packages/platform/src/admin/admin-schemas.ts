@@ -1,4 +1,4 @@
-import { SCOPE_NAMES } from '@feira/contract';
+import { ListEnvelope, SCOPE_NAMES } from '@feira/contract';
 import { type Static, Type } from '@sinclair/typebox';
 
 // TypeBox schemas of the admin API. Every object is closed
@@ -86,30 +86,5 @@ export const CreatedClientView = Type.Object(
 
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }, closed);
 
-/** `_limit`/`_offset` arrive as strings (no coercion); list-page.ts parses them and names a bad one. */
-export const ListQuery = Type.Object(
-  {
-    _limit: Type.Optional(Type.String({ description: 'Page size, 1 to 100 (larger values are clamped). Default 20' })),
-    _offset: Type.Optional(Type.String({ description: 'Records to skip. Default 0' })),
-  },
-  closed,
-);
-export type ListQuery = Static<typeof ListQuery>;
-
-const PageMeta = Type.Object({
-  page: Type.Object({
-    limit: Type.Integer(),
-    offset: Type.Integer(),
-    count: Type.Integer(),
-    max_limit: Type.Integer(),
-  }),
-  links: Type.Object({
-    previous: Type.Union([Type.String(), Type.Null()]),
-    self: Type.String(),
-    next: Type.Union([Type.String(), Type.Null()]),
-  }),
-  total: Type.Integer(),
-});
-
-export const SellerList = Type.Object({ meta: PageMeta, results: Type.Array(SellerView) });
-export const ClientList = Type.Object({ meta: PageMeta, results: Type.Array(ClientView) });
+export const SellerList = ListEnvelope(SellerView);
+export const ClientList = ListEnvelope(ClientView);

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { constantTimeEqual, sha256Hex } from '../core/hashing.js';
 import { randomToken } from '../core/random.js';
 import type { Schema } from '../storage/schema.js';
-import type { AccountDeps, PageRequest } from './seller-repository.js';
+import type { AccountDeps } from './seller-repository.js';
 
 /** A client application (spec, Authentication §2) as the admin API shows it: never the secret or its hash. */
 export interface ClientApp {
@@ -50,6 +50,11 @@ function toClient(row: ClientRow): ClientWithSecretHash {
     createdAt: row.created_at,
     secretHash: row.secret_hash,
   };
+}
+
+/** A `clients` row without its secret hash (what the admin list selects) as a ClientApp. */
+export function clientFromPublicRow(row: Omit<ClientRow, 'secret_hash'>): ClientApp {
+  return withoutSecret(toClient({ ...row, secret_hash: '' }));
 }
 
 function withoutSecret({ secretHash: _secretHash, ...client }: ClientWithSecretHash): ClientApp {
@@ -118,17 +123,4 @@ export async function countClients(db: Kysely<Schema>): Promise<number> {
     .select((eb) => eb.fn.countAll<number>().as('count'))
     .executeTakeFirstOrThrow();
   return Number(row.count);
-}
-
-/** One page of clients, oldest first, without secrets. */
-export async function listClients(db: Kysely<Schema>, page: PageRequest): Promise<ClientApp[]> {
-  const rows = await db
-    .selectFrom('clients')
-    .selectAll()
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(page.limit)
-    .offset(page.offset)
-    .execute();
-  return rows.map((row) => withoutSecret(toClient(row)));
 }

@@ -44,12 +44,6 @@ export interface AccountDeps {
   random: Random;
 }
 
-/** Page of a plain `_limit`/`_offset` list, oldest first. */
-export interface PageRequest {
-  limit: number;
-  offset: number;
-}
-
 /**
  * Creates a seller and its tenants in one transaction. Tenant ids are UUID v4
  * from the injected randomness. A login already taken is a 409 `CONFLICT`,
@@ -141,35 +135,20 @@ export async function countSellers(db: Kysely<Schema>): Promise<number> {
   return Number(row.count);
 }
 
-/** One page of sellers, oldest first, each with its tenants. */
-export async function listSellers(db: Kysely<Schema>, page: PageRequest): Promise<Seller[]> {
+/** The tenants of several sellers in one query (a page of the admin seller list), by seller id. */
+export async function listTenantsOfSellers(db: Kysely<Schema>, sellerIds: string[]): Promise<Map<string, Tenant[]>> {
+  const bySeller = new Map<string, Tenant[]>(sellerIds.map((id) => [id, []]));
+  if (sellerIds.length === 0) return bySeller;
   const rows = await db
-    .selectFrom('sellers')
-    .select(['id', 'name', 'login', 'created_at'])
+    .selectFrom('tenants')
+    .select(['id', 'seller_id', 'name', 'created_at'])
+    .where('seller_id', 'in', sellerIds)
     .orderBy('created_at')
+    .orderBy('name')
     .orderBy('id')
-    .limit(page.limit)
-    .offset(page.offset)
     .execute();
-  const ids = rows.map((row) => row.id);
-  const tenants =
-    ids.length === 0
-      ? []
-      : await db
-          .selectFrom('tenants')
-          .select(['id', 'seller_id', 'name', 'created_at'])
-          .where('seller_id', 'in', ids)
-          .orderBy('created_at')
-          .orderBy('name')
-          .orderBy('id')
-          .execute();
-  return rows.map((row) => ({
-    id: row.id,
-    name: row.name,
-    login: row.login,
-    createdAt: row.created_at,
-    tenants: tenants
-      .filter((t) => t.seller_id === row.id)
-      .map((t) => ({ id: t.id, sellerId: t.seller_id, name: t.name, createdAt: t.created_at })),
-  }));
+  for (const row of rows) {
+    bySeller.get(row.seller_id)?.push({ id: row.id, sellerId: row.seller_id, name: row.name, createdAt: row.created_at });
+  }
+  return bySeller;
 }
