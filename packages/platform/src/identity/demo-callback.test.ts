@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../app.js';
 import { testDatabaseTargets } from '../storage/test-databases.js';
-import { createTestPlatform, testConfig } from '../testing.js';
+import { testConfig } from '../testing.js';
 import { type ListeningPlatform, startListeningPlatform } from './test-support/listening-platform.js';
 import { authorizeThroughPages, formFields, PageClient } from './test-support/page-client.js';
 
@@ -58,9 +59,11 @@ describe.each(testDatabaseTargets())('sandbox demo callback on $dialect', (targe
   });
 
   it('issue 3 §7: the demo pages exist only in the sandbox', async () => {
-    const strict = await createTestPlatform(target, { config: testConfig({ mode: 'strict' }) });
+    // Same database, second app with another config (one schema per test file keeps PostgreSQL runs independent).
+    const strict = await buildApp({ config: testConfig({ mode: 'strict' }), database: platform.database, clock: platform.clock });
     try {
-      expect((await strict.app.inject({ method: 'GET', url: '/demo/callback?code=abc' })).statusCode).toBe(404);
+      expect((await strict.inject({ method: 'GET', url: '/demo/callback?code=abc' })).statusCode).toBe(404);
+      expect((await platform.app.inject({ method: 'GET', url: '/demo/callback?code=abc' })).statusCode).toBe(200);
     } finally {
       await strict.close();
     }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../app.js';
 import { testDatabaseTargets } from '../storage/test-databases.js';
-import { createTestPlatform, testConfig } from '../testing.js';
+import { testConfig } from '../testing.js';
 import { type ListeningPlatform, startListeningPlatform } from './test-support/listening-platform.js';
 import { authorizeThroughPages, formFields, loginUrl, PageClient } from './test-support/page-client.js';
 
@@ -294,10 +295,17 @@ describe.each(testDatabaseTargets())('login and consent pages on $dialect', (tar
   });
 
   it('issue 3 §2: the session cookie is Secure when the identity provider is served over https', async () => {
-    const https = await createTestPlatform(target, { config: testConfig({ authUrl: 'https://auth.feira.example' }) });
+    // Same database, second app with an https auth_url.
+    const https = {
+      app: await buildApp({
+        config: testConfig({ authUrl: 'https://auth.feira.example' }),
+        database: platform.database,
+        clock: platform.clock,
+      }),
+    };
     try {
-      const seller = await https.createSeller();
-      const client = await https.createClient({ redirectUris: [REDIRECT] });
+      const seller = await platform.createSeller();
+      const client = await platform.createClient({ redirectUris: [REDIRECT] });
       const url = loginUrl('https://auth.feira.example', {
         clientId: client.clientId,
         redirectUri: REDIRECT,
@@ -322,7 +330,7 @@ describe.each(testDatabaseTargets())('login and consent pages on $dialect', (tar
       const session = res.cookies.find((c) => c.name === 'feira_session');
       expect(session).toMatchObject({ secure: true, httpOnly: true, sameSite: 'Lax' });
     } finally {
-      await https.close();
+      await https.app.close();
     }
   });
 });

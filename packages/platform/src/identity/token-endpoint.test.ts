@@ -3,6 +3,7 @@ import { TokenSet } from '@feira/contract';
 import { Value } from '@sinclair/typebox/value';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../app.js';
 import { testDatabaseTargets } from '../storage/test-databases.js';
 import { createTestPlatform, type TestPlatform, testConfig } from '../testing.js';
 import { issueAuthorizationCode } from './authorization-codes.js';
@@ -370,10 +371,18 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
   });
 
   it('issue 3 §4: the access-token lifetime is configurable (expires_in and exp follow it)', async () => {
-    const short = await createTestPlatform(target, { config: testConfig({ accessTokenTtlSeconds: 900 }) });
+    // Same database, second app with a 15-minute access-token lifetime.
+    const short = {
+      app: await buildApp({
+        config: testConfig({ accessTokenTtlSeconds: 900 }),
+        database: platform.database,
+        clock: platform.clock,
+      }),
+    };
+    await short.app.ready();
     try {
-      const seller = await short.createSeller();
-      const client = await short.createClient({ redirectUris: [REDIRECT] });
+      const seller = await platform.createSeller();
+      const client = await platform.createClient({ redirectUris: [REDIRECT] });
       const code = await issueAuthorizationCode(short.app.platform, {
         clientId: client.clientId,
         sellerId: seller.sellerId,
@@ -398,7 +407,7 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
       const claims = decodeJwt(body.access_token);
       expect((claims.exp as number) - (claims.iat as number)).toBe(900);
     } finally {
-      await short.close();
+      await short.app.close();
     }
   });
 });
