@@ -33,6 +33,7 @@ export { issueAuthorizationCode, type NewAuthorizationCode } from './identity/au
 export { ACCESS_TOKEN_TYP, REFRESH_TOKEN_TYP, type TokenInput, TokenSigner } from './identity/token-signer.js';
 export { type ListRequest, type ListSettings, runList, runListForRequest } from './lists/list-engine.js';
 export { defineListResource, type ListField, type ListFieldType, type ListResource } from './lists/list-resource.js';
+export { DEMO_RECORD_COUNTS, seedDemoRecords } from './records/demo-records.js';
 export { deleteOrder, findOrder, insertOrder, type OrderRow, orderPath, updateOrder } from './records/order-repository.js';
 export { appendEvent, type RecordChange } from './records/outbox.js';
 export { findProduct, findProductBySku, insertProduct, type ProductRow, productPath } from './records/product-repository.js';

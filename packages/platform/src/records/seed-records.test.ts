@@ -3,6 +3,7 @@ import { Value } from '@sinclair/typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPlatform, type TestPlatform, testDatabaseTargets } from '../testing.js';
 import { secondaryIndexes } from './bulk-load-indexes.js';
+import { DEMO_RECORD_COUNTS, seedDemoRecords } from './demo-records.js';
 import { seedRecords } from './seed-records.js';
 
 // Issue 4: `feira seed` fills a database fast for demos and benchmarks; these
@@ -112,5 +113,28 @@ describe.each(testDatabaseTargets())('seedRecords on $dialect', (target) => {
     await expect(seedRecords(platform.database, 'no-such-tenant', { orders: 5 }, deps())).rejects.toMatchObject({
       slug: 'NOT_FOUND',
     });
+  });
+});
+
+describe('seedDemoRecords', () => {
+  it('fills every demo store with the demo counts, readable through the API', async () => {
+    const platform = await createTestPlatform(testDatabaseTargets()[0]);
+    try {
+      const { tenantIds } = await platform.createSeller({ tenants: 2 });
+      await seedDemoRecords(
+        platform.app.platform,
+        tenantIds.map((id) => ({ id })),
+      );
+      for (const tenant of tenantIds) {
+        const token = await platform.mintAccessToken({ tenants: [tenant], scopes: ['open:portfolio:read'] });
+        const page = await platform.app.inject({
+          url: '/seller/v1/products?_limit=1',
+          headers: { authorization: `Bearer ${token}` },
+        });
+        expect(page.json().meta.total).toBe(DEMO_RECORD_COUNTS.products);
+      }
+    } finally {
+      await platform.close();
+    }
   });
 });
