@@ -11,7 +11,7 @@ import { runCli, startCli } from './support/run-cli.js';
 
 const tlsFile = (name: string) => fileURLToPath(new URL(`../../platform/test/fixtures/tls/${name}`, import.meta.url));
 
-async function until<T>(what: string, probe: () => T | undefined, deadlineMs = 30_000): Promise<T> {
+async function until<T>(what: string, probe: () => T | undefined, deadlineMs = 60_000): Promise<T> {
   const end = performance.now() + deadlineMs;
   for (;;) {
     const value = probe();
@@ -131,7 +131,7 @@ describe.each(testDatabaseTargets())(
         lines.find((l) => l.type === 'delivery' && String(l.resource).endsWith(result.record_id)),
       );
       expect(line).toMatchObject({ topic: 'sac_ticket', status: 'CREATION', signed: true, receiver_status: 200 });
-    });
+    }, 120_000);
 
     it('trigger --action delete flows a CREATION then a DELETION; the admin token never appears in output', async () => {
       const run = await runCli(['trigger', 'sac_ticket', '--url', platform.url, '--tenant', tenantId, '--action', 'delete'], {
@@ -156,6 +156,6 @@ describe.each(testDatabaseTargets())(
       expect(bad.code).toBe(1);
       expect(bad.stderr).toContain('401');
       expect(bad.stderr + bad.stdout).not.toContain('wrong-token-abcdef');
-    });
+    }, 120_000);
   },
 );

@@ -1,5 +1,20 @@
 // @feira/sdk: what a seller's integrator imports. Depends on @feira/contract only.
 
+// Wire types an integration handles, re-exported so it can import everything from the SDK.
+export type {
+  ErrorDetail,
+  ListMeta,
+  PlatformErrorBody,
+  QuoteErrorBody,
+  QuoteRequest,
+  QuoteResponse,
+  QuoteViolation,
+  Scope,
+  TokenSet,
+  Topic,
+  WebhookSignupResponse,
+  WebhookSubscription,
+} from '@feira/contract';
 export { FeiraApiError } from './api/feira-api-error.js';
 export {
   FeiraClient,
