@@ -36,6 +36,19 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
   let firstError: string | null = null;
   const isOk = (status: number) => (plan.okStatuses ? plan.okStatuses.includes(status) : status >= 200 && status < 300);
 
+  // Open connections (and TLS sessions) before the clock starts: a handshake storm is not what is measured.
+  await Promise.all(
+    Array.from({ length: Math.min(plan.connections, 16) }, async (_, connection) => {
+      const spec = await workload.next(connection);
+      try {
+        const response = await pool.request({ method: spec.method, path: spec.path, headers: spec.headers, body: spec.body });
+        workload.onResponse?.(connection, response.statusCode, await response.body.text());
+      } catch {
+        // Counted in the run proper if it persists.
+      }
+    }),
+  );
+
   const started = nowMs();
   const measureFrom = started + plan.warmupMs;
   const endAt = measureFrom + plan.durationMs;

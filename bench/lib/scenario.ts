@@ -1,5 +1,6 @@
 import type { ChildRegistry } from './child-process.js';
 import type { BenchMode } from './cli-options.js';
+import { finite } from './stats.js';
 
 /** One measured figure, with the baseline measured in the same run and the target from issue 8. */
 export interface Figure {
@@ -50,16 +51,22 @@ export interface Scenario {
   run(ctx: ScenarioContext): Promise<Figure[]>;
 }
 
+/**
+ * One row of the results. A missing value (no samples) is null, never NaN or a
+ * number derived from it, and then no target is reported as met.
+ */
 export function figure(
   name: string,
-  value: number | null,
+  rawValue: number | null | undefined,
   unit: string,
   options: { baseline?: Figure['baseline']; target?: { text: string; met: boolean | null } } = {},
 ): Figure {
-  const baseline = options.baseline ?? null;
+  const value = finite(rawValue);
+  const baseline = options.baseline ? { ...options.baseline, value: finite(options.baseline.value) } : null;
   const ratio =
     baseline && value !== null && baseline.value !== null && baseline.value !== 0
       ? Math.round((value / baseline.value) * 1000) / 1000
       : null;
-  return { name, value, unit, baseline, ratio, target: options.target ?? null };
+  const target = options.target ? { text: options.target.text, met: value === null ? null : options.target.met } : null;
+  return { name, value, unit, baseline, ratio, target };
 }

@@ -67,3 +67,14 @@ export const round = (value: number, digits = 2): number => {
   const f = 10 ** digits;
   return Math.round(value * f) / f;
 };
+
+/** A measured number, or null when there is none (NaN from an empty sample arrives as null over IPC). */
+export const finite = (value: number | null | undefined): number | null =>
+  typeof value === 'number' && Number.isFinite(value) ? value : null;
+
+/** a − b, or null when either is missing. */
+export const difference = (a: number | null | undefined, b: number | null | undefined, digits = 3): number | null => {
+  const x = finite(a);
+  const y = finite(b);
+  return x === null || y === null ? null : round(x - y, digits);
+};

@@ -1,9 +1,10 @@
 import type { Scenario } from '../lib/scenario.js';
 import { httpFloor } from './http-floor.js';
 import { listApi } from './list-api.js';
+import { quote } from './quote.js';
 import { tokenEndpoint } from './token-endpoint.js';
 import { webhookDelivery } from './webhook-delivery.js';
 import { webhookVerify } from './webhook-verify.js';
 
 /** Every scenario of issue 8, in the order they run. */
-export const scenarios: Scenario[] = [webhookVerify, tokenEndpoint, httpFloor, listApi, webhookDelivery];
+export const scenarios: Scenario[] = [webhookVerify, tokenEndpoint, httpFloor, listApi, webhookDelivery, quote];

@@ -10,7 +10,7 @@ import {
   stopPlatform,
 } from '../lib/platform-process.js';
 import { type Figure, figure, type Scenario, type ScenarioContext } from '../lib/scenario.js';
-import { round } from '../lib/stats.js';
+import { difference, finite, round } from '../lib/stats.js';
 import { timingFor } from '../lib/timing.js';
 import type { RawPageQuery, RawResult } from '../processes/list-raw-sql.js';
 
@@ -144,7 +144,7 @@ async function measureDialect(ctx: ScenarioContext, generator: LoadGenerator, ki
       for (const r of many ? [api, many] : [api]) {
         if (r.errors) ctx.notes.push(`${label} ${c.name}: ${r.errors} errors (${r.firstError})`);
       }
-      const overhead = round(api.latency.p50Ms - sqlOnly.latency.p50Ms, 3);
+      const overhead = difference(api.latency.p50Ms, sqlOnly.latency.p50Ms);
       const p50Target = c.name === 'offset 5000' ? { target: { text: 'p50 < 10 ms', met: api.latency.p50Ms < 10 } } : {};
       figures.push(
         figure(`${label} ${c.name} p50`, api.latency.p50Ms, 'ms', {
@@ -155,7 +155,7 @@ async function measureDialect(ctx: ScenarioContext, generator: LoadGenerator, ki
           baseline: { name: 'same SQL via driver p99', value: sqlOnly.latency.p99Ms, unit: 'ms' },
         }),
         figure(`${label} ${c.name} API overhead p50 (API p50 − SQL p50)`, overhead, 'ms', {
-          target: { text: '< 0.5 ms over the raw SQL', met: overhead < 0.5 },
+          target: { text: '< 0.5 ms over the raw SQL', met: overhead !== null && overhead < 0.5 },
         }),
         figure(`${label} ${c.name} (1 connection)`, api.requestsPerSecond, 'req/s', {
           baseline: { name: 'same SQL via driver', value: sqlOnly.queriesPerSecond, unit: 'queries/s' },
@@ -166,10 +166,11 @@ async function measureDialect(ctx: ScenarioContext, generator: LoadGenerator, ki
     });
     const first = single[2] as LoadResult;
     const last = single[3] as LoadResult;
-    const depthRatio = round(last.latency.p50Ms / first.latency.p50Ms, 3);
+    const depthRatio =
+      finite(last.latency.p50Ms) && finite(first.latency.p50Ms) ? round(last.latency.p50Ms / first.latency.p50Ms, 3) : null;
     figures.push(
       figure(`${label} cursor page ${cursorTarget.toLocaleString('en-US')} ÷ page 1 (p50)`, depthRatio, '×', {
-        target: { text: '≤ 1.5×', met: depthRatio <= 1.5 },
+        target: { text: '≤ 1.5×', met: depthRatio !== null && depthRatio <= 1.5 },
       }),
     );
     return figures;
