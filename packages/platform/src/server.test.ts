@@ -90,6 +90,13 @@ describe.each(targets)('startPlatform on $dialect', (target) => {
     expect(first.seededNow).toBe(true);
     expect(first.demo).toMatchObject({ sellerLogin: DEMO_SELLER_LOGIN, redirectUri: `${first.publicUrl}/demo/callback` });
     expect(first.demo?.tenants).toHaveLength(2);
+    // The demo stores come with records (the records capability's seeder), so the record APIs have something to list.
+    const orders = (await (
+      await fetch(`${first.listenUrl}/admin/v1/tenants/${first.demo?.tenants[0]?.id}/orders?_limit=100`, {
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      })
+    ).json()) as { results: unknown[] };
+    expect(orders.results).toHaveLength(40);
     expect(statSync(join(dir, 'data', 'demo-credentials.json')).mode & 0o777).toBe(0o600);
     const clients = (await (
       await fetch(`${first.listenUrl}/admin/v1/clients`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })

@@ -36,7 +36,7 @@ export interface StartPlatformOptions {
   dataDir: string;
   /** `demo` plants the demo seller and client into an empty database. */
   seed: 'demo' | 'none';
-  /** The records capability's demo seeder (see admin/demo-seed.ts). */
+  /** Seeder of the demo stores' records; default `seedDemoRecords` (see admin/demo-seed.ts). */
   seedRecords?: DemoRecordsSeeder;
   /** pino level for the JSON logs on stderr, or a logger, or `false` for none. */
   logger?: FastifyBaseLogger | string | false;

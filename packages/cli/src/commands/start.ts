@@ -73,7 +73,6 @@ export async function runStart(flags: StartFlags, io: StartIo): Promise<RunningP
       dataDir: config.dataDir,
       seed: config.seed,
       logger: config.logLevel === 'silent' ? false : config.logLevel,
-      // DEMO RECORDS: pass `seedRecords` here once the records capability's demo seeder is exported.
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
