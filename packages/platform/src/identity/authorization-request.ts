@@ -96,13 +96,13 @@ export async function parseAuthorizationRequest(db: Kysely<Schema>, params: RawP
     return fail('invalid_scope', 'The client default scopes are not among its configured scopes');
   }
   if (merged.size === 0) return fail('invalid_scope', 'scope is required');
-  const scopes = client.scopes.filter((s) => merged.has(s));
   return {
     kind: 'ok',
     request: {
       client,
       redirectUri,
-      scopes: scopes.length === merged.size ? scopes : ([...merged] as Scope[]),
+      // Every merged scope is one of the client's (checked above): keep the client's order, so equal grants read equal.
+      scopes: client.scopes.filter((s) => merged.has(s)),
       requestedScope,
       chooseTenants: chooseTenantsParam === 'true',
       state,

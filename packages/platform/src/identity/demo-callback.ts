@@ -47,7 +47,8 @@ ${hiddenFields({ code, csrf: csrfToken(request, reply) })}
     });
   }
 
-  app.get(DEMO_CALLBACK_PATH, hide, async (request, reply) => {
+  // The URL carries a live code: keep it out of the request log (info level).
+  app.get(DEMO_CALLBACK_PATH, { ...hide, logLevel: 'warn' }, async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     if (typeof query.error === 'string') {
       return sendPage(reply, {

@@ -410,4 +410,19 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
       await short.app.close();
     }
   });
+
+  it('SPEC-DECISIONS I5: two concurrent refreshes with one token both succeed (lost response); the first use of either child supersedes the other', async () => {
+    const { client, code } = await setup();
+    const r1 = (await exchange(client, code)).json().refresh_token;
+    const [a, b] = await Promise.all([refresh(client, r1), refresh(client, r1)]);
+    expect([a.statusCode, b.statusCode]).toEqual([200, 200]);
+    const childA = a.json().refresh_token;
+    const childB = b.json().refresh_token;
+    expect(childA).not.toBe(childB);
+    const next = await refresh(client, childA);
+    expect(next.statusCode).toBe(200);
+    // childB is now a superseded sibling: presenting it is reuse and revokes the family.
+    expect((await refresh(client, childB)).json().error).toBe('invalid_grant');
+    expect(await apiStatus(next.json().access_token)).toBe(401);
+  });
 });
