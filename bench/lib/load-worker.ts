@@ -36,9 +36,9 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
   let firstError: string | null = null;
   const isOk = (status: number) => (plan.okStatuses ? plan.okStatuses.includes(status) : status >= 200 && status < 300);
 
-  // Open connections (and TLS sessions) before the clock starts: a handshake storm is not what is measured.
+  // Open every connection (and TLS session) before the clock starts: a handshake storm is not what is measured.
   await Promise.all(
-    Array.from({ length: Math.min(plan.connections, 16) }, async (_, connection) => {
+    Array.from({ length: Math.min(plan.connections, 64) }, async (_, connection) => {
       const spec = await workload.next(connection);
       try {
         const response = await pool.request({ method: spec.method, path: spec.path, headers: spec.headers, body: spec.body });
