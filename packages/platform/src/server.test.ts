@@ -134,6 +134,15 @@ describe.each(targets)('startPlatform on $dialect', (target) => {
     expect(sellers.results.map((s) => s.login).sort()).toEqual([DEMO_SELLER_LOGIN, 'kept@shop.test']);
   });
 
+  it('refuses a port already in use with EADDRINUSE and leaves nothing open behind', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'feira-server-'));
+    const prepared = await target.prepare(dir);
+    cleanup = prepared.cleanup;
+    const first = await start(prepared.url, { seed: 'none' });
+    await expect(start(prepared.url, { seed: 'none', port: first.port })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    expect((await fetch(`${first.listenUrl}/health`)).status).toBe(200);
+  });
+
   it('graceful shutdown: a request in flight when close() is called still gets its answer, then the port is freed', async () => {
     dir = mkdtempSync(join(tmpdir(), 'feira-server-'));
     const prepared = await target.prepare(dir);
