@@ -64,7 +64,10 @@ describe.each(testDatabaseTargets())('access-token guard on $dialect', (target) 
     const seller = await platform.createSeller({ tenants: 2 });
     const [t1, t2] = seller.tenantIds as [string, string];
     const both = await platform.mintAccessToken({ tenants: [t1, t2], scopes: ['open:order-order:read'] });
-    expect((await call({ authorization: `Bearer ${both}` })).statusCode).toBe(403);
+    const unnamed = await call({ authorization: `Bearer ${both}` });
+    expect(unnamed.statusCode).toBe(403);
+    expect(unnamed.json()).toMatchObject({ slug: 'FORBIDDEN', details: [{ field: 'X-Tenant-Id', location: 'header' }] });
+    expect(unnamed.headers['www-authenticate']).toMatch(/^Bearer realm="feira", error="insufficient_scope"/);
     const picked = await call({ authorization: `Bearer ${both}`, 'x-tenant-id': t2 });
     expect(picked.statusCode).toBe(200);
     expect(picked.json().tenantId).toBe(t2);

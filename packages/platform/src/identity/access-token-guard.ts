@@ -33,15 +33,11 @@ function unauthorized(description: string, error = 'invalid_token'): PlatformErr
   });
 }
 
-function forbidden(
-  message: string,
-  field: string,
-  location: 'header' | 'query' = 'header',
-  headers: Record<string, string> = {},
-) {
+/** 403 for a tenant the token does not cover (SPEC-DECISIONS I9); RFC 6750 §3.1 names that insufficient_scope. */
+function forbidden(message: string, field: string, location: 'header' | 'query' = 'header') {
   return new PlatformError('FORBIDDEN', {
     message,
-    headers,
+    headers: { 'www-authenticate': `Bearer realm="feira", error="insufficient_scope", error_description="${message}"` },
     details: [{ field, location, message, slug: 'INVALID_PARAMETER_VALUE' }],
   });
 }
