@@ -47,7 +47,7 @@ export function startSession(request: FastifyRequest, reply: FastifyReply, selle
   reply.setCookie(CSRF_COOKIE, randomToken(request.server.platform.random, 32), cookieOptions(request));
 }
 
-export function endSession(request: FastifyRequest, reply: FastifyReply): void {
+export function endSession(_request: FastifyRequest, reply: FastifyReply): void {
   reply.clearCookie(SESSION_COOKIE, { path: '/' });
 }
 
