@@ -86,8 +86,9 @@ function uuidV7(ms: number, next: () => number): string {
 }
 
 /**
- * Fills a tenant with plausible records, fast: multi-row INSERTs, many per
- * transaction (≥ 50,000 rows/s on SQLite; see the README). Used by `feira
+ * Fills a tenant with plausible records, fast: multi-row INSERTs compiled
+ * once, many per transaction, and for large loads the list indexes rebuilt
+ * once at the end instead of updated row by row. Used by `feira
  * seed`, the demo seed and the benchmarks. Seeded rows are fixtures, not
  * marketplace changes: no outbox events are written, so seeding a million
  * orders sends no webhooks. Timestamps are spread over the year before
