@@ -96,7 +96,7 @@ describe.each(targets)('startPlatform on $dialect', (target) => {
         headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
       })
     ).json()) as { results: unknown[] };
-    expect(orders.results).toHaveLength(40);
+    expect(orders.results).toHaveLength(100);
     expect(statSync(join(dir, 'data', 'demo-credentials.json')).mode & 0o777).toBe(0o600);
     const clients = (await (
       await fetch(`${first.listenUrl}/admin/v1/clients`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })

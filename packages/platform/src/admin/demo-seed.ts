@@ -1,7 +1,7 @@
 import { SCOPE_NAMES, type Scope } from '@feira/contract';
 import type { PlatformContext } from '../app.js';
 import { randomToken } from '../core/random.js';
-import { type SeedCounts, seedRecords } from '../records/seed-records.js';
+import { seedDemoRecords } from '../records/demo-records.js';
 import { countClients, createClient } from './client-repository.js';
 import { countSellers, createSeller, type Tenant } from './seller-repository.js';
 
@@ -21,18 +21,8 @@ export interface DemoCredentials {
   tenants: Array<{ id: string; name: string }>;
 }
 
-/** Fills the demo stores with records; `seedDemoRecords` (the records capability's seeder) unless another is given. */
+/** Fills the demo stores with records; the records capability's `seedDemoRecords` unless another is given. */
 export type DemoRecordsSeeder = (platform: PlatformContext, tenants: Tenant[]) => Promise<void>;
-
-/** Records planted into each demo store: enough to page through, small enough to start in a blink. */
-export const DEMO_RECORD_COUNTS: SeedCounts = { orders: 40, products: 25, tickets: 12, transactions: 60 };
-
-/** The default records seeder of the demo: the records capability's `seedRecords` for each store. */
-export const seedDemoRecords: DemoRecordsSeeder = async (platform, tenants) => {
-  for (const tenant of tenants) {
-    await seedRecords(platform.database, tenant.id, DEMO_RECORD_COUNTS, { clock: platform.clock, random: platform.random });
-  }
-};
 
 /** A demo is planted only into an empty database: no seller and no client yet. */
 export async function isEmptyForDemo(platform: PlatformContext): Promise<boolean> {
