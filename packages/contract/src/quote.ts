@@ -1,4 +1,5 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { Value } from '@sinclair/typebox/value';
 
 // The shipping-quote protocol (spec: "Shipping quote request", "Shipping quote
@@ -197,17 +198,42 @@ function genericPointer(pointer: string): string {
 }
 
 /**
+ * A fast validity check: the schema compiled once, on first use (the platform
+ * checks every quote on the request path). Where code generation is forbidden
+ * (a strict Content-Security-Policy) it falls back to the interpreter.
+ */
+function lazyCheck(schema: TSchema): (value: unknown) => boolean {
+  let check: ((value: unknown) => boolean) | undefined;
+  return (value) => {
+    if (!check) {
+      try {
+        const compiled = TypeCompiler.Compile(schema);
+        check = (v) => compiled.Check(v);
+      } catch {
+        check = (v) => Value.Check(schema, v);
+      }
+    }
+    return check(value);
+  };
+}
+
+const isValidRequest = lazyCheck(QuoteRequest);
+const isValidResponse = lazyCheck(QuoteResponse);
+const isValidErrorBody = lazyCheck(QuoteErrorBody);
+
+/**
  * Runs a schema and turns each failure into a violation. A failure on a field
  * that has its own rule (a price that is ≤ 0, an id that is too long) gets that
  * rule's id when the value has the right type; anything else is `schemaRule`.
  */
 function schemaViolations(
   schema: TSchema,
+  isValid: (value: unknown) => boolean,
   value: unknown,
   schemaRule: QuoteRuleId,
   fieldRules: Record<string, { rule: QuoteRuleId; type: 'string' | 'number' }>,
 ): QuoteViolation[] {
-  if (Value.Check(schema, value)) return [];
+  if (isValid(value)) return [];
   const seen = new Set<string>();
   const out: QuoteViolation[] = [];
   for (const error of Value.Errors(schema, value)) {
@@ -251,7 +277,7 @@ const REQUEST_FIELD_RULES: Record<string, { rule: QuoteRuleId; type: 'string' | 
  * what a seller's endpoint receives). Returns no violations for a valid request.
  */
 export function checkQuoteRequest(request: unknown): QuoteViolation[] {
-  const violations = schemaViolations(QuoteRequest, request, 'request.schema', REQUEST_FIELD_RULES);
+  const violations = schemaViolations(QuoteRequest, isValidRequest, request, 'request.schema', REQUEST_FIELD_RULES);
   if (violations.some((v) => v.rule === 'request.schema')) return violations;
   (request as QuoteRequest).items.forEach((item, i) => {
     if (item.price > 0 && !hasAtMostTwoDecimals(item.price)) {
@@ -286,7 +312,7 @@ function quantitiesBySku(items: readonly { sku: string; quantity: number }[]): M
  * answer `invalid_response`.
  */
 export function checkQuoteResponse(request: QuoteRequest, response: unknown, context: QuoteResponseContext): QuoteViolation[] {
-  const violations = schemaViolations(QuoteResponse, response, 'response.schema', RESPONSE_FIELD_RULES);
+  const violations = schemaViolations(QuoteResponse, isValidResponse, response, 'response.schema', RESPONSE_FIELD_RULES);
   if (violations.some((v) => v.rule === 'response.schema')) return violations;
   const { packages } = response as QuoteResponse;
   const centres = new Set(context.distributionCenterIds);
@@ -366,7 +392,7 @@ export interface QuoteSellerError {
 export function checkQuoteErrorBody(
   body: unknown,
 ): { ok: true; error: QuoteSellerError } | { ok: false; violations: QuoteViolation[] } {
-  const violations = schemaViolations(QuoteErrorBody, body, 'error.schema', {});
+  const violations = schemaViolations(QuoteErrorBody, isValidErrorBody, body, 'error.schema', {});
   if (violations.length > 0) return { ok: false, violations };
   const parsed = body as QuoteErrorBody;
   if (!isQuoteErrorCode(parsed.code)) {

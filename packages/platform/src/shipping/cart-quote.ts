@@ -57,18 +57,15 @@ export type CartQuote =
     };
 
 /**
- * Looks the cart up in the tenant's catalogue. Unknown tenant → 404; an SKU
- * named twice or unknown to the store → 422 naming `items.<i>.sku`.
+ * Looks the cart up in the tenant's catalogue. An SKU named twice or unknown
+ * to the store → 422 naming `items.<i>.sku`. The tenant must exist (callers check).
  */
 export async function loadCart(platform: PlatformContext, tenantId: string, cart: CartLine[]): Promise<CatalogueLine[]> {
-  const { db } = platform.database;
-  const tenant = await db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();
-  if (!tenant) throw notFound('Tenant');
   cart.forEach((line, i) => {
     if (cart.findIndex((other) => other.sku === line.sku) !== i)
       throw invalidParameter(`items.${i}.sku`, 'body', 'appears twice');
   });
-  const products = await db
+  const products = await platform.database.db
     .selectFrom('products')
     .select(['id', 'sku', 'title', 'price_cents', 'depth_cm', 'height_cm', 'width_cm', 'weight_g'])
     .where('tenant_id', '=', tenantId)
@@ -96,8 +93,18 @@ export async function quoteCart(
   metrics: QuoteMetrics,
   input: { tenantId: string; zipcode: string; items: CartLine[]; purpose: QuotePurpose },
 ): Promise<CartQuote> {
-  const lines = await loadCart(platform, input.tenantId, input.items);
+  // Settings exist only for an existing tenant (foreign key), so the tenant is
+  // looked up separately only when there are none: one query fewer per quote.
   const settings = await findShippingSettings(platform.database, input.tenantId);
+  if (!settings) {
+    const tenant = await platform.database.db
+      .selectFrom('tenants')
+      .select('id')
+      .where('id', '=', input.tenantId)
+      .executeTakeFirst();
+    if (!tenant) throw notFound('Tenant');
+  }
+  const lines = await loadCart(platform, input.tenantId, input.items);
   if (!settings) {
     return { available: false, sessionId: null, request: null, lines, reason: unavailable('not_configured') };
   }

@@ -49,6 +49,7 @@ describe.each(testDatabaseTargets())('checkout on $dialect', (target) => {
     const { seller, tenantId } = await sellerAnswering(() => ({ status: 200, json: multiCentreAnswer }), owner.tenantId);
 
     const productPage = (await storefrontQuote(platform, tenantId)).json();
+    platform.clock.advance(1000);
     expect(productPage.packages[0].options.map((o: { id: string }) => o.id)).toEqual(['express', 'economy']);
     const res = await storefrontCheckout(platform, tenantId, 'cheapest', { customer: { id: 'cust-1', name: 'Ana' } });
     expect(res.statusCode).toBe(201);

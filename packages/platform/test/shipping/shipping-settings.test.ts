@@ -17,13 +17,15 @@ describe.each(testDatabaseTargets())('shipping settings on $dialect', (target) =
   let sandboxTenant: string;
   beforeAll(async () => {
     strict = await createTestPlatform(target, { config: testConfig({ mode: 'strict' }) });
-    sandbox = await createTestPlatform(target);
+    // The sandbox app shares the strict app's database (closed once, by the strict one).
+    const shared = { ...strict.database, close: async () => {} };
+    sandbox = await createTestPlatform({ dialect: target.dialect, open: async () => shared });
     strictTenant = (await strict.createSeller()).tenantIds[0] as string;
     sandboxTenant = (await sandbox.createSeller()).tenantIds[0] as string;
   });
   afterAll(async () => {
-    await strict.close();
     await sandbox.close();
+    await strict.close();
   });
 
   it('SPEC-DECISIONS Q1: stores method, URL (query string included, verbatim) and distribution centres; GET reads them back', async () => {
