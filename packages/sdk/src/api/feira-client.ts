@@ -27,7 +27,14 @@ export interface FeiraClientOptions {
   fetch?: typeof fetch;
 }
 
-/** Per-call options. */
+/**
+ * Per-call options.
+ *
+ * @example
+ * ```ts
+ * await api.get('/v1/orders/o-1', { tenantId: otherStore });
+ * ```
+ */
 export interface RequestOptions {
   /** Overrides the client's `tenantId` for this call. */
   tenantId?: string;

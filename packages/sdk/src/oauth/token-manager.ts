@@ -2,7 +2,14 @@ import type { TokenSet } from '@feira/contract';
 import { type OAuthClientCredentials, refresh } from './oauth-client.js';
 import { MemoryTokenStore, type StoredTokens, type TokenStore } from './token-store.js';
 
-/** Refresh this long before `expires_in` runs out, so a token never expires mid-request. */
+/**
+ * Refresh this long before `expires_in` runs out, so a token never expires mid-request.
+ *
+ * @example
+ * ```ts
+ * new TokenManager({ ...oauth, refreshMarginSec: DEFAULT_REFRESH_MARGIN_SECONDS * 2 });
+ * ```
+ */
 export const DEFAULT_REFRESH_MARGIN_SECONDS = 60;
 
 /**
@@ -22,7 +29,19 @@ export interface TokenManagerOptions extends OAuthClientCredentials {
   now?: () => Date;
 }
 
-/** Thrown by `accessToken(key)` when no tokens are stored under the key. */
+/**
+ * Thrown by `accessToken(key)` when no tokens are stored under the key.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await tokens.accessToken(sellerId);
+ * } catch (error) {
+ *   if (error instanceof NotConnectedError) return reply.redirect('/connect');
+ *   throw error;
+ * }
+ * ```
+ */
 export class NotConnectedError extends Error {
   override readonly name = 'NotConnectedError';
 }

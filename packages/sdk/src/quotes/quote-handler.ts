@@ -14,6 +14,11 @@ import { QuoteErrorAnswer, quoteErrors } from './quote-error-answer.js';
 /**
  * SDK default budget: 800 ms leaves 200 ms of the platform's 1.0 s deadline
  * (spec "Limits", SPEC-DECISIONS Q3) for the network and for sending the answer.
+ *
+ * @example
+ * ```ts
+ * createQuoteHandler(quote, { budgetMs: DEFAULT_QUOTE_BUDGET_MS - 100 });
+ * ```
  */
 export const DEFAULT_QUOTE_BUDGET_MS = 800;
 

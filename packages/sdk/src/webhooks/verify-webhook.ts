@@ -3,12 +3,33 @@ import { type HeadersLike, headerValue } from '../http/header-value.js';
 import { parseWebhookMessage, type WebhookMessage } from './webhook-message.js';
 import { WebhookVerificationError } from './webhook-verification-error.js';
 
-/** SPEC-DECISIONS W8: timestamps within 300 s either way are accepted by default. */
+/**
+ * SPEC-DECISIONS W8: timestamps within 300 s either way are accepted by default.
+ *
+ * @example
+ * ```ts
+ * verifyWebhook({ rawBody, headers, secrets, toleranceSec: DEFAULT_WEBHOOK_TOLERANCE_SECONDS / 2 });
+ * ```
+ */
 export const DEFAULT_WEBHOOK_TOLERANCE_SECONDS = 300;
 
-/** Header carrying the `sha256=` entries (spec, Events, Signature). */
+/**
+ * Header carrying the `sha256=` entries (spec, Events, Signature).
+ *
+ * @example
+ * ```ts
+ * const signature = req.headers[SIGNATURE_HEADER]; // 'sha256=…,sha256=…'
+ * ```
+ */
 export const SIGNATURE_HEADER = WEBHOOK_HEADERS.signature;
-/** Header carrying the send time in Unix seconds (spec, Events, Signature). */
+/**
+ * Header carrying the send time in Unix seconds (spec, Events, Signature).
+ *
+ * @example
+ * ```ts
+ * const sentAt = Number(req.headers[TIMESTAMP_HEADER]); // Unix seconds
+ * ```
+ */
 export const TIMESTAMP_HEADER = WEBHOOK_HEADERS.timestamp;
 
 /**
