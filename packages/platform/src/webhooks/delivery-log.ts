@@ -62,11 +62,9 @@ export async function recordAttempts(
         .where('id', '=', f.claim.id)
         .where('fence', '=', f.claim.fence)
         .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) === 0) {
-        outcomes.push('stale');
-        continue;
-      }
-      outcomes.push(f.result.ok ? 'succeeded' : next ? 'failed' : 'dead');
+      const stale = Number(updated.numUpdatedRows) === 0;
+      outcomes.push(stale ? 'stale' : f.result.ok ? 'succeeded' : next ? 'failed' : 'dead');
+      // The attempt happened, so it is logged even when its lease was lost; only the delivery's state is fenced.
       attemptRows.push({
         delivery_id: f.claim.id,
         attempt,
@@ -75,11 +73,12 @@ export async function recordAttempts(
         outcome: f.result.ok ? ('succeeded' as const) : ('failed' as const),
         status_code: f.result.statusCode,
         duration_ms: f.result.durationMs,
-        error: f.result.error,
+        error: stale ? `lease lost before the result was recorded${f.result.error ? `; ${f.result.error}` : ''}` : f.result.error,
         response_body: f.result.responseBody,
-        next_attempt_at: next ? next.toISOString() : null,
+        next_attempt_at: stale || !next ? null : next.toISOString(),
         started_at: f.startedAt.toISOString(),
       });
+      if (stale) continue;
       if (f.result.ok) succeededSubscriptions.add(f.claim.subscription_id);
       else failed.push({ subscriptionId: f.claim.subscription_id, at });
     }

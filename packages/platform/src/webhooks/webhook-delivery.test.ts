@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type LoopbackReceiver, type ReceivedRequest, startReceiver } from '../../test/webhooks/loopback-receiver.js';
-import { dispatcherOf, recordChange, sellerWithToken, signup } from '../../test/webhooks/webhook-kit.js';
+import { dispatcherOf, recordChange, retryingTarget, sellerWithToken, signup } from '../../test/webhooks/webhook-kit.js';
 import { epochSeconds } from '../core/clock.js';
 import { createTestPlatform, type TestPlatform, testConfig, testDatabaseTargets, testTls } from '../testing.js';
 import { signUp } from './subscription-store.js';
@@ -25,7 +25,7 @@ function verifies(secret: string, request: ReceivedRequest): boolean {
   });
 }
 
-describe.each(testDatabaseTargets())('webhook delivery on $dialect', (target) => {
+describe.each(testDatabaseTargets().map(retryingTarget))('webhook delivery on $dialect', (target) => {
   let platform: TestPlatform;
   const receivers: LoopbackReceiver[] = [];
   const receiver = async (options: Parameters<typeof startReceiver>[0] = { tls: true }) => {

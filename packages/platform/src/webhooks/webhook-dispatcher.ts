@@ -34,7 +34,7 @@ export interface WebhookDispatcherOptions {
   maxInFlight?: number;
   /** Requests in flight per endpoint origin, so one slow receiver cannot hold up the others. */
   perEndpointInFlight?: number;
-  /** How long a claim is exclusive; after it, another worker may retry the delivery. */
+  /** How long a claim is exclusive; after it, another worker may retry the delivery. At least 3 × the request timeout. */
   leaseMs?: number;
   /** SPEC-DECISIONS W4: success is a 2xx within 10 s (whole exchange). */
   requestTimeoutMs?: number;
@@ -105,8 +105,9 @@ export class WebhookDispatcher {
     this.#batchSize = options.batchSize ?? 200;
     this.#maxInFlight = options.maxInFlight ?? 256;
     this.#perEndpoint = options.perEndpointInFlight ?? 32;
-    this.#leaseMs = options.leaseMs ?? 60_000;
     this.#timeoutMs = options.requestTimeoutMs ?? 10_000;
+    // A lease must cover a request and the write of its result, with room to wait in the local queue.
+    this.#leaseMs = Math.max(options.leaseMs ?? 60_000, 3 * this.#timeoutMs);
     this.#pollMs = options.pollIntervalMs ?? 20;
     this.#metrics = webhookMetrics(deps.metrics);
   }
@@ -257,8 +258,9 @@ export class WebhookDispatcher {
     const queue = this.#queues.get(origin);
     while (queue && queue.length > 0 && (this.#inFlightByOrigin.get(origin) ?? 0) < this.#perEndpoint) {
       const job = queue.shift() as Job;
-      // A job that waited too long in the queue could outlive its lease mid-request: give the lease back instead.
-      if (job.leaseUntil - this.#deps.clock.now().getTime() < this.#timeoutMs) {
+      // A job that waited too long in the queue could outlive its lease before its result is written
+      // (request up to the timeout, then the batched write): give the lease back instead.
+      if (job.leaseUntil - this.#deps.clock.now().getTime() < 2 * this.#timeoutMs) {
         this.#released.push(job.claim);
         this.#scheduleFlush();
         continue;

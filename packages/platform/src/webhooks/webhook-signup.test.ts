@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sellerWithToken, signup } from '../../test/webhooks/webhook-kit.js';
+import { retryingTarget, sellerWithToken, signup } from '../../test/webhooks/webhook-kit.js';
 import { createTestPlatform, type TestPlatform, testConfig, testDatabaseTargets } from '../testing.js';
 
-describe.each(testDatabaseTargets())('webhook signup on $dialect', (target) => {
+describe.each(testDatabaseTargets().map(retryingTarget))('webhook signup on $dialect', (target) => {
   let platform: TestPlatform;
   let strict: TestPlatform;
   beforeAll(async () => {
