@@ -58,6 +58,31 @@ describe.each(testDatabaseTargets())('sandbox demo callback on $dialect', (targe
     expect((await browser.request('GET', exchanged.location as string)).status).toBe(404);
   });
 
+  it('issue 3 §7: the demo page exchanges only codes that were issued for a demo callback', async () => {
+    const seller = await platform.createSeller({ tenants: 1 });
+    const other = await platform.createClient({
+      redirectUris: ['https://integrator.example/callback'],
+      scopes: ['open:ticket:read'],
+    });
+    const browser = new PageClient(platform.url);
+    const { callback } = await authorizeThroughPages(browser, {
+      clientId: other.clientId,
+      redirectUri: 'https://integrator.example/callback',
+      scope: 'open:ticket:read',
+      login: seller.login,
+      password: seller.password,
+    });
+    const code = callback.searchParams.get('code') as string;
+    const page = await browser.request('GET', `/demo/callback?code=${encodeURIComponent(code)}`);
+    const res = await browser.request('POST', '/demo/callback', {
+      ...formFields(page.body, '/demo/callback'),
+      client_id: other.clientId,
+      client_secret: other.clientSecret,
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toContain('This code was not issued for the demo callback.');
+  });
+
   it('issue 3 §7: the demo pages exist only in the sandbox', async () => {
     // Same database, second app with another config (one schema per test file keeps PostgreSQL runs independent).
     const strict = await buildApp({ config: testConfig({ mode: 'strict' }), database: platform.database, clock: platform.clock });

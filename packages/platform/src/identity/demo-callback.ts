@@ -20,7 +20,6 @@ const RESULT_COOKIE = 'feira_demo_tokens';
  */
 export async function demoCallback(app: FastifyInstance): Promise<void> {
   const hide = { schema: { hide: true } };
-  const redirectUri = `${app.platform.config.authUrl}${DEMO_CALLBACK_PATH}`;
 
   async function renderForm(request: FastifyRequest, reply: FastifyReply, code: string, error?: string) {
     const row = await request.server.platform.database.db
@@ -32,7 +31,7 @@ export async function demoCallback(app: FastifyInstance): Promise<void> {
       status: error ? 400 : 200,
       title: 'Demo callback',
       body: `<h1>Authorization code received</h1>
-<p>The browser came back to <code>${escapeHtml(redirectUri)}</code> with this code (valid 10 minutes, single use):</p>
+<p>The browser came back to <code>${escapeHtml(DEMO_CALLBACK_PATH)}</code> with this code (valid 10 minutes, single use):</p>
 <pre id="code">${escapeHtml(code)}</pre>
 ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 <p>A real integration exchanges it server-to-server. Here, enter the demo client's secret to do it:</p>
@@ -72,8 +71,22 @@ ${hiddenFields({ code, csrf: csrfToken(request, reply) })}
     const { platform } = request.server;
     const client = clientId ? await findClientById(platform.database.db, clientId) : undefined;
     if (!client || !verifyClientSecret(client, secret)) return renderForm(request, reply, code, 'Client ID or secret is wrong.');
+    // Exchange only codes that were sent to a demo callback, with the redirect_uri they were issued for
+    // (the demo seed may register it under base_url or auth_url; both are this process in the sandbox).
+    const issuedFor = await platform.database.db
+      .selectFrom('authorization_codes')
+      .select('redirect_uri')
+      .where('code_hash', '=', sha256Hex(code))
+      .executeTakeFirst();
+    if (!issuedFor || new URL(issuedFor.redirect_uri).pathname !== DEMO_CALLBACK_PATH) {
+      return renderForm(request, reply, code, 'This code was not issued for the demo callback.');
+    }
     try {
-      const tokens = await exchangeAuthorizationCode(platform, client.id, { code, redirectUri, codeVerifier: undefined });
+      const tokens = await exchangeAuthorizationCode(platform, client.id, {
+        code,
+        redirectUri: issuedFor.redirect_uri,
+        codeVerifier: undefined,
+      });
       reply.setCookie(RESULT_COOKIE, platform.box.seal(JSON.stringify(tokens)), {
         path: '/demo',
         httpOnly: true,
