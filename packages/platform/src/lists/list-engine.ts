@@ -101,7 +101,12 @@ function afterCondition(
       eb(key.column, key.direction === 'asc' ? '>' : '<', after[i]),
     ]),
   );
-  return eb.or(terms);
+  const [first] = keys;
+  if (!first) return eb.or(terms);
+  // The same condition bounded on the leading sort column: planners turn this conjunct into an
+  // index range start (tenant_id = ? AND column >= ?), where the OR alone makes them scan the
+  // tenant's index from the beginning, so page N would cost N pages.
+  return eb.and([eb(first.column, first.direction === 'asc' ? '>=' : '<=', after[0]), eb.or(terms)]);
 }
 
 function linkTo(settings: ListSettings, path: string, pairs: Array<[string, string]>): string {
