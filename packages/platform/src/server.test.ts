@@ -97,6 +97,11 @@ describe.each(targets)('startPlatform on $dialect', (target) => {
       })
     ).json()) as { results: unknown[] };
     expect(orders.results).toHaveLength(100);
+    // Sandbox demo: both stores quote shipping against the running demo seller.
+    expect(first.demoSellerUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/quote$/);
+    const settings = await first.platform.database.db.selectFrom('shipping_settings').select(['tenant_id', 'url']).execute();
+    expect(settings.map((row) => row.tenant_id).sort()).toEqual(first.demo?.tenants.map((t) => t.id).sort());
+    for (const row of settings) expect(row.url.startsWith(first.demoSellerUrl as string)).toBe(true);
     expect(statSync(join(dir, 'data', 'demo-credentials.json')).mode & 0o777).toBe(0o600);
     const clients = (await (
       await fetch(`${first.listenUrl}/admin/v1/clients`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
@@ -128,6 +133,9 @@ describe.each(targets)('startPlatform on $dialect', (target) => {
       })
     ).json()) as { redirect_uris: string[] };
     expect(demoClient.redirect_uris).toContain(`${second.publicUrl}/demo/callback`);
+    // The demo seller moved to a new port: the stores follow it.
+    const moved = await second.platform.database.db.selectFrom('shipping_settings').select('url').execute();
+    for (const row of moved) expect(row.url.startsWith(second.demoSellerUrl as string)).toBe(true);
     const sellers = (await (
       await fetch(`${second.listenUrl}/admin/v1/sellers`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
     ).json()) as { results: Array<{ login: string }> };

@@ -14,6 +14,7 @@ import {
   type PlatformConfig,
 } from './core/config.js';
 import type { Random } from './core/random.js';
+import { catalogueStock, configureDemoSellerShipping, type DemoSeller, startDemoSeller } from './shipping/demo-seller.js';
 import { type Database, openDatabase } from './storage/database.js';
 import { migrateToLatest } from './storage/migrate.js';
 import { type BackgroundWorkers, startBackgroundWorkers } from './workers.js';
@@ -40,6 +41,8 @@ export interface StartPlatformOptions {
   seedRecords?: DemoRecordsSeeder;
   /** pino level for the JSON logs on stderr, or a logger, or `false` for none. */
   logger?: FastifyBaseLogger | string | false;
+  /** Sandbox with a demo: run the demo seller's quote endpoint and point the demo stores at it (default true). */
+  demoSeller?: boolean;
   /** Run the webhook dispatcher in this process (default true). */
   dispatcher?: boolean;
   /** How long in-flight requests may take to finish on shutdown before their connections are cut (default 10 s). */
@@ -60,6 +63,8 @@ export interface RunningPlatform {
   demo: DemoCredentials | undefined;
   /** True when this start planted the demo (the database was empty). */
   seededNow: boolean;
+  /** The demo seller's quote endpoint the demo stores call (sandbox with a demo only). */
+  demoSellerUrl: string | undefined;
   /** Graceful shutdown: stop accepting, let in-flight requests finish, stop workers, close the database. Idempotent. */
   close(): Promise<void>;
 }
@@ -101,6 +106,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
   let server: Server | undefined;
   let app: FastifyInstance | undefined;
   let workers: BackgroundWorkers | undefined;
+  let demoSeller: DemoSeller | undefined;
   let closing = false;
   let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => {
     res.writeHead(503, { 'content-type': 'application/json', connection: 'close' });
@@ -120,6 +126,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       clearTimeout(cut);
     }
     await workers?.stop();
+    await demoSeller?.close();
     await app?.close();
     await database.close();
   };
@@ -176,6 +183,15 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       }
     }
 
+    if (demo && options.mode === 'sandbox' && (options.demoSeller ?? true)) {
+      // The demo stores quote shipping against the demo seller (shipping/demo-seller.ts). It listens on a
+      // new port at every start, so the stores are pointed at it again each time.
+      demoSeller = await startDemoSeller({ host: '127.0.0.1', stock: catalogueStock(database) });
+      for (const tenant of demo.tenants) {
+        await configureDemoSellerShipping(platform, tenant.id, demoSeller.url);
+      }
+    }
+
     const fastify = app;
     handler = (req, res) => fastify.routing(req, res);
     workers = await startBackgroundWorkers(platform, { dispatcher: options.dispatcher ?? true });
@@ -190,6 +206,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       platform,
       demo,
       seededNow,
+      demoSellerUrl: demoSeller ? `${demoSeller.url}/quote` : undefined,
       close: () => {
         closePromise ??= shutdown();
         return closePromise;

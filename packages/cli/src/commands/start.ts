@@ -21,6 +21,7 @@ function banner(config: StartConfig, running: RunningPlatform): string[] {
     `  Health       ${publicUrl}/health`,
   ];
   if (demo) lines.push(`  Demo login   ${demoLoginUrl(authUrl, demo)}`);
+  if (running.demoSellerUrl) lines.push(`  Demo quotes  ${running.demoSellerUrl}  (the demo stores' shipping-quote endpoint)`);
   lines.push('', 'Admin API (Authorization: Bearer <token>)');
   if (config.adminTokenSource === 'flag-or-env')
     lines.push('  token        the one given with --admin-token / FEIRA_ADMIN_TOKEN');
