@@ -21,13 +21,31 @@ export interface KeyRing {
   jwks: { keys: JWK[] };
 }
 
-async function createKey(database: Database, deps: { clock: Clock; random: Random; box: SecretBox }) {
+/** platform_settings key claimed by the one process that creates the first signing key. */
+const FIRST_KEY_CLAIM = 'identity.first-signing-key';
+
+async function createKey(
+  database: Database,
+  deps: { clock: Clock; random: Random; box: SecretBox },
+  options: { firstKey: boolean },
+) {
   const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
   const kid = deps.random.bytes(12).toString('base64url');
   const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: 'sig' };
   const privateJwk = await exportJWK(privateKey);
   const now = deps.clock.now().toISOString();
   await database.db.transaction().execute(async (trx) => {
+    if (options.firstKey) {
+      // Several processes may start at once on a fresh database (`feira start` and `feira dispatch`):
+      // only the one whose claim row goes in creates the first key; on PostgreSQL the others wait
+      // on the unique key until it commits, then find its key.
+      const claimed = await trx
+        .insertInto('platform_settings')
+        .values({ key: FIRST_KEY_CLAIM, value: kid, updated_at: now })
+        .onConflict((oc) => oc.column('key').doNothing())
+        .executeTakeFirst();
+      if (Number(claimed.numInsertedOrUpdatedRows ?? 0) !== 1) return;
+    }
     await trx.updateTable('signing_keys').set({ retired_at: now }).where('retired_at', 'is', null).execute();
     await trx
       .insertInto('signing_keys')
@@ -52,9 +70,18 @@ export async function loadKeyRing(
   deps: { clock: Clock; random: Random; box: SecretBox },
   options: { rotate?: boolean } = {},
 ): Promise<KeyRing> {
+  const selectKeys = () =>
+    database.db.selectFrom('signing_keys').selectAll().orderBy('created_at', 'desc').orderBy('kid').execute();
   const existing = await database.db.selectFrom('signing_keys').select('kid').limit(1).execute();
-  if (existing.length === 0 || options.rotate) await createKey(database, deps);
-  const rows = await database.db.selectFrom('signing_keys').selectAll().orderBy('created_at', 'desc').orderBy('kid').execute();
+  if (existing.length === 0 || options.rotate) {
+    await createKey(database, deps, { firstKey: existing.length === 0 && !options.rotate });
+  }
+  let rows = await selectKeys();
+  if (rows.length === 0) {
+    // The first-key claim exists but the keys are gone (deleted by hand): start over with a new key.
+    await createKey(database, deps, { firstKey: false });
+    rows = await selectKeys();
+  }
   const currentRow = rows.find((r) => r.retired_at === null) ?? rows[0];
   if (!currentRow) throw new Error('no signing key');
   const verificationKeys = new Map<string, CryptoKey>();
