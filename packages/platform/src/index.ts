@@ -60,4 +60,6 @@ export {
 } from './shipping/shipping-settings.js';
 export { type Database, type DialectName, dialectOf, openDatabase, redactUrl } from './storage/database.js';
 export { migrateToLatest } from './storage/migrate.js';
+export { redeliverDelivery } from './webhooks/delivery-admin-routes.js';
+export { WebhookDispatcher, type WebhookDispatcherOptions } from './webhooks/webhook-dispatcher.js';
 export { type BackgroundWorkerOptions, type BackgroundWorkers, startBackgroundWorkers } from './workers.js';

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { register as bench } from './bench.js';
+import { register as dispatch } from './dispatch.js';
 import { register as listen } from './listen.js';
 import { register as quoteCheck } from './quote-check.js';
 import { register as seed } from './seed.js';
@@ -10,4 +11,4 @@ import { register as trigger } from './trigger.js';
  * Every `feira` subcommand lives in its own file under commands/ and exports a
  * `register(program)` function; add it to this list.
  */
-export const commands: Array<(program: Command) => void> = [bench, listen, quoteCheck, seed, start, trigger];
+export const commands: Array<(program: Command) => void> = [bench, dispatch, listen, quoteCheck, seed, start, trigger];

@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { requireAdminToken } from '../admin/admin-auth.js';
 import { notFound } from '../core/platform-error.js';
 import { runListForRequest } from '../lists/list-engine.js';
 import { defineListResource } from '../lists/list-resource.js';
+import type { Schema } from '../storage/schema.js';
 import type { WebhookTables } from './webhook-tables.js';
 
 type DeliveryRow = Selectable<WebhookTables['webhook_deliveries']>;
@@ -129,7 +130,7 @@ export async function deliveryAdminRoutes(app: FastifyInstance): Promise<void> {
     { schema: { ...adminRoute('Send a delivery again now, with a fresh retry schedule (SPEC-DECISIONS W4)'), params: IdParams } },
     async (request, reply) => {
       const { clock } = request.server.platform;
-      const row = await redeliver(app, request.params.id, clock.now());
+      const row = await redeliverDelivery(db, request.params.id, clock.now());
       return reply.code(202).send(presentDelivery(row));
     },
   );
@@ -144,10 +145,9 @@ export async function deliveryAdminRoutes(app: FastifyInstance): Promise<void> {
 /**
  * W4: a dead (or delivered) delivery is sent again with the same `X-Webhook-Id`
  * and a new cycle of 8 attempts. A lease in progress is left alone, so a
- * redelivery never causes two requests at once.
+ * redelivery never causes two requests at once. Used by the admin API and `feira dispatch --redeliver`.
  */
-export async function redeliver(app: FastifyInstance, id: string, now: Date): Promise<DeliveryRow> {
-  const { db } = app.platform.database;
+export async function redeliverDelivery(db: Kysely<Schema>, id: string, now: Date): Promise<DeliveryRow> {
   const nowIso = now.toISOString();
   const updated = await db
     .updateTable('webhook_deliveries')
