@@ -3,6 +3,10 @@
 // SPEC-DECISIONS Q2–Q5, Q7).
 import { checkQuoteRequest } from '@feira/contract';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createOutboundAgent } from '../../src/http/outbound-agent.js';
+import { callSellerQuote } from '../../src/shipping/quote-caller.js';
+import { buildQuoteRequest } from '../../src/shipping/quote-request-builder.js';
+import { quoteTargetOf } from '../../src/shipping/quote-url.js';
 import { createTestPlatform, type TestPlatform, testDatabaseTargets, testTls } from '../../src/testing.js';
 import { answerWith, option, quoteLog, storefrontQuote, storeSellingVia } from './shipping-kit.js';
 import { closedPort, type SellerBehaviour, startTestSeller, type TestSeller } from './test-seller.js';
@@ -327,6 +331,29 @@ describe.each(testDatabaseTargets())('storefront quote on $dialect', (target) =>
       http_status: null,
       detail: 'connection refused',
     });
+  });
+
+  it('spec "Seller-implemented shipping-quote endpoint" (HTTPS): a certificate the platform does not trust is http_error, never a quote', async () => {
+    const untrusted = await startTestSeller({ tls: true, behave: () => ({ status: 200, json: answerWith([option()]) }) });
+    const agent = createOutboundAgent({ policy: 'sandbox' });
+    try {
+      const request = buildQuoteRequest({
+        sessionId: platform.app.platform.random.uuid(),
+        zipcode: '01310100',
+        lines: [
+          { product: { sku: 'SKU-A', price_cents: 100, depth_cm: 1, height_cm: 1, width_cm: 1, weight_g: 1 }, quantity: 1 },
+        ],
+      });
+      const result = await callSellerQuote(agent, quoteTargetOf(`${untrusted.url}/quote`), request, {
+        distributionCenterIds: [],
+      });
+      expect(result).toMatchObject({ outcome: 'http_error', httpStatus: null });
+      expect(result.detail).toMatch(/^TLS handshake failed/);
+      expect(untrusted.requests).toHaveLength(0);
+    } finally {
+      await agent.close();
+      await untrusted.close();
+    }
   });
 
   it('Errors / Shipping quote / SPEC-DECISIONS Q3: a seller answering in 1.5 s times out at 1.0 s, no retry, late answer ignored', async () => {
