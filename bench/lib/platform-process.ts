@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { PlatformServerOptions } from '../processes/platform-server.js';
 import type { ChildHandle } from './child-process.js';
 import { createScratchSchema, postgresUnreachable } from './postgres-schema.js';
@@ -39,6 +39,10 @@ export async function startPlatform(
   const handle = await ctx.children.start<{ port: number; dialect: string }>(`platform (${database.kind})`, SERVER, {
     options: { ...options, databaseUrl: database.url, ...(database.searchPath ? { searchPath: database.searchPath } : {}) },
     readyTimeoutMs: 60_000,
+    // FEIRA_BENCH_CPU_PROF=<dir>: each platform process writes a V8 CPU profile there when it stops (BENCHMARKS.md, Profiling).
+    ...(process.env.FEIRA_BENCH_CPU_PROF
+      ? { execArgv: ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.FEIRA_BENCH_CPU_PROF)}`] }
+      : {}),
   });
   return Object.assign(handle, { origin: `http://127.0.0.1:${handle.info.port}` });
 }

@@ -43,7 +43,7 @@ export function validateResults(value: unknown): string[] {
       continue;
     }
     if (typeof s.id !== 'string' || typeof s.title !== 'string') problems.push(`${at} needs an id and a title`);
-    if (!['ok', 'not available', 'failed'].includes(s.status as string)) problems.push(`${at}.status is invalid`);
+    if (!['ok', 'not available', 'timed out', 'failed'].includes(s.status as string)) problems.push(`${at}.status is invalid`);
     if (s.status !== 'ok' && typeof s.reason !== 'string') problems.push(`${at} must say why it is ${s.status}`);
     if (!Array.isArray(s.figures)) {
       problems.push(`${at}.figures must be an array`);

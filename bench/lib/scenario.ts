@@ -15,7 +15,11 @@ export interface Figure {
   target: { text: string; met: boolean | null } | null;
 }
 
-export type ScenarioStatus = 'ok' | 'not available' | 'failed';
+/**
+ * `timed out`: stopped at its time budget (a slow or busy machine), which is a
+ * speed, not a defect, so it does not fail the run; `failed`: it crashed.
+ */
+export type ScenarioStatus = 'ok' | 'not available' | 'timed out' | 'failed';
 
 export interface ScenarioResult {
   id: string;

@@ -13,6 +13,6 @@ export interface Timing {
 
 export function timingFor(mode: BenchMode): Timing {
   return mode === 'quick'
-    ? { warmupMs: 200, durationMs: 1_000, microWarmupMs: 150, microDurationMs: 500, scenarioBudgetMs: 90_000 }
+    ? { warmupMs: 200, durationMs: 1_000, microWarmupMs: 150, microDurationMs: 500, scenarioBudgetMs: 120_000 }
     : { warmupMs: 3_000, durationMs: 15_000, microWarmupMs: 1_000, microDurationMs: 5_000, scenarioBudgetMs: 30 * 60_000 };
 }
