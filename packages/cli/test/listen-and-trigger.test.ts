@@ -1,4 +1,3 @@
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -32,7 +31,7 @@ describe.each(testDatabaseTargets())(
     let appUrl: string;
     let secrets: string[] = [];
     const received: Array<{ message: WebhookMessage; record: unknown }> = [];
-    let listen: ChildProcessWithoutNullStreams;
+    let listen: ReturnType<typeof startCli>;
     const lines: Array<Record<string, unknown>> = [];
 
     beforeAll(async () => {
@@ -73,7 +72,7 @@ describe.each(testDatabaseTargets())(
           '--json',
         ],
         { FEIRA_ACCESS_TOKEN: accessToken },
-      ) as ChildProcessWithoutNullStreams;
+      );
       let buffer = '';
       listen.stdout.on('data', (chunk) => {
         buffer += chunk;

@@ -94,7 +94,7 @@ describe('feira quote-check (real process against a real seller on loopback)', (
     );
     // The token in the query string is never printed.
     expect(report.url).not.toContain('s3cret-token');
-  });
+  }, 120_000);
 
   it('SPEC-DECISIONS Q4: every kind of invalid answer the platform rejects fails its own rule, exit code 1 (same rule set as the platform)', async () => {
     const { code, report } = await check('mixed', ['--sku', 'A-1', '--sku', 'B-2']);
@@ -113,7 +113,7 @@ describe('feira quote-check (real process against a real seller on loopback)', (
     );
     expect(report.passed).toBe(false);
     expect(code).toBe(1);
-  });
+  }, 120_000);
 
   it('spec "Limits" 1.0 s / SPEC-DECISIONS Q3: a request left unanswered fails exchange.deadline, the others pass', async () => {
     const { code, report } = await check('hangs');
@@ -123,13 +123,13 @@ describe('feira quote-check (real process against a real seller on loopback)', (
     ]);
     expect(report.cases.find((c) => c.name === 'many items (60 lines)')?.outcome).toBe('timeout');
     expect(code).toBe(1);
-  });
+  }, 120_000);
 
   it('a seller that quotes a zipcode which does not exist fails exchange.rejects-unknown-zipcode', async () => {
     const { code, report } = await check('accepts-any-zipcode');
     expect(failedRules(report)).toEqual(['exchange.rejects-unknown-zipcode']);
     expect(code).toBe(1);
-  });
+  }, 120_000);
 
   it('human output lists each rule with PASS/FAIL and the latency line; a bad zipcode option exits non-zero', async () => {
     const run = await runCli(['quote-check', `${base}&mode=mixed`, '--repeat', '1']);
@@ -141,5 +141,5 @@ describe('feira quote-check (real process against a real seller on loopback)', (
     const bad = await runCli(['quote-check', base, '--zipcode', '123']);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('8 digits');
-  });
+  }, 120_000);
 });

@@ -108,7 +108,8 @@ async function trigger(topic: Topic, options: TriggerOptions) {
   }
   const spec = TOPIC_RECORDS[topic];
   const base = `/admin/v1/tenants/${encodeURIComponent(tenant)}/${spec.collection}`;
-  let id = options.id;
+  // `--id` names the record to update or delete; a create always makes a new record.
+  let id = options.action === 'create' ? undefined : options.id;
   const events: string[] = [];
   if (!id) {
     // Update and delete need a record: create one first (that is one more event).
