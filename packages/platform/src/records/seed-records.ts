@@ -141,10 +141,10 @@ export async function seedRecords(database: Database, tenantId: string, counts: 
     const statementFor = (trx: Kysely<Schema>, rows: Array<Record<string, unknown>>) => {
       let text = compiled.get(rows.length);
       if (!text) {
-        // biome-ignore lint/suspicious/noExplicitAny: the table is generic here; rows are typed by the caller.
+        // The table is generic here; rows are typed by the caller's `row` function.
         text = trx
           .insertInto(table)
-          .values(rows as any)
+          .values(rows as never)
           .compile().sql;
         compiled.set(rows.length, text);
       }
