@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { PlatformServerOptions } from '../processes/platform-server.js';
 import type { ChildHandle } from './child-process.js';
@@ -39,10 +40,6 @@ export async function startPlatform(
   const handle = await ctx.children.start<{ port: number; dialect: string }>(`platform (${database.kind})`, SERVER, {
     options: { ...options, databaseUrl: database.url, ...(database.searchPath ? { searchPath: database.searchPath } : {}) },
     readyTimeoutMs: 60_000,
-    // FEIRA_BENCH_CPU_PROF=<dir>: each platform process writes a V8 CPU profile there when it stops (BENCHMARKS.md, Profiling).
-    ...(process.env.FEIRA_BENCH_CPU_PROF
-      ? { execArgv: ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.FEIRA_BENCH_CPU_PROF)}`] }
-      : {}),
   });
   return Object.assign(handle, { origin: `http://127.0.0.1:${handle.info.port}` });
 }
@@ -51,4 +48,28 @@ export async function startPlatform(
 export async function stopPlatform(ctx: ScenarioContext, platform: PlatformHandle, label: string): Promise<void> {
   ctx.peakRssBytes[label] = platform.peakRss();
   await platform.stop();
+}
+
+/**
+ * Runs one measured phase; with FEIRA_BENCH_CPU_PROF=<dir>, the platform
+ * process records a V8 CPU profile of exactly that phase into
+ * `<dir>/<name>.cpuprofile` (open it in Chrome DevTools or speedscope).
+ */
+export async function profiled<T>(
+  ctx: ScenarioContext,
+  platform: PlatformHandle,
+  name: string,
+  phase: () => Promise<T>,
+): Promise<T> {
+  const dir = process.env.FEIRA_BENCH_CPU_PROF;
+  if (!dir) return phase();
+  mkdirSync(resolve(dir), { recursive: true });
+  await platform.call('profileStart');
+  try {
+    return await phase();
+  } finally {
+    const file = join(resolve(dir), `${name.replace(/[^A-Za-z0-9._-]+/g, '-')}.cpuprofile`);
+    await platform.call('profileStop', { file });
+    ctx.log(`CPU profile of the platform written to ${file}`);
+  }
 }

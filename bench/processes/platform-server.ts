@@ -2,6 +2,8 @@
 // the real app (the same buildApp as `feira start`), listens on 127.0.0.1:0 and
 // reports the port. Scenarios prepare their data through fixture operations
 // loaded from modules named in the options.
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import {
   buildApp,
   DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
@@ -64,6 +66,24 @@ for (const module of options.fixtures ?? []) {
   fixtures.push(fixture);
   Object.assign(operations, fixture.fixtureOperations(app));
 }
+
+// CPU profiles of a measured phase only (not of start-up or data preparation): see BENCHMARKS.md, Profiling.
+let profiler: Session | null = null;
+operations.profileStart = async () => {
+  profiler = new Session();
+  profiler.connect();
+  await profiler.post('Profiler.enable');
+  await profiler.post('Profiler.start');
+};
+operations.profileStop = async (args) => {
+  if (!profiler) return null;
+  const { profile } = await profiler.post('Profiler.stop');
+  const file = (args as { file: string }).file;
+  writeFileSync(file, JSON.stringify(profile));
+  profiler.disconnect();
+  profiler = null;
+  return file;
+};
 
 serveChild({ port, dialect: database.dialect }, operations, async () => {
   for (const fixture of fixtures) await fixture.stopFixture?.();

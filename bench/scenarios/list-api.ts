@@ -6,6 +6,7 @@ import {
   benchDatabase,
   type DatabaseKind,
   postgresMissing,
+  profiled,
   startPlatform,
   stopPlatform,
 } from '../lib/platform-process.js';
@@ -132,7 +133,7 @@ async function measureDialect(ctx: ScenarioContext, generator: LoadGenerator, ki
     ctx.log(`${label}: measuring the API`);
     const single: LoadResult[] = [];
     const busy: LoadResult[] = [];
-    for (const c of cases) single.push(await load(c.path, 1));
+    for (const c of cases) single.push(await profiled(ctx, platform, `list-api-${label}-${c.name}`, () => load(c.path, 1)));
     if (size.throughputPass) for (const c of cases) busy.push(await load(c.path, THROUGHPUT_CONNECTIONS));
     await stopPlatform(ctx, platform, `platform (${label})`);
 

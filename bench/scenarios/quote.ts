@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { testTls } from '@feira/platform/testing';
 import { request } from 'undici';
 import { startLoadGenerator } from '../lib/load.js';
-import { benchDatabase, type PlatformHandle, startPlatform, stopPlatform } from '../lib/platform-process.js';
+import { benchDatabase, type PlatformHandle, profiled, startPlatform, stopPlatform } from '../lib/platform-process.js';
 import { type Figure, figure, type Scenario, type ScenarioContext } from '../lib/scenario.js';
 import { difference } from '../lib/stats.js';
 import { timingFor } from '../lib/timing.js';
@@ -89,21 +89,23 @@ async function measure(ctx: ScenarioContext): Promise<Figure[]> {
     requests: [{ method: 'POST', path: '/quote', headers: { 'content-type': 'application/json' }, body: sellerRequest }],
   });
   ctx.log(`storefront quotes at ${RATE}/s`);
-  const storefront = await generator.run({
-    origin: platform.origin,
-    connections: 64,
-    ratePerSecond: RATE,
-    warmupMs: timing.warmupMs,
-    durationMs: timing.durationMs,
-    requests: [
-      {
-        method: 'POST',
-        path: '/storefront/v1/quotes',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ tenant_id: answering, zipcode: ZIPCODE, items: [{ sku: SKU, quantity: 1 }] }),
-      },
-    ],
-  });
+  const storefront = await profiled(ctx, platform, 'quote-storefront', () =>
+    generator.run({
+      origin: platform.origin,
+      connections: 64,
+      ratePerSecond: RATE,
+      warmupMs: timing.warmupMs,
+      durationMs: timing.durationMs,
+      requests: [
+        {
+          method: 'POST',
+          path: '/storefront/v1/quotes',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ tenant_id: answering, zipcode: ZIPCODE, items: [{ sku: SKU, quantity: 1 }] }),
+        },
+      ],
+    }),
+  );
   ctx.log('silent seller (deadline)');
   const deadline = await generator.run({
     origin: platform.origin,

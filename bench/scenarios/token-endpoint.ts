@@ -1,7 +1,7 @@
 import { startLoadGenerator } from '../lib/load.js';
 import type { LoadResult } from '../lib/load-plan.js';
 import { measureInChild } from '../lib/measure-child.js';
-import { benchDatabase, startPlatform, stopPlatform } from '../lib/platform-process.js';
+import { benchDatabase, profiled, startPlatform, stopPlatform } from '../lib/platform-process.js';
 import { type Figure, figure, type Scenario } from '../lib/scenario.js';
 import { round } from '../lib/stats.js';
 import { timingFor } from '../lib/timing.js';
@@ -56,9 +56,11 @@ export const tokenEndpoint: Scenario = {
       workload: { module, options },
     });
     ctx.log('code exchanges');
-    const exchanges = await generator.run(plan(EXCHANGE, exchangeCodes));
+    const exchanges = await profiled(ctx, platform, 'token-endpoint-exchanges', () =>
+      generator.run(plan(EXCHANGE, exchangeCodes)),
+    );
     ctx.log('refreshes');
-    const refreshes = await generator.run(plan(REFRESH, refreshCodes));
+    const refreshes = await profiled(ctx, platform, 'token-endpoint-refreshes', () => generator.run(plan(REFRESH, refreshCodes)));
     await generator.stop();
     await stopPlatform(ctx, platform, 'platform (SQLite)');
 

@@ -3,7 +3,14 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { testTls } from '@feira/platform/testing';
 import { request } from 'undici';
 import { startLoadGenerator } from '../lib/load.js';
-import { benchDatabase, type DatabaseKind, postgresMissing, startPlatform, stopPlatform } from '../lib/platform-process.js';
+import {
+  benchDatabase,
+  type DatabaseKind,
+  postgresMissing,
+  profiled,
+  startPlatform,
+  stopPlatform,
+} from '../lib/platform-process.js';
 import { type Figure, figure, type Scenario, type ScenarioContext } from '../lib/scenario.js';
 import { round, summarizeMicros } from '../lib/stats.js';
 import { timingFor } from '../lib/timing.js';
@@ -83,12 +90,14 @@ async function measureDialect(ctx: ScenarioContext, kind: DatabaseKind): Promise
     await platform.call('createOrders', { tenantId: access.tenantId, count: backlog }, 1_800_000);
     await receiver.call('reset');
     ctx.log(`${label}: dispatching the backlog`);
-    await platform.call('startDispatcher');
-    await waitFor(
-      'draining the backlog',
-      ctx.mode === 'full' ? 600_000 : 60_000,
-      async () => (await receiver.call<number>('count')) >= backlog,
-    );
+    await profiled(ctx, platform, `webhook-delivery-${label}-drain`, async () => {
+      await platform.call('startDispatcher');
+      await waitFor(
+        'draining the backlog',
+        ctx.mode === 'full' ? 600_000 : 60_000,
+        async () => (await receiver.call<number>('count')) >= backlog,
+      );
+    });
     const drained = await receiver.call<Arrivals>('arrivals');
     // The first 10 % of deliveries are the warm-up (connections opening, JIT): the rate is taken over the rest.
     const from = Math.floor(drained.times.length * 0.1);
