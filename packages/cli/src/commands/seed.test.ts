@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { migrateToLatest, openDatabase } from '@feira/platform';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // `feira seed` (issue 4) run as a real process, the way a user runs it.
@@ -32,11 +33,56 @@ function runFeira(args: string[]): Promise<{ code: number | null; stdout: string
   });
 }
 
-describe('feira seed (real process, SQLite)', () => {
+interface SeedTarget {
+  name: string;
+  /** Creates an empty database and returns its URL as the user passes it to --database. */
+  create(): Promise<string>;
+  drop(): Promise<void>;
+}
+
+function sqliteTarget(): SeedTarget {
   const file = join(tmpdir(), `feira-seed-${randomBytes(6).toString('hex')}.db`);
-  const url = `sqlite:${file}`;
+  return {
+    name: 'SQLite',
+    create: async () => `sqlite:${file}`,
+    drop: async () => {
+      for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+    },
+  };
+}
+
+/** A scratch schema, named to the CLI through the URL's `options=-c search_path=…` (libpq's own parameter). */
+function postgresTarget(serverUrl: string): SeedTarget {
+  const schema = `feira_seed_${randomBytes(6).toString('hex')}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  return {
+    name: 'PostgreSQL',
+    create: async () => {
+      await admin(`create schema ${schema}`);
+      return `${serverUrl}${serverUrl.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+    },
+    drop: () => admin(`drop schema if exists ${schema} cascade`),
+  };
+}
+
+const targets = [
+  sqliteTarget(),
+  ...(process.env.FEIRA_TEST_DATABASE_URL ? [postgresTarget(process.env.FEIRA_TEST_DATABASE_URL)] : []),
+];
+
+describe.each(targets)('feira seed (real process, $name)', (target) => {
+  let url = '';
 
   beforeAll(async () => {
+    url = await target.create();
     const database = await openDatabase(url);
     await migrateToLatest(database);
     const now = new Date('2026-01-15T12:00:00.000Z').toISOString();
@@ -47,9 +93,7 @@ describe('feira seed (real process, SQLite)', () => {
     await database.db.insertInto('tenants').values({ id: 't-1', seller_id: 's-1', name: 'Store', created_at: now }).execute();
     await database.close();
   });
-  afterAll(() => {
-    for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
-  });
+  afterAll(() => target.drop());
 
   it('fills the tenant with the requested counts and reports the rate', async () => {
     const run = await runFeira([
