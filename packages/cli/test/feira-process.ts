@@ -8,8 +8,8 @@ export interface FeiraProcess {
   child: ChildProcess;
   stdout(): string;
   stderr(): string;
-  /** Resolves with the first match of `pattern` in stdout; rejects at the deadline or if the process exits first. */
-  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  /** Resolves with the first match of `pattern` in stdout (or stderr); rejects at the deadline or if the process exits first. */
+  waitFor(pattern: RegExp, timeoutMs?: number, stream?: 'stdout' | 'stderr'): Promise<RegExpMatchArray>;
   exited: Promise<number | null>;
   /** Sends a signal (if still running) and waits for the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
@@ -36,6 +36,7 @@ export function runFeira(args: string[], env: Record<string, string | undefined>
   });
   child.stderr?.on('data', (chunk: Buffer) => {
     err += chunk.toString('utf8');
+    for (const l of listeners) l();
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   let hasExited = false;
@@ -44,10 +45,10 @@ export function runFeira(args: string[], env: Record<string, string | undefined>
     for (const l of listeners) l();
   });
 
-  const waitFor = (pattern: RegExp, timeoutMs = 60_000) =>
+  const waitFor = (pattern: RegExp, timeoutMs = 60_000, stream: 'stdout' | 'stderr' = 'stdout') =>
     new Promise<RegExpMatchArray>((resolve, reject) => {
       const check = () => {
-        const match = out.match(pattern);
+        const match = (stream === 'stdout' ? out : err).match(pattern);
         if (match) {
           done();
           resolve(match);

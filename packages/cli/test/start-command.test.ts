@@ -88,13 +88,19 @@ describe('feira start as a real process (issue 2 §5)', () => {
       FEIRA_DATA_DIR: join(dir, 'data'),
       FEIRA_SEED: 'none',
       FEIRA_ADMIN_TOKEN: token,
-      FEIRA_LOG_LEVEL: 'silent',
+      FEIRA_LOG_LEVEL: 'info',
     });
     const base = `http://127.0.0.1:${(await p.waitFor(LISTENING))[1]}`;
     expect(p.stdout()).not.toContain('Demo seller');
     expect(p.stdout()).not.toContain(token);
     const list = (await (await adminGet(base, token, '/admin/v1/sellers')).json()) as { meta: { total: number } };
     expect(list.meta.total).toBe(0);
+    // Request logs (JSON on stderr) carry the path but never the query string, where codes travel.
+    await fetch(`${base}/health?code=SECRET-CODE-4242`);
+    await p.waitFor(/"path":"\/health"/, 30_000, 'stderr');
+    expect(p.stderr()).not.toContain('SECRET-CODE-4242');
+    expect(p.stderr()).not.toContain(token);
+    expect(p.stdout()).not.toContain('{"level"');
     expect(await p.stop()).toBe(0);
   });
 

@@ -90,8 +90,18 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
 function makeLogger(logger: StartPlatformOptions['logger']): FastifyBaseLogger | false {
   if (logger === false) return false;
   if (typeof logger === 'object') return logger;
-  // JSON logs go to stderr so stdout stays the human-readable banner.
-  return pino({ level: logger ?? 'info' }, destination(2)) as unknown as FastifyBaseLogger;
+  // JSON logs go to stderr so stdout stays the human-readable banner. Requests are logged
+  // without their query string: authorization codes and states travel there (/demo/callback?code=…),
+  // and no token or secret may reach a log line.
+  return pino(
+    {
+      level: logger ?? 'info',
+      serializers: {
+        req: (req: { method: string; url: string; id?: string }) => ({ method: req.method, path: req.url.split('?')[0] }),
+      },
+    },
+    destination(2),
+  ) as unknown as FastifyBaseLogger;
 }
 
 /**
