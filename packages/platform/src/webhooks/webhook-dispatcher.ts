@@ -97,6 +97,8 @@ export class WebhookDispatcher {
   #flushScheduled = false;
   #loop: Promise<void> | null = null;
   #stopping = false;
+  #idlePasses = 0;
+  #waitingForCapacity = false;
   #wake: (() => void) | null = null;
 
   constructor(deps: WebhookDispatcherDeps, options: WebhookDispatcherOptions = {}) {
@@ -224,13 +226,22 @@ export class WebhookDispatcher {
       let busy = false;
       try {
         const fanned = await this.fanOut();
-        const claimed = await this.claimAndSend();
+        // Claiming scans the due deliveries, so it waits until the local queue of endpoints
+        // that can take more requests runs low (queues of saturated endpoints do not count,
+        // so a slow receiver never stops the others from being claimed).
+        const claimed = this.#startableQueued() < this.#perEndpoint ? await this.claimAndSend() : 0;
         busy = fanned > 0 || claimed > 0;
       } catch (error) {
         this.#deps.log?.error({ err: error }, 'webhook dispatcher pass failed');
       }
+      // An empty claim still scans the due rows of saturated endpoints: back off (up to 250 ms)
+      // until something changes (new events, a claim that found work, an endpoint's queue running dry).
+      this.#idlePasses = busy ? 0 : this.#idlePasses + 1;
       const full = this.#inFlight + this.#queued() >= this.#maxInFlight;
-      if (!busy || full) await this.#pause(full ? this.#leaseMs : this.#pollMs);
+      if (!busy || full) {
+        this.#waitingForCapacity = full;
+        await this.#pause(full ? this.#leaseMs : Math.min(250, this.#pollMs * 2 ** Math.min(this.#idlePasses - 1, 8)));
+      }
     }
   }
 
@@ -246,6 +257,15 @@ export class WebhookDispatcher {
       }
       this.#wake = done;
     });
+  }
+
+  /** Queued jobs of endpoints below their in-flight limit: work that will start without a new claim. */
+  #startableQueued(): number {
+    let n = 0;
+    for (const [origin, queue] of this.#queues) {
+      if ((this.#inFlightByOrigin.get(origin) ?? 0) < this.#perEndpoint) n += queue.length;
+    }
+    return n;
   }
 
   #queued(): number {
@@ -272,11 +292,16 @@ export class WebhookDispatcher {
         this.#inFlight -= 1;
         this.#inFlightByOrigin.set(origin, (this.#inFlightByOrigin.get(origin) ?? 1) - 1);
         this.#pump(origin);
-        this.#wake?.();
+        if (this.#waitingForCapacity) this.#wake?.();
       });
       this.#running.add(running);
     }
-    if (queue && queue.length === 0) this.#queues.delete(origin);
+    if (queue && queue.length === 0) {
+      this.#queues.delete(origin);
+      // This endpoint can take more: claim again now rather than after the back-off.
+      this.#idlePasses = 0;
+      this.#wake?.();
+    }
   }
 
   async #send(job: Job): Promise<void> {
