@@ -44,12 +44,17 @@ export interface ProcessedEvent {
 
 const SCOPES = ['open:ticket:read', 'open:order-order:read', 'open:webhook:write'];
 
-/** The store ids a token was granted for (its `tenants` claim). The token came from the token endpoint over our own request. */
-function tenantsOf(accessToken: string): string[] {
+/**
+ * The seller and the store ids a token was granted for (its `sub` and `tenants`
+ * claims). Read without verification: the token came straight from the token
+ * endpoint, in answer to our own request.
+ */
+function grantOf(accessToken: string): { sellerId: string; tenants: string[] } {
   const payload = JSON.parse(Buffer.from(accessToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as {
+    sub?: string;
     tenants?: string[];
   };
-  return payload.tenants ?? [];
+  return { sellerId: payload.sub ?? 'unknown', tenants: payload.tenants ?? [] };
 }
 
 const page = (title: string, body: string) =>
@@ -61,10 +66,14 @@ export async function buildSellerApp(config: SellerAppConfig): Promise<FastifyIn
   const tokens = new TokenManager({ ...oauth, store: config.tokenStore ?? new FileTokenStore(config.tokenFile) });
   // In memory for the example; a real app keeps these in its database.
   const pendingLogins = new Map<string, { codeVerifier: string; redirectUri: string }>();
-  const stores = new Map<string, { name: string; secrets: string[] }>();
+  const stores = new Map<string, { tokenKey: string; secrets: string[] }>();
   const events: ProcessedEvent[] = [];
-  const apiFor = (tenantId: string) =>
-    new FeiraClient({ baseUrl: config.platformUrl, accessToken: () => tokens.accessToken(`tenant:${tenantId}`), tenantId });
+  // One token set per grant, however many stores it covers: a refresh token is
+  // rotated on use (SPEC-DECISIONS I5), so two copies refreshed apart would be reuse.
+  const apiFor = (tenantId: string) => {
+    const tokenKey = stores.get(tenantId)?.tokenKey ?? `unknown:${tenantId}`;
+    return new FeiraClient({ baseUrl: config.platformUrl, accessToken: () => tokens.accessToken(tokenKey), tenantId });
+  };
 
   app.get('/', async (_request, reply) => {
     const connected = [...stores.keys()].map((id) => `<li>${id}</li>`).join('');
@@ -91,15 +100,17 @@ export async function buildSellerApp(config: SellerAppConfig): Promise<FastifyIn
         .send(page('Not connected', `<p>${error ?? 'unknown or missing state'}</p>`));
     pendingLogins.delete(state!);
     const tokenSet = await exchangeCode({ ...oauth, code, redirectUri: pending.redirectUri, codeVerifier: pending.codeVerifier });
-    for (const tenantId of tenantsOf(tokenSet.access_token)) {
-      // One token set per grant; it is stored under each store it covers (the refresh is shared through the store).
-      await tokens.save(`tenant:${tenantId}`, tokenSet);
+    const grant = grantOf(tokenSet.access_token);
+    const tokenKey = `seller:${grant.sellerId}`;
+    await tokens.save(tokenKey, tokenSet);
+    for (const tenantId of grant.tenants) {
+      stores.set(tenantId, { tokenKey, secrets: [] });
       // Onboarding: subscribe this app's receiver; the whsec_ secrets are shown only now (spec "Signature" rule 6).
       const signup = await apiFor(tenantId).request<WebhookSignupResponse>('PUT', '/v1/onboarding/signup', {
         body: { webhook: config.webhookUrl },
       });
       stores.set(tenantId, {
-        name: tenantId,
+        tokenKey,
         secrets: signup.subscriptions.flatMap((s) => (s.parameters.secret ? [s.parameters.secret] : [])),
       });
     }
