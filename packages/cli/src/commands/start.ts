@@ -41,6 +41,12 @@ function banner(config: StartConfig, running: RunningPlatform): string[] {
       `               kept in ${config.dataDir}/demo-credentials.json`,
     );
   }
+  if (!demo && config.seed === 'demo') {
+    lines.push(
+      '',
+      `No demo: the database already had accounts and ${config.dataDir}/demo-credentials.json does not name one of them.`,
+    );
+  }
   lines.push('', `Listening on ${running.listenUrl} (press Ctrl-C to stop)`);
   return lines;
 }
