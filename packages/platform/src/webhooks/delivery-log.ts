@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Random } from '../core/random.js';
 import type { Database } from '../storage/database.js';
+import type { Schema } from '../storage/schema.js';
 import type { ClaimedDelivery } from './claim-queries.js';
 import type { AttemptResult } from './delivery-request.js';
 import { DISABLE_AFTER_FAILING_MS, nextAttemptAt } from './retry-schedule.js';
@@ -41,27 +42,30 @@ export async function recordAttempts(
     const attemptRows = [];
     const succeededSubscriptions = new Set<string>();
     const failed: Array<{ subscriptionId: string; at: string }> = [];
+    const applied = await applySuccesses(trx, finished);
     for (const f of finished) {
       const attempt = f.claim.attempts + 1;
       const at = f.finishedAt.toISOString();
       const next = f.result.ok ? null : nextAttemptAt(attempt, f.finishedAt, random, f.result.retryAfterMs);
       const state = f.result.ok ? 'succeeded' : next ? 'pending' : 'dead';
-      const updated = await trx
-        .updateTable('webhook_deliveries')
-        .set({
-          state,
-          attempts: attempt,
-          next_attempt_at: next ? next.toISOString() : null,
-          lease_owner: null,
-          lease_until: null,
-          last_status_code: f.result.statusCode,
-          last_error: f.result.error,
-          updated_at: at,
-          ...(f.result.ok ? { delivered_at: at } : {}),
-        })
-        .where('id', '=', f.claim.id)
-        .where('fence', '=', f.claim.fence)
-        .executeTakeFirst();
+      const updated = f.result.ok
+        ? { numUpdatedRows: applied.has(f.claim.id) ? 1n : 0n }
+        : await trx
+            .updateTable('webhook_deliveries')
+            .set({
+              state,
+              attempts: attempt,
+              next_attempt_at: next ? next.toISOString() : null,
+              lease_owner: null,
+              lease_until: null,
+              last_status_code: f.result.statusCode,
+              last_error: f.result.error,
+              updated_at: at,
+              ...(f.result.ok ? { delivered_at: at } : {}),
+            })
+            .where('id', '=', f.claim.id)
+            .where('fence', '=', f.claim.fence)
+            .executeTakeFirst();
       const stale = Number(updated.numUpdatedRows) === 0;
       outcomes.push(stale ? 'stale' : f.result.ok ? 'succeeded' : next ? 'failed' : 'dead');
       // The attempt happened, so it is logged even when its lease was lost; only the delivery's state is fenced.
@@ -135,4 +139,52 @@ export async function recordAttempts(
     }
     return outcomes;
   });
+}
+
+/**
+ * Successes are the bulk of the traffic: they are written with one fenced
+ * UPDATE per status code and 500 rows (`id IN (…)` finds the rows by key, the
+ * `id:fence` pair keeps a stale worker out). Returns the ids updated.
+ */
+async function applySuccesses(trx: Kysely<Schema>, finished: readonly FinishedAttempt[]): Promise<Set<string>> {
+  const applied = new Set<string>();
+  const byStatus = new Map<number, FinishedAttempt[]>();
+  for (const f of finished) {
+    if (!f.result.ok) continue;
+    const code = f.result.statusCode ?? 200;
+    byStatus.set(code, [...(byStatus.get(code) ?? []), f]);
+  }
+  for (const [statusCode, group] of byStatus) {
+    for (let i = 0; i < group.length; i += 500) {
+      const chunk = group.slice(i, i + 500);
+      const at = chunk.reduce((latest, f) => (f.finishedAt > latest ? f.finishedAt : latest), chunk[0]!.finishedAt).toISOString();
+      const rows = await trx
+        .updateTable('webhook_deliveries')
+        .set({
+          state: 'succeeded',
+          attempts: sql<number>`attempts + 1`,
+          next_attempt_at: null,
+          lease_owner: null,
+          lease_until: null,
+          last_status_code: statusCode,
+          last_error: null,
+          updated_at: at,
+          delivered_at: at,
+        })
+        .where(
+          'id',
+          'in',
+          chunk.map((f) => f.claim.id),
+        )
+        .where(
+          sql<string>`id || ':' || fence`,
+          'in',
+          chunk.map((f) => `${f.claim.id}:${f.claim.fence}`),
+        )
+        .returning('id')
+        .execute();
+      for (const row of rows) applied.add(row.id);
+    }
+  }
+  return applied;
 }

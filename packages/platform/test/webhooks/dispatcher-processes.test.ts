@@ -95,14 +95,14 @@ describe.each(testDatabaseTargets().map(retryingTarget))('dispatcher processes o
     const eventIds = await writeEvents(test, seller.tenantId, 1000);
     const env = {
       ...(await databaseEnv(test.database)),
-      FEIRA_LEASE_MS: '6000',
-      FEIRA_REQUEST_TIMEOUT_MS: '3000',
+      FEIRA_LEASE_MS: '18000',
+      FEIRA_REQUEST_TIMEOUT_MS: '6000',
       FEIRA_BATCH_SIZE: '32',
     };
 
     const first = await spawnDispatcher(env);
     children.push(first);
-    await hooks.waitFor(150, 60_000);
+    await hooks.waitFor(150, 120_000);
     first.kill('SIGKILL');
     await exited(first);
     const atCrash = hooks.received.length;
