@@ -8,6 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_CLIENT_NAME, DEMO_SELLER_LOGIN } from './admin/demo-seed.js';
 import { type RunningPlatform, type StartPlatformOptions, startPlatform } from './server.js';
 
+/** Starts, seeds (over a thousand demo records) and restarts a real server: slow on a loaded CI machine. */
+const SERVER_TEST_TIMEOUT_MS = 120_000;
 const ADMIN_TOKEN = 'server-test-admin-token-0123456789';
 
 interface Target {
@@ -74,115 +76,127 @@ describe.each(targets)('startPlatform on $dialect', (target) => {
     return r;
   }
 
-  it('issue 2 §5: serves /health on the real port, seeds the demo once, and a restart keeps data without reseeding', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'feira-server-'));
-    const prepared = await target.prepare(dir);
-    cleanup = prepared.cleanup;
+  it(
+    'issue 2 §5: serves /health on the real port, seeds the demo once, and a restart keeps data without reseeding',
+    async () => {
+      dir = mkdtempSync(join(tmpdir(), 'feira-server-'));
+      const prepared = await target.prepare(dir);
+      cleanup = prepared.cleanup;
 
-    const first = await start(prepared.url);
-    expect(first.port).toBeGreaterThan(0);
-    expect(first.listenUrl).toBe(`http://127.0.0.1:${first.port}`);
-    expect(first.publicUrl).toBe(first.listenUrl);
-    const health = await fetch(`${first.listenUrl}/health`);
-    expect(health.status).toBe(200);
-    expect(await health.json()).toEqual({ status: 'ok' });
+      const first = await start(prepared.url);
+      expect(first.port).toBeGreaterThan(0);
+      expect(first.listenUrl).toBe(`http://127.0.0.1:${first.port}`);
+      expect(first.publicUrl).toBe(first.listenUrl);
+      const health = await fetch(`${first.listenUrl}/health`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toEqual({ status: 'ok' });
 
-    expect(first.seededNow).toBe(true);
-    expect(first.demo).toMatchObject({ sellerLogin: DEMO_SELLER_LOGIN, redirectUri: `${first.publicUrl}/demo/callback` });
-    expect(first.demo?.tenants).toHaveLength(2);
-    // The demo stores come with records (the records capability's seeder), so the record APIs have something to list.
-    const orders = (await (
-      await fetch(`${first.listenUrl}/admin/v1/tenants/${first.demo?.tenants[0]?.id}/orders?_limit=100`, {
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-      })
-    ).json()) as { results: unknown[] };
-    expect(orders.results).toHaveLength(100);
-    // Sandbox demo: both stores quote shipping against the running demo seller.
-    expect(first.demoSellerUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/quote$/);
-    const settings = await first.platform.database.db.selectFrom('shipping_settings').select(['tenant_id', 'url']).execute();
-    expect(settings.map((row) => row.tenant_id).sort()).toEqual(first.demo?.tenants.map((t) => t.id).sort());
-    for (const row of settings) expect(row.url.startsWith(first.demoSellerUrl as string)).toBe(true);
-    expect(statSync(join(dir, 'data', 'demo-credentials.json')).mode & 0o777).toBe(0o600);
-    const clients = (await (
-      await fetch(`${first.listenUrl}/admin/v1/clients`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
-    ).json()) as { results: unknown[] };
-    expect(clients.results).toEqual([
-      expect.objectContaining({
-        client_id: first.demo?.clientId,
-        name: DEMO_CLIENT_NAME,
-        default_scopes: ['open:portfolio:read', 'open:order-order:read'],
-      }),
-    ]);
-    const created = await fetch(`${first.listenUrl}/admin/v1/sellers`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'Kept', login: 'kept@shop.test', password: 'a long password', tenants: [] }),
-    });
-    expect(created.status).toBe(201);
-    await first.close();
-
-    const second = await start(prepared.url);
-    expect(second.seededNow).toBe(false);
-    expect(second.demo?.clientId).toBe(first.demo?.clientId);
-    expect(second.demo?.clientSecret).toBe(first.demo?.clientSecret);
-    // Port 0 gave another port: the demo client now also accepts the new callback, so the printed login URL works.
-    expect(second.demo?.redirectUri).toBe(`${second.publicUrl}/demo/callback`);
-    const demoClient = (await (
-      await fetch(`${second.listenUrl}/admin/v1/clients/${second.demo?.clientId}`, {
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-      })
-    ).json()) as { redirect_uris: string[] };
-    expect(demoClient.redirect_uris).toContain(`${second.publicUrl}/demo/callback`);
-    // The demo seller moved to a new port: the stores follow it.
-    const moved = await second.platform.database.db.selectFrom('shipping_settings').select('url').execute();
-    for (const row of moved) expect(row.url.startsWith(second.demoSellerUrl as string)).toBe(true);
-    const sellers = (await (
-      await fetch(`${second.listenUrl}/admin/v1/sellers`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
-    ).json()) as { results: Array<{ login: string }> };
-    expect(sellers.results.map((s) => s.login).sort()).toEqual([DEMO_SELLER_LOGIN, 'kept@shop.test']);
-  });
-
-  it('refuses a port already in use with EADDRINUSE and leaves nothing open behind', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'feira-server-'));
-    const prepared = await target.prepare(dir);
-    cleanup = prepared.cleanup;
-    const first = await start(prepared.url, { seed: 'none' });
-    await expect(start(prepared.url, { seed: 'none', port: first.port })).rejects.toMatchObject({ code: 'EADDRINUSE' });
-    expect((await fetch(`${first.listenUrl}/health`)).status).toBe(200);
-  });
-
-  it('graceful shutdown: a request in flight when close() is called still gets its answer, then the port is freed', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'feira-server-'));
-    const prepared = await target.prepare(dir);
-    cleanup = prepared.cleanup;
-    const r = await start(prepared.url, { seed: 'none' });
-    const body = JSON.stringify({ name: 'Late', login: 'late@shop.test', password: 'a long password', tenants: [] });
-    const half = Math.floor(body.length / 2);
-    let closed: Promise<void> | undefined;
-
-    const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = httpRequest(`${r.listenUrl}/admin/v1/sellers`, {
+      expect(first.seededNow).toBe(true);
+      expect(first.demo).toMatchObject({ sellerLogin: DEMO_SELLER_LOGIN, redirectUri: `${first.publicUrl}/demo/callback` });
+      expect(first.demo?.tenants).toHaveLength(2);
+      // The demo stores come with records (the records capability's seeder), so the record APIs have something to list.
+      const orders = (await (
+        await fetch(`${first.listenUrl}/admin/v1/tenants/${first.demo?.tenants[0]?.id}/orders?_limit=100`, {
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        })
+      ).json()) as { results: unknown[] };
+      expect(orders.results).toHaveLength(100);
+      // Sandbox demo: both stores quote shipping against the running demo seller.
+      expect(first.demoSellerUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/quote$/);
+      const settings = await first.platform.database.db.selectFrom('shipping_settings').select(['tenant_id', 'url']).execute();
+      expect(settings.map((row) => row.tenant_id).sort()).toEqual(first.demo?.tenants.map((t) => t.id).sort());
+      for (const row of settings) expect(row.url.startsWith(first.demoSellerUrl as string)).toBe(true);
+      expect(statSync(join(dir, 'data', 'demo-credentials.json')).mode & 0o777).toBe(0o600);
+      const clients = (await (
+        await fetch(`${first.listenUrl}/admin/v1/clients`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+      ).json()) as { results: unknown[] };
+      expect(clients.results).toEqual([
+        expect.objectContaining({
+          client_id: first.demo?.clientId,
+          name: DEMO_CLIENT_NAME,
+          default_scopes: ['open:portfolio:read', 'open:order-order:read'],
+        }),
+      ]);
+      const created = await fetch(`${first.listenUrl}/admin/v1/sellers`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json', 'content-length': body.length },
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Kept', login: 'kept@shop.test', password: 'a long password', tenants: [] }),
       });
-      req.on('response', (res) => {
-        let text = '';
-        res.on('data', (chunk) => {
-          text += chunk;
+      expect(created.status).toBe(201);
+      await first.close();
+
+      const second = await start(prepared.url);
+      expect(second.seededNow).toBe(false);
+      expect(second.demo?.clientId).toBe(first.demo?.clientId);
+      expect(second.demo?.clientSecret).toBe(first.demo?.clientSecret);
+      // Port 0 gave another port: the demo client now also accepts the new callback, so the printed login URL works.
+      expect(second.demo?.redirectUri).toBe(`${second.publicUrl}/demo/callback`);
+      const demoClient = (await (
+        await fetch(`${second.listenUrl}/admin/v1/clients/${second.demo?.clientId}`, {
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        })
+      ).json()) as { redirect_uris: string[] };
+      expect(demoClient.redirect_uris).toContain(`${second.publicUrl}/demo/callback`);
+      // The demo seller moved to a new port: the stores follow it.
+      const moved = await second.platform.database.db.selectFrom('shipping_settings').select('url').execute();
+      for (const row of moved) expect(row.url.startsWith(second.demoSellerUrl as string)).toBe(true);
+      const sellers = (await (
+        await fetch(`${second.listenUrl}/admin/v1/sellers`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+      ).json()) as { results: Array<{ login: string }> };
+      expect(sellers.results.map((s) => s.login).sort()).toEqual([DEMO_SELLER_LOGIN, 'kept@shop.test']);
+    },
+    SERVER_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'refuses a port already in use with EADDRINUSE and leaves nothing open behind',
+    async () => {
+      dir = mkdtempSync(join(tmpdir(), 'feira-server-'));
+      const prepared = await target.prepare(dir);
+      cleanup = prepared.cleanup;
+      const first = await start(prepared.url, { seed: 'none' });
+      await expect(start(prepared.url, { seed: 'none', port: first.port })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+      expect((await fetch(`${first.listenUrl}/health`)).status).toBe(200);
+    },
+    SERVER_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'graceful shutdown: a request in flight when close() is called still gets its answer, then the port is freed',
+    async () => {
+      dir = mkdtempSync(join(tmpdir(), 'feira-server-'));
+      const prepared = await target.prepare(dir);
+      cleanup = prepared.cleanup;
+      const r = await start(prepared.url, { seed: 'none' });
+      const body = JSON.stringify({ name: 'Late', login: 'late@shop.test', password: 'a long password', tenants: [] });
+      const half = Math.floor(body.length / 2);
+      let closed: Promise<void> | undefined;
+
+      const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpRequest(`${r.listenUrl}/admin/v1/sellers`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json', 'content-length': body.length },
         });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        req.on('response', (res) => {
+          let text = '';
+          res.on('data', (chunk) => {
+            text += chunk;
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        });
+        req.on('error', reject);
+        req.write(body.slice(0, half), () => {
+          // The request is on the wire, half sent: shut down now, then send the rest.
+          closed = r.close();
+          setImmediate(() => req.end(body.slice(half)));
+        });
       });
-      req.on('error', reject);
-      req.write(body.slice(0, half), () => {
-        // The request is on the wire, half sent: shut down now, then send the rest.
-        closed = r.close();
-        setImmediate(() => req.end(body.slice(half)));
-      });
-    });
-    const answer = await response;
-    expect(answer.status).toBe(201);
-    expect(JSON.parse(answer.body).login).toBe('late@shop.test');
-    await closed;
-    await expect(fetch(`${r.listenUrl}/health`)).rejects.toThrow();
-  });
+      const answer = await response;
+      expect(answer.status).toBe(201);
+      expect(JSON.parse(answer.body).login).toBe('late@shop.test');
+      await closed;
+      await expect(fetch(`${r.listenUrl}/health`)).rejects.toThrow();
+    },
+    SERVER_TEST_TIMEOUT_MS,
+  );
 });
