@@ -157,7 +157,7 @@ async function applySuccesses(trx: Kysely<Schema>, finished: readonly FinishedAt
   for (const [statusCode, group] of byStatus) {
     for (let i = 0; i < group.length; i += 500) {
       const chunk = group.slice(i, i + 500);
-      const at = chunk.reduce((latest, f) => (f.finishedAt > latest ? f.finishedAt : latest), chunk[0]!.finishedAt).toISOString();
+      const at = new Date(Math.max(...chunk.map((f) => f.finishedAt.getTime()))).toISOString();
       const rows = await trx
         .updateTable('webhook_deliveries')
         .set({

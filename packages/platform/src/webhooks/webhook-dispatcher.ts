@@ -129,15 +129,16 @@ export class WebhookDispatcher {
     const limit = Math.min(this.#batchSize, this.#maxInFlight - this.#inFlight - this.#queued());
     if (limit <= 0) return 0;
     const now = this.#deps.clock.now();
-    const saturated = [...this.#originBySubscription]
-      .filter(([, origin]) => (this.#inFlightByOrigin.get(origin) ?? 0) >= this.#perEndpoint)
+    // Endpoints that already have a full queue here are left out: one slow receiver cannot fill this worker.
+    const buffered = [...this.#originBySubscription]
+      .filter(([, origin]) => (this.#queues.get(origin)?.length ?? 0) >= this.#perEndpoint)
       .map(([id]) => id);
     const claims = await claimDueDeliveries(this.#deps.database.db, this.#deps.database.dialect, {
       worker: this.worker,
       limit,
       nowIso: now.toISOString(),
       leaseUntilIso: new Date(now.getTime() + this.#leaseMs).toISOString(),
-      skipSubscriptions: saturated,
+      skipSubscriptions: buffered,
     });
     if (claims.length === 0) return 0;
     const leaseUntil = now.getTime() + this.#leaseMs;
@@ -226,10 +227,7 @@ export class WebhookDispatcher {
       let busy = false;
       try {
         const fanned = await this.fanOut();
-        // Claiming scans the due deliveries, so it waits until the local queue of endpoints
-        // that can take more requests runs low (queues of saturated endpoints do not count,
-        // so a slow receiver never stops the others from being claimed).
-        const claimed = this.#startableQueued() < this.#perEndpoint ? await this.claimAndSend() : 0;
+        const claimed = await this.claimAndSend();
         busy = fanned > 0 || claimed > 0;
       } catch (error) {
         this.#deps.log?.error({ err: error }, 'webhook dispatcher pass failed');
@@ -257,15 +255,6 @@ export class WebhookDispatcher {
       }
       this.#wake = done;
     });
-  }
-
-  /** Queued jobs of endpoints below their in-flight limit: work that will start without a new claim. */
-  #startableQueued(): number {
-    let n = 0;
-    for (const [origin, queue] of this.#queues) {
-      if ((this.#inFlightByOrigin.get(origin) ?? 0) < this.#perEndpoint) n += queue.length;
-    }
-    return n;
   }
 
   #queued(): number {
@@ -296,9 +285,9 @@ export class WebhookDispatcher {
       });
       this.#running.add(running);
     }
-    if (queue && queue.length === 0) {
-      this.#queues.delete(origin);
-      // This endpoint can take more: claim again now rather than after the back-off.
+    if (queue && queue.length < this.#perEndpoint) {
+      if (queue.length === 0) this.#queues.delete(origin);
+      // This endpoint's queue is running low: claim more now (prefetch) rather than after the back-off.
       this.#idlePasses = 0;
       this.#wake?.();
     }

@@ -70,6 +70,12 @@ await commit(N, 0);
 const t0 = performance.now();
 while ((await succeeded()) < N + WARM) await new Promise((r) => setTimeout(r, 20));
 const dispatchMs = performance.now() - t0;
+const stats = () =>
+  new Promise<unknown>((resolve) => {
+    receiver.once('message', resolve);
+    receiver.send('stats');
+  });
+console.log('receiver after dispatch', JSON.stringify(await stats()));
 await dispatcher.stop();
 for (const row of await platform.database.db.selectFrom('outbox_events').select('body').execute()) bodies.push(row.body);
 

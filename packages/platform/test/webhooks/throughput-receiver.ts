@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { testTls } from '../../src/testing.js';
 
 let count = 0;
+let connections = 0;
 const server = createServer({ key: testTls.key, cert: testTls.cert, keepAliveTimeout: 30_000 }, (req, res) => {
   req.resume();
   req.on('end', () => {
@@ -12,7 +13,10 @@ const server = createServer({ key: testTls.key, cert: testTls.cert, keepAliveTim
     res.writeHead(200, { 'content-length': '0' }).end();
   });
 });
+server.on('secureConnection', () => {
+  connections += 1;
+});
 server.listen(0, '127.0.0.1', () => {
   process.stdout.write(`port ${(server.address() as AddressInfo).port}\n`);
 });
-process.on('message', () => process.send?.(count));
+process.on('message', () => process.send?.({ count, connections }));
