@@ -2,9 +2,11 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type LoopbackReceiver, type ReceivedRequest, startReceiver } from '../../test/webhooks/loopback-receiver.js';
 import { dispatcherOf, recordChange, retryingTarget, sellerWithToken, signup } from '../../test/webhooks/webhook-kit.js';
+import { buildApp } from '../app.js';
 import { epochSeconds } from '../core/clock.js';
 import { createTestPlatform, type TestPlatform, testConfig, testDatabaseTargets, testTls } from '../testing.js';
 import { signUp } from './subscription-store.js';
+import { WebhookDispatcher } from './webhook-dispatcher.js';
 
 /** The receiver's check, written independently of the platform's signer: HMAC-SHA256 over `<ts>.<raw bytes>`. */
 function expectedDigest(secret: string, request: ReceivedRequest): string {
@@ -153,24 +155,34 @@ describe.each(testDatabaseTargets().map(retryingTarget))('webhook delivery on $d
   });
 
   it('W9: in strict mode the address actually connected to is checked at delivery (SSRF guard on)', async () => {
-    const strict = await createTestPlatform(target, { outboundCa: testTls.ca, config: testConfig({ mode: 'strict' }) });
+    // The same database served in strict mode (one test database per file: see retryingTarget).
+    const strictApp = await buildApp({
+      config: testConfig({ mode: 'strict' }),
+      database: platform.database,
+      clock: platform.clock,
+      outboundCa: testTls.ca,
+    });
     try {
       const hooks = await receiver();
-      const seller = await sellerWithToken(strict);
+      const seller = await sellerWithToken(platform);
       // As if the name had resolved to a public address at signup and to loopback later (DNS rebinding).
       await signUp(
-        strict.database.db,
+        platform.database.db,
         { clientId: seller.clientId, tenantId: seller.tenantId, topics: ['sac_ticket'], url: hooks.url, version: 'v1' },
-        strict.app.platform,
+        strictApp.platform,
       );
-      await recordChange(strict, { tenantId: seller.tenantId });
-      await dispatcherOf(strict).drain();
+      await recordChange(platform, { tenantId: seller.tenantId });
+      await new WebhookDispatcher(strictApp.platform, { worker: 'strict-worker', requestTimeoutMs: 2_000 }).drain();
       expect(hooks.received).toHaveLength(0);
-      const delivery = await strict.database.db.selectFrom('webhook_deliveries').selectAll().executeTakeFirstOrThrow();
+      const delivery = await platform.database.db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('tenant_id', '=', seller.tenantId)
+        .executeTakeFirstOrThrow();
       expect(delivery.state).toBe('pending');
       expect(delivery.last_error).toContain('refused by the outbound address policy');
     } finally {
-      await strict.close();
+      await strictApp.close();
     }
   });
 

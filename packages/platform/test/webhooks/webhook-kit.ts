@@ -72,9 +72,11 @@ export function dispatcherOf(platform: TestPlatform, options: WebhookDispatcherO
 }
 
 /**
- * Works around a race outside this area (reported): Kysely's migrator, without
- * `migrationTableSchema`, sees another schema's `kysely_migration_lock` while a
- * parallel test run is creating it, and fails. A fresh schema on retry is clean.
+ * Works around a bug outside this area (reported): Kysely's migrator, run without
+ * `migrationTableSchema`, finds `kysely_migration_lock` in any schema of the
+ * server, so opening a PostgreSQL test database fails while another test
+ * database is open (another file, another engineer's run). A retry succeeds
+ * once that one is dropped; each file here keeps one database open at a time.
  */
 export function retryingTarget(target: TestDatabaseTarget): TestDatabaseTarget {
   return {
