@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDatabaseTargets } from '../storage/test-databases.js';
 import { createTestPlatform, type TestPlatform } from '../testing.js';
 import { guardProbe } from './test-support/guard-probe.js';
-import { identityTestTargets } from './test-support/test-targets.js';
 
-describe.each(identityTestTargets())('access-token guard on $dialect', (target) => {
+describe.each(testDatabaseTargets())('access-token guard on $dialect', (target) => {
   let platform: TestPlatform;
   let probe: Awaited<ReturnType<typeof guardProbe>>;
   beforeAll(async () => {

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
+import { testDatabaseTargets } from '../storage/test-databases.js';
 import { testConfig } from '../testing.js';
 import { type ListeningPlatform, startListeningPlatform } from './test-support/listening-platform.js';
 import { authorizeThroughPages, formFields, PageClient } from './test-support/page-client.js';
-import { identityTestTargets } from './test-support/test-targets.js';
 
-describe.each(identityTestTargets())('sandbox demo callback on $dialect', (target) => {
+describe.each(testDatabaseTargets())('sandbox demo callback on $dialect', (target) => {
   let platform: ListeningPlatform;
   beforeAll(async () => {
     platform = await startListeningPlatform(target);

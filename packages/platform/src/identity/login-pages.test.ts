@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
+import { testDatabaseTargets } from '../storage/test-databases.js';
 import { testConfig } from '../testing.js';
 import { type ListeningPlatform, startListeningPlatform } from './test-support/listening-platform.js';
 import { authorizeThroughPages, formFields, loginUrl, PageClient } from './test-support/page-client.js';
-import { identityTestTargets } from './test-support/test-targets.js';
 
 const REDIRECT = 'https://integrator.example/callback';
 
-describe.each(identityTestTargets())('login and consent pages on $dialect', (target) => {
+describe.each(testDatabaseTargets())('login and consent pages on $dialect', (target) => {
   let platform: ListeningPlatform;
   beforeAll(async () => {
     platform = await startListeningPlatform(target);

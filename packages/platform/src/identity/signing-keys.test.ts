@@ -3,10 +3,10 @@ import { ManualClock } from '../core/clock.js';
 import { cryptoRandom } from '../core/random.js';
 import { SecretBox } from '../core/secret-box.js';
 import type { Database } from '../storage/database.js';
+import { testDatabaseTargets } from '../storage/test-databases.js';
 import { loadKeyRing } from './signing-keys.js';
-import { identityTestTargets } from './test-support/test-targets.js';
 
-describe.each(identityTestTargets())('signing keys on $dialect', (target) => {
+describe.each(testDatabaseTargets())('signing keys on $dialect', (target) => {
   let database: Database;
   const deps = { clock: new ManualClock(), random: cryptoRandom, box: new SecretBox('test-secret-key-not-for-production') };
   beforeAll(async () => {

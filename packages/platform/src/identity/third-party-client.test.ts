@@ -1,8 +1,8 @@
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDatabaseTargets } from '../storage/test-databases.js';
 import { type ListeningPlatform, startListeningPlatform } from './test-support/listening-platform.js';
 import { authorizeThroughPages, PageClient } from './test-support/page-client.js';
-import { identityTestTargets } from './test-support/test-targets.js';
 
 const REDIRECT = 'https://integrator.example/callback';
 
@@ -12,7 +12,7 @@ const REDIRECT = 'https://integrator.example/callback';
  * discovers the metadata, the pages are driven by a fetch-with-cookie-jar
  * helper, and oauth4webapi does the code exchange (with PKCE) and the refresh.
  */
-describe.each(identityTestTargets())('oauth4webapi against the real server on $dialect', (target) => {
+describe.each(testDatabaseTargets())('oauth4webapi against the real server on $dialect', (target) => {
   let platform: ListeningPlatform;
   beforeAll(async () => {
     platform = await startListeningPlatform(target);

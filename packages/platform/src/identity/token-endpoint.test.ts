@@ -4,17 +4,17 @@ import { Value } from '@sinclair/typebox/value';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
+import { testDatabaseTargets } from '../storage/test-databases.js';
 import { createTestPlatform, type TestPlatform, testConfig } from '../testing.js';
 import { issueAuthorizationCode } from './authorization-codes.js';
 import { guardProbe } from './test-support/guard-probe.js';
-import { identityTestTargets } from './test-support/test-targets.js';
 import { ACCESS_TOKEN_TYP, REFRESH_TOKEN_TYP } from './token-signer.js';
 
 const REDIRECT = 'https://integrator.example/callback';
 const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
 const CHALLENGE = createHash('sha256').update(VERIFIER).digest('base64url');
 
-describe.each(identityTestTargets())('POST /oauth/token on $dialect', (target) => {
+describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) => {
   let platform: TestPlatform;
   let probe: Awaited<ReturnType<typeof guardProbe>>;
   beforeAll(async () => {

@@ -5,13 +5,13 @@ import { buildApp } from '../app.js';
 import { cryptoRandom } from '../core/random.js';
 import { SecretBox } from '../core/secret-box.js';
 import type { Database } from '../storage/database.js';
+import { testDatabaseTargets } from '../storage/test-databases.js';
 import { ManualClock, testConfig } from '../testing.js';
 import { loadKeyRing } from './signing-keys.js';
 import { guardProbe } from './test-support/guard-probe.js';
-import { identityTestTargets } from './test-support/test-targets.js';
 import { ACCESS_TOKEN_TYP } from './token-signer.js';
 
-describe.each(identityTestTargets())('well-known documents and signing keys on $dialect', (target) => {
+describe.each(testDatabaseTargets())('well-known documents and signing keys on $dialect', (target) => {
   let database: Database;
   const clock = new ManualClock();
   const config = testConfig({ authUrl: 'https://auth.feira.example', publicUrl: 'https://api.feira.example' });

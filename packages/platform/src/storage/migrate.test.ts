@@ -54,3 +54,24 @@ describe.each(testDatabaseTargets())('migrations on $dialect', (target) => {
     expect(rows[1]!.seq).toBeGreaterThan(rows[0]!.seq);
   });
 });
+
+describe('migrations on PostgreSQL beside another Feira schema', () => {
+  const url = process.env.FEIRA_TEST_DATABASE_URL;
+  it.runIf(url)('keep their bookkeeping tables in their own schema, so a second schema on the server migrates too', async () => {
+    const { openPostgresTestDatabase } = await import('./test-databases.js');
+    // Two schemas open at once on one server: before migrationTableSchema was set,
+    // the second failed with `relation "kysely_migration_lock" does not exist`.
+    const first = await openPostgresTestDatabase(url as string);
+    try {
+      const second = await openPostgresTestDatabase(url as string);
+      try {
+        const tables = (await second.db.introspection.getTables()).map((t) => t.name);
+        expect(tables).toContain('outbox_events');
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await first.close();
+    }
+  });
+});

@@ -48,18 +48,28 @@ export async function openPostgresTestDatabase(url: string, options: { poolSize?
     await admin.end();
   }
   const database = await openDatabase(url, { searchPath: schema, poolSize: options.poolSize ?? 5 });
-  await migrateToLatest(database);
+  const dropSchema = async () => {
+    const cleanup = new pg.Client({ connectionString: url });
+    await cleanup.connect();
+    try {
+      await cleanup.query(`drop schema if exists ${schema} cascade`);
+    } finally {
+      await cleanup.end();
+    }
+  };
+  try {
+    await migrateToLatest(database);
+  } catch (error) {
+    // Leave nothing behind when a test database cannot be prepared.
+    await database.close();
+    await dropSchema();
+    throw error;
+  }
   return {
     ...database,
     close: async () => {
       await database.close();
-      const cleanup = new pg.Client({ connectionString: url });
-      await cleanup.connect();
-      try {
-        await cleanup.query(`drop schema if exists ${schema} cascade`);
-      } finally {
-        await cleanup.end();
-      }
+      await dropSchema();
     },
   };
 }

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type LoopbackReceiver, type ReceivedRequest, startReceiver } from '../../test/webhooks/loopback-receiver.js';
-import { dispatcherOf, recordChange, retryingTarget, sellerWithToken, signup } from '../../test/webhooks/webhook-kit.js';
+import { dispatcherOf, recordChange, sellerWithToken, signup } from '../../test/webhooks/webhook-kit.js';
 import { buildApp } from '../app.js';
 import { epochSeconds } from '../core/clock.js';
 import { createTestPlatform, type TestPlatform, testConfig, testDatabaseTargets, testTls } from '../testing.js';
@@ -27,7 +27,7 @@ function verifies(secret: string, request: ReceivedRequest): boolean {
   });
 }
 
-describe.each(testDatabaseTargets().map(retryingTarget))('webhook delivery on $dialect', (target) => {
+describe.each(testDatabaseTargets())('webhook delivery on $dialect', (target) => {
   let platform: TestPlatform;
   const receivers: LoopbackReceiver[] = [];
   const receiver = async (options: Parameters<typeof startReceiver>[0] = { tls: true }) => {
@@ -155,7 +155,7 @@ describe.each(testDatabaseTargets().map(retryingTarget))('webhook delivery on $d
   });
 
   it('W9: in strict mode the address actually connected to is checked at delivery (SSRF guard on)', async () => {
-    // The same database served in strict mode (one test database per file: see retryingTarget).
+    // The same database served in strict mode.
     const strictApp = await buildApp({
       config: testConfig({ mode: 'strict' }),
       database: platform.database,

@@ -6,15 +6,7 @@ import {
   type ReceiverAnswer,
   startReceiver,
 } from '../../test/webhooks/loopback-receiver.js';
-import {
-  dispatcherOf,
-  recordChange,
-  renewToken,
-  retryingTarget,
-  type Seller,
-  sellerWithToken,
-  signup,
-} from '../../test/webhooks/webhook-kit.js';
+import { dispatcherOf, recordChange, renewToken, type Seller, sellerWithToken, signup } from '../../test/webhooks/webhook-kit.js';
 import { cryptoRandom } from '../core/random.js';
 import { createTestPlatform, TEST_ADMIN_TOKEN, type TestPlatform, testDatabaseTargets, testTls } from '../testing.js';
 import { RETRY_DELAYS_MS } from './retry-schedule.js';
@@ -22,7 +14,7 @@ import { RETRY_DELAYS_MS } from './retry-schedule.js';
 const SECOND = 1000;
 const HOUR = 3600 * SECOND;
 
-describe.each(testDatabaseTargets().map(retryingTarget))('webhook retries on $dialect', (target) => {
+describe.each(testDatabaseTargets())('webhook retries on $dialect', (target) => {
   let platform: TestPlatform;
   const receivers: LoopbackReceiver[] = [];
   const receiver = async (answer: (request: ReceivedRequest, index: number) => ReceiverAnswer) => {

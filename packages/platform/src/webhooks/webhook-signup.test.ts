@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { retryingTarget, sellerWithToken, signup } from '../../test/webhooks/webhook-kit.js';
+import { sellerWithToken, signup } from '../../test/webhooks/webhook-kit.js';
 import { buildApp } from '../app.js';
 import { createTestPlatform, type TestPlatform, testConfig, testDatabaseTargets } from '../testing.js';
 
-describe.each(testDatabaseTargets().map(retryingTarget))('webhook signup on $dialect', (target) => {
+describe.each(testDatabaseTargets())('webhook signup on $dialect', (target) => {
   let platform: TestPlatform;
-  /** The same database served in strict mode (one test database per file: see retryingTarget). */
+  /** The same database served in strict mode. */
   let strictApp: FastifyInstance;
   beforeAll(async () => {
     platform = await createTestPlatform(target);

@@ -4,7 +4,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ListeningPlatform, startListeningPlatform } from '../../src/identity/test-support/listening-platform.js';
 import { loginUrl } from '../../src/identity/test-support/page-client.js';
-import { identityTestTargets } from '../../src/identity/test-support/test-targets.js';
+import { testDatabaseTargets } from '../../src/storage/test-databases.js';
 
 /**
  * Issue 3 "Tests that must exist", in a real Chromium: the pages, the consent
@@ -40,7 +40,7 @@ function integratorSite(platformUrl: () => string, clientId: () => string) {
   });
 }
 
-describe.each(identityTestTargets())('identity pages in Chromium on $dialect', (target) => {
+describe.each(testDatabaseTargets())('identity pages in Chromium on $dialect', (target) => {
   let platform: ListeningPlatform;
   let site: Server;
   let siteUrl: string;

@@ -6,7 +6,7 @@ import { appendEvent } from '../../src/records/outbox.js';
 import type { Database } from '../../src/storage/database.js';
 import { createTestPlatform, type TestPlatform, testDatabaseTargets, testTls } from '../../src/testing.js';
 import { type LoopbackReceiver, startReceiver } from './loopback-receiver.js';
-import { retryingTarget, sellerWithToken, signup } from './webhook-kit.js';
+import { sellerWithToken, signup } from './webhook-kit.js';
 
 const SCRIPT = fileURLToPath(new URL('./dispatcher-process.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -71,7 +71,7 @@ async function writeEvents(platform: TestPlatform, tenantId: string, count: numb
   return ids;
 }
 
-describe.each(testDatabaseTargets().map(retryingTarget))('dispatcher processes on $dialect', (target) => {
+describe.each(testDatabaseTargets())('dispatcher processes on $dialect', (target) => {
   const children: ChildProcess[] = [];
   let platform: TestPlatform | undefined;
   let receiver: LoopbackReceiver | undefined;

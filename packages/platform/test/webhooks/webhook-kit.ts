@@ -2,7 +2,7 @@
 // through the outbox, and run a dispatcher on the test platform.
 import type { Topic } from '@feira/contract';
 import { appendEvent, type RecordChange } from '../../src/records/outbox.js';
-import type { TestDatabaseTarget, TestPlatform } from '../../src/testing.js';
+import type { TestPlatform } from '../../src/testing.js';
 import { WebhookDispatcher, type WebhookDispatcherOptions } from '../../src/webhooks/webhook-dispatcher.js';
 
 export interface Seller {
@@ -69,26 +69,4 @@ export async function recordChange(
 
 export function dispatcherOf(platform: TestPlatform, options: WebhookDispatcherOptions = {}): WebhookDispatcher {
   return new WebhookDispatcher(platform.app.platform, { worker: 'test-worker', requestTimeoutMs: 2_000, ...options });
-}
-
-/**
- * Works around a bug outside this area (reported): Kysely's migrator, run without
- * `migrationTableSchema`, finds `kysely_migration_lock` in any schema of the
- * server, so opening a PostgreSQL test database fails while another test
- * database is open (another file, another engineer's run). A retry succeeds
- * once that one is dropped; each file here keeps one database open at a time.
- */
-export function retryingTarget(target: TestDatabaseTarget): TestDatabaseTarget {
-  return {
-    ...target,
-    open: async () => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await target.open();
-        } catch (error) {
-          if (attempt >= 5 || !String(error).includes('kysely_migration')) throw error;
-        }
-      }
-    },
-  };
 }
