@@ -131,6 +131,9 @@ describe.each(testDatabaseTargets())('admin API on $dialect', (target) => {
       const res = await post('/admin/v1/sellers', sellerBody({ name: 'x'.repeat(1024 * 1024 + 10) }));
       expect(res.statusCode).toBe(413);
       expect(res.json()).toMatchObject({ slug: 'PAYLOAD_TOO_LARGE', request_id: expect.any(String) });
+      expect(res.json().details).toEqual([
+        { field: '(body)', location: 'body', message: 'is larger than 1048576 bytes', slug: 'INVALID_PARAMETER_VALUE' },
+      ]);
     });
 
     it('issue 2 bad input: an unknown media type is 415; plain text or a JSON array is 422 at the root', async () => {

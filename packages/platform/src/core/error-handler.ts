@@ -78,7 +78,16 @@ export function platformErrorHandler(
           ]),
         );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return reply.code(413).send(body(request, 'Payload too large', 'PAYLOAD_TOO_LARGE'));
+      return reply.code(413).send(
+        body(request, 'Payload too large', 'PAYLOAD_TOO_LARGE', [
+          {
+            field: '(body)',
+            location: 'body',
+            message: `is larger than ${request.server.initialConfig.bodyLimit} bytes`,
+            slug: 'INVALID_PARAMETER_VALUE',
+          },
+        ]),
+      );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return reply.code(415).send(body(request, 'Unsupported media type', 'UNSUPPORTED_MEDIA_TYPE'));
