@@ -89,8 +89,21 @@ describe.each(testDatabaseTargets())('sandbox demo callback on $dialect', (targe
     try {
       expect((await strict.inject({ method: 'GET', url: '/demo/callback?code=abc' })).statusCode).toBe(404);
       expect((await platform.app.inject({ method: 'GET', url: '/demo/callback?code=abc' })).statusCode).toBe(200);
+      expect((await strict.inject({ method: 'GET', url: '/demo/terms-of-use' })).statusCode).toBe(404);
     } finally {
       await strict.close();
+    }
+  });
+
+  it("Authentication rule 2: the demo client's terms-of-use and privacy-policy links shown at consent lead to real pages", async () => {
+    for (const [path, heading] of [
+      ['/demo/terms-of-use', 'terms of use'],
+      ['/demo/privacy-policy', 'privacy policy'],
+    ] as const) {
+      const res = await platform.app.inject({ method: 'GET', url: path });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['x-frame-options']).toBe('DENY');
+      expect(res.body).toContain(heading);
     }
   });
 

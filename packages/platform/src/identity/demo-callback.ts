@@ -119,4 +119,22 @@ ${hiddenFields({ code, csrf: csrfToken(request, reply) })}
 <p class="muted">Call the API with <code>Authorization: Bearer &lt;access_token&gt;</code>. Refresh with the refresh_token grant (see the README).</p>`,
     });
   });
+
+  // The demo client's terms-of-use and privacy-policy links (shown on the consent
+  // screen, Authentication rule 2) lead somewhere real in the sandbox.
+  const demoDocuments = {
+    '/demo/terms-of-use': [
+      'Feira demo app: terms of use',
+      'This is the sandbox demo client. It exists so you can click through the authorization flow; it stores nothing and calls nothing on your behalf.',
+    ],
+    '/demo/privacy-policy': [
+      'Feira demo app: privacy policy',
+      'The sandbox demo client keeps no personal data. Tokens it obtains are shown to you once and then forgotten.',
+    ],
+  } as const;
+  for (const [path, [title, text]] of Object.entries(demoDocuments)) {
+    app.get(path, hide, async (_request, reply) =>
+      sendPage(reply, { title, body: `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(text)}</p>` }),
+    );
+  }
 }
