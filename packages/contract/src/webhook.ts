@@ -72,7 +72,10 @@ export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 export function signWebhook(secret: string, timestamp: number | string, rawBody: string | Uint8Array): string {
   const hmac = createHmac('sha256', Buffer.from(secret, 'utf8'));
   hmac.update(`${timestamp}.`, 'utf8');
-  hmac.update(typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody);
+  // A string body is hashed as UTF-8 directly: copying it into a Buffer first
+  // costs a full allocation per message (measurable at 64 KiB).
+  if (typeof rawBody === 'string') hmac.update(rawBody, 'utf8');
+  else hmac.update(rawBody);
   return hmac.digest('hex');
 }
 
