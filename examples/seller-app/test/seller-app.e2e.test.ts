@@ -58,7 +58,7 @@ describe('examples/seller-app end to end against `feira start`', () => {
   const events = async () => (await app.inject({ method: 'GET', url: '/events' })).json() as ProcessedEvent[];
 
   beforeAll(async () => {
-    // The sandbox trusts the test CA, as a developer's machine trusts mkcert's (NODE_EXTRA_CA_CERTS).
+    // The sandbox trusts the test CA through --outbound-ca, as a developer points it at mkcert's root CA.
     sandbox = spawn(
       process.execPath,
       [
@@ -74,10 +74,12 @@ describe('examples/seller-app end to end against `feira start`', () => {
         ADMIN_TOKEN,
         '--log-level',
         'silent',
+        '--outbound-ca',
+        tls('ca.pem'),
       ],
       {
         cwd: root,
-        env: { ...process.env, NODE_EXTRA_CA_CERTS: tls('ca.pem'), TSX_TSCONFIG_PATH: join(root, 'tsconfig.typecheck.json') },
+        env: { ...process.env, TSX_TSCONFIG_PATH: join(root, 'tsconfig.typecheck.json') },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );

@@ -43,6 +43,8 @@ export interface StartPlatformOptions {
   logger?: FastifyBaseLogger | string | false;
   /** Sandbox with a demo: run the demo seller's quote endpoint and point the demo stores at it (default true). */
   demoSeller?: boolean;
+  /** Extra CA certificates (PEM) trusted by outbound calls: webhook deliveries and quote calls. */
+  outboundCa?: string;
   /** Run the webhook dispatcher in this process (default true). */
   dispatcher?: boolean;
   /** How long in-flight requests may take to finish on shutdown before their connections are cut (default 10 s). */
@@ -172,6 +174,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       ...(logger ? { logger } : {}),
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.random ? { random: options.random } : {}),
+      ...(options.outboundCa ? { outboundCa: options.outboundCa } : {}),
     });
     await app.ready();
     const platform = app.platform;

@@ -101,7 +101,7 @@ async function listen(options: ListenOptions) {
   const tls = options.webhookVersion === 'v1';
   if (tls && (!options.tlsCert || !options.tlsKey)) {
     throw new ListenError(
-      'v1 deliveries need HTTPS: pass --tls-cert and --tls-key (a certificate for 127.0.0.1 whose CA the sandbox trusts, e.g. start it with NODE_EXTRA_CA_CERTS=<ca.pem>), or use --webhook-version v0 for unsigned HTTP deliveries',
+      'v1 deliveries need HTTPS: pass --tls-cert and --tls-key (a certificate for 127.0.0.1 whose CA the sandbox trusts: start it with --outbound-ca <ca.pem>), or use --webhook-version v0 for unsigned HTTP deliveries',
     );
   }
   const print = (line: object) => {

@@ -80,6 +80,7 @@ export async function runStart(flags: StartFlags, io: StartIo): Promise<RunningP
       dataDir: config.dataDir,
       seed: config.seed,
       logger: config.logLevel === 'silent' ? false : config.logLevel,
+      ...(config.outboundCa ? { outboundCa: config.outboundCa } : {}),
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

@@ -1,6 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from './config-error.js';
 import { loadOrCreateSecretFile } from './data-dir-secrets.js';
@@ -117,6 +118,11 @@ describe('start settings: flag, then FEIRA_* environment, then default (issue 2 
     [{ adminToken: 'short' }, /--admin-token must be at least 16 characters/],
     [{ host: 'bad host!' }, /--host/],
     [{ logLevel: 'loud' }, /--log-level must be one of/],
+    [{ outboundCa: 'no-such-ca.pem' }, /--outbound-ca: cannot read no-such-ca.pem/],
+    [
+      { outboundCa: fileURLToPath(new URL('./config-error.ts', import.meta.url)) },
+      /--outbound-ca: .*config-error\.ts holds no PEM certificate/,
+    ],
   ])('rejects %o with a ConfigError (exit code 2) naming the setting', (flags, message) => {
     let caught: unknown;
     try {
@@ -134,6 +140,22 @@ describe('start settings: flag, then FEIRA_* environment, then default (issue 2 
     expect(() => resolveStartSettings({}, { FEIRA_SECRET_KEY: 'tiny-secret' }, cwd)).toThrow(
       /^FEIRA_SECRET_KEY must be at least 16 characters$/,
     );
+  });
+});
+
+describe('--outbound-ca: extra CAs trusted for webhook deliveries and quote calls', () => {
+  it('reads the PEM file named by the flag, else by FEIRA_OUTBOUND_CA, relative to the working directory', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'feira-ca-'));
+    try {
+      const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+      writeFileSync(join(dir, 'flag.pem'), pem);
+      writeFileSync(join(dir, 'env.pem'), pem.replace('MIIB', 'MIIC'));
+      expect(resolveStartSettings({ outboundCa: 'flag.pem' }, { FEIRA_OUTBOUND_CA: 'env.pem' }, dir).outboundCa).toBe(pem);
+      expect(resolveStartSettings({}, { FEIRA_OUTBOUND_CA: 'env.pem' }, dir).outboundCa).toContain('MIIC');
+      expect(resolveStartSettings({}, {}, dir).outboundCa).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

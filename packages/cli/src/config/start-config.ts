@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { ConfigError } from './config-error.js';
 
@@ -23,6 +24,8 @@ export interface StartSettings {
   logLevel: LogLevel;
   /** From FEIRA_SECRET_KEY only (a flag would show in process lists); otherwise kept in the data folder. */
   secretKey: string | undefined;
+  /** PEM of extra CA certificates the outbound client trusts (a local HTTPS webhook receiver or quote endpoint). */
+  outboundCa: string | undefined;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -39,6 +42,7 @@ export interface StartFlags {
   publicUrl?: string;
   adminToken?: string;
   logLevel?: string;
+  outboundCa?: string;
 }
 
 /** Every setting: its flag, its environment variable, its default. README's flags table mirrors this. */
@@ -72,9 +76,27 @@ export const START_SETTINGS = {
     default: 'info',
     help: 'JSON logs on stderr; silent for none',
   },
+  outboundCa: {
+    flag: '--outbound-ca <file>',
+    env: 'FEIRA_OUTBOUND_CA',
+    default: 'none (system CAs only)',
+    help: 'PEM file of CA certificates trusted for webhook deliveries and quote calls (e.g. your local HTTPS receiver)',
+  },
 } as const;
 
 const MIN_SECRET_LENGTH = 16;
+
+function readCaFile(path: string | undefined, cwd: string): string | undefined {
+  if (path === undefined) return undefined;
+  let pem: string;
+  try {
+    pem = readFileSync(resolve(cwd, path), 'utf8');
+  } catch {
+    throw new ConfigError(`--outbound-ca: cannot read ${path}`);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new ConfigError(`--outbound-ca: ${path} holds no PEM certificate`);
+  return pem;
+}
 
 function pick(flag: string | undefined, env: string | undefined): string | undefined {
   if (flag !== undefined) return flag;
@@ -147,5 +169,6 @@ export function resolveStartSettings(
     logLevel: oneOf('--log-level', pick(flags.logLevel, env[S.logLevel.env]) ?? S.logLevel.default, LOG_LEVELS),
     adminToken: parseSecret('--admin-token', pick(flags.adminToken, env[S.adminToken.env])),
     secretKey: parseSecret('FEIRA_SECRET_KEY', pick(undefined, env.FEIRA_SECRET_KEY)),
+    outboundCa: readCaFile(pick(flags.outboundCa, env[S.outboundCa.env]), cwd),
   });
 }
