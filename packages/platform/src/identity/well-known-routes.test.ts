@@ -1,12 +1,13 @@
 import { SCOPE_NAMES } from '@feira/contract';
-import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
 import { cryptoRandom } from '../core/random.js';
 import { SecretBox } from '../core/secret-box.js';
 import type { Database } from '../storage/database.js';
 import { testDatabaseTargets } from '../storage/test-databases.js';
-import { ManualClock, testConfig } from '../testing.js';
+import { createTestPlatform, ManualClock, testConfig } from '../testing.js';
+import { issueAuthorizationCode } from './authorization-codes.js';
 import { loadKeyRing } from './signing-keys.js';
 import { guardProbe } from './test-support/guard-probe.js';
 import { ACCESS_TOKEN_TYP } from './token-signer.js';
@@ -20,7 +21,7 @@ describe.each(testDatabaseTargets())('well-known documents and signing keys on $
   });
   afterAll(() => database.close());
 
-  it('RFC 8414: /.well-known/oauth-authorization-server describes the endpoints, grants, auth methods and S256', async () => {
+  it('SPEC-DECISIONS I4 / RFC 8414: /.well-known/oauth-authorization-server describes the endpoints, grants, auth methods and S256', async () => {
     const app = await buildApp({ config, database, clock });
     try {
       const res = await app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' });
@@ -38,6 +39,56 @@ describe.each(testDatabaseTargets())('well-known documents and signing keys on $
       });
     } finally {
       await app.close();
+    }
+  });
+
+  it('SPEC-DECISIONS I1: with {auth_url} and {base_url} split, tokens carry iss = auth URL and aud = API URL; an API at another URL refuses them', async () => {
+    const split = await createTestPlatform(target, { config });
+    // Another deployment of the API on the same keys and database, but at another public URL.
+    const elsewhere = await buildApp({
+      config: testConfig({ authUrl: 'https://auth.feira.example', publicUrl: 'https://other-api.feira.example' }),
+      database: split.database,
+      clock: split.clock,
+    });
+    await elsewhere.ready();
+    const here = await guardProbe(split.app.platform);
+    const there = await guardProbe(elsewhere.platform);
+    try {
+      const seller = await split.createSeller();
+      const client = await split.createClient({ redirectUris: ['https://integrator.example/callback'] });
+      const code = await issueAuthorizationCode(split.app.platform, {
+        clientId: client.clientId,
+        sellerId: seller.sellerId,
+        redirectUri: 'https://integrator.example/callback',
+        scope: 'open:order-order:read',
+        tenants: seller.tenantIds,
+      });
+      const res = await split.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({
+          grant_type: 'authorization_code',
+          client_id: client.clientId,
+          client_secret: client.clientSecret,
+          redirect_uri: 'https://integrator.example/callback',
+          code,
+        }).toString(),
+      });
+      expect(res.statusCode).toBe(200);
+      const { access_token, refresh_token } = res.json();
+      expect(decodeJwt(access_token)).toMatchObject({ iss: 'https://auth.feira.example', aud: 'https://api.feira.example' });
+      expect(decodeJwt(refresh_token)).toMatchObject({
+        iss: 'https://auth.feira.example',
+        aud: 'https://auth.feira.example/oauth/token',
+      });
+      expect(await here.status(access_token)).toBe(200);
+      expect(await there.status(access_token)).toBe(401);
+    } finally {
+      await here.app.close();
+      await there.app.close();
+      await elsewhere.close();
+      await split.close();
     }
   });
 
