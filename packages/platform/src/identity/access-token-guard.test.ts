@@ -44,9 +44,21 @@ describe.each(testDatabaseTargets())('access-token guard on $dialect', (target) 
     expect(res.headers['www-authenticate']).toContain('error="invalid_token"');
   });
 
-  it('SPEC-DECISIONS I6: a token of a revoked family is refused', async () => {
+  it('SPEC-DECISIONS I4: a token accepted once does not make a copy with another signature acceptable', async () => {
     const seller = await platform.createSeller();
     const token = await platform.mintAccessToken({ tenants: seller.tenantIds, scopes: ['open:order-order:read'] });
+    expect((await call({ authorization: `Bearer ${token}` })).statusCode).toBe(200);
+    const last = token.at(-2) === 'A' ? 'B' : 'A';
+    const forged = `${token.slice(0, -2)}${last}${token.at(-1)}`;
+    expect((await call({ authorization: `Bearer ${forged}` })).statusCode).toBe(401);
+    expect((await call({ authorization: `Bearer ${token}` })).statusCode).toBe(200);
+  });
+
+  it('SPEC-DECISIONS I6: a token of a revoked family is refused, even one that was accepted a moment before', async () => {
+    const seller = await platform.createSeller();
+    const token = await platform.mintAccessToken({ tenants: seller.tenantIds, scopes: ['open:order-order:read'] });
+    // Accepted once first, so its verification is cached: revocation must still take effect at once.
+    expect((await call({ authorization: `Bearer ${token}` })).statusCode).toBe(200);
     await platform.database.db.updateTable('token_families').set({ revoked_at: platform.clock.now().toISOString() }).execute();
     expect((await call({ authorization: `Bearer ${token}` })).statusCode).toBe(401);
   });

@@ -2,6 +2,7 @@ import { type JWTPayload, errors as joseErrors, jwtVerify, SignJWT } from 'jose'
 import { type Clock, epochSeconds } from '../core/clock.js';
 import type { Random } from '../core/random.js';
 import { type KeyRing, SIGNING_ALG } from './signing-keys.js';
+import { VerifiedTokenCache } from './verified-token-cache.js';
 
 /** `typ` header values (SPEC-DECISIONS I4): an access token is never accepted as a refresh token, nor the reverse. */
 export const ACCESS_TOKEN_TYP = 'at+jwt';
@@ -53,6 +54,9 @@ export interface TokenSignerOptions {
 
 /** Signs and verifies Feira's JWTs with jose; time always comes from the injected clock. */
 export class TokenSigner {
+  /** Access tokens verified before (see VerifiedTokenCache); refresh tokens are used once and always verified. */
+  private readonly verifiedAccessTokens = new VerifiedTokenCache();
+
   constructor(private readonly options: TokenSignerOptions) {}
 
   /** Refresh tokens are addressed to the token endpoint itself. */
@@ -83,6 +87,15 @@ export class TokenSigner {
 
   async verify(token: string, typ: TokenTyp): Promise<TokenClaims> {
     const { keyRing, clock, issuer } = this.options;
+    if (typ === ACCESS_TOKEN_TYP) {
+      const known = this.verifiedAccessTokens.get(token);
+      if (known) {
+        // The same expiry rule as jose's (RFC 7519 §4.1.4: expired when exp <= now, no tolerance).
+        if (known.exp > epochSeconds(clock.now())) return known;
+        this.verifiedAccessTokens.delete(token);
+        throw new TokenVerificationError('ERR_TOKEN_EXPIRED', 'token expired');
+      }
+    }
     try {
       const { payload } = await jwtVerify(
         token,
@@ -101,7 +114,9 @@ export class TokenSigner {
         },
       );
       if (!Array.isArray(payload.tenants)) throw new TokenVerificationError('ERR_TOKEN_INVALID', 'tenants claim missing');
-      return payload as TokenClaims;
+      const claims = payload as TokenClaims;
+      if (typ === ACCESS_TOKEN_TYP) this.verifiedAccessTokens.set(token, claims);
+      return claims;
     } catch (error) {
       if (error instanceof TokenVerificationError) throw error;
       if (error instanceof joseErrors.JWTExpired) throw new TokenVerificationError('ERR_TOKEN_EXPIRED', 'token expired');
