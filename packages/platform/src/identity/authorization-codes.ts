@@ -4,7 +4,7 @@ import type { PlatformContext } from '../app.js';
 import { constantTimeEqual, sha256Hex } from '../core/hashing.js';
 import { randomToken } from '../core/random.js';
 import { OAuthError } from './oauth-error.js';
-import { issueTokenSet, revokeTokenFamily } from './token-set-issuer.js';
+import { recordTokenSet, revokeTokenFamily, signTokenSet } from './token-set-issuer.js';
 
 /** Spec "Limits": an authorization code is valid for 10 minutes and single use. */
 export const AUTHORIZATION_CODE_TTL_SECONDS = 600;
@@ -105,6 +105,14 @@ export async function exchangeAuthorizationCode(platform: Platform, clientId: st
   checkPkce(row.code_challenge, exchange.codeVerifier);
   if (now.getTime() >= new Date(row.expires_at).getTime()) throw new OAuthError('invalid_grant', INVALID_CODE);
 
+  const signed = await signTokenSet(platform, {
+    familyId: row.family_id,
+    clientId: row.client_id,
+    sellerId: row.seller_id,
+    scope: row.scope,
+    tenants: JSON.parse(row.tenants) as string[],
+    parentJti: null,
+  });
   const outcome = await database.db.transaction().execute(async (trx) => {
     const consumed = await trx
       .updateTable('authorization_codes')
@@ -116,14 +124,7 @@ export async function exchangeAuthorizationCode(platform: Platform, clientId: st
       await revokeTokenFamily(trx, row.family_id, 'authorization_code_reuse', now);
       return null;
     }
-    return issueTokenSet(trx, platform, {
-      familyId: row.family_id,
-      clientId: row.client_id,
-      sellerId: row.seller_id,
-      scope: row.scope,
-      tenants: JSON.parse(row.tenants) as string[],
-      parentJti: null,
-    });
+    return recordTokenSet(trx, signed);
   });
   if (!outcome) throw new OAuthError('invalid_grant', INVALID_CODE);
   return outcome;

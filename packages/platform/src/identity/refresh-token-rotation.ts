@@ -1,7 +1,7 @@
 import { parseScopeString, type TokenSet } from '@feira/contract';
 import type { PlatformContext } from '../app.js';
 import { OAuthError } from './oauth-error.js';
-import { issueTokenSet, revokeTokenFamily } from './token-set-issuer.js';
+import { recordTokenSet, revokeTokenFamily, signTokenSet } from './token-set-issuer.js';
 import { REFRESH_TOKEN_TYP, type TokenClaims, TokenVerificationError } from './token-signer.js';
 
 type Platform = Pick<PlatformContext, 'database' | 'clock' | 'signer' | 'config'>;
@@ -49,6 +49,15 @@ export async function rotateRefreshToken(
   }
 
   const now = clock.now();
+  // Signed before the transaction opens (see signTokenSet); dropped if the checks below refuse the token.
+  const signed = await signTokenSet(platform, {
+    familyId: claims.fid,
+    clientId: claims.client_id,
+    sellerId: claims.sub,
+    scope,
+    tenants: claims.tenants,
+    parentJti: claims.jti,
+  });
   const outcome = await database.db.transaction().execute(async (trx) => {
     const family = await trx.selectFrom('token_families').select('revoked_at').where('id', '=', claims.fid).executeTakeFirst();
     if (!family || family.revoked_at !== null) return 'invalid' as const;
@@ -84,14 +93,7 @@ export async function rotateRefreshToken(
         )
         .execute();
     }
-    return issueTokenSet(trx, platform, {
-      familyId: claims.fid,
-      clientId: claims.client_id,
-      sellerId: claims.sub,
-      scope,
-      tenants: claims.tenants,
-      parentJti: claims.jti,
-    });
+    return recordTokenSet(trx, signed);
   });
   if (typeof outcome === 'string') throw new OAuthError('invalid_grant', INVALID_REFRESH);
   return outcome;

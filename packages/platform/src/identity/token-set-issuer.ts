@@ -16,17 +16,27 @@ export interface GrantOfTokens {
   parentJti: string | null;
 }
 
+/** A token set signed but not yet in force: its refresh token is recorded by `recordTokenSet`. */
+export interface SignedTokenSet {
+  tokenSet: TokenSet;
+  refreshToken: { jti: string; familyId: string; parentJti: string | null; createdAt: string; expiresAt: string };
+}
+
 /**
  * Signs an access token (`at+jwt`, 7200 s by default) and a refresh token
- * (`rt+jwt`, 30 days by default) and records the refresh token for rotation and
- * reuse detection, inside the caller's transaction. Returns exactly the six
- * fields of the spec's token set.
+ * (`rt+jwt`, 30 days by default) and returns exactly the six fields of the
+ * spec's token set. Signing is done before the grant's transaction opens, never
+ * inside it: on SQLite one transaction holds the only connection, so an ES256
+ * signature awaited inside it (a WebCrypto job on the thread pool) made every
+ * other request wait (the token endpoint was idle a third of the time under
+ * load, BENCHMARKS.md). A set signed for a grant that then fails its checks is
+ * simply dropped: no refresh token of it is recorded, and the access token
+ * belongs to a family the failure revokes or that the client never receives.
  */
-export async function issueTokenSet(
-  trx: Transaction<Schema> | Kysely<Schema>,
+export async function signTokenSet(
   platform: Pick<PlatformContext, 'signer' | 'clock' | 'config'>,
   grant: GrantOfTokens,
-): Promise<TokenSet> {
+): Promise<SignedTokenSet> {
   const { config, signer, clock } = platform;
   const now = clock.now();
   const input = {
@@ -36,28 +46,45 @@ export async function issueTokenSet(
     tenants: grant.tenants,
     familyId: grant.familyId,
   };
-  const access = await signer.sign(ACCESS_TOKEN_TYP, { ...input, ttlSeconds: config.accessTokenTtlSeconds });
-  const refresh = await signer.sign(REFRESH_TOKEN_TYP, { ...input, ttlSeconds: config.refreshTokenTtlSeconds });
+  const [access, refresh] = await Promise.all([
+    signer.sign(ACCESS_TOKEN_TYP, { ...input, ttlSeconds: config.accessTokenTtlSeconds }),
+    signer.sign(REFRESH_TOKEN_TYP, { ...input, ttlSeconds: config.refreshTokenTtlSeconds }),
+  ]);
+  return {
+    tokenSet: {
+      access_token: access.token,
+      refresh_token: refresh.token,
+      token_type: 'Bearer',
+      expires_in: config.accessTokenTtlSeconds,
+      scope: grant.scope,
+      created_at: epochSeconds(now),
+    },
+    refreshToken: {
+      jti: refresh.claims.jti,
+      familyId: grant.familyId,
+      parentJti: grant.parentJti,
+      createdAt: now.toISOString(),
+      expiresAt: new Date(refresh.claims.exp * 1000).toISOString(),
+    },
+  };
+}
+
+/** Records the set's refresh token for rotation and reuse detection (SPEC-DECISIONS I5), inside the grant's transaction. */
+export async function recordTokenSet(trx: Transaction<Schema> | Kysely<Schema>, signed: SignedTokenSet): Promise<TokenSet> {
+  const { refreshToken } = signed;
   await trx
     .insertInto('refresh_tokens')
     .values({
-      jti: refresh.claims.jti,
-      family_id: grant.familyId,
-      parent_jti: grant.parentJti,
-      created_at: now.toISOString(),
-      expires_at: new Date(refresh.claims.exp * 1000).toISOString(),
+      jti: refreshToken.jti,
+      family_id: refreshToken.familyId,
+      parent_jti: refreshToken.parentJti,
+      created_at: refreshToken.createdAt,
+      expires_at: refreshToken.expiresAt,
       used_at: null,
       superseded_at: null,
     })
     .execute();
-  return {
-    access_token: access.token,
-    refresh_token: refresh.token,
-    token_type: 'Bearer',
-    expires_in: config.accessTokenTtlSeconds,
-    scope: grant.scope,
-    created_at: epochSeconds(now),
-  };
+  return signed.tokenSet;
 }
 
 /** Revokes every access and refresh token of a family (RFC 6749 §4.1.2, SPEC-DECISIONS I5/I6). */
