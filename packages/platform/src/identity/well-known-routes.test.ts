@@ -62,6 +62,7 @@ describe.each(testDatabaseTargets())('well-known documents and signing keys on $
         redirectUri: 'https://integrator.example/callback',
         scope: 'open:order-order:read',
         tenants: seller.tenantIds,
+        codeChallenge: undefined,
       });
       const res = await split.app.inject({
         method: 'POST',
