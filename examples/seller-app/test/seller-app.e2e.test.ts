@@ -145,7 +145,7 @@ describe('examples/seller-app end to end against `feira start`', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('connect button → consent → callback stores tokens and signs up v1 webhooks; a new ticket arrives signed and is read', async () => {
+  it('spec Service 1–2 / Events rule 1: connect button → consent → callback stores tokens and signs up v1 webhooks; a new ticket arrives signed and is read', async () => {
     const context = await browser.newContext({ ignoreHTTPSErrors: true });
     const page = await context.newPage();
     await page.goto(appUrl);
@@ -177,7 +177,7 @@ describe('examples/seller-app end to end against `feira start`', () => {
     expect(event.record).toMatchObject({ id: ticket.body.id, subject: 'Where is my parcel?' });
   }, 180_000);
 
-  it('storefront quote calls the app quote endpoint (fastest and cheapest shown); checkout creates the order and its webhook is read', async () => {
+  it('spec Quote rules 1–3 / SPEC-DECISIONS Q5-Q6: storefront quote calls the app quote endpoint (fastest and cheapest shown); checkout creates the order and its webhook is read', async () => {
     const tenantId = demo.tenants[0]!.id;
     expect(
       (

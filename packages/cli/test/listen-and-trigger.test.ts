@@ -113,7 +113,7 @@ describe.each(testDatabaseTargets())(
       expect(subscriptions[0]?.secret).toMatch(/^whsec_/);
     });
 
-    it('trigger creates a ticket; the signed delivery reaches the app byte for byte, verifies, and the record is read; listen prints the 200', async () => {
+    it('spec Service 2 / Events rule 1: trigger creates a ticket; the signed delivery reaches the app byte for byte, verifies, and the record is read; listen prints the 200', async () => {
       const run = await runCli(['trigger', 'sac_ticket', '--url', platform.url, '--tenant', tenantId, '--json'], {
         env: { FEIRA_ADMIN_TOKEN: TEST_ADMIN_TOKEN },
       });
@@ -132,7 +132,7 @@ describe.each(testDatabaseTargets())(
       expect(line).toMatchObject({ topic: 'sac_ticket', status: 'CREATION', signed: true, receiver_status: 200 });
     }, 120_000);
 
-    it('trigger --action delete flows a CREATION then a DELETION; the admin token never appears in output', async () => {
+    it('spec Events statuses / Events rule 2: trigger --action delete flows a CREATION then a DELETION; the admin token never appears in output', async () => {
       const run = await runCli(['trigger', 'sac_ticket', '--url', platform.url, '--tenant', tenantId, '--action', 'delete'], {
         env: { FEIRA_ADMIN_TOKEN: TEST_ADMIN_TOKEN },
       });

@@ -125,7 +125,7 @@ describe('feira quote-check (real process against a real seller on loopback)', (
     expect(code).toBe(1);
   }, 120_000);
 
-  it('a seller that quotes a zipcode which does not exist fails exchange.rejects-unknown-zipcode', async () => {
+  it('spec Errors / Shipping quote (invalid_zipcode): a seller that quotes a zipcode which does not exist fails exchange.rejects-unknown-zipcode', async () => {
     const { code, report } = await check('accepts-any-zipcode');
     expect(failedRules(report)).toEqual(['exchange.rejects-unknown-zipcode']);
     expect(code).toBe(1);

@@ -42,7 +42,7 @@ describe.each(testDatabaseTargets())('OAuth client against the real platform on 
     expect(code.length).toBeGreaterThan(10);
   });
 
-  it('spec "Code exchange" (JSON body): exchangeCode returns the six-field token set; SPEC-DECISIONS I6: a second exchange is invalid_grant', async () => {
+  it('spec "Code exchange" (JSON body) / Authentication §4: exchangeCode returns the six-field token set, scope space-separated; SPEC-DECISIONS I6: a second exchange is invalid_grant', async () => {
     const { code } = await connect();
     const tokens = await exchangeCode({ ...credentials, code, redirectUri: REDIRECT_URI });
     expect(Object.keys(tokens).sort()).toEqual([

@@ -147,7 +147,7 @@ describe.each(testDatabaseTargets())('admin API on $dialect', (target) => {
   });
 
   describe('clients', () => {
-    it('registers a client: the secret is shown once, stored as a hash, and absent from reads and lists', async () => {
+    it('spec Authentication §2, §9: registers a client: the secret is shown once, stored as a hash, and absent from reads and lists', async () => {
       const res = await post('/admin/v1/clients', clientBody());
       expect(res.statusCode).toBe(201);
       expect(res.headers['cache-control']).toBe('no-store');
@@ -179,7 +179,7 @@ describe.each(testDatabaseTargets())('admin API on $dialect', (target) => {
       expect(list.json().results.map((c: { client_id: string }) => c.client_id)).toContain(created.client_id);
     });
 
-    it('accepts every scope of the catalogue and no optional URLs', async () => {
+    it('SPEC-DECISIONS I11: accepts every scope of the catalogue and no optional URLs', async () => {
       const { terms_of_use_url: _t, privacy_policy_url: _p, ...body } = clientBody({ scopes: SCOPE_NAMES, default_scopes: [] });
       const res = await post('/admin/v1/clients', body);
       expect(res.statusCode).toBe(201);

@@ -163,7 +163,7 @@ describe.each(testDatabaseTargets())('login and consent pages on $dialect', (tar
     expect(missing.location).toBeNull();
   });
 
-  it('RFC 6749 §4.1.2.1: other request errors redirect back with error and state', async () => {
+  it('spec "Consent by redirect" (response_type=code) / RFC 6749 §4.1.2.1: other request errors redirect back with error and state', async () => {
     const { client } = await setup();
     const browser = new PageClient(platform.url);
     const base = `/login?client_id=${client.clientId}&redirect_uri=${encodeURIComponent(REDIRECT)}&state=st`;

@@ -19,7 +19,7 @@ describe.each(testDatabaseTargets())('oauth4webapi against the real server on $d
   });
   afterAll(() => platform.close());
 
-  it('RFC 8414 + RFC 6749 §4.1 + RFC 7636: discovery, code exchange with PKCE and client_secret_basic, then refresh (I5)', async () => {
+  it('spec Authentication §1 / RFC 8414 + RFC 6749 §4.1 + RFC 7636: discovery, code exchange with PKCE and client_secret_basic, then refresh (I5)', async () => {
     const seller = await platform.createSeller({ tenants: 1 });
     const registered = await platform.createClient({
       redirectUris: [REDIRECT],

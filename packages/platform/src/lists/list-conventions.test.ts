@@ -57,7 +57,7 @@ describe.each(testDatabaseTargets())('list conventions on $dialect', (target) =>
       expect(body.meta.page).toEqual({ limit: 20, offset: 0, count: 20, max_limit: 100 });
     });
 
-    it('L1: _limit above max_limit is clamped and meta.page.limit reports the limit applied', async () => {
+    it('spec Limits (page size ceiling) / L1: _limit above max_limit is clamped and meta.page.limit reports the limit applied', async () => {
       const { status, body } = await list(`${PRODUCTS}?_limit=5000`);
       expect(status).toBe(200);
       expect(body.meta.page.limit).toBe(100);
@@ -70,7 +70,7 @@ describe.each(testDatabaseTargets())('list conventions on $dialect', (target) =>
       expect(body.details).toEqual([expect.objectContaining({ field: '_limit', location: 'query' })]);
     });
 
-    it('envelope: links are absolute URLs under the public URL carrying every parameter; total per L5', async () => {
+    it('spec "List response envelope": links are absolute URLs under the public URL carrying every parameter; total per L5', async () => {
       const { body } = await list(`${PRODUCTS}?stock__gte=2&_sort=price:desc&_limit=10&_offset=20`);
       const expected = expectProducts([{ field: 'stock', operator: 'gte', raw: '2' }], [{ field: 'price', direction: 'desc' }]);
       expect(body.meta.total).toBe(expected.length);
@@ -99,7 +99,7 @@ describe.each(testDatabaseTargets())('list conventions on $dialect', (target) =>
       ]);
     });
 
-    it('L5 / L3: a massive collection has no total, and _offset above 5000 is a 422 pointing to cursor pagination', async () => {
+    it('spec Limits (maximum offset) / L5 / L3: a massive collection has no total, and _offset above 5000 is a 422 pointing to cursor pagination', async () => {
       const { body } = await list(`${ORDERS}?_limit=5`);
       expect(body.meta).not.toHaveProperty('total');
       expect(body.meta.page.offset).toBe(0);
@@ -131,7 +131,7 @@ describe.each(testDatabaseTargets())('list conventions on $dialect', (target) =>
           { field: 'title', operator: 'lte', raw: 'Mochila' },
         ],
       ],
-      ['string __like is case-insensitive contains', [{ field: 'title', operator: 'like', raw: 'CANECA' }]],
+      ['L7: string __like is case-insensitive contains', [{ field: 'title', operator: 'like', raw: 'CANECA' }]],
       ['money =', [{ field: 'price', operator: 'eq', raw: '12' }]],
       ['money __in', [{ field: 'price', operator: 'in', raw: '12,37.5,0.5' }]],
       [
@@ -155,7 +155,7 @@ describe.each(testDatabaseTargets())('list conventions on $dialect', (target) =>
       ],
       ['id =', [{ field: 'id', operator: 'eq', raw: 'placeholder' }]],
       [
-        'AND of several fields',
+        'spec rule 2: AND of several fields',
         [
           { field: 'stock', operator: 'gte', raw: '5' },
           { field: 'title', operator: 'like', raw: 'a' },
@@ -213,7 +213,7 @@ describe.each(testDatabaseTargets())('list conventions on $dialect', (target) =>
       expect(onlyPercent.body.meta.total).toBe(products.filter((p) => p.title.includes('%')).length);
     });
 
-    it('dotted paths on orders: customer.id, customer.name, shipping.origin.distribution_center.id, enum status', async () => {
+    it('spec rule 3: dotted paths on orders: customer.id, customer.name, shipping.origin.distribution_center.id, enum status', async () => {
       const checks: Array<[string, (o: Order) => boolean]> = [
         ['customer.id=cust-1', (o) => o.customer.id === 'cust-1'],
         ['customer.name__like=dias', (o) => o.customer.name.toLowerCase().includes('dias')],
@@ -285,7 +285,7 @@ describe.each(testDatabaseTargets())('list conventions on $dialect', (target) =>
   });
 
   describe('cursor pagination (spec rule 4, L4)', () => {
-    it('L4: _paginate=cursor has offset and count null, no total, no previous, and next carries _next_token', async () => {
+    it('spec "List response envelope" / L4: _paginate=cursor has offset and count null, no total, no previous, and next carries _next_token', async () => {
       const { body } = await list(`${PRODUCTS}?_paginate=cursor&_limit=5&stock__gte=3`);
       expect(body.meta.page).toEqual({ limit: 5, offset: null, count: null, max_limit: 100 });
       expect(body.meta).not.toHaveProperty('total');

@@ -86,7 +86,7 @@ describe.each(testDatabaseTargets())('record APIs on $dialect', (target) => {
   afterAll(() => platform?.close());
 
   describe.each(CASES)('$name', (c) => {
-    it('admin POST 201, PATCH 200, DELETE 204, each appending its CREATION/UPDATE/DELETION event (W6, W7: topic and data.resource = read path)', async () => {
+    it('spec Events statuses / Versioning 2 / W6, W7: admin POST 201, PATCH 200, DELETE 204, each appending its CREATION/UPDATE/DELETION event (topic and data.resource = the versioned read path)', async () => {
       const created = await platform.app.inject({
         method: 'POST',
         url: `/admin/v1/tenants/${tenantId}/${c.name}`,
