@@ -6,7 +6,7 @@ import { cryptoRandom } from '../core/random.js';
 import { SecretBox } from '../core/secret-box.js';
 import type { Database } from '../storage/database.js';
 import { testDatabaseTargets } from '../storage/test-databases.js';
-import { createTestPlatform, ManualClock, testConfig } from '../testing.js';
+import { createTestPlatform, ManualClock, type TestPlatform, testConfig } from '../testing.js';
 import { issueAuthorizationCode } from './authorization-codes.js';
 import { loadKeyRing } from './signing-keys.js';
 import { guardProbe } from './test-support/guard-probe.js';
@@ -20,6 +20,35 @@ describe.each(testDatabaseTargets())('well-known documents and signing keys on $
     database = await target.open();
   });
   afterAll(() => database.close());
+
+  /** A seller and a client on `platform`, a code issued to them, and the token set of its exchange at POST /oauth/token. */
+  async function exchangeNewCode(platform: TestPlatform) {
+    const seller = await platform.createSeller({ tenants: 2 });
+    const client = await platform.createClient({ redirectUris: ['https://integrator.example/callback'] });
+    const code = await issueAuthorizationCode(platform.app.platform, {
+      clientId: client.clientId,
+      sellerId: seller.sellerId,
+      redirectUri: 'https://integrator.example/callback',
+      scope: 'open:order-order:read open:ticket:read',
+      tenants: seller.tenantIds,
+      codeChallenge: undefined,
+    });
+    const res = await platform.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({
+        grant_type: 'authorization_code',
+        client_id: client.clientId,
+        client_secret: client.clientSecret,
+        redirect_uri: 'https://integrator.example/callback',
+        code,
+      }).toString(),
+    });
+    expect(res.statusCode).toBe(200);
+    const body = res.json() as { access_token: string; refresh_token: string };
+    return { ...body, seller, client };
+  }
 
   it('SPEC-DECISIONS I4 / RFC 8414: /.well-known/oauth-authorization-server describes the endpoints, grants, auth methods and S256', async () => {
     const app = await buildApp({ config, database, clock });
@@ -54,30 +83,7 @@ describe.each(testDatabaseTargets())('well-known documents and signing keys on $
     const here = await guardProbe(split.app.platform);
     const there = await guardProbe(elsewhere.platform);
     try {
-      const seller = await split.createSeller();
-      const client = await split.createClient({ redirectUris: ['https://integrator.example/callback'] });
-      const code = await issueAuthorizationCode(split.app.platform, {
-        clientId: client.clientId,
-        sellerId: seller.sellerId,
-        redirectUri: 'https://integrator.example/callback',
-        scope: 'open:order-order:read',
-        tenants: seller.tenantIds,
-        codeChallenge: undefined,
-      });
-      const res = await split.app.inject({
-        method: 'POST',
-        url: '/oauth/token',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        payload: new URLSearchParams({
-          grant_type: 'authorization_code',
-          client_id: client.clientId,
-          client_secret: client.clientSecret,
-          redirect_uri: 'https://integrator.example/callback',
-          code,
-        }).toString(),
-      });
-      expect(res.statusCode).toBe(200);
-      const { access_token, refresh_token } = res.json();
+      const { access_token, refresh_token } = await exchangeNewCode(split);
       expect(decodeJwt(access_token)).toMatchObject({ iss: 'https://auth.feira.example', aud: 'https://api.feira.example' });
       expect(decodeJwt(refresh_token)).toMatchObject({
         iss: 'https://auth.feira.example',
@@ -89,6 +95,40 @@ describe.each(testDatabaseTargets())('well-known documents and signing keys on $
       await here.app.close();
       await there.app.close();
       await elsewhere.close();
+      await split.close();
+    }
+  });
+
+  it('SPEC-DECISIONS I4: an issued access token carries exactly iss, sub (the seller), aud, client_id, scope, tenants, iat, exp, jti, and fid', async () => {
+    const split = await createTestPlatform(target, { config, clock });
+    try {
+      const { access_token, refresh_token, seller, client } = await exchangeNewCode(split);
+      const claims = decodeJwt(access_token);
+      expect(Object.keys(claims).sort()).toEqual([
+        'aud',
+        'client_id',
+        'exp',
+        'fid',
+        'iat',
+        'iss',
+        'jti',
+        'scope',
+        'sub',
+        'tenants',
+      ]);
+      expect(claims).toMatchObject({
+        sub: seller.sellerId,
+        client_id: client.clientId,
+        scope: 'open:order-order:read open:ticket:read',
+        tenants: seller.tenantIds,
+        iat: Math.floor(clock.now().getTime() / 1000),
+        exp: Math.floor(clock.now().getTime() / 1000) + 7200,
+      });
+      // The refresh token belongs to the same grant ("token family") but has its own id.
+      const refreshClaims = decodeJwt(refresh_token);
+      expect(refreshClaims.fid).toBe(claims.fid);
+      expect(refreshClaims.jti).not.toBe(claims.jti);
+    } finally {
       await split.close();
     }
   });
