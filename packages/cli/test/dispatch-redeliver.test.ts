@@ -1,0 +1,82 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { migrateToLatest, openDatabase } from '@feira/platform';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './support/run-cli.js';
+
+// SPEC-DECISIONS W4: a dead delivery is "redeliverable by API and CLI". The API
+// half is tested in webhook-retries.test.ts; this is the CLI half, `feira
+// dispatch --redeliver`, run as a real process against a real database file.
+
+describe('feira dispatch --redeliver (real process, SQLite)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'feira-redeliver-'));
+  const url = `sqlite:${join(dir, 'feira.db')}`;
+  const deadAt = '2026-01-15T12:00:00.000Z';
+
+  const deliveryRow = async (id: string) => {
+    const database = await openDatabase(url);
+    try {
+      return await database.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    } finally {
+      await database.close();
+    }
+  };
+
+  beforeAll(async () => {
+    const database = await openDatabase(url);
+    await migrateToLatest(database);
+    await database.db
+      .insertInto('sellers')
+      .values({ id: 's-1', name: 'Seller', login: 'seller', password_hash: 'x', created_at: deadAt })
+      .execute();
+    await database.db.insertInto('tenants').values({ id: 't-1', seller_id: 's-1', name: 'Store', created_at: deadAt }).execute();
+    await database.db
+      .insertInto('webhook_subscriptions')
+      .values({
+        id: 'sub-1',
+        client_id: 'c-1',
+        tenant_id: 't-1',
+        topic: 'sac_ticket',
+        version: 'v0',
+        url: 'http://127.0.0.1:9/hooks',
+        state: 'active',
+        created_at: deadAt,
+        updated_at: deadAt,
+      })
+      .execute();
+    // A delivery that used up its 8 attempts (W4) and is dead.
+    await database.db
+      .insertInto('webhook_deliveries')
+      .values({
+        id: 'delivery-1',
+        event_id: 'event-1',
+        subscription_id: 'sub-1',
+        tenant_id: 't-1',
+        topic: 'sac_ticket',
+        state: 'dead',
+        attempts: 8,
+        next_attempt_at: null,
+        last_status_code: 500,
+        event_created_at: deadAt,
+        created_at: deadAt,
+        updated_at: deadAt,
+      })
+      .execute();
+    await database.close();
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('W4: re-queues a dead delivery under the same id with a fresh schedule and exits 0; an unknown id exits 1 naming it', async () => {
+    const run = await runCli(['dispatch', '--database', url, '--data-dir', dir, '--redeliver', 'delivery-1']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('re-queued delivery-1');
+    const requeued = await deliveryRow('delivery-1');
+    expect(requeued).toMatchObject({ state: 'pending', attempts: 0, event_id: 'event-1', subscription_id: 'sub-1' });
+    expect(Date.parse(requeued.next_attempt_at ?? '')).toBeGreaterThan(Date.parse(deadAt));
+
+    const missing = await runCli(['dispatch', '--database', url, '--data-dir', dir, '--redeliver', 'no-such-delivery']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no delivery no-such-delivery');
+  }, 120_000);
+});
