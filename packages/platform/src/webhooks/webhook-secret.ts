@@ -35,7 +35,7 @@ export function rotateSecret(current: SealedSecrets | null, newSealed: string, n
 }
 
 /** The secrets that sign a delivery made at `now`, newest first; empty for v0. */
-export function signingSecrets(row: SealedSecrets, box: SecretBox, now: Date): string[] {
+export function signingSecrets(row: SealedSecrets, box: Pick<SecretBox, 'open'>, now: Date): string[] {
   if (!row.secret_sealed) return [];
   const secrets = [box.open(row.secret_sealed)];
   if (row.previous_secret_sealed && row.previous_secret_grace_until && now.toISOString() < row.previous_secret_grace_until) {
