@@ -19,10 +19,12 @@ export async function secondaryIndexes<DB>(db: Kysely<DB>, dialect: DialectName,
       select name, sql from sqlite_master where type = 'index' and tbl_name = ${table} and sql is not null`.execute(db);
     return result.rows.map((row) => ({ name: row.name, createSql: row.sql }));
   }
+  // A constraint's index is matched by oid, not by name: every test schema has constraints of the same names.
   const result = await sql<{ name: string; sql: string }>`
     select i.indexname as name, i.indexdef as sql from pg_indexes i
     where i.schemaname = current_schema() and i.tablename = ${table}
-      and not exists (select 1 from pg_constraint c where c.conname = i.indexname)`.execute(db);
+      and not exists (select 1 from pg_constraint c
+        where c.conindid = format('%I.%I', i.schemaname, i.indexname)::regclass)`.execute(db);
   return result.rows.map((row) => ({ name: row.name, createSql: row.sql }));
 }
 

@@ -1,5 +1,6 @@
 import { Order, Product, Ticket, Transaction } from '@feira/contract';
 import { Value } from '@sinclair/typebox/value';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPlatform, type TestPlatform, testDatabaseTargets } from '../testing.js';
 import { secondaryIndexes } from './bulk-load-indexes.js';
@@ -69,6 +70,35 @@ describe.each(testDatabaseTargets())('seedRecords on $dialect', (target) => {
     const oldest = (await list('/v1/orders?_limit=1&_sort=created_at:asc')).results[0];
     expect(newest.created_at <= platform.clock.now().toISOString()).toBe(true);
     expect(Date.parse(newest.created_at) - Date.parse(oldest.created_at)).toBeGreaterThan(300 * 24 * 3600 * 1000);
+  });
+
+  it('gives every row a distinct UUID v7 and timestamps in order (created ≤ updated ≤ now), and restores the connection settings', async () => {
+    const pragmas = async () =>
+      platform.database.dialect === 'sqlite'
+        ? [
+            (await sql`pragma cache_size`.execute(platform.database.db)).rows,
+            (await sql`pragma temp_store`.execute(platform.database.db)).rows,
+          ]
+        : [];
+    const before = await pragmas();
+    const tenant = (await platform.createSeller()).tenantIds[0] as string;
+    await seedRecords(platform.database, tenant, { tickets: 300, transactions: 300 }, deps());
+    expect(await pragmas()).toEqual(before);
+    const now = platform.clock.now().toISOString();
+    for (const table of ['tickets', 'transactions'] as const) {
+      const rows = await platform.database.db
+        .selectFrom(table)
+        .select(['id', 'created_at', 'updated_at'])
+        .where('tenant_id', '=', tenant)
+        .execute();
+      expect(rows).toHaveLength(300);
+      expect(new Set(rows.map((r) => r.id)).size).toBe(300);
+      for (const row of rows) {
+        expect(row.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        expect(Number.parseInt(row.id.replaceAll('-', '').slice(0, 12), 16)).toBe(Date.parse(row.created_at));
+        expect(row.created_at <= row.updated_at && row.updated_at <= now, JSON.stringify(row)).toBe(true);
+      }
+    }
   });
 
   it('writes no outbox events (fixtures, not marketplace changes), and a second run for the same tenant does not collide', async () => {
