@@ -108,6 +108,47 @@ describe('verifyWebhook', () => {
     expect(verifyWebhook({ rawBody: BODY, headers: headersFor(header), secrets: SECRET, now: NOW }).topic).toBe('sac_ticket');
   });
 
+  it('spec Events/Signature rule 2: a non-ASCII body verifies over its UTF-8 bytes, given as a string, a Buffer or a view into a larger buffer', () => {
+    const body = BODY.replace('"7d1c"}', '"7d1c","note":"ação – 東京 🚚"}');
+    const headers = headersFor(`sha256=${sign(SECRET, TS, body)}`);
+    expect(verifyWebhook({ rawBody: body, headers, secrets: SECRET, now: NOW }).data.params).toEqual({
+      id: '7d1c',
+      note: 'ação – 東京 🚚',
+    });
+    expect(verifyWebhook({ rawBody: Buffer.from(body), headers, secrets: SECRET, now: NOW }).topic).toBe('sac_ticket');
+    const bytes = Buffer.from(body);
+    const inside = new Uint8Array(bytes.length + 8);
+    inside.set(bytes, 4);
+    const view = inside.subarray(4, 4 + bytes.length);
+    expect(verifyWebhook({ rawBody: view, headers, secrets: SECRET, now: NOW }).topic).toBe('sac_ticket');
+    // The same characters hashed as Latin-1 instead of UTF-8 would be another signature.
+    const latin1Signature = createHmac('sha256', SECRET).update(`${TS}.`).update(body, 'latin1').digest('hex');
+    expect(
+      codeOf(() => verifyWebhook({ rawBody: body, headers: headersFor(`sha256=${latin1Signature}`), secrets: SECRET, now: NOW })),
+    ).toBe('ERR_SIGNATURE_MISMATCH');
+  });
+
+  it('spec Events/Signature rule 3: an entry in upper-case hex verifies; a truncated or padded entry does not', () => {
+    const signature = sign(SECRET, TS, BODY);
+    const upper = headersFor(`sha256=${signature.toUpperCase()}`);
+    expect(verifyWebhook({ rawBody: BODY, headers: upper, secrets: SECRET, now: NOW }).topic).toBe('sac_ticket');
+    for (const entry of [signature.slice(0, 62), `${signature}00`, `${signature.slice(0, 63)}g`]) {
+      expect(
+        codeOf(() => verifyWebhook({ rawBody: BODY, headers: headersFor(`sha256=${entry}`), secrets: SECRET, now: NOW })),
+      ).toBe('ERR_SIGNATURE_MISMATCH');
+    }
+  });
+
+  it('a refused entry stays refused right after a valid delivery of the same message (nothing carries over between calls)', () => {
+    const valid = headersFor(`sha256=${sign(SECRET, TS, BODY)}`);
+    for (const entry of ['not-hex', sign(OLD_SECRET, TS, BODY), '']) {
+      expect(verifyWebhook({ rawBody: BODY, headers: valid, secrets: SECRET, now: NOW }).topic).toBe('sac_ticket');
+      expect(
+        codeOf(() => verifyWebhook({ rawBody: BODY, headers: headersFor(`sha256=${entry}`), secrets: SECRET, now: NOW })),
+      ).toBe('ERR_SIGNATURE_MISMATCH');
+    }
+  });
+
   it('SPEC-DECISIONS W8: timestamps within 300 s either way pass, 301 s is ERR_TIMESTAMP_OUT_OF_RANGE', () => {
     for (const offset of [-300, 300]) {
       const ts = String(Number(TS) + offset);

@@ -1,6 +1,7 @@
-import { parseSignatureHeader, signatureHeaderMatches, WEBHOOK_HEADERS } from '@feira/contract';
+import { WEBHOOK_HEADERS } from '@feira/contract';
 import { type HeadersLike, headerValue } from '../http/header-value.js';
 import { parseWebhookMessage, type WebhookMessage } from './webhook-message.js';
+import { anyDigestMatches, signatureEntries } from './webhook-signature.js';
 import { WebhookVerificationError } from './webhook-verification-error.js';
 
 /**
@@ -61,6 +62,9 @@ export interface VerifyWebhookOptions {
 const UNIX_SECONDS = /^\d{1,12}$/;
 const EMPTY = new Uint8Array(0);
 
+// A programming error of the receiver, not of the sender: say so plainly.
+const noSecret = () => new TypeError('verifyWebhook: `secrets` must hold at least one non-empty secret for v1 messages.');
+
 /**
  * Verifies a webhook delivery and returns its message, typed by topic.
  *
@@ -88,21 +92,20 @@ export function verifyWebhook(options: VerifyWebhookOptions): WebhookMessage {
   if (!signatureHeader) throw new WebhookVerificationError('ERR_SIGNATURE_MISSING', 'The X-Signature-256 header is missing.');
   if (!timestamp) throw new WebhookVerificationError('ERR_SIGNATURE_MISSING', 'The X-Timestamp header is missing.');
   const secrets = typeof options.secrets === 'string' ? [options.secrets] : (options.secrets ?? []);
-  if (secrets.length === 0 || secrets.some((secret) => typeof secret !== 'string' || secret.length === 0)) {
-    // A programming error of the receiver, not of the sender: say so plainly.
-    throw new TypeError('verifyWebhook: `secrets` must hold at least one non-empty secret for v1 messages.');
-  }
+  if (secrets.length === 0) throw noSecret();
+  for (const secret of secrets) if (typeof secret !== 'string' || secret.length === 0) throw noSecret();
 
-  if (parseSignatureHeader(signatureHeader).length === 0) {
+  const digests = signatureEntries(signatureHeader);
+  if (digests.length === 0) {
     throw new WebhookVerificationError('ERR_SIGNATURE_MISSING', 'X-Signature-256 holds no `sha256=<hex digest>` entry.');
   }
 
-  // The contract's matcher is the platform's own rule (spec Events rule 3): any
-  // entry may match, each compared in constant time, with no early exit.
+  // Spec Events rule 3: any entry may match any secret; every pair is compared
+  // in constant time, with no early exit.
   const body = options.rawBody ?? EMPTY;
   let matched = false;
   for (const secret of secrets) {
-    if (signatureHeaderMatches(signatureHeader, secret, timestamp, body)) matched = true;
+    if (anyDigestMatches(digests, secret, timestamp, body)) matched = true;
   }
   if (!matched) {
     throw new WebhookVerificationError('ERR_SIGNATURE_MISMATCH', 'No X-Signature-256 entry matches the expected signature.');

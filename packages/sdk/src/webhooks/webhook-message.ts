@@ -45,6 +45,15 @@ export type WebhookMessageOf<T extends Topic> = Omit<WireWebhookMessage, 'topic'
  */
 export type WebhookMessage = { [T in Topic]: WebhookMessageOf<T> }[Topic];
 
+// Decodes through a view of the same memory: `Buffer.from(uint8Array)` would copy
+// the whole body first, one allocation per message (the adapters pass Buffers).
+const utf8Text = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+
+// Module-level rather than a closure per call: run through tsx (as the bench does),
+// each closure is also renamed on creation, a measurable share of a 1 KiB message.
+const invalid = (why: string) =>
+  new WebhookVerificationError('ERR_PAYLOAD_INVALID', `The webhook body is not a message: ${why}.`);
+
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -63,12 +72,10 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 export function parseWebhookMessage(rawBody: string | Uint8Array): WebhookMessage {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody).toString('utf8'));
+    parsed = JSON.parse(typeof rawBody === 'string' ? rawBody : utf8Text(rawBody));
   } catch {
     throw new WebhookVerificationError('ERR_PAYLOAD_INVALID', 'The webhook body is not valid JSON.');
   }
-  const invalid = (why: string) =>
-    new WebhookVerificationError('ERR_PAYLOAD_INVALID', `The webhook body is not a message: ${why}.`);
   if (!isObject(parsed)) throw invalid('not an object');
   const { data, tenant_id, topic } = parsed;
   if (typeof topic !== 'string' || !isTopic(topic)) throw invalid('unknown or missing `topic`');
