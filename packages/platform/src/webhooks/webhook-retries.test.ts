@@ -79,6 +79,46 @@ describe.each(testDatabaseTargets())('webhook retries on $dialect', (target) => 
     expect(second).toMatchObject({ attempt: 2, outcome: 'succeeded', status_code: 204, next_attempt_at: null });
   });
 
+  it('W4: a 2xx whose answer runs past the 64 KiB drain limit is a success; the log keeps its first 1 KiB', async () => {
+    const hooks = await receiver(() => ({ status: 200, body: 'y'.repeat(200 * 1024) }));
+    const seller = await sellerWithToken(platform);
+    await signup(platform, seller, 'v1', hooks.url);
+    await recordChange(platform, { tenantId: seller.tenantId });
+    await dispatcherOf(platform).drain();
+    const delivery = await onlyDelivery(seller);
+    expect(delivery).toMatchObject({ state: 'succeeded', attempts: 1, last_status_code: 200 });
+    const log = await admin('GET', `/admin/webhooks/deliveries/${delivery.id}`);
+    expect(log.json().attempt_log[0]).toMatchObject({ outcome: 'succeeded', response_body: 'y'.repeat(1024) });
+  });
+
+  it('W6: with the loop running, results are written in batches without waiting for the dispatcher to go idle', async () => {
+    const hooks = await receiver(() => ({ status: 204 }));
+    const seller = await sellerWithToken(platform);
+    await signup(platform, seller, 'v1', hooks.url);
+    for (let i = 0; i < 3; i++) await recordChange(platform, { tenantId: seller.tenantId });
+    const dispatcher = dispatcherOf(platform, { pollIntervalMs: 5 });
+    dispatcher.start();
+    try {
+      await hooks.waitFor(3);
+      // Poll with a deadline: the batch is written by its timer (flushDelayMs), not by stop() or idle().
+      const deadline = Date.now() + 10_000;
+      let states: string[] = [];
+      while (Date.now() < deadline) {
+        const rows = await platform.database.db
+          .selectFrom('webhook_deliveries')
+          .select('state')
+          .where('tenant_id', '=', seller.tenantId)
+          .execute();
+        states = rows.map((r) => r.state);
+        if (states.length === 3 && states.every((s) => s === 'succeeded')) break;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(states).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    } finally {
+      await dispatcher.stop();
+    }
+  });
+
   it('W4: a receiver that does not answer in time is a failed attempt (timeout)', async () => {
     const hooks = await receiver(() => 'hang');
     const seller = await sellerWithToken(platform);
