@@ -72,7 +72,7 @@ describe.each(testDatabaseTargets())('access-token guard on $dialect', (target) 
     expect(res.headers['www-authenticate']).toContain('insufficient_scope');
   });
 
-  it('SPEC-DECISIONS I9: with several tenants X-Tenant-Id picks one (required, and only a granted one); with one it is optional', async () => {
+  it('SPEC-DECISIONS I9 / spec Authentication §3: with several tenants X-Tenant-Id picks one (required, and only a granted one); with one it is optional; a personal grant is refused', async () => {
     const seller = await platform.createSeller({ tenants: 2 });
     const [t1, t2] = seller.tenantIds as [string, string];
     const both = await platform.mintAccessToken({ tenants: [t1, t2], scopes: ['open:order-order:read'] });

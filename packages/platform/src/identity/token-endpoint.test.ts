@@ -251,7 +251,7 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
     }
   });
 
-  it('SPEC-DECISIONS I5: every refresh returns a new refresh token with the same scope; the new access token works', async () => {
+  it('spec "Token set" (refresh: the same six fields) / SPEC-DECISIONS I5: every refresh returns a new refresh token with the same scope; the new access token works', async () => {
     const { client, code } = await setup();
     const first = (await exchange(client, code)).json();
     platform.clock.advanceSeconds(3600);
