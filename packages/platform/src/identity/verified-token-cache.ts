@@ -1,3 +1,4 @@
+import { BoundedCache } from '../core/bounded-cache.js';
 import type { TokenClaims } from './token-signer.js';
 
 /** Verified access tokens kept; a seller reuses one token for its whole life (7200 s), so few are live at once. */
@@ -12,26 +13,8 @@ export const VERIFIED_TOKEN_CACHE_SIZE = 10_000;
  * against the injected clock on every hit, and revocation is not cached at all
  * (the access-token guard reads the token family on every call).
  */
-export class VerifiedTokenCache {
-  private readonly entries = new Map<string, TokenClaims>();
-
-  constructor(private readonly size = VERIFIED_TOKEN_CACHE_SIZE) {}
-
-  /** The claims of a token verified earlier, or undefined. */
-  get(token: string): TokenClaims | undefined {
-    return this.entries.get(token);
-  }
-
-  set(token: string, claims: TokenClaims): void {
-    if (this.entries.size >= this.size) {
-      // Oldest first: Map iterates in insertion order.
-      const oldest = this.entries.keys().next().value as string;
-      this.entries.delete(oldest);
-    }
-    this.entries.set(token, claims);
-  }
-
-  delete(token: string): void {
-    this.entries.delete(token);
+export class VerifiedTokenCache extends BoundedCache<string, TokenClaims> {
+  constructor(size = VERIFIED_TOKEN_CACHE_SIZE) {
+    super(size);
   }
 }

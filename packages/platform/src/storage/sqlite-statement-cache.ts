@@ -1,5 +1,6 @@
 import type SqliteDatabase from 'better-sqlite3';
 import type { SqliteDatabase as KyselySqliteDatabase, SqliteStatement } from 'kysely';
+import { BoundedCache } from '../core/bounded-cache.js';
 
 /** Distinct SQL texts kept prepared. Queries with `IN (?, ?, …)` lists vary in text, so the cache is bounded. */
 export const STATEMENT_CACHE_SIZE = 512;
@@ -14,17 +15,12 @@ export const STATEMENT_CACHE_SIZE = 512;
  * after a schema change.
  */
 export function withStatementCache(sqlite: SqliteDatabase.Database, size = STATEMENT_CACHE_SIZE): KyselySqliteDatabase {
-  const statements = new Map<string, SqliteStatement>();
+  const statements = new BoundedCache<string, SqliteStatement>(size);
   return {
     prepare(sql: string): SqliteStatement {
       const cached = statements.get(sql);
       if (cached) return cached;
       const statement = sqlite.prepare(sql);
-      if (statements.size >= size) {
-        // Oldest first: Map iterates in insertion order.
-        const oldest = statements.keys().next().value as string;
-        statements.delete(oldest);
-      }
       statements.set(sql, statement);
       return statement;
     },
