@@ -57,9 +57,12 @@ export function isoTimestamps(): (ms: number) => string {
  * raw better-sqlite3; BENCHMARKS.md, seed).
  */
 export function uuidV7(ms: number, bytes: Uint8Array, at: number): string {
-  const time = ms.toString(16).padStart(12, '0');
+  // The 48-bit timestamp as two integers, formatted through the byte table (no toString/padStart/slice).
+  const high = Math.floor(ms / 0x1_0000_0000);
+  const low = ms >>> 0;
   return (
-    `${time.slice(0, 8)}-${time.slice(8)}-7${((bytes[at] as number) & 0x0f).toString(16)}${HEX[bytes[at + 1] as number]}-` +
+    `${HEX[(high >>> 8) & 0xff]}${HEX[high & 0xff]}${HEX[low >>> 24]}${HEX[(low >>> 16) & 0xff]}-` +
+    `${HEX[(low >>> 8) & 0xff]}${HEX[low & 0xff]}-7${((bytes[at] as number) & 0x0f).toString(16)}${HEX[bytes[at + 1] as number]}-` +
     `${HEX[0x80 | ((bytes[at + 2] as number) & 0x3f)]}${HEX[bytes[at + 3] as number]}-` +
     `${HEX[bytes[at + 4] as number]}${HEX[bytes[at + 5] as number]}${HEX[bytes[at + 6] as number]}` +
     `${HEX[bytes[at + 7] as number]}${HEX[bytes[at + 8] as number]}${HEX[bytes[at + 9] as number]}`
