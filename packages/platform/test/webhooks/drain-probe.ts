@@ -1,0 +1,90 @@
+// Backlog drain probe (issue 5), not a test:
+//   TSX_TSCONFIG_PATH=tsconfig.typecheck.json node --import tsx packages/platform/test/webhooks/drain-probe.ts [events] [profile.cpuprofile]
+// Commits N order events to a SQLite platform with one v1 subscription, then starts one
+// dispatcher with the default options (as `feira start` runs it; PROBE_OPTIONS=<json> overrides
+// them) and reports the drain rate and the dispatcher process's CPU time per delivery, taken over
+// the last 90 % as the benchmark does. CPU per delivery is the figure to compare on a busy machine:
+// wall rates move with the other processes, CPU time much less.
+import { fork } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { fileURLToPath } from 'node:url';
+import { appendEvent } from '../../src/records/outbox.js';
+import { createTestPlatform, testDatabaseTargets, testTls } from '../../src/testing.js';
+import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js';
+import { sellerWithToken, signup } from './webhook-kit.js';
+
+const N = Number(process.argv[2] ?? 5000);
+const profileFile = process.argv[3];
+const receiver = fork(fileURLToPath(new URL('./throughput-receiver.ts', import.meta.url)), [], {
+  execArgv: ['--import', 'tsx'],
+  stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+});
+const port = await new Promise<number>((resolve) =>
+  receiver.stdout?.on('data', (d: Buffer) => {
+    const m = /port (\d+)/.exec(d.toString());
+    if (m) resolve(Number(m[1]));
+  }),
+);
+const stats = () =>
+  new Promise<{ count: number; connections: number }>((resolve) => {
+    receiver.once('message', resolve as (v: unknown) => void);
+    receiver.send('stats');
+  });
+const url = `https://127.0.0.1:${port}/hook`;
+const platform = await createTestPlatform(testDatabaseTargets()[0]!, { outboundCa: testTls.ca });
+const seller = await sellerWithToken(platform);
+await signup(platform, seller, 'v1', url, ['order']);
+const commit = (count: number, from: number) =>
+  platform.database.db.transaction().execute(async (trx) => {
+    for (let i = from; i < from + count; i++) {
+      await appendEvent(
+        trx,
+        { tenantId: seller.tenantId, topic: 'order', status: 'CREATION', recordId: `o${i}`, resource: `/v1/orders/o${i}` },
+        platform.app.platform,
+      );
+    }
+  });
+for (let i = 0; i < N; i += 1000) await commit(Math.min(1000, N - i), i);
+const dispatcher = new WebhookDispatcher(platform.app.platform, JSON.parse(process.env.PROBE_OPTIONS ?? '{}'));
+let session: Session | null = null;
+if (profileFile) {
+  session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+}
+const cpu0 = process.cpuUsage();
+const t0 = performance.now();
+dispatcher.start();
+let tenth = 0;
+let cpuTenth = cpu0;
+for (;;) {
+  const { count } = await stats();
+  if (!tenth && count >= N / 10) {
+    tenth = performance.now();
+    cpuTenth = process.cpuUsage();
+  }
+  if (count >= N) break;
+  await new Promise((r) => setTimeout(r, 10));
+}
+const t1 = performance.now();
+const cpu1 = process.cpuUsage(cpuTenth);
+if (session) {
+  const { profile } = await session.post('Profiler.stop');
+  writeFileSync(profileFile as string, JSON.stringify(profile));
+}
+await dispatcher.stop();
+const rest = N - Math.ceil(N / 10);
+console.log(
+  JSON.stringify({
+    events: N,
+    wallRate: Math.round(N / ((t1 - t0) / 1000)),
+    rateLast90: Math.round(rest / ((t1 - tenth) / 1000)),
+    cpuUsPerDelivery: Math.round((cpu1.user + cpu1.system) / rest),
+    cpuShare: Number(((cpu1.user + cpu1.system) / 1000 / (t1 - tenth)).toFixed(2)),
+    receiver: await stats(),
+  }),
+);
+await platform.close();
+receiver.kill();
