@@ -1,9 +1,9 @@
-// One webhook verifier, measured alone in its own process: verifications per
-// second on a valid message (signature checked, timestamp checked, JSON parsed,
-// as each library does by default).
+// One webhook verifier in its own process, measured in slices on request:
+// verifications and the CPU time they took on a valid message (signature
+// checked, timestamp checked, JSON parsed, as each library does by default).
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { childOptions, serveChild } from '../lib/child-protocol.js';
-import { opsPerSecond } from '../lib/micro-loop.js';
+import { sliceOf } from '../lib/micro-loop.js';
 import { paddedWebhookBody } from './webhook-message.js';
 
 export type VerifierName = 'feira-sdk' | 'hmac-reference' | 'svix' | 'standardwebhooks' | 'stripe';
@@ -11,8 +11,6 @@ export type VerifierName = 'feira-sdk' | 'hmac-reference' | 'svix' | 'standardwe
 interface Options {
   verifier: VerifierName;
   bodyBytes: number;
-  warmupMs: number;
-  durationMs: number;
 }
 
 const options = childOptions<Options>();
@@ -81,4 +79,10 @@ async function verifierFor(name: VerifierName): Promise<() => unknown> {
 
 const verify = await verifierFor(options.verifier);
 verify(); // a verifier that rejects the message would be measuring its error path: fail loudly instead
-serveChild({}, { measure: () => opsPerSecond(verify, options.warmupMs, options.durationMs) });
+serveChild(
+  {},
+  {
+    /** A slice of `durationMs`: `{ops, cpuMicros}` (a warm-up is a slice whose answer is thrown away). */
+    slice: (args) => sliceOf(verify, (args as { durationMs: number }).durationMs),
+  },
+);
