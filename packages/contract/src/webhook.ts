@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { type Static, Type } from '@sinclair/typebox';
 import { TOPIC_NAMES } from './scopes.js';
 
@@ -82,33 +82,4 @@ export function signWebhook(secret: string, timestamp: number | string, rawBody:
 /** `sha256=<new>,sha256=<old>`: newest secret first (spec "Signature" rule 3). */
 export function formatSignatureHeader(digests: readonly string[]): string {
   return digests.map((digest) => `sha256=${digest}`).join(',');
-}
-
-/** The hex digests of an `X-Signature-256` header; entries of another scheme are ignored. */
-export function parseSignatureHeader(header: string): string[] {
-  return header
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter((entry) => entry.startsWith('sha256='))
-    .map((entry) => entry.slice('sha256='.length));
-}
-
-/**
- * True when any entry of the header equals the expected digest (spec rule 3),
- * compared in constant time. Checking the timestamp window (W8) is the caller's job.
- */
-export function signatureHeaderMatches(
-  header: string,
-  secret: string,
-  timestamp: number | string,
-  rawBody: string | Uint8Array,
-): boolean {
-  const expected = Buffer.from(signWebhook(secret, timestamp, rawBody), 'utf8');
-  let matched = false;
-  for (const digest of parseSignatureHeader(header)) {
-    const candidate = Buffer.from(digest.toLowerCase(), 'utf8');
-    // Every entry is compared, so timing reveals neither which entry matched nor where.
-    if (candidate.length === expected.length && timingSafeEqual(candidate, expected)) matched = true;
-  }
-  return matched;
 }
