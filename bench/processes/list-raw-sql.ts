@@ -1,7 +1,11 @@
 // The list API's baseline: the same SELECT the list engine issues for a page
-// (filter, sort, id tiebreak, limit + 1, then OFFSET or the keyset condition),
-// run straight through the driver (better-sqlite3 with a statement prepared
-// once, or a pg client), one query at a time, no HTTP, no JSON.
+// (filter, sort, id tiebreak in the direction of the last sort, limit + 1, then
+// OFFSET or the bounded keyset condition of lists/list-engine.ts), run straight
+// through the driver (better-sqlite3 with a statement prepared once, or a pg
+// client), one query at a time, no HTTP, no JSON. The text must stay the
+// engine's to the letter: an earlier version sorted the id ascending, which no
+// index serves in one scan, and so "the same SQL" ran up to 8x slower than the
+// API around it (BENCHMARKS.md).
 import SqliteDatabase from 'better-sqlite3';
 import { type Expression, Kysely, PostgresDialect, type SqlBool, SqliteDialect } from 'kysely';
 import pg from 'pg';
@@ -50,14 +54,14 @@ function compile(q: RawPageQuery) {
     .where('tenant_id', '=', options.tenantId)
     .where('status', '=', q.status)
     .orderBy('created_at', 'desc')
-    .orderBy('id', 'asc');
+    .orderBy('id', 'desc');
   if (q.after) {
     const [createdAt, id] = q.after;
     query = query.where(
       (eb) =>
-        eb.or([
-          eb.and([eb('created_at', '<', createdAt)]),
-          eb.and([eb('created_at', '=', createdAt), eb('id', '>', id)]),
+        eb.and([
+          eb('created_at', '<=', createdAt),
+          eb.or([eb.and([eb('created_at', '<', createdAt)]), eb.and([eb('created_at', '=', createdAt), eb('id', '<', id)])]),
         ]) as Expression<SqlBool>,
     );
   } else if (q.offset) {

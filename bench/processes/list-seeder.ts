@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import * as platform from '@feira/platform';
 import { sql } from 'kysely';
 import { childOptions, serveChild } from '../lib/child-protocol.js';
+import { insertBenchTenant } from './fixtures/bench-tenant.js';
 
 interface Options {
   databaseUrl: string;
@@ -28,17 +29,11 @@ serveChild(
       const { orders } = args as { orders: number };
       const seedRecords = (platform as unknown as { seedRecords?: Seeder }).seedRecords;
       if (!seedRecords) throw new Error('@feira/platform does not export seedRecords');
-      const now = new Date().toISOString();
-      const sellerId = randomUUID();
-      const tenantId = randomUUID();
-      await database.db
-        .insertInto('sellers')
-        .values({ id: sellerId, name: 'Bench seller', login: `bench-${sellerId}`, password_hash: 'not-used', created_at: now })
-        .execute();
-      await database.db
-        .insertInto('tenants')
-        .values({ id: tenantId, seller_id: sellerId, name: 'Bench store', created_at: now })
-        .execute();
+      const { tenantId } = await insertBenchTenant(
+        database,
+        { sellerId: randomUUID(), tenantId: randomUUID() },
+        new Date().toISOString(),
+      );
       const result = await seedRecords(
         database,
         tenantId,
