@@ -7,6 +7,7 @@ import * as platform from '@feira/platform';
 import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
 import { childOptions, serveChild } from '../lib/child-protocol.js';
+import { insertBenchTenant } from './fixtures/bench-tenant.js';
 
 export interface SeedCountsArg {
   orders: number;
@@ -52,17 +53,11 @@ serveChild(
       );
       try {
         await platform.migrateToLatest(database);
-        const now = new Date().toISOString();
-        const sellerId = randomUUID();
-        const tenantId = randomUUID();
-        await database.db
-          .insertInto('sellers')
-          .values({ id: sellerId, name: 'Bench seller', login: `bench-${sellerId}`, password_hash: 'x', created_at: now })
-          .execute();
-        await database.db
-          .insertInto('tenants')
-          .values({ id: tenantId, seller_id: sellerId, name: 'Bench', created_at: now })
-          .execute();
+        const { tenantId } = await insertBenchTenant(
+          database,
+          { sellerId: randomUUID(), tenantId: randomUUID() },
+          new Date().toISOString(),
+        );
         const result = await measured(
           async () =>
             (
