@@ -2,6 +2,7 @@ import type { Clock } from '../core/clock.js';
 import type { Random } from '../core/random.js';
 import type { Database } from '../storage/database.js';
 import type { QuoteCallResult } from './quote-caller.js';
+import { quoteLogWriterOf } from './quote-log-writer.js';
 import type { QuoteMetrics } from './quote-metrics.js';
 
 /** Which of the two quotes of a purchase a call was (SPEC-DECISIONS Q6). */
@@ -21,12 +22,14 @@ export interface QuoteCallRecord {
 
 /**
  * SPEC-DECISIONS Q7: every quote call is logged (session id, tenant, latency,
- * outcome) in the database, for the admin list, and counted in /metrics.
+ * outcome) in the database, for the admin list, and counted in /metrics. The
+ * row goes through the batched writer (quote-log-writer.ts): readers of the log
+ * flush it first, so they see every call that has answered.
  */
-export async function recordQuoteCall(
+export function recordQuoteCall(
   deps: { database: Database; clock: Clock; random: Random; metrics: QuoteMetrics },
   call: { tenantId: string; sessionId: string; purpose: QuotePurpose; result: QuoteCallResult },
-): Promise<QuoteCallRecord> {
+): QuoteCallRecord {
   const { result } = call;
   deps.metrics.calls.inc({ outcome: result.outcome });
   deps.metrics.latency.observe({ outcome: result.outcome }, result.latencyMs / 1000);
@@ -42,7 +45,7 @@ export async function recordQuoteCall(
     detail: result.detail,
     created_at: deps.clock.now().toISOString(),
   };
-  await deps.database.db.insertInto('quote_calls').values(row).execute();
+  quoteLogWriterOf(deps.database).append(row);
   return row;
 }
 

@@ -7,6 +7,7 @@ import { runListForRequest } from '../lists/list-engine.js';
 import { presentCartQuote, quoteCart } from './cart-quote.js';
 import { checkout } from './checkout.js';
 import { quoteCallList } from './quote-log-list.js';
+import { quoteLogWriterOf } from './quote-log-writer.js';
 import { quoteMetrics } from './quote-metrics.js';
 import {
   configureShippingSettings,
@@ -28,6 +29,14 @@ export async function shippingRoutes(instance: FastifyInstance): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { platform } = app;
   const metrics = quoteMetrics(platform.metrics);
+  const quoteLog = quoteLogWriterOf(platform.database, {
+    onError: (error, rows) =>
+      app.log.error({ err: error, quoteCallIds: rows.map((row) => row.id) }, 'quote log rows could not be written'),
+  });
+  // SPEC-DECISIONS Q7: calls still buffered are written before the database goes away.
+  app.addHook('onClose', async () => {
+    await quoteLog.flush();
+  });
 
   app.put(
     '/admin/v1/tenants/:tenant_id/shipping',
@@ -75,6 +84,8 @@ export async function shippingRoutes(instance: FastifyInstance): Promise<void> {
       const tenantId = request.params.tenant_id;
       const tenant = await platform.database.db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();
       if (!tenant) throw notFound('Tenant');
+      // The log is written in batches: every call that has answered is listed.
+      await quoteLog.flush();
       return runListForRequest(
         request,
         quoteCallList,

@@ -1,5 +1,6 @@
 // Shared steps of the shipping tests: a store with products, its quote settings
 // set through the admin API, and storefront calls through the real app.
+import { quoteLogWriterOf } from '../../src/shipping/quote-log-writer.js';
 import { TEST_ADMIN_TOKEN, type TestPlatform } from '../../src/testing.js';
 
 export const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
@@ -85,7 +86,9 @@ export async function storefrontQuote(platform: TestPlatform, tenantId: string, 
   return platform.app.inject({ method: 'POST', url: '/storefront/v1/quotes', payload: { tenant_id: tenantId, zipcode, items } });
 }
 
+/** The logged calls of a store, read straight from the table (after the batched writer's flush, as the admin list does). */
 export async function quoteLog(platform: TestPlatform, tenantId: string) {
+  await quoteLogWriterOf(platform.database).flush();
   return platform.database.db
     .selectFrom('quote_calls')
     .selectAll()

@@ -1,0 +1,109 @@
+// The quote log is written in batches (quote-log-writer.ts); SPEC-DECISIONS Q7
+// still holds: every call ends up in the log, in order, and nothing buffered is
+// lost when the app closes or when one row cannot be written.
+import { describe, expect, it } from 'vitest';
+import type { QuoteCallRecord } from '../../src/shipping/quote-log.js';
+import { QuoteLogWriter, quoteLogWriterOf } from '../../src/shipping/quote-log-writer.js';
+import type { Database } from '../../src/storage/database.js';
+import { createTestPlatform, testDatabaseTargets, testTls } from '../../src/testing.js';
+import { answerWith, option, storefrontQuote, storeSellingVia } from './shipping-kit.js';
+import { startTestSeller } from './test-seller.js';
+
+/** Never fires during a test: only a full batch or an explicit flush writes. */
+const NO_TIMER_MS = 3_600_000;
+
+function row(tenantId: string, n: number): QuoteCallRecord {
+  return {
+    id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+    tenant_id: tenantId,
+    session_id: `10000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+    purpose: 'storefront',
+    outcome: 'ok',
+    latency_ms: n,
+    http_status: 200,
+    detail: null,
+    created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
+  };
+}
+
+async function logged(database: Database, tenantId: string): Promise<number[]> {
+  const rows = await database.db
+    .selectFrom('quote_calls')
+    .select('latency_ms')
+    .where('tenant_id', '=', tenantId)
+    .orderBy('created_at')
+    .execute();
+  return rows.map((r) => r.latency_ms);
+}
+
+/** Polls (no sleeping) until `check` holds or the deadline passes. */
+async function eventually(check: () => Promise<boolean>, deadlineMs = 5000): Promise<void> {
+  const until = performance.now() + deadlineMs;
+  while (!(await check())) {
+    if (performance.now() > until) throw new Error('condition not met in time');
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+describe.each(testDatabaseTargets())('batched quote log on $dialect', (target) => {
+  it('SPEC-DECISIONS Q7: buffered rows are written by a flush, all of them and in order; a full batch goes without one', async () => {
+    const platform = await createTestPlatform(target);
+    try {
+      const tenantId = (await platform.createSeller()).tenantIds[0] as string;
+      const writer = new QuoteLogWriter(platform.database, { maxRows: 3, maxDelayMs: NO_TIMER_MS, onError: () => {} });
+      writer.append(row(tenantId, 1));
+      writer.append(row(tenantId, 2));
+      expect(await logged(platform.database, tenantId)).toEqual([]);
+      await writer.flush();
+      expect(await logged(platform.database, tenantId)).toEqual([1, 2]);
+      for (let n = 3; n <= 5; n++) writer.append(row(tenantId, n));
+      expect(writer.pendingRows).toBe(0);
+      await eventually(async () => (await logged(platform.database, tenantId)).length === 5);
+      expect(await logged(platform.database, tenantId)).toEqual([1, 2, 3, 4, 5]);
+    } finally {
+      await platform.close();
+    }
+  });
+
+  it('SPEC-DECISIONS Q7: a row that cannot be written (its tenant is gone) is reported and costs the others nothing', async () => {
+    const platform = await createTestPlatform(target);
+    try {
+      const tenantId = (await platform.createSeller()).tenantIds[0] as string;
+      const failed: string[] = [];
+      const writer = new QuoteLogWriter(platform.database, {
+        maxRows: 10,
+        maxDelayMs: NO_TIMER_MS,
+        onError: (_error, rows) => failed.push(...rows.map((r) => r.id)),
+      });
+      const orphan = row('99999999-0000-4000-8000-000000000000', 2);
+      writer.append(row(tenantId, 1));
+      writer.append(orphan);
+      writer.append(row(tenantId, 3));
+      await writer.flush();
+      expect(await logged(platform.database, tenantId)).toEqual([1, 3]);
+      expect(failed).toEqual([orphan.id]);
+    } finally {
+      await platform.close();
+    }
+  });
+
+  it('SPEC-DECISIONS Q7: a quote still buffered when the app closes is in the log once it has closed', async () => {
+    const database = await target.open();
+    // The app's writer of this database, with a timer that never fires: only the close can write the row.
+    quoteLogWriterOf(database, { maxDelayMs: NO_TIMER_MS });
+    const platform = await createTestPlatform({ ...target, open: async () => database }, { outboundCa: testTls.ca });
+    const seller = await startTestSeller({ tls: false, behave: () => ({ status: 200, json: answerWith([option()]) }) });
+    try {
+      const tenantId = await storeSellingVia(platform, `${seller.url}/quote`);
+      const quote = await storefrontQuote(platform, tenantId);
+      expect(quote.json().available).toBe(true);
+      expect(await logged(database, tenantId)).toEqual([]);
+      await platform.app.close();
+      const rows = await database.db.selectFrom('quote_calls').selectAll().where('tenant_id', '=', tenantId).execute();
+      expect(rows).toEqual([expect.objectContaining({ session_id: quote.json().session_id, outcome: 'ok' })]);
+    } finally {
+      await seller.close();
+      await database.close();
+    }
+  });
+});
