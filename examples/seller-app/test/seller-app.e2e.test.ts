@@ -4,6 +4,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pollUntil } from '@feira/platform/testing';
 import type { FastifyInstance } from 'fastify';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,16 +26,6 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise((resolve) => server.close(resolve));
   return port;
-}
-
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, deadlineMs = 60_000): Promise<T> {
-  const end = performance.now() + deadlineMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50)); // polling interval of a deadline-bounded wait
-  }
 }
 
 describe('examples/seller-app end to end against `feira start`', () => {
@@ -91,13 +82,13 @@ describe('examples/seller-app end to end against `feira start`', () => {
     sandbox.stderr?.on('data', (chunk) => {
       err += chunk;
     });
-    platformUrl = await until(
+    platformUrl = await pollUntil(
       'feira start to be ready',
       () => {
         if (sandbox.exitCode !== null) throw new Error(`feira start exited: ${err}`);
         return out.includes('Listening on') ? /API\s+(http:\/\/\S+)/.exec(out)?.[1] : undefined;
       },
-      120_000,
+      { deadlineMs: 120_000 },
     );
     demo = JSON.parse(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8'));
 
@@ -170,7 +161,7 @@ describe('examples/seller-app end to end against `feira start`', () => {
       customer: { id: 'c-1', name: 'Ana' },
     });
     expect(ticket.status).toBe(201);
-    const event = await until('the ticket webhook', async () =>
+    const event = await pollUntil('the ticket webhook', async () =>
       (await events()).find((e) => e.topic === 'sac_ticket' && (e.record as { id?: string } | null)?.id === ticket.body.id),
     );
     expect(event.status).toBe('CREATION');
@@ -215,7 +206,7 @@ describe('examples/seller-app end to end against `feira start`', () => {
     });
     const checkoutBody = (await checkout.json()) as { order: { id: string } };
     expect(checkout.status, JSON.stringify(checkoutBody)).toBe(201);
-    const event = await until('the order webhook', async () =>
+    const event = await pollUntil('the order webhook', async () =>
       (await events()).find((e) => e.topic === 'order' && (e.record as { id?: string } | null)?.id === checkoutBody.order.id),
     );
     expect(event.status).toBe('CREATION');

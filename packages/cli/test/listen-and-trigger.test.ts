@@ -2,23 +2,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { type BackgroundWorkers, startBackgroundWorkers } from '@feira/platform';
-import { TEST_ADMIN_TOKEN, testDatabaseTargets, testTls } from '@feira/platform/testing';
+import { pollUntil, TEST_ADMIN_TOKEN, testDatabaseTargets, testTls } from '@feira/platform/testing';
 import { createWebhookHandler, FeiraClient, type WebhookMessage } from '@feira/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PlatformOnLoopback, startPlatformOnLoopback } from '../../sdk/test/support/platform-on-loopback.js';
 import { runCli, startCli } from './support/run-cli.js';
 
 const tlsFile = (name: string) => fileURLToPath(new URL(`../../platform/test/fixtures/tls/${name}`, import.meta.url));
-
-async function until<T>(what: string, probe: () => T | undefined, deadlineMs = 60_000): Promise<T> {
-  const end = performance.now() + deadlineMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20)); // polling interval of a deadline-bounded wait
-  }
-}
 
 describe.each(testDatabaseTargets())(
   'feira listen + feira trigger as processes against the real platform ($dialect)',
@@ -84,11 +74,11 @@ describe.each(testDatabaseTargets())(
       listen.stderr.on('data', (chunk) => {
         stderr += chunk;
       });
-      const ready = await until(
+      const ready = await pollUntil(
         'the ready line of feira listen',
         () =>
           lines.find((l) => l.type === 'ready') ?? (stderr.includes('feira listen:') ? { type: 'failed', stderr } : undefined),
-        60_000,
+        { deadlineMs: 60_000 },
       );
       expect(ready.type, String(ready.stderr ?? '')).toBe('ready');
       secrets = (ready.subscriptions as Array<{ secret: string }>).map((s) => s.secret);
@@ -120,13 +110,13 @@ describe.each(testDatabaseTargets())(
       expect(run.code, run.stderr).toBe(0);
       const result = JSON.parse(run.stdout) as { record_id: string; events: string[] };
       expect(result.events).toEqual(['CREATION']);
-      const delivered = await until('the app to receive the ticket', () =>
+      const delivered = await pollUntil('the app to receive the ticket', () =>
         received.find((r) => r.message.data.params.id === result.record_id),
       );
       expect(delivered.message.topic).toBe('sac_ticket');
       expect(delivered.message.data.status).toBe('CREATION');
       expect(delivered.record).toMatchObject({ id: result.record_id });
-      const line = await until('the delivery line', () =>
+      const line = await pollUntil('the delivery line', () =>
         lines.find((l) => l.type === 'delivery' && String(l.resource).endsWith(result.record_id)),
       );
       expect(line).toMatchObject({ topic: 'sac_ticket', status: 'CREATION', signed: true, receiver_status: 200 });
@@ -139,7 +129,7 @@ describe.each(testDatabaseTargets())(
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toMatch(/^CREATION \+ DELETION of sac_ticket [0-9a-f-]{36} in tenant /);
       const id = /sac_ticket ([0-9a-f-]{36})/.exec(run.stdout)?.[1];
-      await until('the DELETION delivery', () =>
+      await pollUntil('the DELETION delivery', () =>
         received.find((r) => r.message.data.params.id === id && r.message.data.status === 'DELETION'),
       );
       const bad = await runCli([

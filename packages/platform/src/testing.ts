@@ -187,3 +187,23 @@ export async function createTestPlatform(
     },
   };
 }
+
+/**
+ * Polls `probe` until it returns a value other than undefined, or fails after
+ * `deadlineMs` naming `what`. For waits on another process or a socket, where
+ * no clock can be moved: the interval only paces the polling, the deadline
+ * bounds the wait.
+ */
+export async function pollUntil<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  { deadlineMs = 60_000, intervalMs = 25 }: { deadlineMs?: number; intervalMs?: number } = {},
+): Promise<T> {
+  const end = performance.now() + deadlineMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (performance.now() > end) throw new Error(`timed out after ${deadlineMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
