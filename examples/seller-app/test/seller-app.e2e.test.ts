@@ -4,7 +4,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pollUntil } from '@feira/platform/testing';
+import { chromiumLaunchOptions, pollUntil } from '@feira/platform/testing';
 import type { FastifyInstance } from 'fastify';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -112,18 +112,7 @@ describe('examples/seller-app end to end against `feira start`', () => {
     });
     await app.listen({ port, host: '127.0.0.1' });
 
-    browser = await chromium.launch({
-      executablePath: process.env.FEIRA_CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-        '--disable-sync',
-      ],
-    });
+    browser = await chromium.launch(chromiumLaunchOptions());
   }, 180_000);
 
   afterAll(async () => {

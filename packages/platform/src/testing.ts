@@ -207,3 +207,24 @@ export async function pollUntil<T>(
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
+
+/**
+ * How every browser test launches Debian's Chromium with playwright-core
+ * (`chromium.launch(chromiumLaunchOptions())`): the system binary (playwright
+ * cannot download its own here), headless, no sandbox (CI runs as root), and
+ * no background traffic.
+ */
+export function chromiumLaunchOptions(): { executablePath: string; args: string[] } {
+  return {
+    executablePath: process.env.FEIRA_CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-sync',
+    ],
+  };
+}

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ListeningPlatform, startListeningPlatform } from '../../src/identity/test-support/listening-platform.js';
 import { loginUrl } from '../../src/identity/test-support/page-client.js';
 import { testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { chromiumLaunchOptions } from '../../src/testing.js';
 
 /**
  * Issue 3 "Tests that must exist", in a real Chromium: the pages, the consent
@@ -56,18 +57,7 @@ describe.each(testDatabaseTargets())('identity pages in Chromium on $dialect', (
     );
     await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
     siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: process.env.FEIRA_CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-        '--disable-sync',
-      ],
-    });
+    browser = await chromium.launch(chromiumLaunchOptions());
   });
   afterAll(async () => {
     await browser?.close();
