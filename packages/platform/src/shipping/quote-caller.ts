@@ -39,6 +39,20 @@ export interface QuoteCallOptions {
 
 const MAX_DETAIL_CHARS = 2000;
 
+/** The same headers on every call: one object, not one per quote. */
+const REQUEST_HEADERS = Object.freeze({
+  'content-type': 'application/json; charset=utf-8',
+  accept: 'application/json',
+  'user-agent': 'feira-quote/2.0',
+});
+
+/**
+ * The abort reason of every cut-off. Without one, `abort()` builds a
+ * DOMException with a stack trace per call; when a silent seller's calls hit
+ * the deadline together, that work delays the timers still due (SPEC-DECISIONS Q3).
+ */
+const DEADLINE_PASSED = new Error('quote deadline passed');
+
 class BodyTooLarge extends Error {}
 
 function describeViolations(violations: QuoteViolation[]): string {
@@ -117,7 +131,7 @@ export async function callSellerQuote(
   const started = performance.now();
   const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const timer = setTimeout(() => controller.abort(DEADLINE_PASSED), timeoutMs);
   let httpStatus: number | null = null;
   const result = (outcome: QuoteOutcome, detail: string | null, extra: Partial<QuoteCallResult> = {}): QuoteCallResult => ({
     outcome,
@@ -132,11 +146,7 @@ export async function callSellerQuote(
       origin: target.origin,
       path: target.path,
       method: 'POST',
-      headers: {
-        'content-type': 'application/json; charset=utf-8',
-        accept: 'application/json',
-        'user-agent': 'feira-quote/2.0',
-      },
+      headers: REQUEST_HEADERS,
       body,
       signal: controller.signal,
       // The AbortSignal is the deadline; undici's own timers only as a backstop.
