@@ -140,7 +140,7 @@ describe.runIf(url)('list queries use the list indexes (PostgreSQL query plans)'
   );
 
   it.each(sortCases)(
-    '%s sorted by %s %s: first page and cursor page are index range scans, no sort',
+    'L4 (keyset): %s sorted by %s %s: first page and cursor page are index range scans, no sort',
     async (table, field, direction, list) => {
       expectIndexRangeScans(table, await plans(table, list, { _sort: `${field}:${direction}` }));
     },

@@ -72,7 +72,7 @@ describe('list queries use the list indexes (SQLite query plans)', () => {
   );
 
   it.each(cases)(
-    '%s sorted by %s %s: first page and cursor page are index range scans',
+    'L4 (keyset): %s sorted by %s %s: first page and cursor page are index range scans',
     async (table, field, direction, list) => {
       captured.length = 0;
       const base = () => logged.selectFrom(table).selectAll().where('tenant_id', '=', 't');

@@ -43,7 +43,7 @@ describe.each(testDatabaseTargets())('webhook delivery on $dialect', (target) =>
   });
   afterAll(() => platform.close());
 
-  it('spec "Signature (v1 only)" / W2-W3: a record change reaches an HTTPS receiver signed over the raw bytes with the signup secret', async () => {
+  it('spec "Signature (v1 only)" / "Webhook message" / Authentication §11 / W2-W3: a record change reaches an HTTPS receiver signed over the raw bytes with the signup secret', async () => {
     const hooks = await receiver();
     const seller = await sellerWithToken(platform);
     const res = await signup(platform, seller, 'v1', hooks.url);
@@ -75,7 +75,7 @@ describe.each(testDatabaseTargets())('webhook delivery on $dialect', (target) =>
     expect(request!.raw.toString('utf8')).toBe(event.body);
   });
 
-  it('spec "Differences between v0 and v1": v0 delivers to an http URL with no signature headers', async () => {
+  it('spec "Differences between v0 and v1" / Versioning 1: v0 delivers to an http URL with no signature headers', async () => {
     const hooks = await receiver({ tls: false });
     const seller = await sellerWithToken(platform);
     expect((await signup(platform, seller, 'v0', hooks.url)).statusCode).toBe(200);
@@ -86,6 +86,33 @@ describe.each(testDatabaseTargets())('webhook delivery on $dialect', (target) =>
     expect(request?.headers['x-timestamp']).toBeUndefined();
     expect(request?.headers['x-webhook-id']).toBeDefined();
     expect(JSON.parse(request!.raw.toString()).data.status).toBe('DELETION');
+  });
+
+  it('spec Versioning 1: a v0 subscription moves to v1 by a v1 signup (same id, now signed) and back by a v0 signup (v1 secrets dropped, unsigned)', async () => {
+    const hooks = await receiver();
+    const seller = await sellerWithToken(platform);
+    const dispatcher = dispatcherOf(platform);
+    const v0 = (await signup(platform, seller, 'v0', hooks.url)).json().subscriptions[0];
+    await recordChange(platform, { tenantId: seller.tenantId });
+    await dispatcher.drain();
+    await hooks.waitFor(1);
+    expect(hooks.received[0]?.headers['x-signature-256']).toBeUndefined();
+
+    const v1 = (await signup(platform, seller, 'v1', hooks.url)).json().subscriptions[0];
+    expect(v1.id).toBe(v0.id);
+    await recordChange(platform, { tenantId: seller.tenantId });
+    await dispatcher.drain();
+    const signed = (await hooks.waitFor(2))[1]!;
+    expect(signatureEntries(signed)).toEqual([`sha256=${expectedDigest(v1.parameters.secret, signed)}`]);
+
+    const back = (await signup(platform, seller, 'v0', hooks.url)).json().subscriptions[0];
+    expect(back).toEqual({ id: v0.id, topic: 'sac_ticket', parameters: { url: hooks.url } });
+    await recordChange(platform, { tenantId: seller.tenantId });
+    await dispatcher.drain();
+    const unsigned = (await hooks.waitFor(3))[2];
+    expect(unsigned?.headers['x-signature-256']).toBeUndefined();
+    expect(unsigned?.headers['x-timestamp']).toBeUndefined();
+    expect(verifies(v1.parameters.secret, signed)).toBe(true);
   });
 
   it('W1: only subscriptions of the event tenant and topic receive it', async () => {
@@ -100,7 +127,7 @@ describe.each(testDatabaseTargets())('webhook delivery on $dialect', (target) =>
     expect(hooks.received.map((r) => JSON.parse(r.raw.toString()).topic)).toEqual(['order']);
   });
 
-  it('spec "States and transitions" (webhook secret): before, during and after the grace hour of a rotation', async () => {
+  it('spec "States and transitions" (webhook secret) / Signature rules 3–4 / Limits (grace period): before, during and after the grace hour of a rotation', async () => {
     const hooks = await receiver();
     const seller = await sellerWithToken(platform);
     const dispatcher = dispatcherOf(platform);

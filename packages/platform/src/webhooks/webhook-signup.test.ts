@@ -17,7 +17,7 @@ describe.each(testDatabaseTargets())('webhook signup on $dialect', (target) => {
     await platform.close();
   });
 
-  it('spec "Webhook subscription" / W1-W2: v1 returns one whsec_ secret per subscription, once', async () => {
+  it('spec "Webhook subscription" / Signature rule 6 / W1-W2: v1 returns one whsec_ secret per subscription, once; never readable again', async () => {
     const seller = await sellerWithToken(platform);
     const res = await signup(platform, seller, 'v1', 'https://hooks.example.com/feira', null);
     expect(res.statusCode).toBe(200);
@@ -44,7 +44,7 @@ describe.each(testDatabaseTargets())('webhook signup on $dialect', (target) => {
     expect(admin.body).not.toContain('secret_sealed');
   });
 
-  it('W1: one subscription per (client, tenant, topic); repeating the call keeps the id and returns a new secret', async () => {
+  it('spec "Webhook subscription" (v1 repeat) / W1: one subscription per (client, tenant, topic); repeating the call keeps the id and returns a new secret', async () => {
     const seller = await sellerWithToken(platform);
     const first = (await signup(platform, seller, 'v1', 'https://a.example.com/h')).json().subscriptions[0];
     const second = (await signup(platform, seller, 'v1', 'https://b.example.com/h')).json().subscriptions[0];

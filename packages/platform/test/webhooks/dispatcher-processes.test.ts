@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appendEvent } from '../../src/records/outbox.js';
 import type { Database } from '../../src/storage/database.js';
-import { createTestPlatform, type TestPlatform, testDatabaseTargets, testTls } from '../../src/testing.js';
+import { createTestPlatform, pollUntil, type TestPlatform, testDatabaseTargets, testTls } from '../../src/testing.js';
 import { type LoopbackReceiver, startReceiver } from './loopback-receiver.js';
 import { sellerWithToken, signup } from './webhook-kit.js';
 
@@ -41,15 +41,6 @@ function exited(child: ChildProcess): Promise<void> {
     if (child.exitCode !== null || child.signalCode !== null) resolve();
     else child.once('exit', () => resolve());
   });
-}
-
-/** Polls `condition` until it holds or the deadline passes (no fixed sleeps). */
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await condition())) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 async function writeEvents(platform: TestPlatform, tenantId: string, count: number): Promise<string[]> {
@@ -110,7 +101,7 @@ describe.each(testDatabaseTargets())('dispatcher processes on $dialect', (target
 
     children.push(await spawnDispatcher({ ...env, FEIRA_WORKER_NAME: 'restarted' }));
     const distinct = () => new Set(hooks.received.map((r) => r.headers['x-webhook-id'] as string));
-    await until(() => distinct().size >= 1000, 120_000, '1,000 distinct deliveries');
+    await pollUntil('1,000 distinct deliveries', () => distinct().size >= 1000 || undefined, { deadlineMs: 120_000 });
 
     // Every event reached the receiver: map each received body back to its event.
     const bodies = await test.database.db
@@ -130,17 +121,17 @@ describe.each(testDatabaseTargets())('dispatcher processes on $dialect', (target
       bodyById.set(id, body);
     }
     expect(bodyById.size).toBe(1000);
-    await until(
+    await pollUntil(
+      'every delivery recorded as succeeded',
       async () => {
         const row = await test.database.db
           .selectFrom('webhook_deliveries')
           .select((eb) => eb.fn.countAll<number>().as('n'))
           .where('state', '=', 'succeeded')
           .executeTakeFirstOrThrow();
-        return Number(row.n) === 1000;
+        return Number(row.n) === 1000 || undefined;
       },
-      30_000,
-      'every delivery recorded as succeeded',
+      { deadlineMs: 30_000 },
     );
     console.info(
       `crash test (${target.dialect}): ${atCrash} received before SIGKILL, ${hooks.received.length - 1000} duplicates`,
@@ -169,31 +160,31 @@ describe.each(testDatabaseTargets())('dispatcher processes on $dialect', (target
       );
       children.push(...started);
       await writeEvents(test, seller.tenantId, 1000);
-      await until(
+      await pollUntil(
+        '1,000 deliveries recorded as succeeded',
         async () => {
           const row = await test.database.db
             .selectFrom('webhook_deliveries')
             .select((eb) => eb.fn.countAll().as('n'))
             .where('state', '=', 'succeeded')
             .executeTakeFirstOrThrow();
-          return Number(row.n) === 1000;
+          return Number(row.n) === 1000 || undefined;
         },
-        120_000,
-        '1,000 deliveries recorded as succeeded',
+        { deadlineMs: 120_000 },
       );
       // Every request the receiver saw is accounted for by exactly one lease holder's attempt record,
       // and no two attempts of a delivery share a fencing token: no lease was ever held twice.
       // (Retries after a timeout on a loaded machine are allowed; they run under a new token.)
-      await until(
+      await pollUntil(
+        'an attempt record for every request',
         async () => {
           const row = await test.database.db
             .selectFrom('webhook_delivery_attempts')
             .select((eb) => eb.fn.countAll().as('n'))
             .executeTakeFirstOrThrow();
-          return Number(row.n) >= 1000;
+          return Number(row.n) >= 1000 || undefined;
         },
-        30_000,
-        'an attempt record for every request',
+        { deadlineMs: 30_000 },
       );
       const all = await test.database.db.selectFrom('webhook_delivery_attempts').selectAll().orderBy('seq').execute();
       const receivedPerId = new Map<string, number>();
