@@ -1,3 +1,4 @@
+import { BoundedCache } from '../core/bounded-cache.js';
 import type { SecretBox } from '../core/secret-box.js';
 
 /**
@@ -9,12 +10,11 @@ import type { SecretBox } from '../core/secret-box.js';
  */
 export class OpenedSecrets {
   readonly #box: Pick<SecretBox, 'open'>;
-  readonly #max: number;
-  readonly #opened = new Map<string, string>();
+  readonly #opened: BoundedCache<string, string>;
 
   constructor(box: Pick<SecretBox, 'open'>, max = 10_000) {
     this.#box = box;
-    this.#max = max;
+    this.#opened = new BoundedCache(max);
   }
 
   /** Throws as `SecretBox.open` does when the sealed text cannot be opened (e.g. the server key changed). */
@@ -22,7 +22,6 @@ export class OpenedSecrets {
     let secret = this.#opened.get(sealed);
     if (secret === undefined) {
       secret = this.#box.open(sealed);
-      if (this.#opened.size >= this.#max) this.#opened.delete(this.#opened.keys().next().value as string);
       this.#opened.set(sealed, secret);
     }
     return secret;
