@@ -1,4 +1,3 @@
-import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -108,7 +107,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installErrorHandlers(app);
   app.addSchema(PlatformErrorBody);
 
-  await app.register(cookie, { secret: deps.config.secretKey });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
