@@ -163,7 +163,10 @@ export async function callSellerQuote(
       answer.body.destroy();
       throw new BodyTooLarge();
     }
-    const bytes = await readCapped(answer.body, maxBytes);
+    // A declared length within the cap is enforced by the HTTP parser, so the
+    // body is read whole (undici's own reader, no async iterator per answer:
+    // measured in the quote profile); otherwise it is counted chunk by chunk.
+    const bytes = declared <= maxBytes ? Buffer.from(await answer.body.arrayBuffer()) : await readCapped(answer.body, maxBytes);
     const parsed = parseJson(bytes);
 
     if (answer.statusCode === 400) {
