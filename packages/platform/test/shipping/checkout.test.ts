@@ -41,7 +41,7 @@ describe.each(testDatabaseTargets())('checkout on $dialect', (target) => {
       .where('topic', '=', 'order')
       .execute();
 
-  it('SPEC-DECISIONS Q6: checkout re-quotes, creates the order with the chosen option and its origin, and its webhook goes out', async () => {
+  it('spec Quote rules 1, 2, 5 / SPEC-DECISIONS Q6: checkout re-quotes, creates the order with the chosen option and its origin, and its webhook goes out', async () => {
     const hooks: LoopbackReceiver = await startReceiver({ tls: true });
     servers.push(hooks);
     const owner = await sellerWithToken(platform);

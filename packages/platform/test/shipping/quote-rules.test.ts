@@ -133,6 +133,11 @@ describe('checkQuoteResponse (spec "Shipping quote response", SPEC-DECISIONS Q4)
       'response.centre-id-length',
     ],
     ['an unknown centre id', answer([option({ origin: { distribution_center: { id: 'CD-XX' } } })]), 'response.centre-id-known'],
+    [
+      'an option without its required type (spec "Shipping quote response")',
+      answer([{ id: 'x', name: 'X', price: 10, delivery_days: 2 } as DeliveryOption]),
+      'response.schema',
+    ],
   ])('SPEC-DECISIONS Q4: an answer with %s is invalid', (_name, bad, rule) => {
     expect(rules(checkQuoteResponse(request, bad, single))).toContain(rule);
   });
@@ -187,6 +192,20 @@ describe('checkQuoteErrorBody (spec "Shipping quote error body")', () => {
     });
     expect(checkQuoteErrorBody({ code: 'invalid_zipcode' })).toMatchObject({ ok: false, violations: [{ rule: 'error.schema' }] });
     expect(checkQuoteErrorBody({ message: 'Invalid zipcode', code: 'invalid_zipcode' })).toMatchObject({ ok: true });
+  });
+
+  it('Errors / Shipping quote: delivery_not_available without items is not understood (its items are required)', () => {
+    expect(checkQuoteErrorBody({ message: 'Delivery Not Available', code: 'delivery_not_available' })).toMatchObject({
+      ok: false,
+      violations: [{ rule: 'error.items-required' }],
+    });
+    expect(
+      checkQuoteErrorBody({
+        message: 'Delivery Not Available',
+        code: 'delivery_not_available',
+        items: [{ sku: 'SKU-A', available_quantity: '0' }],
+      }),
+    ).toMatchObject({ ok: true });
   });
 });
 

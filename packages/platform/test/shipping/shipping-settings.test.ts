@@ -70,7 +70,11 @@ describe.each(testDatabaseTargets())('shipping settings on $dialect', (target) =
   });
 
   it.each([
-    ['another method', { method: 'spreadsheet', url: 'https://93.184.216.34/q', distribution_centers: [] }, 'method'],
+    [
+      'another method (spec Service 3: only seller_api is specified)',
+      { method: 'spreadsheet', url: 'https://93.184.216.34/q', distribution_centers: [] },
+      'method',
+    ],
     ['a missing url', { method: 'seller_api', distribution_centers: [] }, 'url'],
     ['a 33-character centre id', settings('https://93.184.216.34/q', ['c'.repeat(33)]), 'distribution_centers.0.id'],
     ['a repeated centre id', settings('https://93.184.216.34/q', ['CD-1', 'CD-1']), 'distribution_centers.1.id'],

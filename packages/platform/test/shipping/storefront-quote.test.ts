@@ -32,7 +32,7 @@ describe.each(testDatabaseTargets())('storefront quote on $dialect', (target) =>
     return { seller, tenantId };
   }
 
-  it('spec "Seller-implemented shipping-quote endpoint": a conforming HTTPS seller gets the fastest and the cheapest shown (Q5)', async () => {
+  it('spec "Seller-implemented shipping-quote endpoint" / Quote rule 3 / Limits (options displayed): a conforming HTTPS seller gets the fastest and the cheapest shown (Q5)', async () => {
     const { seller, tenantId } = await sellerAnswering(
       () => ({
         status: 200,
@@ -111,7 +111,7 @@ describe.each(testDatabaseTargets())('storefront quote on $dialect', (target) =>
     expect(second.packages[0].options).toEqual([expect.objectContaining({ id: 'best', labels: ['fastest', 'cheapest'] })]);
   });
 
-  it('spec "Shipping quote request" / SPEC-DECISIONS Q2: the body is UTF-8 JSON in the spec schema, in metres, kilograms and reais', async () => {
+  it('spec "Seller-implemented shipping-quote endpoint" (POST, UTF-8 JSON) / "Shipping quote request" / SPEC-DECISIONS Q2: the body is UTF-8 JSON in the spec schema, in metres, kilograms and reais', async () => {
     const { seller, tenantId } = await sellerAnswering(() => ({ status: 200, json: answerWith([option()]) }));
     await storefrontQuote(platform, tenantId, '20040002');
     const request = seller.requests[0];
@@ -137,7 +137,7 @@ describe.each(testDatabaseTargets())('storefront quote on $dialect', (target) =>
     expect((seller.requests[1]?.json as { session_id: string } | undefined)?.session_id).not.toBe(body.session_id);
   });
 
-  it('spec "Seller-implemented shipping-quote endpoint": the configured URL is called exactly, query string included', async () => {
+  it('spec "Seller-implemented shipping-quote endpoint" / Authentication §12: the configured URL is called exactly, query string included', async () => {
     const path = '/frete/v2/cotacao?token=a%2Fb%2Bc%3D&x=1&x=2&empty=&flag&utf=%C3%A7';
     const { seller, tenantId } = await sellerAnswering(() => ({ status: 200, json: answerWith([option()]) }), { path });
     await storefrontQuote(platform, tenantId);
