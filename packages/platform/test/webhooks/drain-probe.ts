@@ -5,33 +5,18 @@
 // them) and reports the drain rate and the dispatcher process's CPU time per delivery, taken over
 // the last 90 % as the benchmark does. CPU per delivery is the figure to compare on a busy machine:
 // wall rates move with the other processes, CPU time much less.
-import { fork } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { fileURLToPath } from 'node:url';
 import { appendEvent } from '../../src/records/outbox.js';
 import { createTestPlatform, testDatabaseTargets, testTls } from '../../src/testing.js';
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js';
+import { forkThroughputReceiver } from './forked-receiver.js';
 import { sellerWithToken, signup } from './webhook-kit.js';
 
 const N = Number(process.argv[2] ?? 5000);
 const profileFile = process.argv[3];
-const receiver = fork(fileURLToPath(new URL('./throughput-receiver.ts', import.meta.url)), [], {
-  execArgv: ['--import', 'tsx'],
-  stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-});
-const port = await new Promise<number>((resolve) =>
-  receiver.stdout?.on('data', (d: Buffer) => {
-    const m = /port (\d+)/.exec(d.toString());
-    if (m) resolve(Number(m[1]));
-  }),
-);
-const stats = () =>
-  new Promise<{ count: number; connections: number }>((resolve) => {
-    receiver.once('message', resolve as (v: unknown) => void);
-    receiver.send('stats');
-  });
-const url = `https://127.0.0.1:${port}/hook`;
+const receiver = await forkThroughputReceiver();
+const { url, stats } = receiver;
 const platform = await createTestPlatform(testDatabaseTargets()[0]!, { outboundCa: testTls.ca });
 const seller = await sellerWithToken(platform);
 await signup(platform, seller, 'v1', url, ['order']);

@@ -3,26 +3,16 @@
 // Commits N events to the outbox of a SQLite platform with one v1 subscription,
 // runs one in-process dispatcher until every delivery succeeded, and compares
 // with a bare undici loop posting the same bodies to the same receiver.
-import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { appendEvent } from '../../src/records/outbox.js';
 import { createTestPlatform, testDatabaseTargets, testTls } from '../../src/testing.js';
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js';
+import { forkThroughputReceiver } from './forked-receiver.js';
 import { sellerWithToken, signup } from './webhook-kit.js';
 
 const N = Number(process.argv[2] ?? 5000);
-const receiver = fork(fileURLToPath(new URL('./throughput-receiver.ts', import.meta.url)), [], {
-  execArgv: ['--import', 'tsx'],
-  stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-});
-const port = await new Promise<number>((resolve) =>
-  receiver.stdout?.on('data', (d: Buffer) => {
-    const m = /port (\d+)/.exec(d.toString());
-    if (m) resolve(Number(m[1]));
-  }),
-);
-const url = `https://127.0.0.1:${port}/hook`;
+const receiver = await forkThroughputReceiver();
+const { url, stats } = receiver;
 const platform = await createTestPlatform(testDatabaseTargets()[0]!, { outboundCa: testTls.ca });
 const seller = await sellerWithToken(platform);
 await signup(platform, seller, 'v1', url);
@@ -70,11 +60,6 @@ await commit(N, 0);
 const t0 = performance.now();
 while ((await succeeded()) < N + WARM) await new Promise((r) => setTimeout(r, 20));
 const dispatchMs = performance.now() - t0;
-const stats = () =>
-  new Promise<unknown>((resolve) => {
-    receiver.once('message', resolve);
-    receiver.send('stats');
-  });
 console.log('receiver after dispatch', JSON.stringify(await stats()));
 await dispatcher.stop();
 for (const row of await platform.database.db.selectFrom('outbox_events').select('body').execute()) bodies.push(row.body);
