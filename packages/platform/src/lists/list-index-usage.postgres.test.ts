@@ -3,13 +3,13 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../core/clock.js';
 import { cryptoRandom } from '../core/random.js';
-import { orderList, productList, ticketList, transactionList } from '../records/record-lists.js';
 import { seedRecords } from '../records/seed-records.js';
 import type { Database } from '../storage/database.js';
 import type { Schema } from '../storage/schema.js';
 import { openPostgresTestDatabase } from '../storage/test-databases.js';
 import { runList } from './list-engine.js';
 import type { ListResource } from './list-resource.js';
+import { RECORD_LISTS, recordListSortCases } from './test-support/record-list-sorts.js';
 
 // Issue 4, the PostgreSQL twin of list-index-usage.test.ts: "indexes so that
 // every allowed sort stays fast at a million rows", and the common filters
@@ -29,12 +29,6 @@ import type { ListResource } from './list-resource.js';
 
 const url = process.env.FEIRA_TEST_DATABASE_URL;
 const settings = { publicUrl: 'http://127.0.0.1:8080', secretKey: 'index-usage-test-secret' };
-const LISTS: Array<[keyof Schema & string, ListResource<never, unknown>]> = [
-  ['orders', orderList as ListResource<never, unknown>],
-  ['products', productList as ListResource<never, unknown>],
-  ['tickets', ticketList as ListResource<never, unknown>],
-  ['transactions', transactionList as ListResource<never, unknown>],
-];
 
 interface PlanNode {
   'Node Type': string;
@@ -133,11 +127,7 @@ describe.runIf(url)('list queries use the list indexes (PostgreSQL query plans)'
     }
   };
 
-  const sortCases = LISTS.flatMap(([table, list]) =>
-    [...list.sorts, 'id'].flatMap((field) =>
-      (['asc', 'desc'] as const).map((direction) => [table, field, direction, list] as const),
-    ),
-  );
+  const sortCases = recordListSortCases();
 
   it.each(sortCases)(
     'L4 (keyset): %s sorted by %s %s: first page and cursor page are index range scans, no sort',
@@ -150,22 +140,34 @@ describe.runIf(url)('list queries use the list indexes (PostgreSQL query plans)'
   const filterCases = (): Array<
     [string, keyof Schema & string, ListResource<never, unknown>, Record<string, string>, string]
   > => [
-    ['orders status', 'orders', LISTS[0]?.[1] as never, { status: 'approved' }, 'status'],
-    ['orders status, newest first', 'orders', LISTS[0]?.[1] as never, { status: 'approved', _sort: 'created_at:desc' }, 'status'],
-    ['orders customer.id', 'orders', LISTS[0]?.[1] as never, { 'customer.id': sample.customer }, 'customer_id'],
-    ['orders created_at range', 'orders', LISTS[0]?.[1] as never, { created_at__gte: sample.created }, 'created_at'],
-    ['products sku', 'products', LISTS[1]?.[1] as never, { sku: sample.sku }, 'sku'],
+    ['orders status', 'orders', RECORD_LISTS[0]?.[1] as never, { status: 'approved' }, 'status'],
+    [
+      'orders status, newest first',
+      'orders',
+      RECORD_LISTS[0]?.[1] as never,
+      { status: 'approved', _sort: 'created_at:desc' },
+      'status',
+    ],
+    ['orders customer.id', 'orders', RECORD_LISTS[0]?.[1] as never, { 'customer.id': sample.customer }, 'customer_id'],
+    ['orders created_at range', 'orders', RECORD_LISTS[0]?.[1] as never, { created_at__gte: sample.created }, 'created_at'],
+    ['products sku', 'products', RECORD_LISTS[1]?.[1] as never, { sku: sample.sku }, 'sku'],
     [
       'products updated_at range',
       'products',
-      LISTS[1]?.[1] as never,
+      RECORD_LISTS[1]?.[1] as never,
       { updated_at__lt: sample.created, _sort: 'updated_at:asc' },
       'updated_at',
     ],
-    ['tickets status', 'tickets', LISTS[2]?.[1] as never, { status: 'open' }, 'status'],
-    ['tickets customer.id', 'tickets', LISTS[2]?.[1] as never, { 'customer.id': sample.customer }, 'customer_id'],
-    ['transactions type', 'transactions', LISTS[3]?.[1] as never, { type: 'sale' }, 'type'],
-    ['transactions created_at range', 'transactions', LISTS[3]?.[1] as never, { created_at__lt: sample.created }, 'created_at'],
+    ['tickets status', 'tickets', RECORD_LISTS[2]?.[1] as never, { status: 'open' }, 'status'],
+    ['tickets customer.id', 'tickets', RECORD_LISTS[2]?.[1] as never, { 'customer.id': sample.customer }, 'customer_id'],
+    ['transactions type', 'transactions', RECORD_LISTS[3]?.[1] as never, { type: 'sale' }, 'type'],
+    [
+      'transactions created_at range',
+      'transactions',
+      RECORD_LISTS[3]?.[1] as never,
+      { created_at__lt: sample.created },
+      'created_at',
+    ],
   ];
 
   it('common filters (status, dates, customer.id, sku, type) are index conditions on a tenant range, no sort', async () => {

@@ -7,13 +7,12 @@ import { type CompiledQuery, Kysely, SqliteDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../core/clock.js';
 import { cryptoRandom } from '../core/random.js';
-import { orderList, productList, ticketList, transactionList } from '../records/record-lists.js';
 import { seedRecords } from '../records/seed-records.js';
 import { type Database, openDatabase } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import type { Schema } from '../storage/schema.js';
 import { runList } from './list-engine.js';
-import type { ListResource } from './list-resource.js';
+import { recordListSortCases } from './test-support/record-list-sorts.js';
 
 // Issue 4: "fetching page 1,000 costs what page 1 costs" and "indexes so that
 // every allowed sort stays fast at a million rows". Checked on the query plan:
@@ -22,12 +21,6 @@ import type { ListResource } from './list-resource.js';
 // tenant's rows (SQLite's "USE TEMP B-TREE FOR ORDER BY").
 
 const settings = { publicUrl: 'http://127.0.0.1:8080', secretKey: 'index-usage-test-secret' };
-const LISTS: Array<[keyof Schema & string, ListResource<never, unknown>]> = [
-  ['orders', orderList as ListResource<never, unknown>],
-  ['products', productList as ListResource<never, unknown>],
-  ['tickets', ticketList as ListResource<never, unknown>],
-  ['transactions', transactionList as ListResource<never, unknown>],
-];
 
 describe('list queries use the list indexes (SQLite query plans)', () => {
   const file = join(tmpdir(), `feira-plan-${randomBytes(6).toString('hex')}.db`);
@@ -65,11 +58,7 @@ describe('list queries use the list indexes (SQLite query plans)', () => {
     for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
   });
 
-  const cases = LISTS.flatMap(([table, list]) =>
-    [...list.sorts, 'id'].flatMap((field) =>
-      (['asc', 'desc'] as const).map((direction) => [table, field, direction, list] as const),
-    ),
-  );
+  const cases = recordListSortCases();
 
   it.each(cases)(
     'L4 (keyset): %s sorted by %s %s: first page and cursor page are index range scans',
