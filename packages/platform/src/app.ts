@@ -16,6 +16,7 @@ import { identityRoutes } from './identity/identity-routes.js';
 import { type KeyRing, loadKeyRing } from './identity/signing-keys.js';
 import { TokenSigner } from './identity/token-signer.js';
 import { recordRoutes } from './records/record-routes.js';
+import { QUOTE_LOG_BATCH, QuoteLogWriter, type QuoteLogWriterOptions } from './shipping/quote-log-writer.js';
 import { shippingRoutes } from './shipping/shipping-routes.js';
 import type { Database } from './storage/database.js';
 import { webhookRoutes } from './webhooks/webhook-routes.js';
@@ -34,6 +35,8 @@ export interface AppDeps {
   /** Extra CA certificates (PEM) trusted by the default outbound client. */
   outboundCa?: string | string[];
   keyRing?: KeyRing;
+  /** How the quote log is batched (default: every 5 ms or 64 rows). */
+  quoteLogBatch?: Partial<QuoteLogWriterOptions>;
 }
 
 /** Shared services, reachable from any route as `request.server.platform`. */
@@ -48,6 +51,8 @@ export interface PlatformContext {
   outbound: Dispatcher;
   /** Prometheus registry of this app instance (served at /metrics). */
   metrics: Registry;
+  /** The quote log's batched writer (SPEC-DECISIONS Q7); readers of the log flush it first. */
+  quoteLog: QuoteLogWriter;
 }
 
 declare module 'fastify' {
@@ -75,6 +80,7 @@ export async function createPlatformContext(deps: AppDeps): Promise<PlatformCont
       deps.outbound ??
       createOutboundAgent({ policy: outboundPolicyOf(deps.config), ...(deps.outboundCa ? { ca: deps.outboundCa } : {}) }),
     metrics: new Registry(),
+    quoteLog: new QuoteLogWriter(deps.database, { ...QUOTE_LOG_BATCH, ...deps.quoteLogBatch }),
   };
 }
 

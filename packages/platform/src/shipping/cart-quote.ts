@@ -211,7 +211,7 @@ export async function quoteCart(
     distributionCenterIds: settings.distributionCenterIds,
   });
   recordQuoteCall(
-    { database: platform.database, clock: platform.clock, random: platform.random, metrics },
+    { quoteLog: platform.quoteLog, clock: platform.clock, random: platform.random, metrics },
     { tenantId: input.tenantId, sessionId, purpose: input.purpose, result },
   );
   if (result.outcome === 'ok' && result.response) {

@@ -6,9 +6,12 @@ export interface QuoteLogWriterOptions {
   maxRows: number;
   /** …or this long after its first row, whichever comes first. */
   maxDelayMs: number;
-  /** Told about rows that could not be written (they are counted in /metrics already). */
-  onError: (error: unknown, rows: readonly QuoteCallRecord[]) => void;
 }
+
+/** Told about rows that could not be written (they are counted in /metrics already). */
+export type QuoteLogErrorHandler = (error: unknown, rows: readonly QuoteCallRecord[]) => void;
+
+export const QUOTE_LOG_BATCH: QuoteLogWriterOptions = { maxRows: 64, maxDelayMs: 5 };
 
 /**
  * Writes the quote log (SPEC-DECISIONS Q7) in batches: one multi-row INSERT
@@ -25,11 +28,17 @@ export class QuoteLogWriter {
   private pending: QuoteCallRecord[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
   private writing: Promise<void> = Promise.resolve();
+  private errorHandler: QuoteLogErrorHandler = () => {};
 
   constructor(
     private readonly database: Database,
-    private readonly options: QuoteLogWriterOptions,
+    private readonly options: QuoteLogWriterOptions = QUOTE_LOG_BATCH,
   ) {}
+
+  /** Where rows that cannot be written are reported (the shipping routes point it at the app's logger). */
+  onError(handler: QuoteLogErrorHandler): void {
+    this.errorHandler = handler;
+  }
 
   /** Rows appended and not yet handed to the database. */
   get pendingRows(): number {
@@ -71,27 +80,9 @@ export class QuoteLogWriter {
         try {
           await this.database.db.insertInto('quote_calls').values(row).execute();
         } catch (error) {
-          this.options.onError(error, [row]);
+          this.errorHandler(error, [row]);
         }
       }
     }
   }
-}
-
-const writers = new WeakMap<Database, QuoteLogWriter>();
-
-export const QUOTE_LOG_BATCH: Pick<QuoteLogWriterOptions, 'maxRows' | 'maxDelayMs'> = { maxRows: 64, maxDelayMs: 5 };
-
-/**
- * The one writer of a database's quote log, so every writer and reader of the
- * log in this process (storefront, checkout, admin list, tests) shares its
- * buffer. Options apply when the writer is first made.
- */
-export function quoteLogWriterOf(database: Database, options: Partial<QuoteLogWriterOptions> = {}): QuoteLogWriter {
-  let writer = writers.get(database);
-  if (!writer) {
-    writer = new QuoteLogWriter(database, { ...QUOTE_LOG_BATCH, onError: () => {}, ...options });
-    writers.set(database, writer);
-  }
-  return writer;
 }

@@ -1,8 +1,7 @@
 import type { Clock } from '../core/clock.js';
 import type { Random } from '../core/random.js';
-import type { Database } from '../storage/database.js';
 import type { QuoteCallResult } from './quote-caller.js';
-import { quoteLogWriterOf } from './quote-log-writer.js';
+import type { QuoteLogWriter } from './quote-log-writer.js';
 import type { QuoteMetrics } from './quote-metrics.js';
 
 /** Which of the two quotes of a purchase a call was (SPEC-DECISIONS Q6). */
@@ -27,7 +26,7 @@ export interface QuoteCallRecord {
  * flush it first, so they see every call that has answered.
  */
 export function recordQuoteCall(
-  deps: { database: Database; clock: Clock; random: Random; metrics: QuoteMetrics },
+  deps: { quoteLog: QuoteLogWriter; clock: Clock; random: Random; metrics: QuoteMetrics },
   call: { tenantId: string; sessionId: string; purpose: QuotePurpose; result: QuoteCallResult },
 ): QuoteCallRecord {
   const { result } = call;
@@ -45,7 +44,7 @@ export function recordQuoteCall(
     detail: result.detail,
     created_at: deps.clock.now().toISOString(),
   };
-  quoteLogWriterOf(deps.database).append(row);
+  deps.quoteLog.append(row);
   return row;
 }
 

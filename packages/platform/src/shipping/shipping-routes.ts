@@ -7,7 +7,6 @@ import { runListForRequest } from '../lists/list-engine.js';
 import { presentCartQuote, quoteCart } from './cart-quote.js';
 import { checkout } from './checkout.js';
 import { quoteCallList } from './quote-log-list.js';
-import { quoteLogWriterOf } from './quote-log-writer.js';
 import { quoteMetrics } from './quote-metrics.js';
 import {
   configureShippingSettings,
@@ -29,10 +28,10 @@ export async function shippingRoutes(instance: FastifyInstance): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { platform } = app;
   const metrics = quoteMetrics(platform.metrics);
-  const quoteLog = quoteLogWriterOf(platform.database, {
-    onError: (error, rows) =>
-      app.log.error({ err: error, quoteCallIds: rows.map((row) => row.id) }, 'quote log rows could not be written'),
-  });
+  const { quoteLog } = platform;
+  quoteLog.onError((error, rows) =>
+    app.log.error({ err: error, quoteCallIds: rows.map((row) => row.id) }, 'quote log rows could not be written'),
+  );
   // SPEC-DECISIONS Q7: calls still buffered are written before the database goes away.
   app.addHook('onClose', async () => {
     await quoteLog.flush();

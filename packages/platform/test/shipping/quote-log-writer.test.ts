@@ -3,9 +3,9 @@
 // lost when the app closes or when one row cannot be written.
 import { describe, expect, it } from 'vitest';
 import type { QuoteCallRecord } from '../../src/shipping/quote-log.js';
-import { QuoteLogWriter, quoteLogWriterOf } from '../../src/shipping/quote-log-writer.js';
+import { QuoteLogWriter } from '../../src/shipping/quote-log-writer.js';
 import type { Database } from '../../src/storage/database.js';
-import { createTestPlatform, testDatabaseTargets, testTls } from '../../src/testing.js';
+import { createTestPlatform, pollUntil, testDatabaseTargets, testTls } from '../../src/testing.js';
 import { answerWith, option, storefrontQuote, storeSellingVia } from './shipping-kit.js';
 import { startTestSeller } from './test-seller.js';
 
@@ -36,21 +36,12 @@ async function logged(database: Database, tenantId: string): Promise<number[]> {
   return rows.map((r) => r.latency_ms);
 }
 
-/** Polls (no sleeping) until `check` holds or the deadline passes. */
-async function eventually(check: () => Promise<boolean>, deadlineMs = 5000): Promise<void> {
-  const until = performance.now() + deadlineMs;
-  while (!(await check())) {
-    if (performance.now() > until) throw new Error('condition not met in time');
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
-}
-
 describe.each(testDatabaseTargets())('batched quote log on $dialect', (target) => {
   it('SPEC-DECISIONS Q7: buffered rows are written by a flush, all of them and in order; a full batch goes without one', async () => {
     const platform = await createTestPlatform(target);
     try {
       const tenantId = (await platform.createSeller()).tenantIds[0] as string;
-      const writer = new QuoteLogWriter(platform.database, { maxRows: 3, maxDelayMs: NO_TIMER_MS, onError: () => {} });
+      const writer = new QuoteLogWriter(platform.database, { maxRows: 3, maxDelayMs: NO_TIMER_MS });
       writer.append(row(tenantId, 1));
       writer.append(row(tenantId, 2));
       expect(await logged(platform.database, tenantId)).toEqual([]);
@@ -58,7 +49,9 @@ describe.each(testDatabaseTargets())('batched quote log on $dialect', (target) =
       expect(await logged(platform.database, tenantId)).toEqual([1, 2]);
       for (let n = 3; n <= 5; n++) writer.append(row(tenantId, n));
       expect(writer.pendingRows).toBe(0);
-      await eventually(async () => (await logged(platform.database, tenantId)).length === 5);
+      await pollUntil('the full batch to be written without a flush', async () =>
+        (await logged(platform.database, tenantId)).length === 5 ? true : undefined,
+      );
       expect(await logged(platform.database, tenantId)).toEqual([1, 2, 3, 4, 5]);
     } finally {
       await platform.close();
@@ -70,11 +63,8 @@ describe.each(testDatabaseTargets())('batched quote log on $dialect', (target) =
     try {
       const tenantId = (await platform.createSeller()).tenantIds[0] as string;
       const failed: string[] = [];
-      const writer = new QuoteLogWriter(platform.database, {
-        maxRows: 10,
-        maxDelayMs: NO_TIMER_MS,
-        onError: (_error, rows) => failed.push(...rows.map((r) => r.id)),
-      });
+      const writer = new QuoteLogWriter(platform.database, { maxRows: 10, maxDelayMs: NO_TIMER_MS });
+      writer.onError((_error, rows) => failed.push(...rows.map((r) => r.id)));
       const orphan = row('99999999-0000-4000-8000-000000000000', 2);
       writer.append(row(tenantId, 1));
       writer.append(orphan);
@@ -89,9 +79,11 @@ describe.each(testDatabaseTargets())('batched quote log on $dialect', (target) =
 
   it('SPEC-DECISIONS Q7: a quote still buffered when the app closes is in the log once it has closed', async () => {
     const database = await target.open();
-    // The app's writer of this database, with a timer that never fires: only the close can write the row.
-    quoteLogWriterOf(database, { maxDelayMs: NO_TIMER_MS });
-    const platform = await createTestPlatform({ ...target, open: async () => database }, { outboundCa: testTls.ca });
+    // The app's writer with a timer that never fires: only the close can write the row.
+    const platform = await createTestPlatform(
+      { ...target, open: async () => database },
+      { outboundCa: testTls.ca, quoteLogBatch: { maxDelayMs: NO_TIMER_MS } },
+    );
     const seller = await startTestSeller({ tls: false, behave: () => ({ status: 200, json: answerWith([option()]) }) });
     try {
       const tenantId = await storeSellingVia(platform, `${seller.url}/quote`);

@@ -1,6 +1,5 @@
 // Shared steps of the shipping tests: a store with products, its quote settings
 // set through the admin API, and storefront calls through the real app.
-import { quoteLogWriterOf } from '../../src/shipping/quote-log-writer.js';
 import { TEST_ADMIN_TOKEN, type TestPlatform } from '../../src/testing.js';
 
 export const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
@@ -88,7 +87,7 @@ export async function storefrontQuote(platform: TestPlatform, tenantId: string, 
 
 /** The logged calls of a store, read straight from the table (after the batched writer's flush, as the admin list does). */
 export async function quoteLog(platform: TestPlatform, tenantId: string) {
-  await quoteLogWriterOf(platform.database).flush();
+  await platform.app.platform.quoteLog.flush();
   return platform.database.db
     .selectFrom('quote_calls')
     .selectAll()
