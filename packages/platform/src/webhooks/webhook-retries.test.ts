@@ -8,7 +8,7 @@ import {
 } from '../../test/webhooks/loopback-receiver.js';
 import { dispatcherOf, recordChange, renewToken, type Seller, sellerWithToken, signup } from '../../test/webhooks/webhook-kit.js';
 import { cryptoRandom } from '../core/random.js';
-import { createTestPlatform, TEST_ADMIN_TOKEN, type TestPlatform, testDatabaseTargets, testTls } from '../testing.js';
+import { createTestPlatform, pollUntil, TEST_ADMIN_TOKEN, type TestPlatform, testDatabaseTargets, testTls } from '../testing.js';
 import { RETRY_DELAYS_MS } from './retry-schedule.js';
 
 const SECOND = 1000;
@@ -100,20 +100,19 @@ describe.each(testDatabaseTargets())('webhook retries on $dialect', (target) => 
     dispatcher.start();
     try {
       await hooks.waitFor(3);
-      // Poll with a deadline: the batch is written by its timer (flushDelayMs), not by stop() or idle().
-      const deadline = Date.now() + 10_000;
-      let states: string[] = [];
-      while (Date.now() < deadline) {
-        const rows = await platform.database.db
-          .selectFrom('webhook_deliveries')
-          .select('state')
-          .where('tenant_id', '=', seller.tenantId)
-          .execute();
-        states = rows.map((r) => r.state);
-        if (states.length === 3 && states.every((s) => s === 'succeeded')) break;
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      expect(states).toEqual(['succeeded', 'succeeded', 'succeeded']);
+      // The batch is written by its timer (flushDelayMs), not by stop() or idle().
+      await pollUntil(
+        'the three results to be written',
+        async () => {
+          const rows = await platform.database.db
+            .selectFrom('webhook_deliveries')
+            .select('state')
+            .where('tenant_id', '=', seller.tenantId)
+            .execute();
+          return rows.length === 3 && rows.every((r) => r.state === 'succeeded') ? true : undefined;
+        },
+        { deadlineMs: 10_000 },
+      );
     } finally {
       await dispatcher.stop();
     }
