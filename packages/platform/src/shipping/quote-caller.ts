@@ -129,7 +129,9 @@ export async function callSellerQuote(
   const body = JSON.stringify(request);
   // A monotonic clock measures latency; the injected Clock dates the log row.
   const started = performance.now();
-  const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
+  // Set when the last byte of the answer is in: validating it is the platform's time, not the seller's.
+  let answeredAt: number | null = null;
+  const elapsed = () => Math.round(((answeredAt ?? performance.now()) - started) * 10) / 10;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(DEADLINE_PASSED), timeoutMs);
   let httpStatus: number | null = null;
@@ -156,6 +158,7 @@ export async function callSellerQuote(
     httpStatus = answer.statusCode;
     if (answer.statusCode !== 200 && answer.statusCode !== 400) {
       await answer.body.dump({ limit: 64 * 1024 }).catch(() => {});
+      answeredAt = performance.now();
       return result('http_error', `HTTP ${answer.statusCode}`);
     }
     const declared = Number(answer.headers['content-length'] ?? Number.NaN);
@@ -167,6 +170,7 @@ export async function callSellerQuote(
     // body is read whole (undici's own reader, no async iterator per answer:
     // measured in the quote profile); otherwise it is counted chunk by chunk.
     const bytes = declared <= maxBytes ? Buffer.from(await answer.body.arrayBuffer()) : await readCapped(answer.body, maxBytes);
+    answeredAt = performance.now();
     const parsed = parseJson(bytes);
 
     if (answer.statusCode === 400) {
