@@ -36,7 +36,11 @@ export type FixtureModule = {
 };
 
 const options = childOptions<PlatformServerOptions>();
-const database = await openDatabase(options.databaseUrl, options.searchPath ? { searchPath: options.searchPath } : {});
+// As `feira start` opens it (server.ts): SQLite checkpoints on their own thread.
+const database = await openDatabase(options.databaseUrl, {
+  backgroundCheckpoints: true,
+  ...(options.searchPath ? { searchPath: options.searchPath } : {}),
+});
 await migrateToLatest(database);
 const config: PlatformConfig = {
   mode: 'sandbox',
