@@ -96,7 +96,7 @@ describe('SQLite checkpoints on a worker thread', () => {
     const script = [
       `const { openDatabase } = await import(${JSON.stringify(DATABASE_MODULE)});`,
       `const database = await openDatabase(${JSON.stringify(`sqlite:${file}`)}, { backgroundCheckpoints: true });`,
-      'process.stdout.write(`running=${database.sqliteCheckpoints.running}`);',
+      "process.stdout.write('running=' + database.sqliteCheckpoints.running);",
       'await database.close();',
     ].join('\n');
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
