@@ -27,6 +27,12 @@ export interface LoadPlan {
   workload?: { module: string; options: unknown };
   /** Statuses counted as success (default: any 2xx). */
   okStatuses?: number[];
+  /**
+   * A top-level string field of the JSON answers (e.g. `session_id`): each
+   * measured success is then also returned as [that value, latency in µs], so
+   * a scenario can join it with what the platform recorded about the request.
+   */
+  sampleField?: string;
 }
 
 export interface Workload {
@@ -45,4 +51,6 @@ export interface LoadResult {
   /** Open loop only: requests that could not be sent on time because every connection was busy. */
   late: number;
   latency: LatencySummary;
+  /** With `sampleField`: [field value, latency µs] per measured success. */
+  samples?: Array<[string, number]>;
 }

@@ -49,6 +49,17 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
     }),
   );
 
+  const field = plan.sampleField;
+  const samples: Array<[string, number]> | null = field ? [] : null;
+  const sampledValue = (text: string): string => {
+    try {
+      const value = (JSON.parse(text) as Record<string, unknown>)[field as string];
+      return typeof value === 'string' ? value : '';
+    } catch {
+      return '';
+    }
+  };
+
   const started = nowMs();
   const measureFrom = started + plan.warmupMs;
   const endAt = measureFrom + plan.durationMs;
@@ -77,6 +88,7 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
     if (isOk(status)) {
       requests += 1;
       recorder.record((t1 - t0) * 1000);
+      if (samples) samples.push([sampledValue(text), Math.round((t1 - t0) * 1000)]);
     } else {
       errors += 1;
       if (!firstError) firstError = `HTTP ${status}: ${text.slice(0, 200)}`;
@@ -132,6 +144,7 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
     requestsPerSecond: round((requests * 1000) / plan.durationMs, 1),
     late,
     latency: recorder.summary(),
+    ...(samples ? { samples } : {}),
   };
 }
 

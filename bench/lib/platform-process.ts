@@ -30,6 +30,11 @@ export async function postgresMissing(ctx: ScenarioContext): Promise<string | nu
   return postgresUnreachable(ctx.postgresUrl);
 }
 
+/** FEIRA_BENCH_PLATFORM_FLAGS: extra Node/V8 flags for the platform process only (tuning experiments; see BENCHMARKS.md). */
+function platformNodeFlags(): string[] {
+  return (process.env.FEIRA_BENCH_PLATFORM_FLAGS ?? '').split(/\s+/).filter(Boolean);
+}
+
 export type PlatformHandle = ChildHandle<{ port: number; dialect: string }> & { origin: string };
 
 export async function startPlatform(
@@ -40,6 +45,7 @@ export async function startPlatform(
   const handle = await ctx.children.start<{ port: number; dialect: string }>(`platform (${database.kind})`, SERVER, {
     options: { ...options, databaseUrl: database.url, ...(database.searchPath ? { searchPath: database.searchPath } : {}) },
     readyTimeoutMs: 60_000,
+    execArgv: platformNodeFlags(),
   });
   return Object.assign(handle, { origin: `http://127.0.0.1:${handle.info.port}` });
 }
