@@ -36,12 +36,7 @@ export type FixtureModule = {
 };
 
 const options = childOptions<PlatformServerOptions>();
-// As `feira start` opens it (server.ts): SQLite checkpoints on their own thread.
-// FEIRA_BENCH_INLINE_CHECKPOINTS=1 leaves them in the commits (the before/after comparison in BENCHMARKS.md).
-const database = await openDatabase(options.databaseUrl, {
-  backgroundCheckpoints: process.env.FEIRA_BENCH_INLINE_CHECKPOINTS !== '1',
-  ...(options.searchPath ? { searchPath: options.searchPath } : {}),
-});
+const database = await openDatabase(options.databaseUrl, options.searchPath ? { searchPath: options.searchPath } : {});
 await migrateToLatest(database);
 const config: PlatformConfig = {
   mode: 'sandbox',

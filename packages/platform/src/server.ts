@@ -114,14 +114,9 @@ function makeLogger(logger: StartPlatformOptions['logger']): FastifyBaseLogger |
  * port-0 start knows its real URL; until the app is ready it answers 503.
  */
 export async function startPlatform(options: StartPlatformOptions): Promise<RunningPlatform> {
-  let app: FastifyInstance | undefined;
-  const database: Database = await openDatabase(options.databaseUrl, {
-    backgroundCheckpoints: {
-      onFailure: (error) =>
-        app?.log.error({ err: error }, 'SQLite checkpoint worker stopped: checkpoints are back on the main connection'),
-    },
-  });
+  const database: Database = await openDatabase(options.databaseUrl);
   let server: Server | undefined;
+  let app: FastifyInstance | undefined;
   let workers: BackgroundWorkers | undefined;
   let demoSeller: DemoSeller | undefined;
   let closing = false;

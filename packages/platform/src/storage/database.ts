@@ -4,7 +4,6 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { Schema } from './schema.js';
-import { type CheckpointerOptions, type SqliteCheckpointer, startBackgroundCheckpoints } from './sqlite-checkpointer.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -16,8 +15,6 @@ export interface Database {
   /** The URL with any password removed, safe to print and log. */
   readonly displayUrl: string;
   close(): Promise<void>;
-  /** SQLite with `backgroundCheckpoints`: the worker that runs the WAL checkpoints. */
-  readonly sqliteCheckpoints?: SqliteCheckpointer;
 }
 
 export interface OpenDatabaseOptions {
@@ -25,12 +22,6 @@ export interface OpenDatabaseOptions {
   poolSize?: number;
   /** PostgreSQL schema to use as search_path (tests isolate themselves this way). */
   searchPath?: string;
-  /**
-   * SQLite file: run WAL checkpoints on a worker thread, not inside a request's
-   * commit (see sqlite-checkpointer.ts). For long-running servers; `true` or
-   * the checkpointer's options.
-   */
-  backgroundCheckpoints?: boolean | CheckpointerOptions;
 }
 
 export function dialectOf(url: string): DialectName {
@@ -58,24 +49,7 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
     const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-    const checkpoints =
-      options.backgroundCheckpoints && file !== ':memory:'
-        ? await startBackgroundCheckpoints(
-            sqlite,
-            file,
-            typeof options.backgroundCheckpoints === 'object' ? options.backgroundCheckpoints : {},
-          )
-        : undefined;
-    return {
-      db,
-      dialect,
-      displayUrl: url,
-      ...(checkpoints ? { sqliteCheckpoints: checkpoints } : {}),
-      close: async () => {
-        await checkpoints?.stop();
-        await db.destroy();
-      },
-    };
+    return { db, dialect, displayUrl: url, close: () => db.destroy() };
   }
   const pool = new pg.Pool({
     connectionString: url,
