@@ -64,11 +64,10 @@ async function storefrontQuote(
  * cursor pagination.
  */
 async function loggedSellerTimes(platform: PlatformHandle, tenantId: string): Promise<Map<string, number>> {
-  const byTenant = `${platform.origin}/admin/v1/tenants/${tenantId}/shipping/quote-calls?_paginate=cursor&_limit=100`;
   const times = new Map<string, number>();
-  let url: string | null = byTenant;
-  for (let page = 0; url && page < 10_000; page += 1) {
-    const response = await request(url, { headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` } });
+  let path: string | null = `/admin/v1/tenants/${tenantId}/shipping/quote-calls?_paginate=cursor&_limit=100`;
+  for (let page = 0; path && page < 10_000; page += 1) {
+    const response = await request(`${platform.origin}${path}`, { headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` } });
     const text = await response.body.text();
     if (response.statusCode !== 200) throw new Error(`quote log: HTTP ${response.statusCode} ${text.slice(0, 300)}`);
     const body = JSON.parse(text) as {
@@ -76,9 +75,9 @@ async function loggedSellerTimes(platform: PlatformHandle, tenantId: string): Pr
       meta: { links: { next: string | null } };
     };
     for (const row of body.results) times.set(row.session_id, row.latency_ms);
-    // Links are absolute under the platform's public URL; only the token is taken from them.
-    const token = body.meta.links.next ? new URL(body.meta.links.next).searchParams.get('_next_token') : null;
-    url = token ? `${byTenant}&_next_token=${encodeURIComponent(token)}` : null;
+    // Links are absolute under the platform's public URL (no port here): follow their path and query, as list-api does.
+    const next = body.meta.links.next ? new URL(body.meta.links.next) : null;
+    path = next ? `${next.pathname}${next.search}` : null;
   }
   return times;
 }
