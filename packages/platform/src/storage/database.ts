@@ -14,6 +14,8 @@ export interface Database {
   readonly dialect: DialectName;
   /** The URL with any password removed, safe to print and log. */
   readonly displayUrl: string;
+  /** SQLite on a file: its path (side files, such as the quote log's, sit beside it). */
+  readonly sqliteFile?: string;
   close(): Promise<void>;
 }
 
@@ -35,6 +37,21 @@ export function redactUrl(url: string): string {
 }
 
 /**
+ * One better-sqlite3 connection as every Feira SQLite file is used: WAL (readers
+ * never wait for the writer), `synchronous = NORMAL` (commits do not fsync; the
+ * WAL checkpoints do), foreign keys on, and a 5 s wait on a locked database.
+ */
+export function openSqliteConnection(file: string): SqliteDatabase.Database {
+  if (file !== ':memory:') mkdirSync(dirname(resolve(file)), { recursive: true });
+  const sqlite = new SqliteDatabase(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  return sqlite;
+}
+
+/**
  * Opens `sqlite:<path>` (better-sqlite3, WAL) or `postgres://…` (pg pool).
  * Migrations are not run here: see `migrateToLatest`.
  */
@@ -42,14 +59,15 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
   const dialect = dialectOf(url);
   if (dialect === 'sqlite') {
     const file = url.slice('sqlite:'.length);
-    if (file !== ':memory:') mkdirSync(dirname(resolve(file)), { recursive: true });
-    const sqlite = new SqliteDatabase(file);
-    sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma('synchronous = NORMAL');
-    sqlite.pragma('foreign_keys = ON');
-    sqlite.pragma('busy_timeout = 5000');
+    const sqlite = openSqliteConnection(file);
     const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-    return { db, dialect, displayUrl: url, close: () => db.destroy() };
+    return {
+      db,
+      dialect,
+      displayUrl: url,
+      ...(file === ':memory:' ? {} : { sqliteFile: file }),
+      close: () => db.destroy(),
+    };
   }
   const pool = new pg.Pool({
     connectionString: url,

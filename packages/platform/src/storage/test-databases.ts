@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -25,14 +25,16 @@ export function testDatabaseTargets(): TestDatabaseTarget[] {
 }
 
 export async function openSqliteTestDatabase(): Promise<Database> {
-  const file = join(tmpdir(), `feira-test-${randomBytes(8).toString('hex')}.db`);
+  const dir = mkdtempSync(join(tmpdir(), 'feira-test-'));
+  const file = join(dir, 'feira.db');
   const database = await openDatabase(`sqlite:${file}`);
   await migrateToLatest(database);
   return {
     ...database,
     close: async () => {
       await database.close();
-      for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+      // With its -wal and -shm, and any side file beside it (the quote log's, shipping/quote-log-file.ts).
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
