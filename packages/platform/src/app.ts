@@ -16,6 +16,7 @@ import { identityRoutes } from './identity/identity-routes.js';
 import { type KeyRing, loadKeyRing } from './identity/signing-keys.js';
 import { TokenSigner } from './identity/token-signer.js';
 import { recordRoutes } from './records/record-routes.js';
+import { quoteLogStoreFor } from './shipping/quote-log-store.js';
 import { QUOTE_LOG_BATCH, QuoteLogWriter, type QuoteLogWriterOptions } from './shipping/quote-log-writer.js';
 import { shippingRoutes } from './shipping/shipping-routes.js';
 import type { Database } from './storage/database.js';
@@ -51,7 +52,7 @@ export interface PlatformContext {
   outbound: Dispatcher;
   /** Prometheus registry of this app instance (served at /metrics). */
   metrics: Registry;
-  /** The quote log's batched writer (SPEC-DECISIONS Q7); readers of the log flush it first. */
+  /** The quote log's batched writer (SPEC-DECISIONS Q7) and its store; readers of the log flush it first. */
   quoteLog: QuoteLogWriter;
 }
 
@@ -80,7 +81,7 @@ export async function createPlatformContext(deps: AppDeps): Promise<PlatformCont
       deps.outbound ??
       createOutboundAgent({ policy: outboundPolicyOf(deps.config), ...(deps.outboundCa ? { ca: deps.outboundCa } : {}) }),
     metrics: new Registry(),
-    quoteLog: new QuoteLogWriter(deps.database, { ...QUOTE_LOG_BATCH, ...deps.quoteLogBatch }),
+    quoteLog: new QuoteLogWriter(quoteLogStoreFor(deps.database), { ...QUOTE_LOG_BATCH, ...deps.quoteLogBatch }),
   };
 }
 

@@ -178,6 +178,8 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     });
     await app.ready();
     const platform = app.platform;
+    // On SQLite, the quote log's own file: opened (and any rows of an earlier version moved in) before the first request.
+    await platform.quoteLog.store.open();
 
     let demo: DemoCredentials | undefined;
     let seededNow = false;

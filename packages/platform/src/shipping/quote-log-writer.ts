@@ -1,5 +1,5 @@
-import type { Database } from '../storage/database.js';
 import type { QuoteCallRecord } from './quote-log.js';
+import type { QuoteLogStore } from './quote-log-store.js';
 
 export interface QuoteLogWriterOptions {
   /** A batch is written as soon as it holds this many rows. */
@@ -31,7 +31,8 @@ export class QuoteLogWriter {
   private errorHandler: QuoteLogErrorHandler = () => {};
 
   constructor(
-    private readonly database: Database,
+    /** Where the rows go, and where readers of the log read them (quote-log-store.ts). */
+    readonly store: QuoteLogStore,
     private readonly options: QuoteLogWriterOptions = QUOTE_LOG_BATCH,
   ) {}
 
@@ -70,15 +71,21 @@ export class QuoteLogWriter {
     return this.writing;
   }
 
+  /** Flushes, then releases the store: the app's last word on the log. */
+  async close(): Promise<void> {
+    await this.flush();
+    await this.store.close();
+  }
+
   private async write(rows: QuoteCallRecord[]): Promise<void> {
     try {
-      await this.database.db.insertInto('quote_calls').values(rows).execute();
+      await this.store.write(rows);
     } catch {
       // One bad row (say, its tenant was deleted meanwhile) must not cost the
       // others their log entry: write them one by one and report the failures.
       for (const row of rows) {
         try {
-          await this.database.db.insertInto('quote_calls').values(row).execute();
+          await this.store.write([row]);
         } catch (error) {
           this.errorHandler(error, [row]);
         }

@@ -32,9 +32,10 @@ export async function shippingRoutes(instance: FastifyInstance): Promise<void> {
   quoteLog.onError((error, rows) =>
     app.log.error({ err: error, quoteCallIds: rows.map((row) => row.id) }, 'quote log rows could not be written'),
   );
+  quoteLog.store.onTrouble((error, message) => app.log.error({ err: error }, message));
   // SPEC-DECISIONS Q7: calls still buffered are written before the database goes away.
   app.addHook('onClose', async () => {
-    await quoteLog.flush();
+    await quoteLog.close();
   });
 
   app.put(
@@ -85,10 +86,11 @@ export async function shippingRoutes(instance: FastifyInstance): Promise<void> {
       if (!tenant) throw notFound('Tenant');
       // The log is written in batches: every call that has answered is listed.
       await quoteLog.flush();
+      const log = await quoteLog.store.reader();
       return runListForRequest(
         request,
         quoteCallList,
-        platform.database.db.selectFrom('quote_calls').selectAll().where('tenant_id', '=', tenantId),
+        log.selectFrom('quote_calls').selectAll().where('tenant_id', '=', tenantId),
       );
     },
   );

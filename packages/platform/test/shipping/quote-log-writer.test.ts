@@ -2,57 +2,34 @@
 // still holds: every call ends up in the log, in order, and nothing buffered is
 // lost when the app closes or when one row cannot be written.
 import { describe, expect, it } from 'vitest';
-import type { QuoteCallRecord } from '../../src/shipping/quote-log.js';
+import { quoteLogInDatabase, quoteLogStoreFor } from '../../src/shipping/quote-log-store.js';
 import { QuoteLogWriter } from '../../src/shipping/quote-log-writer.js';
-import type { Database } from '../../src/storage/database.js';
 import { createTestPlatform, pollUntil, testDatabaseTargets, testTls } from '../../src/testing.js';
-import { answerWith, option, storefrontQuote, storeSellingVia } from './shipping-kit.js';
+import { answerWith, logged, option, quoteCallRow as row, storefrontQuote, storeSellingVia } from './shipping-kit.js';
 import { startTestSeller } from './test-seller.js';
 
 /** Never fires during a test: only a full batch or an explicit flush writes. */
 const NO_TIMER_MS = 3_600_000;
-
-function row(tenantId: string, n: number): QuoteCallRecord {
-  return {
-    id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
-    tenant_id: tenantId,
-    session_id: `10000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
-    purpose: 'storefront',
-    outcome: 'ok',
-    latency_ms: n,
-    http_status: 200,
-    detail: null,
-    created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
-  };
-}
-
-async function logged(database: Database, tenantId: string): Promise<number[]> {
-  const rows = await database.db
-    .selectFrom('quote_calls')
-    .select('latency_ms')
-    .where('tenant_id', '=', tenantId)
-    .orderBy('created_at')
-    .execute();
-  return rows.map((r) => r.latency_ms);
-}
 
 describe.each(testDatabaseTargets())('batched quote log on $dialect', (target) => {
   it('SPEC-DECISIONS Q7: buffered rows are written by a flush, all of them and in order; a full batch goes without one', async () => {
     const platform = await createTestPlatform(target);
     try {
       const tenantId = (await platform.createSeller()).tenantIds[0] as string;
-      const writer = new QuoteLogWriter(platform.database, { maxRows: 3, maxDelayMs: NO_TIMER_MS });
+      // The store the platform uses: on SQLite, the log's own file and its writer thread.
+      const { store } = platform.app.platform.quoteLog;
+      const writer = new QuoteLogWriter(store, { maxRows: 3, maxDelayMs: NO_TIMER_MS });
       writer.append(row(tenantId, 1));
       writer.append(row(tenantId, 2));
-      expect(await logged(platform.database, tenantId)).toEqual([]);
+      expect(await logged(store, tenantId)).toEqual([]);
       await writer.flush();
-      expect(await logged(platform.database, tenantId)).toEqual([1, 2]);
+      expect(await logged(store, tenantId)).toEqual([1, 2]);
       for (let n = 3; n <= 5; n++) writer.append(row(tenantId, n));
       expect(writer.pendingRows).toBe(0);
       await pollUntil('the full batch to be written without a flush', async () =>
-        (await logged(platform.database, tenantId)).length === 5 ? true : undefined,
+        (await logged(store, tenantId)).length === 5 ? true : undefined,
       );
-      expect(await logged(platform.database, tenantId)).toEqual([1, 2, 3, 4, 5]);
+      expect(await logged(store, tenantId)).toEqual([1, 2, 3, 4, 5]);
     } finally {
       await platform.close();
     }
@@ -63,14 +40,16 @@ describe.each(testDatabaseTargets())('batched quote log on $dialect', (target) =
     try {
       const tenantId = (await platform.createSeller()).tenantIds[0] as string;
       const failed: string[] = [];
-      const writer = new QuoteLogWriter(platform.database, { maxRows: 10, maxDelayMs: NO_TIMER_MS });
+      // In the platform's database, where the tenant key holds (PostgreSQL; SQLite keeps the log in a file of its own).
+      const store = quoteLogInDatabase(platform.database);
+      const writer = new QuoteLogWriter(store, { maxRows: 10, maxDelayMs: NO_TIMER_MS });
       writer.onError((_error, rows) => failed.push(...rows.map((r) => r.id)));
       const orphan = row('99999999-0000-4000-8000-000000000000', 2);
       writer.append(row(tenantId, 1));
       writer.append(orphan);
       writer.append(row(tenantId, 3));
       await writer.flush();
-      expect(await logged(platform.database, tenantId)).toEqual([1, 3]);
+      expect(await logged(store, tenantId)).toEqual([1, 3]);
       expect(failed).toEqual([orphan.id]);
     } finally {
       await platform.close();
@@ -89,10 +68,20 @@ describe.each(testDatabaseTargets())('batched quote log on $dialect', (target) =
       const tenantId = await storeSellingVia(platform, `${seller.url}/quote`);
       const quote = await storefrontQuote(platform, tenantId);
       expect(quote.json().available).toBe(true);
-      expect(await logged(database, tenantId)).toEqual([]);
+      expect(await logged(platform.app.platform.quoteLog.store, tenantId)).toEqual([]);
       await platform.app.close();
-      const rows = await database.db.selectFrom('quote_calls').selectAll().where('tenant_id', '=', tenantId).execute();
-      expect(rows).toEqual([expect.objectContaining({ session_id: quote.json().session_id, outcome: 'ok' })]);
+      // Read back through a store opened afresh: on SQLite, the log's own file, reopened.
+      const store = quoteLogStoreFor(database);
+      try {
+        const rows = await (await store.reader())
+          .selectFrom('quote_calls')
+          .selectAll()
+          .where('tenant_id', '=', tenantId)
+          .execute();
+        expect(rows).toEqual([expect.objectContaining({ session_id: quote.json().session_id, outcome: 'ok' })]);
+      } finally {
+        await store.close();
+      }
     } finally {
       await seller.close();
       await database.close();

@@ -1,5 +1,7 @@
 // Shared steps of the shipping tests: a store with products, its quote settings
 // set through the admin API, and storefront calls through the real app.
+import type { QuoteCallRecord } from '../../src/shipping/quote-log.js';
+import type { QuoteLogStore } from '../../src/shipping/quote-log-store.js';
 import { TEST_ADMIN_TOKEN, type TestPlatform } from '../../src/testing.js';
 
 export const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
@@ -85,10 +87,14 @@ export async function storefrontQuote(platform: TestPlatform, tenantId: string, 
   return platform.app.inject({ method: 'POST', url: '/storefront/v1/quotes', payload: { tenant_id: tenantId, zipcode, items } });
 }
 
-/** The logged calls of a store, read straight from the table (after the batched writer's flush, as the admin list does). */
+/**
+ * The logged calls of a store, read straight from the log's table (after the
+ * batched writer's flush, as the admin list does): on SQLite, in the log's own file.
+ */
 export async function quoteLog(platform: TestPlatform, tenantId: string) {
-  await platform.app.platform.quoteLog.flush();
-  return platform.database.db
+  const { quoteLog } = platform.app.platform;
+  await quoteLog.flush();
+  return (await quoteLog.store.reader())
     .selectFrom('quote_calls')
     .selectAll()
     .where('tenant_id', '=', tenantId)
@@ -110,3 +116,29 @@ export const option = (overrides: Record<string, unknown> = {}) => ({
   type: 'conventional',
   ...overrides,
 });
+
+/** Quote-log row number `n` of a store: its latency is `n` ms, its time `n` s into 2026, so the rows sort by `n`. */
+export function quoteCallRow(tenantId: string, n: number): QuoteCallRecord {
+  return {
+    id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+    tenant_id: tenantId,
+    session_id: `10000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+    purpose: 'storefront',
+    outcome: 'ok',
+    latency_ms: n,
+    http_status: 200,
+    detail: null,
+    created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
+  };
+}
+
+/** The numbers (`quoteCallRow`) of a store's rows in a quote-log store, oldest first. */
+export async function logged(store: QuoteLogStore, tenantId: string): Promise<number[]> {
+  const rows = await (await store.reader())
+    .selectFrom('quote_calls')
+    .select('latency_ms')
+    .where('tenant_id', '=', tenantId)
+    .orderBy('created_at')
+    .execute();
+  return rows.map((r) => r.latency_ms);
+}
