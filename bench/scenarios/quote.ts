@@ -7,8 +7,10 @@ import { type Figure, figure, type Scenario, type ScenarioContext } from '../lib
 import { difference, finite, summarizeMicros } from '../lib/stats.js';
 import { timingFor } from '../lib/timing.js';
 import { BENCH_ADMIN_TOKEN } from '../processes/bench-credentials.js';
+import type { QuoteLogLoopResult, QuoteLogLoopRun } from '../processes/quote-log-loop.js';
 
 const SELLER = new URL('../processes/quote-seller.ts', import.meta.url);
+const LOG_LOOP = new URL('../processes/quote-log-loop.ts', import.meta.url);
 const SELLER_ACCESS = new URL('../processes/fixtures/seller-access.ts', import.meta.url).href;
 const RATE = 1000;
 const DEADLINE_MS = 1000;
@@ -92,6 +94,33 @@ function perQuoteOverhead(samples: Array<[string, number]>, sellerMs: Map<string
     else overheadUs.push(latencyUs - seller * 1000);
   }
   return { summary: summarizeMicros(overheadUs), unmatched };
+}
+
+/**
+ * The quote log written at ${RATE} rows/s with nothing else running, its
+ * process's event-loop delay recorded: kept in the platform's database (the
+ * main thread commits it and runs SQLite's checkpoints) against its own file
+ * written by a worker thread (what the platform does on SQLite). Three runs of
+ * each, alternating, so a noisy moment of the machine falls on one run; each
+ * figure is the median of its three.
+ */
+async function quoteLogStalls(ctx: ScenarioContext, durationMs: number) {
+  const loop = await ctx.children.start('quote log loop', LOG_LOOP, { options: { scratchDir: ctx.scratchDir } });
+  const results = { 'platform-database': [] as QuoteLogLoopResult[], 'own-file': [] as QuoteLogLoopResult[] };
+  for (let round = 0; round < 3; round += 1) {
+    for (const store of ['platform-database', 'own-file'] as const) {
+      ctx.log(`quote log at ${RATE} rows/s, ${store}`);
+      const run: QuoteLogLoopRun = { store, ratePerSecond: RATE, durationMs };
+      results[store].push(await loop.call<QuoteLogLoopResult>('run', run));
+    }
+  }
+  await loop.stop();
+  const median = (runs: QuoteLogLoopResult[], key: keyof QuoteLogLoopResult['delayMs']) =>
+    runs.map((r) => r.delayMs[key]).sort((a, b) => a - b)[1] ?? null;
+  return {
+    p999: { platformDatabase: median(results['platform-database'], 'p999'), ownFile: median(results['own-file'], 'p999') },
+    max: { platformDatabase: median(results['platform-database'], 'max'), ownFile: median(results['own-file'], 'max') },
+  };
 }
 
 async function measure(ctx: ScenarioContext): Promise<Figure[]> {
@@ -178,6 +207,7 @@ async function measure(ctx: ScenarioContext): Promise<Figure[]> {
   await generator.stop();
   await stopPlatform(ctx, platform, 'platform (SQLite)');
   await seller.stop();
+  const logStalls = await quoteLogStalls(ctx, timing.durationMs);
 
   for (const [name, r] of [
     ['bare', bare],
@@ -196,7 +226,9 @@ async function measure(ctx: ScenarioContext): Promise<Figure[]> {
       `that call's seller time in the quote log (request sent → last byte of the answer); the percentile difference ` +
       `(storefront percentile − bare undici percentile, two runs) is shown for comparison with earlier reports; ` +
       `deadline: quotes to a seller that never answers, error = storefront latency − ${DEADLINE_MS} ms, in an open loop at ` +
-      `${DEADLINE_RATE}/s and with ${DEADLINE_CONNECTIONS} callers in lock step (each cut-off batch answered together)`,
+      `${DEADLINE_RATE}/s and with ${DEADLINE_CONNECTIONS} callers in lock step (each cut-off batch answered together); ` +
+      `quote log: ${RATE} rows/s written alone in a process, its event-loop delay (1 ms resolution, so 1 ms is no delay), ` +
+      `the log in its own SQLite file written by a worker thread against the platform database, three alternating runs each, the median shown`,
   );
   const p50Overhead = finite(perQuote.summary.p50Ms);
   const p99Overhead = finite(perQuote.summary.p99Ms);
@@ -219,6 +251,12 @@ async function measure(ctx: ScenarioContext): Promise<Figure[]> {
     figure('quote overhead p99 (percentile difference vs bare)', difference(storefront.latency.p99Ms, bare.latency.p99Ms), 'ms'),
     figure('storefront quotes achieved', storefront.requestsPerSecond, 'quotes/s', {
       baseline: { name: 'bare undici POSTs achieved', value: bare.requestsPerSecond, unit: 'req/s' },
+    }),
+    figure(`quote log at ${RATE} rows/s, own file: event-loop delay p99.9`, logStalls.p999.ownFile, 'ms', {
+      baseline: { name: 'in the platform database', value: logStalls.p999.platformDatabase, unit: 'ms' },
+    }),
+    figure(`quote log at ${RATE} rows/s, own file: event-loop delay max`, logStalls.max.ownFile, 'ms', {
+      baseline: { name: 'in the platform database', value: logStalls.max.platformDatabase, unit: 'ms' },
     }),
     figure(`silent seller at ${DEADLINE_RATE}/s: deadline error p50`, errorP50, 'ms'),
     figure(`silent seller at ${DEADLINE_RATE}/s: deadline error p99`, errorP99, 'ms', {

@@ -51,6 +51,9 @@ export {
   startDemoSeller,
 } from './shipping/demo-seller.js';
 export { callSellerQuote, type QuoteCallOptions, type QuoteCallResult } from './shipping/quote-caller.js';
+export type { QuoteCallRecord } from './shipping/quote-log.js';
+export { type QuoteLogStore, quoteLogInDatabase, quoteLogStoreFor } from './shipping/quote-log-store.js';
+export { QUOTE_LOG_BATCH, QuoteLogWriter, type QuoteLogWriterOptions } from './shipping/quote-log-writer.js';
 export { checkQuoteUrl, type QuoteTarget } from './shipping/quote-url.js';
 export {
   configureShippingSettings,
