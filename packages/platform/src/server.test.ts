@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -144,6 +144,40 @@ describe.each(targets)('startPlatform on $dialect', (target) => {
         await fetch(`${second.listenUrl}/admin/v1/sellers`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
       ).json()) as { results: Array<{ login: string }> };
       expect(sellers.results.map((s) => s.login).sort()).toEqual([DEMO_SELLER_LOGIN, 'kept@shop.test']);
+    },
+    SERVER_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'SPEC-DECISIONS Q7: a storefront quote on the running sandbox is in the quote log after a restart (SQLite: in the log file beside the database)',
+    async () => {
+      dir = mkdtempSync(join(tmpdir(), 'feira-server-'));
+      const prepared = await target.prepare(dir);
+      cleanup = prepared.cleanup;
+      const first = await start(prepared.url);
+      const tenantId = first.demo?.tenants[0]?.id as string;
+      const product = await first.platform.database.db
+        .selectFrom('products')
+        .select('sku')
+        .where('tenant_id', '=', tenantId)
+        .executeTakeFirstOrThrow();
+      const quoted = await fetch(`${first.listenUrl}/storefront/v1/quotes`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ tenant_id: tenantId, zipcode: '20040002', items: [{ sku: product.sku, quantity: 1 }] }),
+      });
+      expect(quoted.status).toBe(200);
+      const { session_id: sessionId } = (await quoted.json()) as { session_id: string };
+      await first.close();
+      expect(existsSync(join(dir, 'feira.quote-log.db'))).toBe(target.dialect === 'sqlite');
+
+      const second = await start(prepared.url);
+      const log = (await (
+        await fetch(`${second.listenUrl}/admin/v1/tenants/${tenantId}/shipping/quote-calls`, {
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        })
+      ).json()) as { results: Array<{ session_id: string; purpose: string }> };
+      expect(log.results).toEqual([expect.objectContaining({ session_id: sessionId, purpose: 'storefront' })]);
     },
     SERVER_TEST_TIMEOUT_MS,
   );
