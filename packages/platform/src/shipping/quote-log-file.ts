@@ -177,6 +177,7 @@ class OpenLogFile {
   ): Promise<OpenLogFile> {
     const sqlite = openSqliteConnection(file);
     const db = new Kysely<QuoteLogTables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+    let worker: Worker;
     try {
       const { error } = await new Migrator({
         db,
@@ -184,22 +185,22 @@ class OpenLogFile {
       }).migrateToLatest();
       if (error) throw error instanceof Error ? error : new Error(String(error));
       await moveEarlierRows(platformDatabase, db);
+      const placeholder = Object.fromEntries(COLUMNS.map((column) => [column, null])) as unknown as QuoteCallRecord;
+      const insertSql = db
+        .insertInto('quote_calls')
+        .values(placeholder)
+        .onConflict((oc) => oc.column('id').doNothing())
+        .compile().sql;
+      worker = new Worker(WORKER_SOURCE, {
+        eval: true,
+        // Not the parent's flags: a loader (tsx) or --input-type=module would change how this CommonJS source runs.
+        execArgv: [],
+        workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3'), insertSql, columns: COLUMNS },
+      });
     } catch (error) {
       await db.destroy();
       throw error;
     }
-    const placeholder = Object.fromEntries(COLUMNS.map((column) => [column, null])) as unknown as QuoteCallRecord;
-    const insertSql = db
-      .insertInto('quote_calls')
-      .values(placeholder)
-      .onConflict((oc) => oc.column('id').doNothing())
-      .compile().sql;
-    const worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      // Not the parent's flags: a loader (tsx) or --input-type=module would change how this CommonJS source runs.
-      execArgv: [],
-      workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3'), insertSql, columns: COLUMNS },
-    });
     options.onWriterThread?.(worker);
     const log = new OpenLogFile(db, worker, reportTrouble);
     await log.attach();
