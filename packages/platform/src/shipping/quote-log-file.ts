@@ -4,8 +4,8 @@ import { Worker } from 'node:worker_threads';
 import { Kysely, type Migration, Migrator, SqliteDialect } from 'kysely';
 import { type Database, openSqliteConnection } from '../storage/database.js';
 import { withStatementCache } from '../storage/sqlite-statement-cache.js';
-import type { QuoteCallRecord } from './quote-log.js';
-import type { QuoteLogStore, QuoteLogTables } from './quote-log-store.js';
+import { insertQuoteCalls, type QuoteCallRecord, type QuoteLogTables } from './quote-log.js';
+import type { QuoteLogStore } from './quote-log-store.js';
 
 /** Rows moved per step from the platform database into the log file (one-off, see `moveEarlierRows`). */
 const MOVE_CHUNK_ROWS = 1000;
@@ -186,11 +186,7 @@ class OpenLogFile {
       if (error) throw error instanceof Error ? error : new Error(String(error));
       await moveEarlierRows(platformDatabase, db);
       const placeholder = Object.fromEntries(COLUMNS.map((column) => [column, null])) as unknown as QuoteCallRecord;
-      const insertSql = db
-        .insertInto('quote_calls')
-        .values(placeholder)
-        .onConflict((oc) => oc.column('id').doNothing())
-        .compile().sql;
+      const insertSql = insertQuoteCalls(db, [placeholder]).compile().sql;
       worker = new Worker(WORKER_SOURCE, {
         eval: true,
         // Not the parent's flags: a loader (tsx) or --input-type=module would change how this CommonJS source runs.
@@ -269,11 +265,7 @@ class OpenLogFile {
   }
 
   private async writeHere(rows: readonly QuoteCallRecord[]): Promise<void> {
-    await this.db
-      .insertInto('quote_calls')
-      .values([...rows])
-      .onConflict((oc) => oc.column('id').doNothing())
-      .execute();
+    await insertQuoteCalls(this.db, rows).execute();
   }
 
   async close(): Promise<void> {
@@ -301,11 +293,7 @@ async function moveEarlierRows(platformDatabase: Database, logDb: Kysely<QuoteLo
   for (;;) {
     const rows = await platformDatabase.db.selectFrom('quote_calls').selectAll().limit(MOVE_CHUNK_ROWS).execute();
     if (rows.length === 0) return;
-    await logDb
-      .insertInto('quote_calls')
-      .values(rows)
-      .onConflict((oc) => oc.column('id').doNothing())
-      .execute();
+    await insertQuoteCalls(logDb, rows).execute();
     await platformDatabase.db
       .deleteFrom('quote_calls')
       .where(

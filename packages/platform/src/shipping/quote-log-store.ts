@@ -1,11 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/database.js';
-import type { QuoteCallRecord } from './quote-log.js';
+import { insertQuoteCalls, type QuoteCallRecord, type QuoteLogTables } from './quote-log.js';
 import { openQuoteLogFile, quoteLogFileOf } from './quote-log-file.js';
-import type { ShippingTables } from './shipping-tables.js';
-
-/** The one table of the quote log (SPEC-DECISIONS Q7). */
-export type QuoteLogTables = Pick<ShippingTables, 'quote_calls'>;
 
 /**
  * Where the quote log's rows are kept: the platform's database, or on SQLite a
@@ -36,11 +32,7 @@ export function quoteLogInDatabase(database: Database): QuoteLogStore {
     async open() {},
     reader: async () => log,
     async write(rows) {
-      await database.db
-        .insertInto('quote_calls')
-        .values([...rows])
-        .onConflict((oc) => oc.column('id').doNothing())
-        .execute();
+      await insertQuoteCalls(log, rows).execute();
     },
     onTrouble() {},
     async close() {},

@@ -1,8 +1,13 @@
+import type { Kysely } from 'kysely';
 import type { Clock } from '../core/clock.js';
 import type { Random } from '../core/random.js';
 import type { QuoteCallResult } from './quote-caller.js';
 import type { QuoteLogWriter } from './quote-log-writer.js';
 import type { QuoteMetrics } from './quote-metrics.js';
+import type { ShippingTables } from './shipping-tables.js';
+
+/** The one table of the quote log, wherever it is kept (quote-log-store.ts). */
+export type QuoteLogTables = Pick<ShippingTables, 'quote_calls'>;
 
 /** Which of the two quotes of a purchase a call was (SPEC-DECISIONS Q6). */
 export type QuotePurpose = 'storefront' | 'checkout';
@@ -46,6 +51,18 @@ export function recordQuoteCall(
   };
   deps.quoteLog.append(row);
   return row;
+}
+
+/**
+ * The one way rows enter the log, in every store and on the writer thread
+ * (which runs this statement compiled): a row whose id is already there is
+ * left as it is, so a batch written twice is logged once.
+ */
+export function insertQuoteCalls(db: Kysely<QuoteLogTables>, rows: readonly QuoteLogTables['quote_calls'][]) {
+  return db
+    .insertInto('quote_calls')
+    .values([...rows])
+    .onConflict((oc) => oc.column('id').doNothing());
 }
 
 /** The admin API's view of a logged call. */

@@ -28,6 +28,16 @@ async function platformRowCount(database: Database): Promise<number> {
   return Number(count);
 }
 
+/** A store's rows as a later start reads them: through a store opened afresh on the same database, then closed. */
+async function loggedAfterRestart(database: Database, tenantId: string): Promise<number[]> {
+  const store = quoteLogStoreFor(database);
+  try {
+    return await logged(store, tenantId);
+  } finally {
+    await store.close();
+  }
+}
+
 describe('quote log in its own SQLite file', () => {
   it('names the file beside the database: data/feira.db → data/feira.quote-log.db', () => {
     expect(quoteLogFileOf('data/feira.db')).toBe('data/feira.quote-log.db');
@@ -76,13 +86,8 @@ describe('quote log in its own SQLite file', () => {
           .execute();
       }
 
-      const store = quoteLogStoreFor(database);
-      try {
-        expect(await logged(store, tenantId)).toEqual(earlier.map((_, i) => i + 1));
-        expect(await platformRowCount(database)).toBe(0);
-      } finally {
-        await store.close();
-      }
+      expect(await loggedAfterRestart(database, tenantId)).toEqual(earlier.map((_, i) => i + 1));
+      expect(await platformRowCount(database)).toBe(0);
     } finally {
       await platform.close();
     }
@@ -123,12 +128,7 @@ describe('quote log in its own SQLite file', () => {
       const inFlight = store.write([row(TENANT, 2), row(TENANT, 3)]);
       await store.close();
       await inFlight;
-      const reopened = quoteLogStoreFor(database);
-      try {
-        expect(await logged(reopened, TENANT)).toEqual([1, 2, 3]);
-      } finally {
-        await reopened.close();
-      }
+      expect(await loggedAfterRestart(database, TENANT)).toEqual([1, 2, 3]);
     } finally {
       await database.close();
     }
@@ -150,11 +150,9 @@ describe('quote log in its own SQLite file', () => {
       const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
       expect({ code, output: output.trim() }).toEqual({ code: 0, output: 'written' });
       const database = await openDatabase(`sqlite:${file}`);
-      const store = quoteLogStoreFor(database);
       try {
-        expect(await logged(store, TENANT)).toEqual([1]);
+        expect(await loggedAfterRestart(database, TENANT)).toEqual([1]);
       } finally {
-        await store.close();
         await database.close();
       }
     } finally {
