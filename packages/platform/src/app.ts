@@ -9,6 +9,7 @@ import { adminRoutes } from './admin/admin-routes.js';
 import { type Clock, systemClock } from './core/clock.js';
 import { outboundPolicyOf, type PlatformConfig } from './core/config.js';
 import { installErrorHandlers } from './core/error-handler.js';
+import { installNulGuard } from './core/nul-guard.js';
 import { cryptoRandom, type Random } from './core/random.js';
 import { SecretBox } from './core/secret-box.js';
 import { createOutboundAgent } from './http/outbound-agent.js';
@@ -112,6 +113,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
   installErrorHandlers(app);
+  installNulGuard(app);
   app.addSchema(PlatformErrorBody);
 
   await app.register(swagger, {
