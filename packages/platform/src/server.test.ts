@@ -59,6 +59,21 @@ describe.each(targets)('startPlatform on $dialect', (target) => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  /** A database of the test's own, in a fresh folder; afterEach removes both. */
+  async function freshDatabaseUrl(): Promise<string> {
+    dir = mkdtempSync(join(tmpdir(), 'feira-server-'));
+    const prepared = await target.prepare(dir);
+    cleanup = prepared.cleanup;
+    return prepared.url;
+  }
+
+  /** GET of an admin API path on a running platform: must answer 200. */
+  async function adminGet<T>(r: RunningPlatform, path: string): Promise<T> {
+    const response = await fetch(`${r.listenUrl}${path}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    expect(response.status).toBe(200);
+    return (await response.json()) as T;
+  }
+
   async function start(url: string, overrides: Partial<StartPlatformOptions> = {}) {
     const r = await startPlatform({
       databaseUrl: url,
@@ -79,11 +94,9 @@ describe.each(targets)('startPlatform on $dialect', (target) => {
   it(
     'issue 2 §5: serves /health on the real port, seeds the demo once, and a restart keeps data without reseeding',
     async () => {
-      dir = mkdtempSync(join(tmpdir(), 'feira-server-'));
-      const prepared = await target.prepare(dir);
-      cleanup = prepared.cleanup;
+      const url = await freshDatabaseUrl();
 
-      const first = await start(prepared.url);
+      const first = await start(url);
       expect(first.port).toBeGreaterThan(0);
       expect(first.listenUrl).toBe(`http://127.0.0.1:${first.port}`);
       expect(first.publicUrl).toBe(first.listenUrl);
@@ -95,11 +108,10 @@ describe.each(targets)('startPlatform on $dialect', (target) => {
       expect(first.demo).toMatchObject({ sellerLogin: DEMO_SELLER_LOGIN, redirectUri: `${first.publicUrl}/demo/callback` });
       expect(first.demo?.tenants).toHaveLength(2);
       // The demo stores come with records (the records capability's seeder), so the record APIs have something to list.
-      const orders = (await (
-        await fetch(`${first.listenUrl}/admin/v1/tenants/${first.demo?.tenants[0]?.id}/orders?_limit=100`, {
-          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-        })
-      ).json()) as { results: unknown[] };
+      const orders = await adminGet<{ results: unknown[] }>(
+        first,
+        `/admin/v1/tenants/${first.demo?.tenants[0]?.id}/orders?_limit=100`,
+      );
       expect(orders.results).toHaveLength(100);
       // Sandbox demo: both stores quote shipping against the running demo seller.
       expect(first.demoSellerUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/quote$/);
@@ -107,9 +119,7 @@ describe.each(targets)('startPlatform on $dialect', (target) => {
       expect(settings.map((row) => row.tenant_id).sort()).toEqual(first.demo?.tenants.map((t) => t.id).sort());
       for (const row of settings) expect(row.url.startsWith(first.demoSellerUrl as string)).toBe(true);
       expect(statSync(join(dir, 'data', 'demo-credentials.json')).mode & 0o777).toBe(0o600);
-      const clients = (await (
-        await fetch(`${first.listenUrl}/admin/v1/clients`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
-      ).json()) as { results: unknown[] };
+      const clients = await adminGet<{ results: unknown[] }>(first, '/admin/v1/clients');
       expect(clients.results).toEqual([
         expect.objectContaining({
           client_id: first.demo?.clientId,
@@ -125,24 +135,18 @@ describe.each(targets)('startPlatform on $dialect', (target) => {
       expect(created.status).toBe(201);
       await first.close();
 
-      const second = await start(prepared.url);
+      const second = await start(url);
       expect(second.seededNow).toBe(false);
       expect(second.demo?.clientId).toBe(first.demo?.clientId);
       expect(second.demo?.clientSecret).toBe(first.demo?.clientSecret);
       // Port 0 gave another port: the demo client now also accepts the new callback, so the printed login URL works.
       expect(second.demo?.redirectUri).toBe(`${second.publicUrl}/demo/callback`);
-      const demoClient = (await (
-        await fetch(`${second.listenUrl}/admin/v1/clients/${second.demo?.clientId}`, {
-          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-        })
-      ).json()) as { redirect_uris: string[] };
+      const demoClient = await adminGet<{ redirect_uris: string[] }>(second, `/admin/v1/clients/${second.demo?.clientId}`);
       expect(demoClient.redirect_uris).toContain(`${second.publicUrl}/demo/callback`);
       // The demo seller moved to a new port: the stores follow it.
       const moved = await second.platform.database.db.selectFrom('shipping_settings').select('url').execute();
       for (const row of moved) expect(row.url.startsWith(second.demoSellerUrl as string)).toBe(true);
-      const sellers = (await (
-        await fetch(`${second.listenUrl}/admin/v1/sellers`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
-      ).json()) as { results: Array<{ login: string }> };
+      const sellers = await adminGet<{ results: Array<{ login: string }> }>(second, '/admin/v1/sellers');
       expect(sellers.results.map((s) => s.login).sort()).toEqual([DEMO_SELLER_LOGIN, 'kept@shop.test']);
     },
     SERVER_TEST_TIMEOUT_MS,
@@ -151,10 +155,8 @@ describe.each(targets)('startPlatform on $dialect', (target) => {
   it(
     'SPEC-DECISIONS Q7: a storefront quote on the running sandbox is in the quote log after a restart (SQLite: in the log file beside the database)',
     async () => {
-      dir = mkdtempSync(join(tmpdir(), 'feira-server-'));
-      const prepared = await target.prepare(dir);
-      cleanup = prepared.cleanup;
-      const first = await start(prepared.url);
+      const url = await freshDatabaseUrl();
+      const first = await start(url);
       const tenantId = first.demo?.tenants[0]?.id as string;
       const product = await first.platform.database.db
         .selectFrom('products')
@@ -171,12 +173,11 @@ describe.each(targets)('startPlatform on $dialect', (target) => {
       await first.close();
       expect(existsSync(join(dir, 'feira.quote-log.db'))).toBe(target.dialect === 'sqlite');
 
-      const second = await start(prepared.url);
-      const log = (await (
-        await fetch(`${second.listenUrl}/admin/v1/tenants/${tenantId}/shipping/quote-calls`, {
-          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-        })
-      ).json()) as { results: Array<{ session_id: string; purpose: string }> };
+      const second = await start(url);
+      const log = await adminGet<{ results: Array<{ session_id: string; purpose: string }> }>(
+        second,
+        `/admin/v1/tenants/${tenantId}/shipping/quote-calls`,
+      );
       expect(log.results).toEqual([expect.objectContaining({ session_id: sessionId, purpose: 'storefront' })]);
     },
     SERVER_TEST_TIMEOUT_MS,
@@ -185,11 +186,9 @@ describe.each(targets)('startPlatform on $dialect', (target) => {
   it(
     'refuses a port already in use with EADDRINUSE and leaves nothing open behind',
     async () => {
-      dir = mkdtempSync(join(tmpdir(), 'feira-server-'));
-      const prepared = await target.prepare(dir);
-      cleanup = prepared.cleanup;
-      const first = await start(prepared.url, { seed: 'none' });
-      await expect(start(prepared.url, { seed: 'none', port: first.port })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+      const url = await freshDatabaseUrl();
+      const first = await start(url, { seed: 'none' });
+      await expect(start(url, { seed: 'none', port: first.port })).rejects.toMatchObject({ code: 'EADDRINUSE' });
       expect((await fetch(`${first.listenUrl}/health`)).status).toBe(200);
     },
     SERVER_TEST_TIMEOUT_MS,
@@ -198,10 +197,8 @@ describe.each(targets)('startPlatform on $dialect', (target) => {
   it(
     'graceful shutdown: a request in flight when close() is called still gets its answer, then the port is freed',
     async () => {
-      dir = mkdtempSync(join(tmpdir(), 'feira-server-'));
-      const prepared = await target.prepare(dir);
-      cleanup = prepared.cleanup;
-      const r = await start(prepared.url, { seed: 'none' });
+      const url = await freshDatabaseUrl();
+      const r = await start(url, { seed: 'none' });
       const body = JSON.stringify({ name: 'Late', login: 'late@shop.test', password: 'a long password', tenants: [] });
       const half = Math.floor(body.length / 2);
       let closed: Promise<void> | undefined;

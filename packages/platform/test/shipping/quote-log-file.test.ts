@@ -14,7 +14,7 @@ import { type Database, openDatabase } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { openSqliteTestDatabase } from '../../src/storage/test-databases.js';
 import { createTestPlatform, testDatabaseTargets } from '../../src/testing.js';
-import { logged, quoteCallRow as row } from './shipping-kit.js';
+import { logged, quoteCallsAfterRestart, quoteCallRow as row } from './shipping-kit.js';
 
 const TENANT = '20000000-0000-4000-8000-000000000001';
 const CHILD = new URL('./quote-log-process.ts', import.meta.url).pathname;
@@ -28,14 +28,9 @@ async function platformRowCount(database: Database): Promise<number> {
   return Number(count);
 }
 
-/** A store's rows as a later start reads them: through a store opened afresh on the same database, then closed. */
+/** The numbers (`quoteCallRow`) of a store's rows as a later start reads them. */
 async function loggedAfterRestart(database: Database, tenantId: string): Promise<number[]> {
-  const store = quoteLogStoreFor(database);
-  try {
-    return await logged(store, tenantId);
-  } finally {
-    await store.close();
-  }
+  return (await quoteCallsAfterRestart(database, tenantId)).map((r) => r.latency_ms);
 }
 
 describe('quote log in its own SQLite file', () => {

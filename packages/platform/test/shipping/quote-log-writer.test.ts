@@ -2,10 +2,18 @@
 // still holds: every call ends up in the log, in order, and nothing buffered is
 // lost when the app closes or when one row cannot be written.
 import { describe, expect, it } from 'vitest';
-import { quoteLogInDatabase, quoteLogStoreFor } from '../../src/shipping/quote-log-store.js';
+import { quoteLogInDatabase } from '../../src/shipping/quote-log-store.js';
 import { QuoteLogWriter } from '../../src/shipping/quote-log-writer.js';
 import { createTestPlatform, pollUntil, testDatabaseTargets, testTls } from '../../src/testing.js';
-import { answerWith, logged, option, quoteCallRow as row, storefrontQuote, storeSellingVia } from './shipping-kit.js';
+import {
+  answerWith,
+  logged,
+  option,
+  quoteCallsAfterRestart,
+  quoteCallRow as row,
+  storefrontQuote,
+  storeSellingVia,
+} from './shipping-kit.js';
 import { startTestSeller } from './test-seller.js';
 
 /** Never fires during a test: only a full batch or an explicit flush writes. */
@@ -71,17 +79,9 @@ describe.each(testDatabaseTargets())('batched quote log on $dialect', (target) =
       expect(await logged(platform.app.platform.quoteLog.store, tenantId)).toEqual([]);
       await platform.app.close();
       // Read back through a store opened afresh: on SQLite, the log's own file, reopened.
-      const store = quoteLogStoreFor(database);
-      try {
-        const rows = await (await store.reader())
-          .selectFrom('quote_calls')
-          .selectAll()
-          .where('tenant_id', '=', tenantId)
-          .execute();
-        expect(rows).toEqual([expect.objectContaining({ session_id: quote.json().session_id, outcome: 'ok' })]);
-      } finally {
-        await store.close();
-      }
+      expect(await quoteCallsAfterRestart(database, tenantId)).toEqual([
+        expect.objectContaining({ session_id: quote.json().session_id, outcome: 'ok' }),
+      ]);
     } finally {
       await seller.close();
       await database.close();

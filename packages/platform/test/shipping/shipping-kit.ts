@@ -1,7 +1,8 @@
 // Shared steps of the shipping tests: a store with products, its quote settings
 // set through the admin API, and storefront calls through the real app.
 import type { QuoteCallRecord } from '../../src/shipping/quote-log.js';
-import type { QuoteLogStore } from '../../src/shipping/quote-log-store.js';
+import { type QuoteLogStore, quoteLogStoreFor } from '../../src/shipping/quote-log-store.js';
+import type { Database } from '../../src/storage/database.js';
 import { TEST_ADMIN_TOKEN, type TestPlatform } from '../../src/testing.js';
 
 export const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
@@ -87,20 +88,35 @@ export async function storefrontQuote(platform: TestPlatform, tenantId: string, 
   return platform.app.inject({ method: 'POST', url: '/storefront/v1/quotes', payload: { tenant_id: tenantId, zipcode, items } });
 }
 
-/**
- * The logged calls of a store, read straight from the log's table (after the
- * batched writer's flush, as the admin list does): on SQLite, in the log's own file.
- */
-export async function quoteLog(platform: TestPlatform, tenantId: string) {
-  const { quoteLog } = platform.app.platform;
-  await quoteLog.flush();
-  return (await quoteLog.store.reader())
+/** A store's rows in a quote-log store, oldest first, read straight from the log's table. */
+export async function quoteCallsIn(store: QuoteLogStore, tenantId: string) {
+  return (await store.reader())
     .selectFrom('quote_calls')
     .selectAll()
     .where('tenant_id', '=', tenantId)
     .orderBy('created_at')
     .orderBy('id')
     .execute();
+}
+
+/**
+ * The logged calls of a store on a running platform, after the batched
+ * writer's flush (as the admin list does): on SQLite, in the log's own file.
+ */
+export async function quoteLog(platform: TestPlatform, tenantId: string) {
+  const { quoteLog } = platform.app.platform;
+  await quoteLog.flush();
+  return quoteCallsIn(quoteLog.store, tenantId);
+}
+
+/** A store's rows as a later start reads them: through a store opened afresh on the same database, then closed. */
+export async function quoteCallsAfterRestart(database: Database, tenantId: string) {
+  const store = quoteLogStoreFor(database);
+  try {
+    return await quoteCallsIn(store, tenantId);
+  } finally {
+    await store.close();
+  }
 }
 
 /** A conforming answer for the kit's cart: items exactly as requested, given options. */
@@ -134,11 +150,5 @@ export function quoteCallRow(tenantId: string, n: number): QuoteCallRecord {
 
 /** The numbers (`quoteCallRow`) of a store's rows in a quote-log store, oldest first. */
 export async function logged(store: QuoteLogStore, tenantId: string): Promise<number[]> {
-  const rows = await (await store.reader())
-    .selectFrom('quote_calls')
-    .select('latency_ms')
-    .where('tenant_id', '=', tenantId)
-    .orderBy('created_at')
-    .execute();
-  return rows.map((r) => r.latency_ms);
+  return (await quoteCallsIn(store, tenantId)).map((r) => r.latency_ms);
 }
