@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 
 /**
  * The platform error shape. The spec shows it for the v1 webhook URL rejection;
- * SPEC-DECISIONS L9 makes it the shape of every platform API error.
+ * spec-notes L9 makes it the shape of every platform API error.
  */
 export const ErrorDetail = Type.Object({
   field: Type.String(),
@@ -30,11 +30,14 @@ export const ERROR_SLUGS = {
   FORBIDDEN: { status: 403, message: 'Forbidden' },
   NOT_FOUND: { status: 404, message: 'Not found' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed' },
+  REQUEST_TIMEOUT: { status: 408, message: 'Request timeout' },
   CONFLICT: { status: 409, message: 'Conflict' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Payload too large' },
+  URI_TOO_LONG: { status: 414, message: 'URI too long' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported media type' },
   UNPROCESSABLE_ENTITY: { status: 422, message: 'Unprocessable entity' },
   TOO_MANY_REQUESTS: { status: 429, message: 'Too many requests' },
+  REQUEST_HEADER_FIELDS_TOO_LARGE: { status: 431, message: 'Request header fields too large' },
   INTERNAL_ERROR: { status: 500, message: 'Internal server error' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'Service unavailable' },
 } as const;
@@ -45,4 +48,6 @@ export const DETAIL_SLUGS = {
   INVALID_PARAMETER_VALUE: 'INVALID_PARAMETER_VALUE',
   MISSING_PARAMETER: 'MISSING_PARAMETER',
   UNKNOWN_PARAMETER: 'UNKNOWN_PARAMETER',
+  /** A JSON body naming one key twice in one object (issue 17 §6). */
+  DUPLICATE_KEY: 'DUPLICATE_KEY',
 } as const;

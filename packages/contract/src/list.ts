@@ -2,7 +2,7 @@ import { type Static, type TSchema, Type } from '@sinclair/typebox';
 
 /**
  * List conventions ("List operations (common conventions)" and "List response
- * envelope" in the spec; SPEC-DECISIONS L1–L9): the query parameter names, the
+ * envelope" in the spec; spec-notes L1–L9): the query parameter names, the
  * filter operators and the envelope every list operation returns.
  */
 
@@ -17,15 +17,15 @@ export const LIST_QUERY_PARAMETERS = {
 
 /** Spec "Limits": default page size. */
 export const DEFAULT_LIST_LIMIT = 20;
-/** SPEC-DECISIONS L1: `max_limit` is 100 unless a resource says otherwise. */
+/** spec-notes L1: `max_limit` is 100 unless a resource says otherwise. */
 export const DEFAULT_MAX_LIMIT = 100;
-/** Spec "Limits" PAGE_MAX_OFFSET / SPEC-DECISIONS L3: largest `_offset` on massive collections. */
+/** Spec "Limits" PAGE_MAX_OFFSET / spec-notes L3: largest `_offset` on massive collections. */
 export const PAGE_MAX_OFFSET = 5000;
 
 /**
  * Filter operators: `field=value` is `eq`; the others are the suffix after a
  * double underscore (`field__gte=10`). `like` is a case-insensitive "contains"
- * where `%` and `_` are literal (SPEC-DECISIONS L7); `in` takes a comma-separated list.
+ * where `%` and `_` are literal (spec-notes L7); `in` takes a comma-separated list.
  */
 export const FILTER_OPERATORS = ['eq', 'like', 'in', 'gt', 'gte', 'lt', 'lte'] as const;
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
@@ -36,7 +36,7 @@ export type SortDirection = (typeof SORT_DIRECTIONS)[number];
 /** A scalar filter value as echoed in `meta.filters` (typed by the field: numbers stay numbers). */
 export const FilterScalar = Type.Union([Type.String(), Type.Number(), Type.Boolean()]);
 
-/** SPEC-DECISIONS L8: one applied filter criterion. */
+/** spec-notes L8: one applied filter criterion. */
 export const AppliedFilter = Type.Object({
   field: Type.String({ description: 'Dotted field name, e.g. `customer.id`' }),
   operator: Type.Union(FILTER_OPERATORS.map((op) => Type.Literal(op))),
@@ -44,7 +44,7 @@ export const AppliedFilter = Type.Object({
 });
 export type AppliedFilter = Static<typeof AppliedFilter>;
 
-/** SPEC-DECISIONS L8: one applied sort criterion, in the order applied. */
+/** spec-notes L8: one applied sort criterion, in the order applied. */
 export const AppliedSort = Type.Object({
   field: Type.String(),
   direction: Type.Union(SORT_DIRECTIONS.map((d) => Type.Literal(d))),
@@ -53,7 +53,7 @@ export type AppliedSort = Static<typeof AppliedSort>;
 
 export const ListMeta = Type.Object({
   page: Type.Object({
-    limit: Type.Integer({ description: 'Page size applied (clamped to max_limit, SPEC-DECISIONS L1)' }),
+    limit: Type.Integer({ description: 'Page size applied (clamped to max_limit, spec-notes L1)' }),
     offset: Type.Union([Type.Integer(), Type.Null()], { description: 'null with cursor pagination' }),
     count: Type.Union([Type.Integer(), Type.Null()], { description: 'Records on this page; null with cursor pagination' }),
     max_limit: Type.Integer(),
@@ -65,7 +65,7 @@ export const ListMeta = Type.Object({
   }),
   filters: Type.Array(AppliedFilter),
   sorts: Type.Array(AppliedSort),
-  total: Type.Optional(Type.Integer({ description: 'Offset pagination on ordinary collections only (SPEC-DECISIONS L5)' })),
+  total: Type.Optional(Type.Integer({ description: 'Offset pagination on ordinary collections only (spec-notes L5)' })),
 });
 export type ListMeta = Static<typeof ListMeta>;
 

@@ -4,13 +4,13 @@ import { Value } from '@sinclair/typebox/value';
 
 // The shipping-quote protocol (spec: "Shipping quote request", "Shipping quote
 // response", "Shipping quote error body", "Seller-implemented shipping-quote
-// endpoint", "Limits"; SPEC-DECISIONS Q2–Q5). The platform, the SDK's quote
+// endpoint", "Limits"; spec-notes Q2–Q5). The platform, the SDK's quote
 // handler and the CLI's `feira quote-check` all judge quotes with the functions
 // of this file, so the three can never disagree about what a valid quote is.
 
-/** Limits: quote timeout 1.0 s, no retries (SPEC-DECISIONS Q3: connect + headers + body). */
+/** Limits: quote timeout 1.0 s, no retries (spec-notes Q3: connect + headers + body). */
 export const QUOTE_TIMEOUT_MS = 1000;
-/** SPEC-DECISIONS Q3: response bodies over 1 MiB are refused. */
+/** spec-notes Q3: response bodies over 1 MiB are refused. */
 export const QUOTE_MAX_RESPONSE_BYTES = 1024 * 1024;
 /** Limits: SKU length, 50 characters maximum (quote request). */
 export const QUOTE_MAX_SKU_LENGTH = 50;
@@ -127,7 +127,7 @@ export const QuoteErrorBody = Type.Object(
 export type QuoteErrorBody = Static<typeof QuoteErrorBody>;
 
 /**
- * How one quote call ended (SPEC-DECISIONS Q7): `ok`, `timeout`, `http_error`
+ * How one quote call ended (spec-notes Q7): `ok`, `timeout`, `http_error`
  * (no answer, a status other than 200/400, or a 400 that is not a valid error
  * body), `invalid_response` (Q4), or the seller's own error code.
  */
@@ -149,9 +149,9 @@ export const QUOTE_RULES = {
   'request.currency': 'items[].currency is BRL',
   'request.dimensions': 'items[].dimensions (metres, kilograms) are greater than 0',
   'response.not-json': 'The 200 body is JSON (UTF-8)',
-  'response.too-large': 'The body is at most 1 MiB (SPEC-DECISIONS Q3)',
+  'response.too-large': 'The body is at most 1 MiB (spec-notes Q3)',
   'response.schema': 'The response matches the shape of the spec table "Shipping quote response"',
-  'response.items-match-request': "Across packages, the items are exactly the request's SKUs and quantities (SPEC-DECISIONS Q4)",
+  'response.items-match-request': "Across packages, the items are exactly the request's SKUs and quantities (spec-notes Q4)",
   'response.option-id-length': 'delivery_options[].id has 1 to 32 characters',
   'response.option-id-unique': 'Option ids are unique within a package (the shopper chooses by id)',
   'response.price-positive': 'delivery_options[].price is greater than 0',
@@ -176,7 +176,7 @@ export interface QuoteViolation {
 export interface QuoteResponseContext {
   /**
    * The seller's configured distribution-centre ids. With two or more, every
-   * option must carry a known origin (SPEC-DECISIONS Q4); with one or none an
+   * option must carry a known origin (spec-notes Q4); with one or none an
    * origin is optional but, when present and the list is not empty, must be known.
    */
   distributionCenterIds: readonly string[];
@@ -307,7 +307,7 @@ function quantitiesBySku(items: readonly { sku: string; quantity: number }[]): M
 
 /**
  * Checks a seller's 200 answer against the request it answers (spec "Shipping
- * quote response"; SPEC-DECISIONS Q4). `response` is the parsed JSON body.
+ * quote response"; spec-notes Q4). `response` is the parsed JSON body.
  * Returns no violations for a valid answer; any violation makes the whole
  * answer `invalid_response`.
  */
@@ -429,7 +429,7 @@ export function checkQuoteErrorBody(
   return { ok: true, error: { code: parsed.code, message: parsed.message, items } };
 }
 
-/** The options shown for one package (SPEC-DECISIONS Q5). */
+/** The options shown for one package (spec-notes Q5). */
 export interface ShownPackage {
   items: QuotePackageItem[];
   fastest: DeliveryOption;
@@ -439,7 +439,7 @@ export interface ShownPackage {
 }
 
 /**
- * SPEC-DECISIONS Q5 / Versioning v2.0: per package, the fastest option (ties:
+ * spec-notes Q5 / Versioning v2.0: per package, the fastest option (ties:
  * the cheaper) and the cheapest (ties: the faster); one option when they
  * coincide. Remaining ties keep the seller's order. Expects a valid response.
  */

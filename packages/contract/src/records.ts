@@ -56,7 +56,7 @@ export const OrderItem = Type.Object({
 export type OrderItem = Static<typeof OrderItem>;
 
 /**
- * The delivery option chosen at checkout (SPEC-DECISIONS Q6), as the seller's
+ * The delivery option chosen at checkout (spec-notes Q6), as the seller's
  * quote endpoint returned it; `origin.distribution_center.id` is filterable.
  * Extra fields are kept as given.
  */
@@ -108,8 +108,29 @@ export type Transaction = Static<typeof Transaction>;
 // ---------------------------------------------------------------------------
 // Admin write bodies (POST creates, PATCH changes the fields given).
 
+/**
+ * The largest amount the platform accepts or stores, in currency units:
+ * 10^11 (10^13 cents), so every amount and every total is an exact integer
+ * number of cents in a double and in a 64-bit column (issue 17 §2).
+ */
+export const MAX_MONEY_AMOUNT = 1e11;
+/** A price or a total: never negative (issue 17 §2: a negative price flowed into quotes and checkout). */
 const MoneyInput = (description: string) =>
-  Type.Number({ minimum: -1e11, maximum: 1e11, description: `${description}; at most 2 decimal places` });
+  Type.Number({ minimum: 0, maximum: MAX_MONEY_AMOUNT, description: `${description}; at most 2 decimal places` });
+/** A signed amount (a refund or a fee is a negative transaction). */
+const SignedMoneyInput = (description: string) =>
+  Type.Number({
+    minimum: -MAX_MONEY_AMOUNT,
+    maximum: MAX_MONEY_AMOUNT,
+    description: `${description}; at most 2 decimal places`,
+  });
+/** The largest quantity of one order line. */
+export const MAX_ORDER_ITEM_QUANTITY = 1_000_000;
+const OrderItemInput = Type.Object({
+  sku: Type.String({ minLength: 1, maxLength: SKU_MAX_LENGTH }),
+  quantity: Type.Integer({ minimum: 1, maximum: MAX_ORDER_ITEM_QUANTITY }),
+  price: MoneyInput('Unit price'),
+});
 
 export const ProductInput = Type.Object(
   {
@@ -132,7 +153,7 @@ export const OrderInput = Type.Object(
     customer: Customer,
     total_amount: Type.Optional(MoneyInput('Defaults to the sum of the items')),
     currency: Type.Optional(Currency),
-    items: Type.Array(OrderItem, { minItems: 1, maxItems: 500 }),
+    items: Type.Array(OrderItemInput, { minItems: 1, maxItems: 500 }),
     shipping: Type.Optional(Type.Union([OrderShipping, Type.Null()])),
   },
   { additionalProperties: false },
@@ -144,7 +165,7 @@ export const OrderPatch = Type.Partial(
     customer: Customer,
     total_amount: MoneyInput('Order total'),
     currency: Currency,
-    items: Type.Array(OrderItem, { minItems: 1, maxItems: 500 }),
+    items: Type.Array(OrderItemInput, { minItems: 1, maxItems: 500 }),
     shipping: Type.Union([OrderShipping, Type.Null()]),
   }),
   { additionalProperties: false, minProperties: 1 },
@@ -167,7 +188,7 @@ export type TicketPatch = Static<typeof TicketPatch>;
 export const TransactionInput = Type.Object(
   {
     type: literalUnion(TRANSACTION_TYPES),
-    amount: MoneyInput('Signed amount'),
+    amount: SignedMoneyInput('Signed amount'),
     currency: Type.Optional(Currency),
     order_id: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()])),
   },

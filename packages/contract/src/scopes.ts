@@ -1,5 +1,5 @@
 /**
- * The scope catalogue (SPEC-DECISIONS I11): one table, used by the identity
+ * The scope catalogue (spec-notes I11): one table, used by the identity
  * provider (consent screen, validation), the record APIs (guards) and the SDK.
  */
 export const SCOPES = {
@@ -24,7 +24,7 @@ export function parseScopeString(scope: string | undefined): string[] {
   return [...new Set(scope.split(' ').filter((s) => s.length > 0))];
 }
 
-/** Webhook topics (SPEC-DECISIONS W7) and the read scope that lets a subscriber read each topic's records. */
+/** Webhook topics (spec-notes W7) and the read scope that lets a subscriber read each topic's records. */
 export const TOPICS = {
   sac_ticket: { scope: 'open:ticket:read' },
   order: { scope: 'open:order-order:read' },

@@ -10,17 +10,23 @@ export const WebhookMessage = Type.Object({
     resource: Type.String({ description: 'URI path of the changed record, usable to read its current data' }),
   }),
   tenant_id: Type.String({ description: 'The tenant (store) the event concerns' }),
-  topic: Type.String({ description: '`sac_ticket`, `order`, `product` or `financial_transaction` (SPEC-DECISIONS W7)' }),
+  topic: Type.String({ description: '`sac_ticket`, `order`, `product` or `financial_transaction` (spec-notes W7)' }),
 });
 export type WebhookMessage = Static<typeof WebhookMessage>;
 
 export const WebhookTopic = Type.Union(TOPIC_NAMES.map((topic) => Type.Literal(topic)));
 
-/** SPEC-DECISIONS W1: `PUT /v{0,1}/onboarding/signup` body. Topics default to all the token's scopes allow. */
+/** spec-notes W1: `PUT /v{0,1}/onboarding/signup` body. Topics default to all the token's scopes allow. */
 export const WebhookSignupBody = Type.Object(
   {
     webhook: Type.String({ minLength: 1, maxLength: 2048, description: 'Subscriber URL (HTTPS required on v1)' }),
     topics: Type.Optional(Type.Array(WebhookTopic, { minItems: 1, uniqueItems: true })),
+    standard_webhooks: Type.Optional(
+      Type.Boolean({
+        description:
+          'v1 only: also send the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64>`) beside X-Signature-256, so the `standardwebhooks` and `svix` libraries verify deliveries as they are (spec-notes W10). Each signup sets it anew; default false.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -32,8 +38,11 @@ export const WebhookSubscription = Type.Object({
   topic: Type.String(),
   parameters: Type.Object({
     url: Type.String(),
-    secret: Type.Optional(Type.String({ description: 'v1 only: `whsec_` + 32 random bytes in base64url (SPEC-DECISIONS W2)' })),
+    secret: Type.Optional(Type.String({ description: 'v1 only: `whsec_` + 32 random bytes in base64 (spec-notes W2)' })),
   }),
+  standard_webhooks: Type.Optional(
+    Type.Boolean({ description: 'v1: whether deliveries carry the Standard Webhooks headers too' }),
+  ),
 });
 export type WebhookSubscription = Static<typeof WebhookSubscription>;
 
@@ -56,7 +65,7 @@ export const WebhookUrlRejectedBody = Type.Object({
 });
 export type WebhookUrlRejectedBody = Static<typeof WebhookUrlRejectedBody>;
 
-/** Header names of a delivery (SPEC-DECISIONS W3; spec "Signature (v1 only)"). Node lower-cases them. */
+/** Header names of a delivery (spec-notes W3; spec "Signature (v1 only)"). Node lower-cases them. */
 export const WEBHOOK_HEADERS = {
   signature: 'x-signature-256',
   timestamp: 'x-timestamp',
@@ -67,7 +76,7 @@ export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 
 /**
  * Spec "Signature (v1 only)": lowercase hex HMAC-SHA256 over `<timestamp>.<raw body>`,
- * keyed with the whole secret string as UTF-8 (SPEC-DECISIONS W2).
+ * keyed with the whole secret string as UTF-8 (spec-notes W2).
  */
 export function signWebhook(secret: string, timestamp: number | string, rawBody: string | Uint8Array): string {
   const hmac = createHmac('sha256', Buffer.from(secret, 'utf8'));
@@ -77,6 +86,28 @@ export function signWebhook(secret: string, timestamp: number | string, rawBody:
   if (typeof rawBody === 'string') hmac.update(rawBody, 'utf8');
   else hmac.update(rawBody);
   return hmac.digest('hex');
+}
+
+/**
+ * The Standard Webhooks signature (spec-notes W10): HMAC-SHA256 of
+ * `<id>.<timestamp>.<body>` keyed by the base64-decoded part of the secret
+ * after `whsec_`, in base64: what `webhook-signature: v1,<this>` carries.
+ */
+export function signStandardWebhook(
+  secret: string,
+  id: string,
+  timestamp: number | string,
+  rawBody: string | Uint8Array,
+): string {
+  const key = Buffer.from(
+    secret.startsWith(WEBHOOK_SECRET_PREFIX) ? secret.slice(WEBHOOK_SECRET_PREFIX.length) : secret,
+    'base64',
+  );
+  const hmac = createHmac('sha256', key);
+  hmac.update(`${id}.${timestamp}.`, 'utf8');
+  if (typeof rawBody === 'string') hmac.update(rawBody, 'utf8');
+  else hmac.update(rawBody);
+  return hmac.digest('base64');
 }
 
 /** `sha256=<new>,sha256=<old>`: newest secret first (spec "Signature" rule 3). */
