@@ -25,7 +25,7 @@ describe.each(testDatabaseTargets())('platform core on $dialect', (target) => {
     expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('answers an unknown route with 404 in the platform error shape (SPEC-DECISIONS L9)', async () => {
+  it('answers an unknown route with 404 in the platform error shape (spec-notes L9)', async () => {
     const res = await platform.app.inject({ method: 'GET', url: '/nope' });
     expect(res.statusCode).toBe(404);
     expect(res.json()).toMatchObject({ slug: 'NOT_FOUND', details: [] });

@@ -1,25 +1,38 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { PlatformErrorBody } from '@feira/contract';
+import { PlatformErrorBody, SCOPES } from '@feira/contract';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
 import type { Dispatcher } from 'undici';
 import { adminRoutes } from './admin/admin-routes.js';
+import { consoleRoutes } from './console/console-routes.js';
 import { type Clock, systemClock } from './core/clock.js';
-import { outboundPolicyOf, type PlatformConfig } from './core/config.js';
-import { installErrorHandlers } from './core/error-handler.js';
-import { installNulGuard } from './core/nul-guard.js';
+import type { PlatformConfig } from './core/config.js';
+import { constantTimeEqual } from './core/hashing.js';
+import type { PlatformContext } from './core/platform-context.js';
+import { PlatformError } from './core/platform-error.js';
 import { cryptoRandom, type Random } from './core/random.js';
 import { SecretBox } from './core/secret-box.js';
-import { createOutboundAgent } from './http/outbound-agent.js';
+import { demoCallback } from './demo/demo-callback.js';
+import { clientErrorHandler } from './http/client-error.js';
+import { installErrorHandlers, platformErrorHandler } from './http/error-handler.js';
+import { createReadiness, healthRoutes } from './http/health-routes.js';
+import { installJsonBodyParser } from './http/json-body-parser.js';
+import { installNulGuard } from './http/nul-guard.js';
+import { docsPageOptions, OPENAPI_TAGS, openapiRouteTransform } from './http/openapi-document.js';
+import { openapiWebhooks, webhookComponentSchemas } from './http/openapi-webhooks.js';
+import { postmanRoute } from './http/postman-route.js';
+import { languageRoute } from './i18n/language-route.js';
 import { identityRoutes } from './identity/identity-routes.js';
-import { type KeyRing, loadKeyRing } from './identity/signing-keys.js';
-import { TokenSigner } from './identity/token-signer.js';
+import { createIdentityServices } from './identity/identity-services.js';
+import type { KeyRing } from './identity/signing-keys.js';
+import { outboundPolicyOf } from './outbound/address-policy.js';
+import { createOutboundAgent } from './outbound/outbound-agent.js';
 import { recordRoutes } from './records/record-routes.js';
-import { quoteLogStoreFor } from './shipping/quote-log-store.js';
-import { QUOTE_LOG_BATCH, QuoteLogWriter, type QuoteLogWriterOptions } from './shipping/quote-log-writer.js';
+import type { QuoteLogWriterOptions } from './shipping/quote-log/quote-log-writer.js';
 import { shippingRoutes } from './shipping/shipping-routes.js';
+import { createShippingServices } from './shipping/shipping-services.js';
 import type { Database } from './storage/database.js';
 import { webhookRoutes } from './webhooks/webhook-routes.js';
 
@@ -41,48 +54,26 @@ export interface AppDeps {
   quoteLogBatch?: Partial<QuoteLogWriterOptions>;
 }
 
-/** Shared services, reachable from any route as `request.server.platform`. */
-export interface PlatformContext {
-  config: PlatformConfig;
-  database: Database;
-  clock: Clock;
-  random: Random;
-  box: SecretBox;
-  keyRing: KeyRing;
-  signer: TokenSigner;
-  outbound: Dispatcher;
-  /** Prometheus registry of this app instance (served at /metrics). */
-  metrics: Registry;
-  /** The quote log's batched writer (SPEC-DECISIONS Q7) and its store; readers of the log flush it first. */
-  quoteLog: QuoteLogWriter;
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    platform: PlatformContext;
-  }
-}
-
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-export async function createPlatformContext(deps: AppDeps): Promise<PlatformContext> {
-  const clock = deps.clock ?? systemClock;
-  const random = deps.random ?? cryptoRandom;
-  const box = new SecretBox(deps.config.secretKey);
-  const keyRing = deps.keyRing ?? (await loadKeyRing(deps.database, { clock, random, box }));
+/** `Authorization: Bearer <expected>` (scheme case-insensitive, RFC 9110 §11.1), compared in constant time. */
+function bearerTokenMatches(header: string | undefined, expected: string): boolean {
+  const match = /^bearer +(\S+)\s*$/i.exec(header ?? '');
+  return match?.[1] !== undefined && constantTimeEqual(match[1], expected);
+}
+
+/** The services every capability shares (core/platform-context.ts); the identity and shipping ones are built by their capability. */
+export function createPlatformContext(deps: AppDeps): PlatformContext {
   return {
     config: deps.config,
     database: deps.database,
-    clock,
-    random,
-    box,
-    keyRing,
-    signer: new TokenSigner({ keyRing, clock, random, issuer: deps.config.authUrl, apiAudience: deps.config.publicUrl }),
+    clock: deps.clock ?? systemClock,
+    random: deps.random ?? cryptoRandom,
+    box: new SecretBox(deps.config.secretKey),
     outbound:
       deps.outbound ??
       createOutboundAgent({ policy: outboundPolicyOf(deps.config), ...(deps.outboundCa ? { ca: deps.outboundCa } : {}) }),
     metrics: new Registry(),
-    quoteLog: new QuoteLogWriter(quoteLogStoreFor(deps.database), { ...QUOTE_LOG_BATCH, ...deps.quoteLogBatch }),
   };
 }
 
@@ -91,7 +82,7 @@ export async function createPlatformContext(deps: AppDeps): Promise<PlatformCont
  * only loads config, opens and migrates the database and listens.
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const platform = await createPlatformContext(deps);
+  const platform = createPlatformContext(deps);
   const app = Fastify({
     ...(typeof deps.logger === 'object' ? { loggerInstance: deps.logger } : { logger: deps.logger ?? false }),
     bodyLimit: deps.config.bodyLimitBytes,
@@ -105,14 +96,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true },
     },
     trustProxy: false,
+    // issue 17 §6: refusals made before a route runs answer in the platform error shape too.
+    clientErrorHandler: clientErrorHandler(platform.random),
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
+      platformErrorHandler(error, request, reply);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('platform', platform);
+  app.decorate('identity', await createIdentityServices(platform, deps.keyRing ? { keyRing: deps.keyRing } : {}));
+  app.decorate('shipping', createShippingServices(platform, deps.quoteLogBatch ? { quoteLogBatch: deps.quoteLogBatch } : {}));
   app.decorateRequest('seller', null);
   app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
+    // nosniff on every answer: a browser must never read a JSON error or a download as HTML (issue 17 §6).
+    reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
   });
   installErrorHandlers(app);
+  installJsonBodyParser(app);
   installNulGuard(app);
   app.addSchema(PlatformErrorBody);
 
@@ -120,37 +121,69 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     openapi: {
       openapi: '3.1.0',
       info: {
-        title: 'Feira seller platform',
+        title: 'Feira seller platform API',
         version: '0.1.0',
         description: 'Identity provider, record APIs with list conventions, webhooks and shipping quotes.',
+        license: { name: 'MIT', identifier: 'MIT' },
       },
       servers: [{ url: deps.config.publicUrl }],
+      webhooks: openapiWebhooks,
+      // The seller API first: the order viewers and generators list the groups in.
+      tags: OPENAPI_TAGS,
       components: {
+        schemas: webhookComponentSchemas,
         securitySchemes: {
-          sellerToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-          adminToken: { type: 'http', scheme: 'bearer' },
+          feiraOAuth: {
+            type: 'oauth2',
+            description: 'A seller grants your client access through the authorization code flow (PKCE S256 supported).',
+            flows: {
+              authorizationCode: {
+                authorizationUrl: `${deps.config.authUrl}/login`,
+                tokenUrl: `${deps.config.authUrl}/oauth/token`,
+                refreshUrl: `${deps.config.authUrl}/oauth/token`,
+                scopes: Object.fromEntries(Object.entries(SCOPES).map(([name, { description }]) => [name, description])),
+              },
+            },
+          },
+          clientSecretBasic: {
+            type: 'http',
+            scheme: 'basic',
+            description: 'client_id and client_secret (HTTP Basic, or client_id and client_secret in the body)',
+          },
+          adminToken: { type: 'http', scheme: 'bearer', description: 'The marketplace operator token' },
+          consoleSession: { type: 'apiKey', in: 'cookie', name: 'feira_session' },
         },
       },
     },
+    transform: openapiRouteTransform as never,
+    // Components named by their $id (`PlatformError`, `TokenSet` …), never `def-0`.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, docsPageOptions);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  app.get(
-    '/health',
-    { schema: { tags: ['platform'], summary: 'Liveness: 200 once the database is migrated and reachable' } },
-    async () => {
-      await platform.database.db.selectFrom('platform_settings').select('key').limit(1).execute();
-      return { status: 'ok' };
-    },
-  );
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+  await app.register(postmanRoute);
+  const readiness = createReadiness(platform.database);
+  app.decorate('readiness', readiness);
+  await app.register(healthRoutes, { database: platform.database, readiness });
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    // issue 17 §6: with --metrics-token, Prometheus must send it as a bearer token.
+    if (deps.config.metricsToken !== undefined && !bearerTokenMatches(request.headers.authorization, deps.config.metricsToken)) {
+      throw new PlatformError('UNAUTHORIZED', {
+        message: 'The metrics token is required',
+        headers: { 'www-authenticate': 'Bearer realm="feira-metrics"' },
+      });
+    }
     reply.header('content-type', platform.metrics.contentType);
     return platform.metrics.metrics();
   });
 
   await app.register(adminRoutes);
-  await app.register(identityRoutes);
+  await app.register(identityRoutes, {
+    pages: [languageRoute, consoleRoutes, ...(deps.config.mode === 'sandbox' ? [demoCallback] : [])],
+  });
   await app.register(recordRoutes);
   await app.register(webhookRoutes);
   await app.register(shippingRoutes);

@@ -1,13 +1,5 @@
 // @feira/platform: the server. Entry points (the CLI) use these exports.
-export { type ClientApp, createClient, findClientById, verifyClientSecret } from './admin/client-repository.js';
-export {
-  DEMO_CLIENT_NAME,
-  DEMO_SELLER_LOGIN,
-  type DemoCredentials,
-  type DemoRecordsSeeder,
-  demoLoginUrl,
-  seedDemo,
-} from './admin/demo-seed.js';
+export { type ClientApp, createClient, findClientById, verifyClientSecret } from './accounts/client-repository.js';
 export {
   createSeller,
   findSellerById,
@@ -15,32 +7,29 @@ export {
   listTenantsOfSeller,
   type Seller,
   type Tenant,
-} from './admin/seller-repository.js';
-export { type AppDeps, buildApp, createPlatformContext, type PlatformContext } from './app.js';
+} from './accounts/seller-repository.js';
+export { type AppDeps, buildApp, createPlatformContext } from './app.js';
 export { type Clock, ManualClock, systemClock } from './core/clock.js';
 export {
   DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
   DEFAULT_BODY_LIMIT_BYTES,
   DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
-  outboundPolicyOf,
   type PlatformConfig,
+  type PlatformConfigInput,
+  platformConfig,
 } from './core/config.js';
+export type { PlatformContext } from './core/platform-context.js';
 export { PlatformError } from './core/platform-error.js';
 export { cryptoRandom, type Random } from './core/random.js';
-export { type OutboundPolicy, refusalReason } from './http/address-policy.js';
-export { createOutboundAgent } from './http/outbound-agent.js';
-export { issueAuthorizationCode, type NewAuthorizationCode } from './identity/authorization-codes.js';
-export { ACCESS_TOKEN_TYP, REFRESH_TOKEN_TYP, type TokenInput, TokenSigner } from './identity/token-signer.js';
-export { type ListRequest, type ListSettings, runList, runListForRequest } from './lists/list-engine.js';
-export { defineListResource, type ListField, type ListFieldType, type ListResource } from './lists/list-resource.js';
-export { DEMO_RECORD_COUNTS, seedDemoRecords } from './records/demo-records.js';
-export { deleteOrder, findOrder, insertOrder, type OrderRow, orderPath, updateOrder } from './records/order-repository.js';
-export { appendEvent, type RecordChange } from './records/outbox.js';
-export { findProduct, findProductBySku, insertProduct, type ProductRow, productPath } from './records/product-repository.js';
-export { type SeedCounts, type SeedDeps, type SeedResult, seedRecords } from './records/seed-records.js';
-export { insertTicket, ticketPath } from './records/ticket-repository.js';
-export { insertTransaction, transactionPath } from './records/transaction-repository.js';
-export { type RunningPlatform, type StartPlatformOptions, startPlatform } from './server.js';
+export { DEMO_RECORD_COUNTS, seedDemoRecords } from './demo/demo-records.js';
+export {
+  DEMO_CLIENT_NAME,
+  DEMO_SELLER_LOGIN,
+  type DemoCredentials,
+  type DemoRecordsSeeder,
+  demoLoginUrl,
+  seedDemo,
+} from './demo/demo-seed.js';
 export {
   catalogueStock,
   configureDemoSellerShipping,
@@ -49,12 +38,34 @@ export {
   type DemoSellerOptions,
   type DemoStockLookup,
   startDemoSeller,
-} from './shipping/demo-seller.js';
+} from './demo/demo-seller.js';
+export { issueAuthorizationCode, type NewAuthorizationCode } from './identity/authorization-codes.js';
+export { createIdentityServices, type IdentityServices } from './identity/identity-services.js';
+export { ACCESS_TOKEN_TYP, REFRESH_TOKEN_TYP, type TokenInput, TokenSigner } from './identity/token-signer.js';
+export { type ListRequest, type ListSettings, runList, runListForRequest } from './lists/list-engine.js';
+export { defineListResource, type ListField, type ListFieldType, type ListResource } from './lists/list-resource.js';
+export { type OutboundPolicy, outboundPolicyOf, refusalReason } from './outbound/address-policy.js';
+export { createOutboundAgent } from './outbound/outbound-agent.js';
+export { insertOrder, type OrderRow, orderKind } from './records/kinds/orders.js';
+export { type ProductRow, productKind } from './records/kinds/products.js';
+export { ticketKind } from './records/kinds/tickets.js';
+export { transactionKind } from './records/kinds/transactions.js';
+export { appendEvent, type RecordChange } from './records/outbox.js';
+export { type RecordKind, type RecordTable, recordPath } from './records/record-kind.js';
+export { type AnyRecordKind, RECORD_KINDS, recordKindOf, recordKindOfTopic } from './records/record-kinds.js';
+export { deleteRecord, findRecord, insertRecord, type RecordWriteDeps, updateRecord } from './records/record-write.js';
+export { type SeedCounts, type SeedDeps, type SeedResult, seedRecords } from './records/seed-records.js';
+export { type RunningPlatform, type StartPlatformOptions, startPlatform } from './server.js';
+export { FREIGHT_COLUMNS, type FreightRow, readFreightCsv } from './shipping/freight/freight-csv.js';
+export { freightOptions, freightTablesOf } from './shipping/freight/freight-lookup.js';
+export { importFreightTable, MARKETPLACE_OWNER } from './shipping/freight/freight-table-store.js';
 export { callSellerQuote, type QuoteCallOptions, type QuoteCallResult } from './shipping/quote-caller.js';
-export type { QuoteCallRecord } from './shipping/quote-log.js';
-export { type QuoteLogStore, quoteLogInDatabase, quoteLogStoreFor } from './shipping/quote-log-store.js';
-export { QUOTE_LOG_BATCH, QuoteLogWriter, type QuoteLogWriterOptions } from './shipping/quote-log-writer.js';
+export type { QuoteCallRecord } from './shipping/quote-log/quote-call-rows.js';
+export { quoteLogStoreFor } from './shipping/quote-log/quote-log.js';
+export { type QuoteLogStore, quoteLogInDatabase } from './shipping/quote-log/quote-log-store.js';
+export { QUOTE_LOG_BATCH, QuoteLogWriter, type QuoteLogWriterOptions } from './shipping/quote-log/quote-log-writer.js';
 export { checkQuoteUrl, type QuoteTarget } from './shipping/quote-url.js';
+export { createShippingServices, type ShippingServices } from './shipping/shipping-services.js';
 export {
   configureShippingSettings,
   findShippingSettings,

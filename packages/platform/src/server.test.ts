@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEMO_CLIENT_NAME, DEMO_SELLER_LOGIN } from './admin/demo-seed.js';
+import { DEMO_CLIENT_NAME, DEMO_SELLER_LOGIN } from './demo/demo-seed.js';
 import { type RunningPlatform, type StartPlatformOptions, startPlatform } from './server.js';
 
 /** Starts, seeds (over a thousand demo records) and restarts a real server: slow on a loaded CI machine. */
@@ -153,7 +153,7 @@ describe.each(targets)('startPlatform on $dialect', (target) => {
   );
 
   it(
-    'SPEC-DECISIONS Q7: a storefront quote on the running sandbox is in the quote log after a restart (SQLite: in the log file beside the database)',
+    'spec-notes Q7: a storefront quote on the running sandbox is in the quote log after a restart (SQLite: in the log file beside the database)',
     async () => {
       const url = await freshDatabaseUrl();
       const first = await start(url);
@@ -179,6 +179,35 @@ describe.each(targets)('startPlatform on $dialect', (target) => {
         `/admin/v1/tenants/${tenantId}/shipping/quote-calls`,
       );
       expect(log.results).toEqual([expect.objectContaining({ session_id: sessionId, purpose: 'storefront' })]);
+    },
+    SERVER_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'issue-17 §6: the server of feira start answers Node-level refusals (431) in the platform error shape with nosniff; the SQLite file is 0600; /metrics takes the metrics token',
+    async () => {
+      const url = await freshDatabaseUrl();
+      const r = await start(url, { seed: 'none', metricsToken: 'metrics-token-0123456789' });
+      const tooLong = await fetch(`${r.listenUrl}/v1/orders?q=${'a'.repeat(20_000)}`);
+      expect(tooLong.status).toBe(431);
+      expect(tooLong.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(await tooLong.json()).toEqual({
+        message: expect.any(String),
+        slug: 'REQUEST_HEADER_FIELDS_TOO_LARGE',
+        details: [],
+        request_id: expect.any(String),
+      });
+      if (target.dialect === 'sqlite') {
+        for (const file of ['feira.db', 'feira.db-wal']) expect(statSync(join(dir, file)).mode & 0o777, file).toBe(0o600);
+      }
+      const open = await fetch(`${r.listenUrl}/metrics`);
+      expect(open.status).toBe(401);
+      expect(((await open.json()) as { slug: string }).slug).toBe('UNAUTHORIZED');
+      const wrong = await fetch(`${r.listenUrl}/metrics`, { headers: { authorization: 'Bearer not-the-token' } });
+      expect(wrong.status).toBe(401);
+      const scraped = await fetch(`${r.listenUrl}/metrics`, { headers: { authorization: 'bearer metrics-token-0123456789' } });
+      expect(scraped.status).toBe(200);
+      expect(await scraped.text()).toContain('# HELP');
     },
     SERVER_TEST_TIMEOUT_MS,
   );

@@ -1,20 +1,17 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { destination, pino } from 'pino';
-import { addRedirectUri, findClientById } from './admin/client-repository.js';
-import { readDemoCredentials, writeDemoCredentials } from './admin/demo-credentials-file.js';
-import { DEMO_CALLBACK_PATH, type DemoCredentials, type DemoRecordsSeeder, isEmptyForDemo, seedDemo } from './admin/demo-seed.js';
-import { buildApp, type PlatformContext } from './app.js';
+import { type DestinationStream, destination, pino } from 'pino';
+import { collectDefaultMetrics, Gauge } from 'prom-client';
+import { buildApp } from './app.js';
 import type { Clock } from './core/clock.js';
-import {
-  DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
-  DEFAULT_BODY_LIMIT_BYTES,
-  DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
-  type PlatformConfig,
-} from './core/config.js';
-import type { Random } from './core/random.js';
-import { catalogueStock, configureDemoSellerShipping, type DemoSeller, startDemoSeller } from './shipping/demo-seller.js';
+import { type PlatformConfig, platformConfig } from './core/config.js';
+import type { PlatformContext } from './core/platform-context.js';
+import { cryptoRandom, type Random } from './core/random.js';
+import { plantOrRecallDemo, startDemoSellerFor } from './demo/demo-sandbox.js';
+import type { DemoCredentials, DemoRecordsSeeder } from './demo/demo-seed.js';
+import type { DemoSeller } from './demo/demo-seller.js';
+import { clientErrorHandler } from './http/client-error.js';
 import { type Database, openDatabase } from './storage/database.js';
 import { migrateToLatest } from './storage/migrate.js';
 import { type BackgroundWorkers, startBackgroundWorkers } from './workers.js';
@@ -28,7 +25,7 @@ export interface StartPlatformOptions {
   port: number;
   /** Public API URL; default `http://<host>:<actual port>`. */
   publicUrl?: string;
-  /** Identity-provider URL (SPEC-DECISIONS I1); default the public URL. */
+  /** Identity-provider URL (spec-notes I1); default the public URL. */
   authUrl?: string;
   mode: PlatformConfig['mode'];
   adminToken: string;
@@ -37,14 +34,20 @@ export interface StartPlatformOptions {
   dataDir: string;
   /** `demo` plants the demo seller and client into an empty database. */
   seed: 'demo' | 'none';
-  /** Seeder of the demo stores' records; default `seedDemoRecords` (see admin/demo-seed.ts). */
+  /** Seeder of the demo stores' records; default `seedDemoRecords` (demo/demo-records.ts). */
   seedRecords?: DemoRecordsSeeder;
-  /** pino level for the JSON logs on stderr, or a logger, or `false` for none. */
+  /** pino level for the logs on stderr, or a logger, or `false` for none. */
   logger?: FastifyBaseLogger | string | false;
+  /** Where a level-given logger writes (default stderr as JSON lines), e.g. a pino-pretty stream. */
+  logDestination?: DestinationStream;
   /** Sandbox with a demo: run the demo seller's quote endpoint and point the demo stores at it (default true). */
   demoSeller?: boolean;
+  /** Port of the demo seller's quote endpoint; 0 (the default) picks a free one. */
+  demoSellerPort?: number;
   /** Extra CA certificates (PEM) trusted by outbound calls: webhook deliveries and quote calls. */
   outboundCa?: string;
+  /** Bearer token `GET /metrics` requires; open when absent. */
+  metricsToken?: string;
   /** Run the webhook dispatcher in this process (default true). */
   dispatcher?: boolean;
   /** How long in-flight requests may take to finish on shutdown before their connections are cut (default 10 s). */
@@ -89,7 +92,21 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
   });
 }
 
-function makeLogger(logger: StartPlatformOptions['logger']): FastifyBaseLogger | false {
+/**
+ * Stops accepting and waits for in-flight requests: idle keep-alive connections
+ * go now, busy ones after their response (see the request hook in startPlatform),
+ * and whatever is still open after `graceMs` is cut.
+ */
+async function closeGracefully(server: Server, graceMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+  cut.unref();
+  await closed;
+  clearTimeout(cut);
+}
+
+function makeLogger(logger: StartPlatformOptions['logger'], to: DestinationStream | undefined): FastifyBaseLogger | false {
   if (logger === false) return false;
   if (typeof logger === 'object') return logger;
   // JSON logs go to stderr so stdout stays the human-readable banner. Requests are logged
@@ -102,7 +119,7 @@ function makeLogger(logger: StartPlatformOptions['logger']): FastifyBaseLogger |
         req: (req: { method: string; url: string; id?: string }) => ({ method: req.method, path: req.url.split('?')[0] }),
       },
     },
-    destination(2),
+    to ?? destination(2),
   ) as unknown as FastifyBaseLogger;
 }
 
@@ -127,16 +144,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
 
   const shutdown = async () => {
     closing = true;
-    const graceMs = options.shutdownGraceMs ?? 10_000;
-    if (server?.listening) {
-      const closed = new Promise<void>((resolve) => server?.close(() => resolve()));
-      // Idle keep-alive connections go now; busy ones after their response (see the request hook below).
-      server.closeIdleConnections();
-      const cut = setTimeout(() => server?.closeAllConnections(), graceMs);
-      cut.unref();
-      await closed;
-      clearTimeout(cut);
-    }
+    if (server?.listening) await closeGracefully(server, options.shutdownGraceMs ?? 10_000);
     await workers?.stop();
     await demoSeller?.close();
     await app?.close();
@@ -153,21 +161,20 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       }
       handler(req, res);
     });
+    // Node's own refusals (a 431 for a 20 kB query) in the platform error shape, not a bare status line (issue 17 §6).
+    server.on('clientError', clientErrorHandler(options.random ?? cryptoRandom));
     const address = await listen(server, options.port, options.host);
     const listenUrl = `http://${urlHost(options.host)}:${address.port}`;
-    const publicUrl = (options.publicUrl ?? listenUrl).replace(/\/+$/, '');
-    const authUrl = (options.authUrl ?? publicUrl).replace(/\/+$/, '');
-    const config: PlatformConfig = Object.freeze({
+    const config = platformConfig({
       mode: options.mode,
-      publicUrl,
-      authUrl,
+      publicUrl: options.publicUrl ?? listenUrl,
+      ...(options.authUrl ? { authUrl: options.authUrl } : {}),
       adminToken: options.adminToken,
       secretKey: options.secretKey,
-      accessTokenTtlSeconds: DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
-      refreshTokenTtlSeconds: DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
-      bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES,
+      ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
     });
-    const logger = makeLogger(options.logger);
+    const { publicUrl, authUrl } = config;
+    const logger = makeLogger(options.logger, options.logDestination);
     app = await buildApp({
       config,
       database,
@@ -178,38 +185,31 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     });
     await app.ready();
     const platform = app.platform;
+    // Per-process metrics (docs/deploy.md): Node's own (CPU, memory, event-loop lag) and which process answered,
+    // so a scrape through the shared port of `--workers` says whose figures these are.
+    collectDefaultMetrics({ register: platform.metrics });
+    new Gauge({
+      name: 'feira_process_info',
+      help: 'The process that answered this scrape (1 while it runs); its pid tells API workers apart',
+      labelNames: ['pid'],
+      registers: [platform.metrics],
+    }).set({ pid: String(process.pid) }, 1);
     // On SQLite, the quote log's own file: opened (and any rows of an earlier version moved in) before the first request.
-    await platform.quoteLog.store.open();
+    await app.shipping.quoteLog.store.open();
 
-    let demo: DemoCredentials | undefined;
-    let seededNow = false;
-    if (options.seed === 'demo' && (await isEmptyForDemo(platform))) {
-      demo = await seedDemo(platform, options.seedRecords ? { seedRecords: options.seedRecords } : {});
-      writeDemoCredentials(options.dataDir, demo);
-      seededNow = true;
-    } else {
-      // A later start: print the demo kept in the data folder, if it belongs to this database.
-      const kept = readDemoCredentials(options.dataDir);
-      if (kept && (await findClientById(database.db, kept.clientId))) {
-        // Started on another port or public URL: the demo callback moved, so the demo client accepts it too.
-        const redirectUri = `${publicUrl}${DEMO_CALLBACK_PATH}`;
-        await addRedirectUri(database.db, kept.clientId, redirectUri);
-        demo = { ...kept, redirectUri };
-      }
-    }
-
+    const { demo, seededNow } = await plantOrRecallDemo(platform, {
+      seed: options.seed,
+      dataDir: options.dataDir,
+      ...(options.seedRecords ? { seedRecords: options.seedRecords } : {}),
+    });
     if (demo && options.mode === 'sandbox' && (options.demoSeller ?? true)) {
-      // The demo stores quote shipping against the demo seller (shipping/demo-seller.ts). It listens on a
-      // new port at every start, so the stores are pointed at it again each time.
-      demoSeller = await startDemoSeller({ host: '127.0.0.1', stock: catalogueStock(database) });
-      for (const tenant of demo.tenants) {
-        await configureDemoSellerShipping(platform, tenant.id, demoSeller.url);
-      }
+      // The demo stores quote shipping against the demo seller, beside the platform.
+      demoSeller = await startDemoSellerFor(platform, demo, options.demoSellerPort ?? 0);
     }
 
     const fastify = app;
     handler = (req, res) => fastify.routing(req, res);
-    workers = await startBackgroundWorkers(platform, { dispatcher: options.dispatcher ?? true });
+    workers = await startBackgroundWorkers(platform, { dispatcher: options.dispatcher ?? true, readiness: app.readiness });
 
     let closePromise: Promise<void> | undefined;
     return {

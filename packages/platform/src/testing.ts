@@ -1,16 +1,12 @@
 // @feira/platform/testing: what tests (of this package and of others) use to
 // run the real platform on an isolated database with a clock they control.
-import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { SCOPE_NAMES, type Scope } from '@feira/contract';
 import type { FastifyInstance } from 'fastify';
 import { type AppDeps, buildApp } from './app.js';
 import { ManualClock } from './core/clock.js';
-import {
-  DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
-  DEFAULT_BODY_LIMIT_BYTES,
-  DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
-  type PlatformConfig,
-} from './core/config.js';
+import { type PlatformConfig, platformConfig } from './core/config.js';
 import { hashPassword, sha256Hex } from './core/hashing.js';
 import { ACCESS_TOKEN_TYP } from './identity/token-signer.js';
 import type { Database } from './storage/database.js';
@@ -23,36 +19,19 @@ export {
   type TestDatabaseTarget,
   testDatabaseTargets,
 } from './storage/test-databases.js';
-
-const tlsFile = (name: string) => readFileSync(new URL(`../test/fixtures/tls/${name}`, import.meta.url), 'utf8');
-
-/** Test TLS material: servers use key+cert, the platform trusts `ca` (injected). */
-export const testTls = {
-  get ca(): string {
-    return tlsFile('ca.pem');
-  },
-  get key(): string {
-    return tlsFile('server-key.pem');
-  },
-  get cert(): string {
-    return tlsFile('server.pem');
-  },
-};
+export { testTls, writeTestTlsFiles } from './testing-tls.js';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
 export function testConfig(overrides: Partial<PlatformConfig> = {}): PlatformConfig {
-  return {
+  return platformConfig({
     mode: 'sandbox',
     publicUrl: 'http://127.0.0.1:8080',
     authUrl: 'http://127.0.0.1:8080',
     adminToken: TEST_ADMIN_TOKEN,
     secretKey: 'test-secret-key-not-for-production',
-    accessTokenTtlSeconds: DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
-    refreshTokenTtlSeconds: DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
-    bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES,
     ...overrides,
-  };
+  });
 }
 
 export interface TestPlatform {
@@ -92,7 +71,7 @@ export async function createTestPlatform(
   const app = await buildApp({ ...deps, config: deps.config ?? testConfig(), database, clock });
   await app.ready();
   let counter = 0;
-  const { random, signer } = app.platform;
+  const { random, signer } = app.identity;
 
   const createSeller: TestPlatform['createSeller'] = async (input = {}) => {
     const sellerId = random.uuid();
@@ -186,6 +165,49 @@ export async function createTestPlatform(
       await database.close();
     },
   };
+}
+
+export interface ListeningPlatform extends TestPlatform {
+  /** `http://127.0.0.1:<port>`: also the configured {base_url} and {auth_url}, so links, metadata and `iss` point here. */
+  url: string;
+}
+
+/**
+ * The real platform on a real socket (127.0.0.1, port 0), for clients that
+ * talk HTTP: browsers, third-party OAuth clients, the SDK, CLI processes. The
+ * socket is bound first so its address can be the configured public URL
+ * (clients check the metadata's issuer, the SDK follows `meta.links.next`
+ * exactly); until the app is ready it answers 503. `close()` cuts open
+ * connections, then closes the app and the database.
+ */
+export async function listenPlatform(
+  target: TestDatabaseTarget = testDatabaseTargets()[0] as TestDatabaseTarget,
+  deps: Partial<Omit<AppDeps, 'database'>> & { clock?: ManualClock } = {},
+): Promise<ListeningPlatform> {
+  let handle: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
+  const server = createServer((req, res) => (handle ? handle(req, res) : res.writeHead(503).end()));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    const platform = await createTestPlatform(target, {
+      ...deps,
+      // The socket's URL wins over any given config: links and `iss` must point where clients connect.
+      config: { ...(deps.config ?? testConfig()), publicUrl: url, authUrl: url },
+    });
+    handle = (req, res) => platform.app.routing(req, res);
+    return {
+      ...platform,
+      url,
+      close: async () => {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await platform.close();
+      },
+    };
+  } catch (error) {
+    server.close();
+    throw error;
+  }
 }
 
 /**

@@ -1,16 +1,21 @@
-import type { PlatformContext } from './app.js';
+import type { PlatformContext } from './core/platform-context.js';
+import type { Readiness } from './http/health-routes.js';
 import { WebhookDispatcher, type WebhookDispatcherOptions } from './webhooks/webhook-dispatcher.js';
 
 export interface BackgroundWorkers {
+  /** The webhook dispatcher running in this process, if any. */
+  dispatcher: WebhookDispatcher | null;
   stop(): Promise<void>;
 }
 
 export interface BackgroundWorkerOptions {
   /** Run the webhook dispatcher in this process (default for `feira start`; `feira dispatch` runs only this). */
   dispatcher: boolean;
-  /** Tuning of the dispatcher (concurrency, lease, timeouts); defaults follow SPEC-DECISIONS W4. */
+  /** Tuning of the dispatcher (concurrency, lease, timeouts); defaults follow spec-notes W4. */
   dispatcherOptions?: WebhookDispatcherOptions;
   log?: { error(obj: object, message: string): void };
+  /** Where the loops report their heartbeat for `/health/ready` (the app's `readiness`). */
+  readiness?: Readiness;
 }
 
 /**
@@ -26,7 +31,9 @@ export async function startBackgroundWorkers(
     ? new WebhookDispatcher({ ...platform, ...(options.log ? { log: options.log } : {}) }, options.dispatcherOptions)
     : null;
   dispatcher?.start();
+  if (dispatcher) options.readiness?.add('dispatcher', () => dispatcher.readiness());
   return {
+    dispatcher,
     stop: async () => {
       await dispatcher?.stop();
     },

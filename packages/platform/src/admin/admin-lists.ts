@@ -2,7 +2,7 @@ import { defineListResource } from '../lists/list-resource.js';
 
 // The admin lists, declared for the shared list engine (src/lists/), so they
 // follow the same conventions as the record APIs: `_limit`/`_offset`, cursors,
-// `_sort`, filters, the spec's envelope (SPEC-DECISIONS L1–L9).
+// `_sort`, filters, the spec's envelope (spec-notes L1–L9).
 
 export interface SellerListRow {
   id: string;

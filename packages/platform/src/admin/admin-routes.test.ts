@@ -1,8 +1,8 @@
 import { SCOPE_NAMES } from '@feira/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findClientById, verifyClientSecret } from '../accounts/client-repository.js';
+import { findSellerByLogin } from '../accounts/seller-repository.js';
 import { createTestPlatform, TEST_ADMIN_TOKEN, type TestPlatform, testDatabaseTargets } from '../testing.js';
-import { findClientById, verifyClientSecret } from './client-repository.js';
-import { findSellerByLogin } from './seller-repository.js';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const auth = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
@@ -46,7 +46,7 @@ describe.each(testDatabaseTargets())('admin API on $dialect', (target) => {
   };
 
   describe('authentication', () => {
-    it('SPEC-DECISIONS L9: answers 401 UNAUTHORIZED in the platform error shape without the admin token', async () => {
+    it('spec-notes L9: answers 401 UNAUTHORIZED in the platform error shape without the admin token', async () => {
       for (const headers of [{}, { authorization: 'Bearer wrong-token' }, { authorization: TEST_ADMIN_TOKEN }]) {
         const res = await platform.app.inject({ method: 'GET', url: '/admin/v1/sellers', headers });
         expect(res.statusCode).toBe(401);
@@ -136,11 +136,15 @@ describe.each(testDatabaseTargets())('admin API on $dialect', (target) => {
       ]);
     });
 
-    it('issue 2 bad input: an unknown media type is 415; plain text or a JSON array is 422 at the root', async () => {
-      const xml = await post('/admin/v1/sellers', '<seller/>', { 'content-type': 'application/xml' });
-      expect(xml.statusCode).toBe(415);
-      expect(xml.json().slug).toBe('UNSUPPORTED_MEDIA_TYPE');
-      expectFieldError(await post('/admin/v1/sellers', 'name=x', { 'content-type': 'text/plain' }), 422, '(root)');
+    it('issue 2 / issue-17 §6 bad input: an unknown media type, plain text included, is 415; a JSON array is 422 at the root', async () => {
+      for (const [body, type] of [
+        ['<seller/>', 'application/xml'],
+        ['name=x', 'text/plain'],
+      ] as const) {
+        const refused = await post('/admin/v1/sellers', body, { 'content-type': type });
+        expect(refused.statusCode).toBe(415);
+        expect(refused.json().slug).toBe('UNSUPPORTED_MEDIA_TYPE');
+      }
       const array = await post('/admin/v1/sellers', '[]', { 'content-type': 'application/json' });
       expectFieldError(array, 422, '(root)');
     });
@@ -179,19 +183,19 @@ describe.each(testDatabaseTargets())('admin API on $dialect', (target) => {
       expect(list.json().results.map((c: { client_id: string }) => c.client_id)).toContain(created.client_id);
     });
 
-    it('SPEC-DECISIONS I11: accepts every scope of the catalogue and no optional URLs', async () => {
+    it('spec-notes I11: accepts every scope of the catalogue and no optional URLs', async () => {
       const { terms_of_use_url: _t, privacy_policy_url: _p, ...body } = clientBody({ scopes: SCOPE_NAMES, default_scopes: [] });
       const res = await post('/admin/v1/clients', body);
       expect(res.statusCode).toBe(201);
       expect(res.json()).toMatchObject({ scopes: SCOPE_NAMES, terms_of_use_url: null, privacy_policy_url: null });
     });
 
-    it('SPEC-DECISIONS I11: a scope outside the catalogue is 422 naming it', async () => {
+    it('spec-notes I11: a scope outside the catalogue is 422 naming it', async () => {
       const res = await post('/admin/v1/clients', clientBody({ scopes: ['open:portfolio:read', 'open:everything:write'] }));
       expectFieldError(res, 422, 'scopes.1');
     });
 
-    it('SPEC-DECISIONS I10: default scopes must be among the client scopes, else 422 naming the entry', async () => {
+    it('spec-notes I10: default scopes must be among the client scopes, else 422 naming the entry', async () => {
       const res = await post('/admin/v1/clients', clientBody({ default_scopes: ['open:ticket:read'] }));
       expectFieldError(res, 422, 'default_scopes.0');
     });
@@ -227,7 +231,7 @@ describe.each(testDatabaseTargets())('admin API on $dialect', (target) => {
     });
   });
 
-  describe('lists (the shared list engine, SPEC-DECISIONS L1–L9)', () => {
+  describe('lists (the shared list engine, spec-notes L1–L9)', () => {
     it('filters and sorts sellers like every other list: login__like, _sort=login:desc', async () => {
       for (const login of ['zed@filter.test', 'amy@filter.test']) {
         expect((await post('/admin/v1/sellers', sellerBody({ login }))).statusCode).toBe(201);
@@ -280,13 +284,13 @@ describe.each(testDatabaseTargets())('admin API on $dialect', (target) => {
       expect(last.json().meta.links.next).toBeNull();
     });
 
-    it('SPEC-DECISIONS L1/L2: _limit above max_limit is clamped and reported; default offset is 0', async () => {
+    it('spec-notes L1/L2: _limit above max_limit is clamped and reported; default offset is 0', async () => {
       const res = await get('/admin/v1/clients?_limit=5000');
       expect(res.statusCode).toBe(200);
       expect(res.json().meta.page).toMatchObject({ limit: 100, offset: 0, max_limit: 100 });
     });
 
-    it('SPEC-DECISIONS L1/L6: a bad _limit, _offset or an unknown parameter is 422 naming it in the query', async () => {
+    it('spec-notes L1/L6: a bad _limit, _offset or an unknown parameter is 422 naming it in the query', async () => {
       for (const [query, field] of [
         ['_limit=0', '_limit'],
         ['_limit=abc', '_limit'],

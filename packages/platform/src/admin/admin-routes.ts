@@ -1,5 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { type ClientApp, clientFromPublicRow, createClient, findPublicClientById } from '../accounts/client-repository.js';
+import { validateNewClient } from '../accounts/client-rules.js';
+import { createSeller, findSellerById, listTenantsOfSellers, type Seller } from '../accounts/seller-repository.js';
 import { notFound } from '../core/platform-error.js';
 import { runListForRequest } from '../lists/list-engine.js';
 import { requireAdminToken } from './admin-auth.js';
@@ -17,9 +20,6 @@ import {
   type SellerView,
   SellerView as SellerViewSchema,
 } from './admin-schemas.js';
-import { type ClientApp, clientFromPublicRow, createClient, findPublicClientById } from './client-repository.js';
-import { validateNewClient } from './client-rules.js';
-import { createSeller, findSellerById, listTenantsOfSellers, type Seller } from './seller-repository.js';
 
 function sellerView(seller: Seller): SellerView {
   return {
@@ -62,8 +62,10 @@ export async function adminRoutes(instance: FastifyInstance): Promise<void> {
   app.post(
     '/admin/v1/sellers',
     {
+      config: { listResource: sellerList as never },
       schema: {
         tags: ['admin'],
+        operationId: 'adminCreateSeller',
         summary: 'Create a seller account with its stores (tenants)',
         security,
         body: CreateSellerBody,
@@ -81,6 +83,7 @@ export async function adminRoutes(instance: FastifyInstance): Promise<void> {
     {
       schema: {
         tags: ['admin'],
+        operationId: 'adminListSellers',
         summary: 'List seller accounts (no passwords)',
         security,
         description: LIST_DESCRIPTION,
@@ -112,6 +115,7 @@ export async function adminRoutes(instance: FastifyInstance): Promise<void> {
     {
       schema: {
         tags: ['admin'],
+        operationId: 'adminGetSeller',
         summary: 'Read one seller account (no password)',
         security,
         params: IdParams,
@@ -128,8 +132,10 @@ export async function adminRoutes(instance: FastifyInstance): Promise<void> {
   app.post(
     '/admin/v1/clients',
     {
+      config: { listResource: clientList as never },
       schema: {
         tags: ['admin'],
+        operationId: 'adminCreateClient',
         summary: 'Register a client application; the response is the only place its secret is shown',
         security,
         body: CreateClientBody,
@@ -148,6 +154,7 @@ export async function adminRoutes(instance: FastifyInstance): Promise<void> {
     {
       schema: {
         tags: ['admin'],
+        operationId: 'adminListClients',
         summary: 'List client applications (no secrets)',
         security,
         description: LIST_DESCRIPTION,
@@ -165,6 +172,7 @@ export async function adminRoutes(instance: FastifyInstance): Promise<void> {
     {
       schema: {
         tags: ['admin'],
+        operationId: 'adminGetClient',
         summary: 'Read one client application (no secret)',
         security,
         params: IdParams,

@@ -7,7 +7,7 @@ import { type Static, Type } from '@sinclair/typebox';
 
 const closed = { additionalProperties: false } as const;
 
-/** Error responses reference the shared platform error schema registered by buildApp (SPEC-DECISIONS L9). */
+/** Error responses reference the shared platform error schema registered by buildApp (spec-notes L9). */
 export const ErrorResponse = Type.Unsafe<unknown>({ $ref: 'PlatformError#' });
 
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'Absolute http(s) URL' });

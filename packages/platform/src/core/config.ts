@@ -1,16 +1,14 @@
-import type { OutboundPolicy } from '../http/address-policy.js';
-
 /**
  * Platform configuration, validated and frozen. It is read from flags and
- * environment in exactly one place (the CLI's config loader); everything else
- * receives this object.
+ * environment in exactly one place (the CLI's config loader) and built by
+ * `platformConfig`; everything else receives this object.
  */
 export interface PlatformConfig {
   /** `sandbox` (local development: loopback and http allowed for outbound calls) or `strict` (production rules). */
   mode: 'sandbox' | 'strict';
   /** {base_url}: public URL of the platform API, no trailing slash. */
   publicUrl: string;
-  /** {auth_url}: public URL of the identity provider (SPEC-DECISIONS I1); the same as publicUrl in the sandbox. */
+  /** {auth_url}: public URL of the identity provider (spec-notes I1); the same as publicUrl in the sandbox. */
   authUrl: string;
   /** Bearer token of the admin API. */
   adminToken: string;
@@ -20,12 +18,31 @@ export interface PlatformConfig {
   refreshTokenTtlSeconds: number;
   /** Largest accepted request body (1 MiB). */
   bodyLimitBytes: number;
-}
-
-export function outboundPolicyOf(config: Pick<PlatformConfig, 'mode'>): OutboundPolicy {
-  return config.mode === 'strict' ? 'strict' : 'sandbox';
+  /** When set, `GET /metrics` requires `Authorization: Bearer <metricsToken>` (issue 17 §6). Never logged. */
+  metricsToken?: string;
 }
 
 export const DEFAULT_ACCESS_TOKEN_TTL_SECONDS = 7200;
 export const DEFAULT_REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** What a config must be given; everything else has a default. */
+export type PlatformConfigInput = Pick<PlatformConfig, 'mode' | 'publicUrl' | 'adminToken' | 'secretKey'> &
+  Partial<PlatformConfig>;
+
+/**
+ * The one place a `PlatformConfig` is assembled (the server, `feira dispatch`
+ * and the test kit all call it): defaults filled in, URLs without a trailing
+ * slash, the auth URL the public URL unless given (spec-notes I1), frozen.
+ */
+export function platformConfig(input: PlatformConfigInput): PlatformConfig {
+  const publicUrl = input.publicUrl.replace(/\/+$/, '');
+  return Object.freeze({
+    accessTokenTtlSeconds: DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
+    refreshTokenTtlSeconds: DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
+    bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES,
+    ...input,
+    publicUrl,
+    authUrl: (input.authUrl ?? publicUrl).replace(/\/+$/, ''),
+  });
+}

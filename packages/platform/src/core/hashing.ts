@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 
 const scrypt = promisify(scryptCallback) as (password: string, salt: Buffer, keylen: number, options: object) => Promise<Buffer>;
 
-// scrypt parameters (N=2^15, r=8, p=1): about 30 ms on this class of machine, OWASP's floor.
+// scrypt parameters (N=2^15, r=8, p=1): OWASP's recommended minimum for scrypt.
 const SCRYPT = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 
 /** Password hash `scrypt$N$r$p$salt$hash` (base64url). Passwords are never stored or logged in clear. */

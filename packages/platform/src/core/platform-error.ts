@@ -1,7 +1,7 @@
 import { ERROR_SLUGS, type ErrorDetail, type ErrorSlug } from '@feira/contract';
 
 /**
- * The one error class of the platform APIs (SPEC-DECISIONS L9). `slug` narrows
+ * The one error class of the platform APIs (spec-notes L9). `slug` narrows
  * in a switch and decides the HTTP status; the error handler renders it as
  * `{message, slug, details[]}`. Never put a token, secret or password in it.
  */

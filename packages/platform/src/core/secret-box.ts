@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 
 /**
  * Encryption at rest for secrets the platform must read back (signing keys,
- * webhook secrets: SPEC-DECISIONS W2, I4). AES-256-GCM; the key is derived from
+ * webhook secrets: spec-notes W2, I4). AES-256-GCM; the key is derived from
  * the server's secret key. Output: `v1.<iv>.<tag>.<ciphertext>` in base64url.
  */
 export class SecretBox {

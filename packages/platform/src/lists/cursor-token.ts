@@ -1,7 +1,7 @@
 import { createHash, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 
 /**
- * Cursor tokens (SPEC-DECISIONS L4): opaque to the client, signed with an HMAC
+ * Cursor tokens (spec-notes L4): opaque to the client, signed with an HMAC
  * key derived from the server secret, and bound to the list and to the filters
  * and sorts of the first page. The payload is the keyset position: the sort
  * values and id of the last record returned, so the next page is a range scan
@@ -18,7 +18,7 @@ export interface CursorPosition {
 
 const MAX_TOKEN_LENGTH = 4096;
 
-/** The last key derived: a server has one secret, so each list request would otherwise rerun HKDF (3 % of a list request's CPU profile). */
+/** The last key derived: a server has one secret, so each list request would otherwise rerun HKDF (visible in a list request's CPU profile). */
 let lastDerived: { secretKey: string; key: Buffer } | undefined;
 
 /** The cursor HMAC key, derived from the server secret with HKDF-SHA256. */

@@ -1,7 +1,7 @@
 import type { ListField } from './list-resource.js';
 
 /**
- * Typing of query-string values by field (SPEC-DECISIONS L6). Each parser
+ * Typing of query-string values by field (spec-notes L6). Each parser
  * returns the value as the column holds it (`sql`) and as `meta.filters`
  * echoes it (`echo`), or an error message for the 422. Nothing here ever
  * reaches SQL as text: values are bound as parameters.

@@ -1,6 +1,6 @@
 /**
  * The list engine: one implementation of the spec's "List operations (common
- * conventions)" and "List response envelope" (SPEC-DECISIONS L1–L9) for every
+ * conventions)" and "List response envelope" (spec-notes L1–L9) for every
  * list route of the platform: records, admin lists, webhook deliveries, the
  * quote log.
  *
@@ -82,7 +82,7 @@ function applyFilter(query: AnySelect, filter: ParsedFilter): AnySelect {
     case 'lte':
       return query.where(column, '<=', sqlValue);
     case 'like': {
-      // SPEC-DECISIONS L7: case-insensitive contains; % and _ in the value are literal.
+      // spec-notes L7: case-insensitive contains; % and _ in the value are literal.
       const pattern = `%${String(sqlValue).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       return query.where(sql<SqlBool>`lower(${sql.ref(column)}) like lower(${pattern}) escape '\\'`);
     }
@@ -146,7 +146,7 @@ export async function runList<Row, Result>(
   request: ListRequest,
   settings: ListSettings,
 ): Promise<ListEnvelopeOf<Result>> {
-  const parsed: ParsedListQuery = parseListQuery(resource as ListResource<unknown, unknown>, request.query);
+  const parsed: ParsedListQuery = parseListQuery(resource, request.query);
   const path = request.url.split('?')[0] ?? '/';
   const pairs = queryPairs(request.query);
   const { limit: LIMIT, offset: OFFSET, paginate: PAGINATE, nextToken: NEXT_TOKEN } = LIST_QUERY_PARAMETERS;
@@ -199,7 +199,7 @@ export async function runList<Row, Result>(
   } else {
     const offset = parsed.offset ?? 0;
     const nextOffset = offset + parsed.limit;
-    // On massive collections a link past the ceiling would only earn a 422 (SPEC-DECISIONS L3).
+    // On massive collections a link past the ceiling would only earn a 422 (spec-notes L3).
     const nextAllowed = hasMore && (!resource.massive || nextOffset <= PAGE_MAX_OFFSET);
     const at = (o: number) => linkTo(settings, path, withParameters(pairs, { [LIMIT]: limitText, [OFFSET]: String(o) }));
     links = {
@@ -220,7 +220,7 @@ export async function runList<Row, Result>(
     filters: echoFilters,
     sorts,
   };
-  // SPEC-DECISIONS L5: total only with offset pagination on ordinary collections.
+  // spec-notes L5: total only with offset pagination on ordinary collections.
   if (!parsed.cursor && !resource.massive) {
     const counted = await filtered
       .clearSelect()

@@ -1,24 +1,29 @@
 import type { AppliedSort } from '@feira/contract';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { orderList, productList } from '../records/record-lists.js';
+import { orderKind } from '../records/kinds/orders.js';
+import { productKind } from '../records/kinds/products.js';
 import { createTestPlatform, type TestPlatform, testDatabaseTargets } from '../testing.js';
 import { DEFAULT_OPERATORS, type ListResource } from './list-resource.js';
+
+/** What the properties read of a list: its fields and sorts (every record kind's list fits, whatever its rows). */
+type RecordListResource = Omit<ListResource<unknown, unknown>, 'present'>;
+
 import { listInMemory, type ModelFilter, type ModelSort, valueAt } from './test-support/in-memory-list.js';
 import { createOrders, createProducts, getJson, pathOf } from './test-support/list-fixtures.js';
 
 // Issue 4 "Tests that must exist": a property-based test. Random valid and
 // invalid query strings never produce a 500, and the results of valid ones
-// always equal a plain in-memory filter/sort of the same data (SPEC-DECISIONS L1–L8).
+// always equal a plain in-memory filter/sort of the same data (spec-notes L1–L8).
 
 interface Collection {
   path: string;
-  resource: ListResource<never, unknown>;
+  resource: RecordListResource;
   records: () => Array<{ id: string }>;
 }
 
 /** Query values for one field, drawn near the data so filters select something. */
-function valueFor(records: Array<{ id: string }>, field: string, resource: ListResource<never, unknown>): fc.Arbitrary<string> {
+function valueFor(records: Array<{ id: string }>, field: string, resource: RecordListResource): fc.Arbitrary<string> {
   const declared = resource.fields[field];
   if (!declared) throw new Error(field);
   const present = records.map((r) => valueAt(r, field)).filter((v) => v !== null);
@@ -76,7 +81,7 @@ function filterArbitrary(collection: Collection): fc.Arbitrary<ModelFilter> {
   });
 }
 
-function sortArbitrary(resource: ListResource<never, unknown>): fc.Arbitrary<ModelSort[]> {
+function sortArbitrary(resource: RecordListResource): fc.Arbitrary<ModelSort[]> {
   return fc.uniqueArray(
     fc.record({ field: fc.constantFrom(...resource.sorts, 'id'), direction: fc.constantFrom('asc' as const, 'desc' as const) }),
     { selector: (s) => s.field, maxLength: 3 },
@@ -90,7 +95,7 @@ function queryString(pairs: Array<[string, string]>): string {
 }
 
 /** Sorts as the engine applies them: the request's, up to and including id, or the declared default. */
-function effectiveSorts(resource: ListResource<never, unknown>, sorts: ModelSort[]): AppliedSort[] {
+function effectiveSorts(resource: RecordListResource, sorts: ModelSort[]): AppliedSort[] {
   if (sorts.length === 0) return [...resource.defaultSort];
   const idAt = sorts.findIndex((s) => s.field === 'id');
   return idAt === -1 ? sorts : sorts.slice(0, idAt + 1);
@@ -101,8 +106,8 @@ describe.each(testDatabaseTargets())('list property tests on $dialect', (target)
   let token: string;
   const data = { products: [] as Array<{ id: string }>, orders: [] as Array<{ id: string }> };
   const collections: Collection[] = [
-    { path: '/seller/v1/products', resource: productList as ListResource<never, unknown>, records: () => data.products },
-    { path: '/v1/orders', resource: orderList as ListResource<never, unknown>, records: () => data.orders },
+    { path: '/seller/v1/products', resource: productKind.list, records: () => data.products },
+    { path: '/v1/orders', resource: orderKind.list, records: () => data.orders },
   ];
 
   beforeAll(async () => {

@@ -23,7 +23,7 @@ export interface ParsedFilter {
 }
 
 export interface ParsedListQuery {
-  /** Limit applied, clamped to max_limit (SPEC-DECISIONS L1). */
+  /** Limit applied, clamped to max_limit (spec-notes L1). */
   limit: number;
   maxLimit: number;
   /** null with cursor pagination. */
@@ -57,18 +57,14 @@ export function queryPairs(query: unknown): Array<[string, string]> {
   return pairs;
 }
 
-/**
- * Validates a raw query string against a list declaration. Every problem
- * becomes one `details[]` entry of a single 422 (SPEC-DECISIONS L6: naming the
- * parameter, `location: "query"`); nothing the client sent is ever used as SQL.
- */
-export function parseListQuery(resource: ListResource<unknown, unknown>, query: unknown): ParsedListQuery {
-  const details: ErrorDetail[] = [];
-  const fail = (field: string, message: string, slug = 'INVALID_PARAMETER_VALUE') =>
-    details.push({ field, location: 'query', message, slug });
-  const pairs = queryPairs(query);
-  const maxLimit = resource.maxLimit ?? DEFAULT_MAX_LIMIT;
+/** Where a parser reports a problem with one parameter: each becomes a `details[]` entry of the one 422. */
+type Fail = (field: string, message: string, slug?: string) => void;
 
+/** What the parsers read of a list declaration (its rows and presenter play no part). */
+type ListDeclaration = Omit<ListResource<unknown, unknown>, 'present'>;
+
+/** Splits the pairs into the control parameters (each at most once) and the filters. */
+function splitControl(pairs: Array<[string, string]>, fail: Fail) {
   const control = new Map<string, string>();
   const filterPairs: Array<[string, string]> = [];
   for (const [name, value] of pairs) {
@@ -79,46 +75,48 @@ export function parseListQuery(resource: ListResource<unknown, unknown>, query: 
       filterPairs.push([name, value]);
     }
   }
+  return { control, filterPairs };
+}
 
-  // _limit (SPEC-DECISIONS L1): an integer ≥ 1, clamped to max_limit.
+/** `_limit` (spec-notes L1): an integer ≥ 1, clamped to max_limit. */
+function parseLimit(raw: string | undefined, maxLimit: number, fail: Fail): number {
   let limit = DEFAULT_LIST_LIMIT;
-  const rawLimit = control.get(LIMIT);
-  if (rawLimit !== undefined) {
-    if (!DIGITS.test(rawLimit) || Number(rawLimit) < 1) fail(LIMIT, 'must be an integer of at least 1');
-    else limit = Number(rawLimit);
+  if (raw !== undefined) {
+    if (!DIGITS.test(raw) || Number(raw) < 1) fail(LIMIT, 'must be an integer of at least 1');
+    else limit = Number(raw);
   }
-  limit = Math.min(limit, maxLimit);
+  return Math.min(limit, maxLimit);
+}
 
-  // _paginate / _next_token (SPEC-DECISIONS L4).
-  let cursor: ParsedListQuery['cursor'] = null;
-  const paginate = control.get(PAGINATE);
-  const token = control.get(NEXT_TOKEN);
+/** `_paginate` / `_next_token` (spec-notes L4): cursor pagination, from its first page or from a token. */
+function parseCursor(paginate: string | undefined, token: string | undefined, fail: Fail): ParsedListQuery['cursor'] {
   if (paginate !== undefined && paginate !== 'cursor') fail(PAGINATE, 'the only accepted value is cursor');
   if (token !== undefined) {
     if (token.length === 0) fail(NEXT_TOKEN, 'is empty: follow meta.links.next exactly');
-    cursor = { firstPage: false, token };
-  } else if (paginate === 'cursor') {
-    cursor = { firstPage: true };
+    return { firstPage: false, token };
   }
+  return paginate === 'cursor' ? { firstPage: true } : null;
+}
 
-  // _offset (SPEC-DECISIONS L2, L3, L4).
-  let offset: number | null = cursor ? null : 0;
-  const rawOffset = control.get(OFFSET);
-  if (rawOffset !== undefined) {
-    if (cursor) fail(OFFSET, 'is not available with cursor pagination (_paginate=cursor or _next_token)');
-    else if (!DIGITS.test(rawOffset)) fail(OFFSET, 'must be an integer of at least 0');
-    else if (resource.massive && Number(rawOffset) > PAGE_MAX_OFFSET)
-      fail(OFFSET, `must be at most ${PAGE_MAX_OFFSET} on this collection: use _paginate=cursor to go further`);
-    else offset = Number(rawOffset);
-  }
+/** `_offset` (spec-notes L2, L3, L4): not with cursors; at most 5000 on massive collections. */
+function parseOffset(raw: string | undefined, cursor: ParsedListQuery['cursor'], massive: boolean, fail: Fail): number | null {
+  const offset = cursor ? null : 0;
+  if (raw === undefined) return offset;
+  if (cursor) fail(OFFSET, 'is not available with cursor pagination (_paginate=cursor or _next_token)');
+  else if (!DIGITS.test(raw)) fail(OFFSET, 'must be an integer of at least 0');
+  else if (massive && Number(raw) > PAGE_MAX_OFFSET)
+    fail(OFFSET, `must be at most ${PAGE_MAX_OFFSET} on this collection: use _paginate=cursor to go further`);
+  else return Number(raw);
+  return offset;
+}
 
-  // _sort: field[:asc|:desc],… applied left to right; id ends every sort.
+/** `_sort`: field[:asc|:desc],… applied left to right; id ends every sort. */
+function parseSort(raw: string | undefined, resource: ListDeclaration, fail: Fail): AppliedSort[] {
   let sorts: AppliedSort[] = [...resource.defaultSort];
-  const rawSort = control.get(SORT);
-  if (rawSort !== undefined) {
+  if (raw !== undefined) {
     sorts = [];
     const seen = new Set<string>();
-    for (const criterion of rawSort.split(',')) {
+    for (const criterion of raw.split(',')) {
       const [field = '', direction = 'asc', extra] = criterion.split(':');
       if (extra !== undefined || (direction !== 'asc' && direction !== 'desc')) {
         fail(SORT, `"${criterion.slice(0, 60)}": the direction must be asc or desc`);
@@ -134,67 +132,82 @@ export function parseListQuery(resource: ListResource<unknown, unknown>, query: 
   }
   // Nothing after id can change the order: drop it so equal orders bind equal tokens.
   const idAt = sorts.findIndex((s) => s.field === 'id');
-  if (idAt !== -1) sorts = sorts.slice(0, idAt + 1);
+  return idAt === -1 ? sorts : sorts.slice(0, idAt + 1);
+}
 
-  // Filters: field=value, field__op=value; lower-case field names only (spec rule 1).
-  if (filterPairs.length > MAX_FILTER_PARAMETERS) fail('(query)', `at most ${MAX_FILTER_PARAMETERS} filters`);
-  const filters: ParsedFilter[] = [];
-  for (const [name, raw] of filterPairs.slice(0, MAX_FILTER_PARAMETERS)) {
-    const [fieldName, operatorName] = splitParameter(name);
-    const field: ListField | undefined = Object.hasOwn(resource.fields, fieldName) ? resource.fields[fieldName] : undefined;
-    if (!field) {
-      fail(name, `"${fieldName.slice(0, 60)}" is not a filterable field of this list`, 'UNKNOWN_PARAMETER');
-      continue;
-    }
-    const operator = (FILTER_OPERATORS as readonly string[]).includes(operatorName) ? (operatorName as FilterOperator) : null;
-    const allowed = field.operators ?? DEFAULT_OPERATORS[field.type];
-    if (!operator || !allowed.includes(operator) || (name.endsWith('__eq') && operator === 'eq')) {
-      fail(
-        name,
-        `unsupported operator for ${fieldName} (allowed: ${allowed.map((op) => (op === 'eq' ? '=' : `__${op}`)).join(', ')})`,
-      );
-      continue;
-    }
-    if (operator === 'in') {
-      const items = raw.split(',');
-      if (items.length > MAX_IN_VALUES) {
-        fail(name, `at most ${MAX_IN_VALUES} values`);
-        continue;
-      }
-      const parsed = items.map((item) => parseFieldValue(field, item));
-      const bad = parsed.find((p) => !p.ok);
-      if (bad && !bad.ok) {
-        fail(name, `every value ${bad.message}`);
-        continue;
-      }
-      const good = parsed.flatMap((p) => (p.ok ? [p] : []));
-      filters.push({
-        field: fieldName,
-        column: field.column,
-        operator,
-        sqlValue: good.map((p) => p.sql),
-        echo: { field: fieldName, operator, value: good.map((p) => p.echo) },
-      });
-      continue;
-    }
-    const parsed = parseFieldValue(field, raw);
-    if (!parsed.ok) {
-      fail(name, parsed.message);
-      continue;
-    }
-    if (operator === 'like' && raw.length === 0) {
-      fail(name, 'must not be empty');
-      continue;
-    }
-    filters.push({
-      field: fieldName,
-      column: field.column,
-      operator,
-      sqlValue: parsed.sql,
-      echo: { field: fieldName, operator, value: parsed.echo },
-    });
+/** One filter parameter, `field=value` or `field__op=value` (lower-case field names only, spec rule 1); null when refused. */
+function parseFilter(resource: ListDeclaration, name: string, raw: string, fail: Fail): ParsedFilter | null {
+  const [fieldName, operatorName] = splitParameter(name);
+  const field: ListField | undefined = Object.hasOwn(resource.fields, fieldName) ? resource.fields[fieldName] : undefined;
+  if (!field) {
+    fail(name, `"${fieldName.slice(0, 60)}" is not a filterable field of this list`, 'UNKNOWN_PARAMETER');
+    return null;
   }
+  const operator = (FILTER_OPERATORS as readonly string[]).includes(operatorName) ? (operatorName as FilterOperator) : null;
+  const allowed = field.operators ?? DEFAULT_OPERATORS[field.type];
+  if (!operator || !allowed.includes(operator) || (name.endsWith('__eq') && operator === 'eq')) {
+    fail(
+      name,
+      `unsupported operator for ${fieldName} (allowed: ${allowed.map((op) => (op === 'eq' ? '=' : `__${op}`)).join(', ')})`,
+    );
+    return null;
+  }
+  const filter = (sqlValue: ParsedFilter['sqlValue'], echo: AppliedFilter['value']): ParsedFilter => ({
+    field: fieldName,
+    column: field.column,
+    operator,
+    sqlValue,
+    echo: { field: fieldName, operator, value: echo },
+  });
+  if (operator === 'in') {
+    const items = raw.split(',');
+    if (items.length > MAX_IN_VALUES) {
+      fail(name, `at most ${MAX_IN_VALUES} values`);
+      return null;
+    }
+    const parsed = items.map((item) => parseFieldValue(field, item));
+    const bad = parsed.find((p) => !p.ok);
+    if (bad && !bad.ok) {
+      fail(name, `every value ${bad.message}`);
+      return null;
+    }
+    const good = parsed.flatMap((p) => (p.ok ? [p] : []));
+    return filter(
+      good.map((p) => p.sql),
+      good.map((p) => p.echo),
+    );
+  }
+  const parsed = parseFieldValue(field, raw);
+  if (!parsed.ok) {
+    fail(name, parsed.message);
+    return null;
+  }
+  if (operator === 'like' && raw.length === 0) {
+    fail(name, 'must not be empty');
+    return null;
+  }
+  return filter(parsed.sql, parsed.echo);
+}
 
+/**
+ * Validates a raw query string against a list declaration. Every problem
+ * becomes one `details[]` entry of a single 422 (spec-notes L6: naming the
+ * parameter, `location: "query"`); nothing the client sent is ever used as SQL.
+ */
+export function parseListQuery(resource: ListDeclaration, query: unknown): ParsedListQuery {
+  const details: ErrorDetail[] = [];
+  const fail: Fail = (field, message, slug = 'INVALID_PARAMETER_VALUE') =>
+    details.push({ field, location: 'query', message, slug });
+  const { control, filterPairs } = splitControl(queryPairs(query), fail);
+  const maxLimit = resource.maxLimit ?? DEFAULT_MAX_LIMIT;
+  const limit = parseLimit(control.get(LIMIT), maxLimit, fail);
+  const cursor = parseCursor(control.get(PAGINATE), control.get(NEXT_TOKEN), fail);
+  const offset = parseOffset(control.get(OFFSET), cursor, resource.massive ?? false, fail);
+  const sorts = parseSort(control.get(SORT), resource, fail);
+  if (filterPairs.length > MAX_FILTER_PARAMETERS) fail('(query)', `at most ${MAX_FILTER_PARAMETERS} filters`);
+  const filters = filterPairs
+    .slice(0, MAX_FILTER_PARAMETERS)
+    .flatMap(([name, raw]) => parseFilter(resource, name, raw, fail) ?? []);
   if (details.length > 0) throw new PlatformError('UNPROCESSABLE_ENTITY', { details });
   return { limit, maxLimit, offset, cursor, filters, sorts };
 }

@@ -1,7 +1,7 @@
 import type { AppliedSort, FilterOperator } from '@feira/contract';
 
 /**
- * How a field's query-string values are typed (SPEC-DECISIONS L6: a value of
+ * How a field's query-string values are typed (spec-notes L6: a value of
  * the wrong type is a 422 naming the parameter):
  * - `string`: free text, every operator (`like` is a case-insensitive contains).
  * - `id`: an opaque identifier (UUID, customer id): `eq`, `in`.
@@ -54,9 +54,9 @@ export interface ListResource<Row, Result> {
   sorts: readonly string[];
   /** Applied when `_sort` is absent. */
   defaultSort: readonly AppliedSort[];
-  /** SPEC-DECISIONS L1: 100 unless the resource says otherwise. */
+  /** spec-notes L1: 100 unless the resource says otherwise. */
   maxLimit?: number;
-  /** Massive collections (orders, transactions): `_offset` ≤ 5000 and no `total` (SPEC-DECISIONS L3, L5). */
+  /** Massive collections (orders, transactions): `_offset` ≤ 5000 and no `total` (spec-notes L3, L5). */
   massive?: boolean;
   /** Turns a selected row into the record the API returns. */
   present(row: Row): Result;

@@ -11,13 +11,13 @@ export interface RecordChange {
   topic: Topic;
   status: ChangeStatus;
   recordId: string;
-  /** The record's read path, e.g. `/seller/v0/tickets/<id>` (SPEC-DECISIONS W7). */
+  /** The record's read path, e.g. `/seller/v0/tickets/<id>` (spec-notes W7). */
   resource: string;
 }
 
 /**
  * Appends the webhook message for a record change to the outbox. Call it with
- * the transaction that changes the record (SPEC-DECISIONS W6): the event
+ * the transaction that changes the record (spec-notes W6): the event
  * commits with the change or not at all. The body is serialized here, once,
  * in the spec's shape, and delivered byte for byte.
  */

@@ -2,11 +2,11 @@ import type { Scope } from '@feira/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN } from '../lists/test-support/list-fixtures.js';
 import { createTestPlatform, type TestPlatform, testDatabaseTargets } from '../testing.js';
-import { insertOrder } from './order-repository.js';
+import { insertOrder } from './kinds/orders.js';
 
 // Issue 4 "Records (per tenant)": the four collections read with a bearer
 // token and written through the admin API, each write with its outbox event
-// (SPEC-DECISIONS W6, W7), and tenants kept apart.
+// (spec-notes W6, W7), and tenants kept apart.
 
 interface CollectionCase {
   name: 'orders' | 'products' | 'tickets' | 'transactions';
@@ -140,7 +140,7 @@ describe.each(testDatabaseTargets())('record APIs on $dialect', (target) => {
       }
     });
 
-    it('SPEC-DECISIONS L9: no token 401, a token without the scope 403, another tenant’s record 404 (never a leak)', async () => {
+    it('spec-notes L9: no token 401, a token without the scope 403, another tenant’s record 404 (never a leak)', async () => {
       const created = (
         await platform.app.inject({
           method: 'POST',
@@ -241,7 +241,7 @@ describe.each(testDatabaseTargets())('record APIs on $dialect', (target) => {
     expect(bad.json().details[0]).toMatchObject({ field: 'amount', location: 'body' });
   });
 
-  it('SPEC-DECISIONS W6: insertOrder inside a caller’s transaction commits or rolls back together with its event', async () => {
+  it('spec-notes W6: insertOrder inside a caller’s transaction commits or rolls back together with its event', async () => {
     const deps = { clock: platform.clock, random: platform.app.platform.random };
     const input = { customer: { id: 'c', name: 'C' }, items: [{ sku: 'A', quantity: 1, price: 5 }] };
     let rolledBackId = '';
@@ -264,7 +264,7 @@ describe.each(testDatabaseTargets())('record APIs on $dialect', (target) => {
     expect(read.json()).toEqual(kept);
   });
 
-  it('SPEC-DECISIONS I9: a token for several tenants reads the one named in X-Tenant-Id', async () => {
+  it('spec-notes I9: a token for several tenants reads the one named in X-Tenant-Id', async () => {
     const seller = await platform.createSeller({ tenants: 2 });
     const [a, b] = seller.tenantIds as [string, string];
     for (const [tenant, subject] of [

@@ -61,7 +61,7 @@ export interface RecordTables {
     updated_at: string;
   };
   /**
-   * Transactional outbox (SPEC-DECISIONS W6): one row per record change,
+   * Transactional outbox (spec-notes W6): one row per record change,
    * written in the same transaction as the change. `body` is the webhook
    * message serialized once; deliveries send exactly these bytes.
    */

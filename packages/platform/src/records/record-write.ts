@@ -1,8 +1,24 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../core/clock.js';
-import { PlatformError } from '../core/platform-error.js';
+import { notFound, PlatformError } from '../core/platform-error.js';
 import type { Random } from '../core/random.js';
 import type { Schema } from '../storage/schema.js';
+import { isUniqueViolation } from '../storage/unique-violation.js';
+import { appendEvent, type ChangeStatus, type RecordChange } from './outbox.js';
+import {
+  type RecordFields,
+  type RecordKeyColumn,
+  type RecordKind,
+  type RecordTable,
+  type RowOf,
+  recordPath,
+} from './record-kind.js';
+
+/**
+ * The one insert, update and delete of every record kind (records/kinds/):
+ * each writes its outbox event in the same transaction as the change
+ * (spec-notes W6), so a webhook announces exactly the changes that committed.
+ */
 
 /** What every record write needs: time and ids come from the platform's injected seams. */
 export interface RecordWriteDeps {
@@ -11,22 +27,135 @@ export interface RecordWriteDeps {
 }
 
 /**
+ * Kysely checks a row against its table when the table is a literal; a kind's
+ * table is a type parameter, which it cannot resolve. The kind's own types
+ * (`RowOf<T>`, `RecordFields<T>`) check every row, so the writes below see the
+ * record tables through this one structural view.
+ */
+type RecordRow = { id: string; tenant_id: string; created_at: string; updated_at: string } & Record<string, unknown>;
+type RecordDatabase = Kysely<Record<string, RecordRow>>;
+const recordDatabase = (db: Kysely<Schema>) => db as unknown as RecordDatabase;
+
+/** A kind's new columns with the key columns: a whole row of its table (see RecordRow). */
+function completeRow<T extends RecordTable>(fields: RecordFields<T>, keys: Pick<RecordRow, RecordKeyColumn>): RowOf<T> {
+  return { ...fields, ...keys } as unknown as RowOf<T>;
+}
+
+/**
  * Runs `work` in a transaction: the caller's, when `db` already is one (the
  * checkout creates an order inside its own), or a new one. Either way the record
- * change and its outbox event commit together (SPEC-DECISIONS W6).
+ * change and its outbox event commit together (spec-notes W6).
  */
 export function inTransaction<T>(db: Kysely<Schema>, work: (trx: Kysely<Schema>) => Promise<T>): Promise<T> {
   return db.isTransaction ? work(db) : db.transaction().execute(work);
-}
-
-/** A unique-constraint violation on either dialect (SQLite's code, PostgreSQL's SQLSTATE 23505). */
-export function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
 }
 
 /** Admin writes name a tenant in the path: an unknown one is a 404, not a foreign-key error. */
 export async function assertTenantExists(db: Kysely<Schema>, tenantId: string): Promise<void> {
   const tenant = await db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();
   if (!tenant) throw new PlatformError('NOT_FOUND', { message: 'Tenant not found' });
+}
+
+/** One of the tenant's records, or undefined (another tenant's record is not found either). */
+export async function findRecord<T extends RecordTable>(
+  kind: RecordKind<T, unknown, unknown, unknown>,
+  db: Kysely<Schema>,
+  tenantId: string,
+  id: string,
+): Promise<RowOf<T> | undefined> {
+  const row = await recordDatabase(db)
+    .selectFrom(kind.table as string)
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row as RowOf<T> | undefined;
+}
+
+/** The outbox entry of a change to one record. */
+function change(
+  kind: Pick<RecordKind<RecordTable, unknown, unknown, unknown>, 'topic' | 'readPath'>,
+  tenantId: string,
+  id: string,
+  status: ChangeStatus,
+): RecordChange {
+  return { tenantId, topic: kind.topic, status, recordId: id, resource: recordPath(kind, id) };
+}
+
+/** Runs a write, turning a unique-constraint violation into the kind's refusal (a 409) when it has one. */
+async function refusingDuplicates<T>(kind: { uniqueViolation?(): PlatformError }, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (kind.uniqueViolation && isUniqueViolation(error)) throw kind.uniqueViolation();
+    throw error;
+  }
+}
+
+/** Creates a record and its CREATION event in one transaction (the caller's when `db` is one). */
+export async function insertRecord<T extends RecordTable, Rec, Input>(
+  kind: RecordKind<T, Rec, Input, unknown>,
+  db: Kysely<Schema>,
+  tenantId: string,
+  input: Input,
+  deps: RecordWriteDeps,
+): Promise<Rec> {
+  const now = deps.clock.now().toISOString();
+  const id = deps.random.uuid();
+  const row = completeRow<T>(kind.create(input, deps.random), { id, tenant_id: tenantId, created_at: now, updated_at: now });
+  await refusingDuplicates(kind, () =>
+    inTransaction(db, async (trx) => {
+      await recordDatabase(trx)
+        .insertInto(kind.table as string)
+        .values(row as RecordRow)
+        .execute();
+      await appendEvent(trx, change(kind, tenantId, id, 'CREATION'), deps);
+    }),
+  );
+  return kind.present(row);
+}
+
+/** Changes the fields a patch gives and appends an UPDATE event; another tenant's record is a 404. */
+export async function updateRecord<T extends RecordTable, Rec, Patch>(
+  kind: RecordKind<T, Rec, unknown, Patch>,
+  db: Kysely<Schema>,
+  tenantId: string,
+  id: string,
+  patch: Patch,
+  deps: RecordWriteDeps,
+): Promise<Rec> {
+  return refusingDuplicates(kind, () =>
+    inTransaction(db, async (trx) => {
+      const current = await findRecord(kind, trx, tenantId, id);
+      if (!current) throw notFound(kind.label);
+      const changes = { ...kind.patch(current, patch), updated_at: deps.clock.now().toISOString() };
+      await recordDatabase(trx)
+        .updateTable(kind.table as string)
+        .set(changes as Partial<RecordRow>)
+        .where('tenant_id', '=', tenantId)
+        .where('id', '=', id)
+        .execute();
+      await appendEvent(trx, change(kind, tenantId, id, 'UPDATE'), deps);
+      return kind.present({ ...current, ...changes });
+    }),
+  );
+}
+
+/** Deletes a record and appends a DELETION event; another tenant's record is a 404. */
+export async function deleteRecord<T extends RecordTable>(
+  kind: RecordKind<T, unknown, unknown, unknown>,
+  db: Kysely<Schema>,
+  tenantId: string,
+  id: string,
+  deps: RecordWriteDeps,
+): Promise<void> {
+  await inTransaction(db, async (trx) => {
+    const result = await recordDatabase(trx)
+      .deleteFrom(kind.table as string)
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (Number(result.numDeletedRows) === 0) throw notFound(kind.label);
+    await appendEvent(trx, change(kind, tenantId, id, 'DELETION'), deps);
+  });
 }

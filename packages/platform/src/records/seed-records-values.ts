@@ -1,6 +1,6 @@
 /**
- * Cheap per-row values for the seeder (issue 4: a million rows at ≥ 50,000
- * rows/s leaves about 20 µs per row for everything, SQLite included). Each
+ * Cheap per-row values for the seeder (issue 4's seeding target, BENCHMARKS.md,
+ * leaves a few microseconds per row for everything, SQLite included). Each
  * helper returns exactly what the general-purpose call would, faster.
  */
 
@@ -52,9 +52,8 @@ export function isoTimestamps(): (ms: number) => string {
  * A UUID v7 (RFC 9562 §5.7): 48 bits of `ms`, then 74 random bits taken from
  * `bytes[at … at+9]` (the injected Random, drawn a batch at a time). Seeded ids
  * are time-ordered by created_at, so a million primary-key inserts append to
- * the key's index instead of landing on random pages of it (a third less CPU
- * for the insert phase at 500,000 orders than random v4 keys, measured with
- * raw better-sqlite3; BENCHMARKS.md, seed).
+ * the key's index instead of landing on random pages of it (less CPU for the
+ * insert phase than random v4 keys; BENCHMARKS.md, seed).
  */
 export function uuidV7(ms: number, bytes: Uint8Array, at: number): string {
   // The 48-bit timestamp as two integers, formatted through the byte table (no toString/padStart/slice).
@@ -71,3 +70,26 @@ export function uuidV7(ms: number, bytes: Uint8Array, at: number): string {
 
 /** Random bytes one UUID v7 consumes. */
 export const UUID_V7_RANDOM_BYTES = 10;
+
+const FIRST_NAMES = ['Ana', 'Bruno', 'Carla', 'Diego', 'Elisa', 'Fábio', 'Gabriela', 'Heitor', 'Iara', 'João', 'Luíza', 'Marcos'];
+/** Surnames for seeded customers and product titles. */
+export const SEED_LAST_NAMES = [
+  'Silva',
+  'Souza',
+  'Oliveira',
+  'Santos',
+  'Lima',
+  'Pereira',
+  'Costa',
+  'Almeida',
+  'Ribeiro',
+  'Gomes',
+];
+const CUSTOMERS = 5000;
+
+/** The seeded customers, built once: records of several kinds refer to the same people. */
+export const SEED_CUSTOMERS = {
+  count: CUSTOMERS,
+  ids: Array.from({ length: CUSTOMERS }, (_, n) => `cust-${n}`),
+  names: Array.from({ length: CUSTOMERS }, (_, n) => `${FIRST_NAMES[n % 12]} ${SEED_LAST_NAMES[n % 10]}`),
+};

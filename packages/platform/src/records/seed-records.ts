@@ -1,22 +1,18 @@
-import { ORDER_STATUSES, TICKET_STATUSES, TRANSACTION_TYPES } from '@feira/contract';
 import { CompiledQuery, type Kysely, sql } from 'kysely';
 import type { Clock } from '../core/clock.js';
-import { PlatformError } from '../core/platform-error.js';
 import type { Random } from '../core/random.js';
 import type { Database } from '../storage/database.js';
 import type { Schema } from '../storage/schema.js';
 import { withIndexesRebuiltAfter } from './bulk-load-indexes.js';
+import type { RecordKeyColumn, RecordKind, RecordTable, SeedRowContext } from './record-kind.js';
+import { RECORD_KINDS } from './record-kinds.js';
+import { assertTenantExists } from './record-write.js';
 import { fastGenerator, isoTimestamps, UUID_V7_RANDOM_BYTES, uuidV7 } from './seed-records-values.js';
 
-/** How many records of each collection to create. */
-export interface SeedCounts {
-  orders?: number;
-  products?: number;
-  tickets?: number;
-  transactions?: number;
-}
+/** How many records of each kind to create, by table name. */
+export type SeedCounts = Partial<Record<RecordTable, number>>;
 
-export type SeedCollection = keyof SeedCounts;
+export type SeedCollection = RecordTable;
 
 export interface SeedDeps {
   clock: Clock;
@@ -37,32 +33,17 @@ export interface SeedResult {
 
 const BATCHES_PER_TRANSACTION = 20;
 /**
- * From this many rows (and at least as many as the table holds), indexes are rebuilt once after the load.
- * Measured on SQLite into empty tables: rebuilding already costs less CPU at 2,000 rows per table (a mix of
- * 4 × 2,000: 15% less) and at 10,000 (4 × 10,000: 13–24% less). Not lower, because on PostgreSQL the
- * rebuild's DROP INDEX makes readers of the table wait for the whole load.
+ * From this many rows (and at least as many as the table holds), indexes are
+ * rebuilt once after the load: on SQLite the rebuild already costs less CPU
+ * from a few thousand rows per table (BENCHMARKS.md, seed). Not lower, because
+ * on PostgreSQL the rebuild's DROP INDEX makes readers of the table wait for
+ * the whole load.
  */
 const BULK_THRESHOLD = 10_000;
 const SPREAD_MS = 365 * 24 * 3600 * 1000;
 const UPDATE_SPREAD_MS = 3 * 24 * 3600 * 1000;
-const CENTRES = ['dc-sp', 'dc-rj'] as const;
-const SHIPPING_JSON = CENTRES.map((id) =>
-  JSON.stringify({
-    id: 'standard',
-    name: 'Standard',
-    type: 'conventional',
-    price: 19.9,
-    delivery_days: 5,
-    origin: { distribution_center: { id } },
-  }),
-);
-const FIRST_NAMES = ['Ana', 'Bruno', 'Carla', 'Diego', 'Elisa', 'Fábio', 'Gabriela', 'Heitor', 'Iara', 'João', 'Luíza', 'Marcos'];
-const LAST_NAMES = ['Silva', 'Souza', 'Oliveira', 'Santos', 'Lima', 'Pereira', 'Costa', 'Almeida', 'Ribeiro', 'Gomes'];
-const PRODUCT_WORDS = ['Camiseta', 'Caneca', 'Mochila', 'Tênis', 'Relógio', 'Fone', 'Luminária', 'Garrafa', 'Agenda', 'Boné'];
-const SUBJECTS = ['Where is my order?', 'Wrong size delivered', 'Invoice request', 'Damaged item', 'Change of address'];
-const CUSTOMERS = 5000;
-const CUSTOMER_IDS = Array.from({ length: CUSTOMERS }, (_, n) => `cust-${n}`);
-const CUSTOMER_NAMES = Array.from({ length: CUSTOMERS }, (_, n) => `${FIRST_NAMES[n % 12]} ${LAST_NAMES[n % 10]}`);
+/** Ids of each kind kept for later kinds to refer to (tickets and transactions name orders). */
+const KEPT_IDS = 10_000;
 
 /**
  * SQLite settings for the load, restored after: a 128 MiB page cache keeps the
@@ -72,107 +53,92 @@ const CUSTOMER_NAMES = Array.from({ length: CUSTOMERS }, (_, n) => `${FIRST_NAME
  */
 const SQLITE_LOAD_PRAGMAS = { cache_size: -131072, temp_store: 2 } as const;
 
-/** One table's rows as flat bound parameters: `fill` writes row `i`'s values at `values[at …]`, in `columns` order. */
-interface TableLoad<T extends keyof Schema> {
-  table: T;
-  columns: ReadonlyArray<keyof Schema[T] & string>;
+/** The key columns the seeder writes itself, around the kind's own columns. */
+const LEADING: readonly RecordKeyColumn[] = ['id', 'tenant_id'];
+const TRAILING: readonly RecordKeyColumn[] = ['created_at', 'updated_at'];
+
+/**
+ * One table's rows as flat bound parameters: `fill` writes row `i`'s values at
+ * `values[at …]` in `columns` order, taking its id's random bits from `ids[idAt …]`.
+ */
+export interface TableLoad {
+  table: RecordTable;
+  columns: readonly string[];
   count: number;
   fill(values: unknown[], at: number, i: number, ids: Uint8Array, idAt: number): void;
 }
 
+export interface BulkInsertOptions {
+  batchSize: number;
+  bulkThreshold: number;
+  random: Random;
+  /** Called after every committed batch with the number of rows it wrote. */
+  onBatch(rows: number): void;
+}
+
 /**
- * Fills a tenant with plausible records, fast: one multi-row INSERT text per
- * table, prepared once and bound with a flat array of generated values (no
- * per-row objects, no per-row query building), many per transaction, and for
- * large loads the list indexes rebuilt once at the end instead of updated row
- * by row. Used by `feira seed`, the demo seed and the benchmarks. Seeded rows
- * are fixtures, not marketplace changes: no outbox events are written, so
- * seeding a million orders sends no webhooks. Timestamps are spread over the
- * year before `clock.now()`.
+ * Inserts a table's rows fast: one multi-row INSERT text per batch length,
+ * compiled by Kysely once (identifiers quoted per dialect) and prepared once
+ * (SQLite's statement cache, storage/), bound with a flat array of values (no
+ * per-row objects, no per-row query building), many batches per transaction.
+ * A large load into a smaller table drops the list indexes and rebuilds each
+ * once at the end instead of updating them row by row.
  */
-export async function seedRecords(database: Database, tenantId: string, counts: SeedCounts, deps: SeedDeps): Promise<SeedResult> {
-  const tenant = await database.db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();
-  if (!tenant) throw new PlatformError('NOT_FOUND', { message: 'Tenant not found' });
-  const want: Required<SeedCounts> = {
-    products: counts.products ?? 0,
-    orders: counts.orders ?? 0,
-    tickets: counts.tickets ?? 0,
-    transactions: counts.transactions ?? 0,
+export async function bulkInsert(database: Database, load: TableLoad, options: BulkInsertOptions): Promise<void> {
+  const { table, columns, count: n } = load;
+  if (n === 0) return;
+  const { batchSize } = options;
+  const width = columns.length;
+  const texts = new Map<number, string>();
+  const textFor = (trx: Kysely<Schema>, rows: number) => {
+    let text = texts.get(rows);
+    if (!text) {
+      const template = Object.fromEntries(columns.map((column) => [column, 0]));
+      const compiled = trx
+        .insertInto(table)
+        .values(Array.from({ length: rows }, () => template) as never)
+        .compile();
+      if (compiled.parameters.length !== rows * width) throw new Error(`seed: unexpected INSERT shape for ${table}`);
+      text = compiled.sql;
+      texts.set(rows, text);
+    }
+    return text;
   };
-  for (const [name, n] of Object.entries(want)) {
-    if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`${name}: the count must be a non-negative integer`);
-  }
-  const total = want.products + want.orders + want.tickets + want.transactions;
-  const batchSize = deps.batchSize ?? 500;
-  const next = fastGenerator(deps.random.bytes(4).readUInt32BE(0));
-  const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)] as T;
-  const iso = isoTimestamps();
-  const nowMs = deps.clock.now().getTime();
-  // A run tag keeps SKUs and order codes unique when a tenant is seeded twice.
-  const run = deps.random.bytes(3).toString('hex').toUpperCase();
-  const started = process.hrtime.bigint();
-  let written = 0;
-  const orderIds: string[] = [];
-
-  /** Row i of n: created in its slot of the year before now, updated up to three days later (never after now). */
-  const createdAt = (i: number, n: number) => nowMs - SPREAD_MS + Math.floor(((i + next()) * SPREAD_MS) / Math.max(n, 1));
-  const updatedAt = (created: number) => Math.min(nowMs, created + Math.floor(next() * UPDATE_SPREAD_MS));
-
-  async function insertAll<T extends keyof Schema>(load: TableLoad<T>) {
-    const { table, columns, count: n } = load;
-    if (n === 0) return;
-    const width = columns.length;
-    // Statement text per batch length (the full batch and the last one): compiled by Kysely once, so
-    // identifiers are quoted per dialect, and prepared once (SQLite's statement cache, storage/).
-    const texts = new Map<number, string>();
-    const textFor = (trx: Kysely<Schema>, rows: number) => {
-      let text = texts.get(rows);
-      if (!text) {
-        const template = Object.fromEntries(columns.map((column) => [column, 0]));
-        const compiled = trx
-          .insertInto(table)
-          .values(Array.from({ length: rows }, () => template) as never)
-          .compile();
-        if (compiled.parameters.length !== rows * width) throw new Error(`seed: unexpected INSERT shape for ${table}`);
-        text = compiled.sql;
-        texts.set(rows, text);
-      }
-      return text;
-    };
-    const insertRange = async (trx: Kysely<Schema>, from: number, to: number) => {
-      for (let b = from; b < to; b += batchSize) {
-        const rows = Math.min(to, b + batchSize) - b;
-        const ids = deps.random.bytes(rows * UUID_V7_RANDOM_BYTES);
-        // A fresh array per batch: Kysely freezes a compiled query's parameters.
-        const values: unknown[] = new Array(rows * width);
-        for (let r = 0; r < rows; r++) load.fill(values, r * width, b + r, ids, r * UUID_V7_RANDOM_BYTES);
-        await trx.executeQuery(CompiledQuery.raw(textFor(trx, rows), values));
-      }
-      written += to - from;
-      deps.onProgress?.(written, total);
-    };
-    const chunk = batchSize * BATCHES_PER_TRANSACTION;
-    const existing = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)}`.execute(database.db);
-    if (n >= (deps.bulkThreshold ?? BULK_THRESHOLD) && n >= Number(existing.rows[0]?.n ?? 0)) {
-      // A large load into a smaller table: one transaction that drops the list indexes, inserts
-      // and rebuilds them once. A crash rolls all of it back, indexes included (DDL is
-      // transactional on both dialects). SQLite readers see the table as it was until the commit;
-      // PostgreSQL readers of this table wait for it (DROP INDEX locks the table).
-      await database.db.transaction().execute(async (trx) => {
-        // PostgreSQL builds each index in memory up to maintenance_work_mem (default 64 MB), for this transaction
-        // only. Measured at 200,000 orders on a busy machine: 15,452–17,067 rows/s with it, 15,171–15,304 without.
-        if (database.dialect === 'postgres') await sql`set local maintenance_work_mem = '256MB'`.execute(trx);
-        await withIndexesRebuiltAfter<Schema, void>(trx, database.dialect, table, async () => {
-          for (let start = 0; start < n; start += chunk) await insertRange(trx, start, Math.min(n, start + chunk));
-        });
+  const insertRange = async (trx: Kysely<Schema>, from: number, to: number) => {
+    for (let b = from; b < to; b += batchSize) {
+      const rows = Math.min(to, b + batchSize) - b;
+      const ids = options.random.bytes(rows * UUID_V7_RANDOM_BYTES);
+      // A fresh array per batch: Kysely freezes a compiled query's parameters.
+      const values: unknown[] = new Array(rows * width);
+      for (let r = 0; r < rows; r++) load.fill(values, r * width, b + r, ids, r * UUID_V7_RANDOM_BYTES);
+      await trx.executeQuery(CompiledQuery.raw(textFor(trx, rows), values));
+    }
+    options.onBatch(to - from);
+  };
+  const chunk = batchSize * BATCHES_PER_TRANSACTION;
+  const existing = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)}`.execute(database.db);
+  if (n >= options.bulkThreshold && n >= Number(existing.rows[0]?.n ?? 0)) {
+    // A large load into a smaller table: one transaction that drops the list indexes, inserts
+    // and rebuilds them once. A crash rolls all of it back, indexes included (DDL is
+    // transactional on both dialects). SQLite readers see the table as it was until the commit;
+    // PostgreSQL readers of this table wait for it (DROP INDEX locks the table).
+    await database.db.transaction().execute(async (trx) => {
+      // PostgreSQL builds each index in memory up to maintenance_work_mem (default 64 MB), for this
+      // transaction only; more of it made large loads faster (BENCHMARKS.md, seed).
+      if (database.dialect === 'postgres') await sql`set local maintenance_work_mem = '256MB'`.execute(trx);
+      await withIndexesRebuiltAfter<Schema, void>(trx, database.dialect, table, async () => {
+        for (let start = 0; start < n; start += chunk) await insertRange(trx, start, Math.min(n, start + chunk));
       });
-      return;
-    }
-    for (let start = 0; start < n; start += chunk) {
-      await database.db.transaction().execute((trx) => insertRange(trx, start, Math.min(n, start + chunk)));
-    }
+    });
+    return;
   }
+  for (let start = 0; start < n; start += chunk) {
+    await database.db.transaction().execute((trx) => insertRange(trx, start, Math.min(n, start + chunk)));
+  }
+}
 
+/** Runs `work` with the SQLite load settings, restoring the previous values after. */
+async function withLoadPragmas<T>(database: Database, work: () => Promise<T>): Promise<T> {
   const previous: Array<[string, number]> = [];
   if (database.dialect === 'sqlite') {
     for (const [name, value] of Object.entries(SQLITE_LOAD_PRAGMAS)) {
@@ -182,127 +148,89 @@ export async function seedRecords(database: Database, tenantId: string, counts: 
     }
   }
   try {
-    await seedAll();
+    return await work();
   } finally {
     for (const [name, value] of previous) await sql.raw(`pragma ${name} = ${value}`).execute(database.db);
   }
-  const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
-  return { counts: want, rows: written, elapsedMs };
+}
 
-  async function seedAll() {
-    await insertAll({
-      table: 'products',
-      columns: [
-        'id',
-        'tenant_id',
-        'sku',
-        'title',
-        'price_cents',
-        'stock',
-        'depth_cm',
-        'height_cm',
-        'width_cm',
-        'weight_g',
-        'created_at',
-        'updated_at',
-      ],
-      count: want.products,
-      fill(v, at, i, ids, idAt) {
-        const created = createdAt(i, want.products);
-        v[at] = uuidV7(created, ids, idAt);
-        v[at + 1] = tenantId;
-        v[at + 2] = `SKU-${run}-${String(i).padStart(7, '0')}`;
-        v[at + 3] = `${pick(PRODUCT_WORDS)} ${pick(LAST_NAMES)} ${i}`;
-        v[at + 4] = 500 + Math.floor(next() * 50000);
-        v[at + 5] = Math.floor(next() * 500);
-        v[at + 6] = 5 + Math.floor(next() * 60);
-        v[at + 7] = 2 + Math.floor(next() * 40);
-        v[at + 8] = 5 + Math.floor(next() * 50);
-        v[at + 9] = 50 + Math.floor(next() * 5000);
-        v[at + 10] = iso(created);
-        v[at + 11] = iso(updatedAt(created));
-      },
-    });
+function requestedCounts(counts: SeedCounts): Required<SeedCounts> {
+  const want = Object.fromEntries(RECORD_KINDS.map((kind) => [kind.table, counts[kind.table] ?? 0])) as Required<SeedCounts>;
+  for (const [name, n] of Object.entries(want)) {
+    if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`${name}: the count must be a non-negative integer`);
+  }
+  return want;
+}
 
-    await insertAll({
-      table: 'orders',
-      columns: [
-        'id',
-        'tenant_id',
-        'code',
-        'status',
-        'customer_id',
-        'customer_name',
-        'total_amount_cents',
-        'currency',
-        'items',
-        'shipping',
-        'shipping_distribution_center_id',
-        'created_at',
-        'updated_at',
-      ],
-      count: want.orders,
-      fill(v, at, i, ids, idAt) {
-        const created = createdAt(i, want.orders);
-        const id = uuidV7(created, ids, idAt);
-        if (orderIds.length < 10000) orderIds.push(id);
-        const quantity = 1 + Math.floor(next() * 3);
-        const priceCents = 500 + Math.floor(next() * 50000);
-        const centre = next() < 0.5 ? 0 : 1;
-        const customer = Math.floor(next() * CUSTOMERS);
+/**
+ * Fills a tenant with plausible records of every kind, fast: each kind's seed
+ * generator (records/kinds/) writes its own columns, this writes the id (a
+ * UUID v7 of its creation time, so keys append), the tenant and the
+ * timestamps, spread over the year before `clock.now()`, and `bulkInsert`
+ * loads them. Used by `feira seed`, the demo seed and the benchmarks. Seeded
+ * rows are fixtures, not marketplace changes: no outbox events are written, so
+ * seeding a million orders sends no webhooks.
+ */
+export async function seedRecords(database: Database, tenantId: string, counts: SeedCounts, deps: SeedDeps): Promise<SeedResult> {
+  await assertTenantExists(database.db, tenantId);
+  const want = requestedCounts(counts);
+  const total = Object.values(want).reduce((sum, n) => sum + n, 0);
+  const next = fastGenerator(deps.random.bytes(4).readUInt32BE(0));
+  const pick = <V>(values: readonly V[]): V => values[Math.floor(next() * values.length)] as V;
+  const kept = new Map<RecordTable, string[]>();
+  const context: SeedRowContext = {
+    next,
+    pick,
+    // A run tag keeps SKUs and order codes unique when a tenant is seeded twice.
+    run: deps.random.bytes(3).toString('hex').toUpperCase(),
+    seededId: (table) => {
+      const ids = kept.get(table);
+      return ids && ids.length > 0 ? pick(ids) : null;
+    },
+  };
+  const iso = isoTimestamps();
+  const nowMs = deps.clock.now().getTime();
+  const started = process.hrtime.bigint();
+  let written = 0;
+
+  /** The load of one kind: key columns and timestamps here, the kind's own columns from its generator. */
+  const loadOf = (kind: RecordKind<RecordTable, unknown, unknown, unknown>): TableLoad => {
+    const n = want[kind.table];
+    const ids: string[] = [];
+    kept.set(kind.table, ids);
+    const ownAt = LEADING.length;
+    const createdAt = ownAt + kind.seed.columns.length;
+    return {
+      table: kind.table,
+      columns: [...LEADING, ...kind.seed.columns, ...TRAILING],
+      count: n,
+      fill(v, at, i, random, randomAt) {
+        // Row i of n: created in its slot of the year before now, updated up to three days later (never after now).
+        const created = nowMs - SPREAD_MS + Math.floor(((i + next()) * SPREAD_MS) / Math.max(n, 1));
+        const id = uuidV7(created, random, randomAt);
+        if (ids.length < KEPT_IDS) ids.push(id);
         v[at] = id;
         v[at + 1] = tenantId;
-        v[at + 2] = `FE-${run}-${String(i).padStart(8, '0')}`;
-        v[at + 3] = pick(ORDER_STATUSES);
-        v[at + 4] = CUSTOMER_IDS[customer];
-        v[at + 5] = CUSTOMER_NAMES[customer];
-        v[at + 6] = priceCents * quantity;
-        v[at + 7] = 'BRL';
-        v[at + 8] =
-          `[{"sku":"SKU-${run}-${String(i % 1000).padStart(7, '0')}","quantity":${quantity},"price_cents":${priceCents}}]`;
-        v[at + 9] = SHIPPING_JSON[centre];
-        v[at + 10] = CENTRES[centre];
-        v[at + 11] = iso(created);
-        v[at + 12] = iso(updatedAt(created));
+        kind.seed.fill(v, at + ownAt, i, context);
+        v[at + createdAt] = iso(created);
+        v[at + createdAt + 1] = iso(Math.min(nowMs, created + Math.floor(next() * UPDATE_SPREAD_MS)));
       },
-    });
+    };
+  };
 
-    await insertAll({
-      table: 'tickets',
-      columns: ['id', 'tenant_id', 'subject', 'status', 'order_id', 'customer_id', 'customer_name', 'created_at', 'updated_at'],
-      count: want.tickets,
-      fill(v, at, i, ids, idAt) {
-        const created = createdAt(i, want.tickets);
-        const customer = Math.floor(next() * CUSTOMERS);
-        v[at] = uuidV7(created, ids, idAt);
-        v[at + 1] = tenantId;
-        v[at + 2] = pick(SUBJECTS);
-        v[at + 3] = pick(TICKET_STATUSES);
-        v[at + 4] = orderIds.length > 0 ? pick(orderIds) : null;
-        v[at + 5] = CUSTOMER_IDS[customer];
-        v[at + 6] = CUSTOMER_NAMES[customer];
-        v[at + 7] = iso(created);
-        v[at + 8] = iso(updatedAt(created));
-      },
-    });
-
-    await insertAll({
-      table: 'transactions',
-      columns: ['id', 'tenant_id', 'type', 'amount_cents', 'currency', 'order_id', 'created_at', 'updated_at'],
-      count: want.transactions,
-      fill(v, at, i, ids, idAt) {
-        const created = createdAt(i, want.transactions);
-        const type = pick(TRANSACTION_TYPES);
-        const cents = 100 + Math.floor(next() * 50000);
-        v[at] = uuidV7(created, ids, idAt);
-        v[at + 1] = tenantId;
-        v[at + 2] = type;
-        v[at + 3] = type === 'sale' ? cents : -cents;
-        v[at + 4] = 'BRL';
-        v[at + 5] = orderIds.length > 0 && type !== 'payout' ? pick(orderIds) : null;
-        v[at + 6] = iso(created);
-        v[at + 7] = iso(updatedAt(created));
-      },
-    });
-  }
+  await withLoadPragmas(database, async () => {
+    for (const kind of RECORD_KINDS) {
+      await bulkInsert(database, loadOf(kind), {
+        batchSize: deps.batchSize ?? 500,
+        bulkThreshold: deps.bulkThreshold ?? BULK_THRESHOLD,
+        random: deps.random,
+        onBatch: (rows) => {
+          written += rows;
+          deps.onProgress?.(written, total);
+        },
+      });
+    }
+  });
+  const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
+  return { counts: want, rows: written, elapsedMs };
 }

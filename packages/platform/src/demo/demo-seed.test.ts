@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SCOPE_NAMES } from '@feira/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findClientById, verifyClientSecret } from '../accounts/client-repository.js';
+import { findSellerByLogin } from '../accounts/seller-repository.js';
 import { verifyPassword } from '../core/hashing.js';
 import { createTestPlatform, type TestPlatform, testDatabaseTargets } from '../testing.js';
-import { findClientById, verifyClientSecret } from './client-repository.js';
 import { DEMO_CREDENTIALS_FILE, readDemoCredentials, writeDemoCredentials } from './demo-credentials-file.js';
 import { demoLoginUrl, isEmptyForDemo, seedDemo } from './demo-seed.js';
-import { findSellerByLogin } from './seller-repository.js';
 
 describe.each(testDatabaseTargets())('demo seed on $dialect', (target) => {
   let platform: TestPlatform;
@@ -37,7 +37,7 @@ describe.each(testDatabaseTargets())('demo seed on $dialect', (target) => {
     const client = await findClientById(platform.database.db, demo.clientId);
     expect(client).toMatchObject({
       name: 'Feira demo app',
-      redirectUris: ['http://127.0.0.1:8080/demo/callback'],
+      redirectUris: ['http://127.0.0.1:8080/demo/callback', 'http://127.0.0.1/feira-cli/callback'],
       scopes: SCOPE_NAMES,
       defaultScopes: ['open:portfolio:read', 'open:order-order:read'],
       termsOfUseUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:8080\//),
@@ -78,7 +78,7 @@ describe('demo credentials file and login URL', () => {
     expect(Object.fromEntries(url.searchParams)).toMatchObject({
       client_id: 'client_x',
       redirect_uri: 'http://127.0.0.1:8080/demo/callback',
-      scope: 'open:portfolio:read open:order-order:read',
+      scope: 'open:portfolio:read open:order-order:read open:webhook:write',
       response_type: 'code',
       choose_tenants: 'true',
     });

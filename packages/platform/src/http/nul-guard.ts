@@ -1,6 +1,6 @@
 import type { ErrorDetail } from '@feira/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { PlatformError } from './platform-error.js';
+import { PlatformError } from '../core/platform-error.js';
 
 const NUL = '\u0000';
 const MESSAGE = 'must not contain the NUL character (U+0000)';
@@ -49,7 +49,7 @@ const PARTS: Array<[keyof Pick<FastifyRequest, 'params' | 'query' | 'body'>, Err
 
 /**
  * Refuses U+0000 anywhere in a request's path parameters, query or body with
- * a 422 naming the field (SPEC-DECISIONS L9), before any route sees it.
+ * a 422 naming the field (spec-notes L9), before any route sees it.
  * PostgreSQL text cannot hold the character: binding it fails the query, which
  * was a 500 on every route that passes input to the database (found by the
  * list property test). SQLite would store it, so both databases refuse it here

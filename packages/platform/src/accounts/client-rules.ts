@@ -1,6 +1,5 @@
 import { isScope, type Scope } from '@feira/contract';
 import { invalidParameter } from '../core/platform-error.js';
-import type { CreateClientBody } from './admin-schemas.js';
 import type { NewClient } from './client-repository.js';
 
 /**
@@ -15,11 +14,25 @@ function isHttpUrlWithoutFragment(value: string): boolean {
 }
 
 /**
- * The rules a client registration must meet beyond its JSON schema: scopes from
- * the catalogue (SPEC-DECISIONS I11), default scopes among the client's scopes
- * (SPEC-DECISIONS I10), URLs absolute. Each failure is a 422 naming the field.
+ * A client registration as received, already shaped by its JSON schema (the
+ * admin API's `CreateClientBody`): the accounts layer names what it reads
+ * instead of importing the HTTP layer's schema.
  */
-export function validateNewClient(body: CreateClientBody): NewClient {
+export interface ClientRegistration {
+  name: string;
+  redirect_uris: readonly string[];
+  scopes: readonly string[];
+  default_scopes: readonly string[];
+  terms_of_use_url?: string | undefined;
+  privacy_policy_url?: string | undefined;
+}
+
+/**
+ * The rules a client registration must meet beyond its JSON schema: scopes from
+ * the catalogue (spec-notes I11), default scopes among the client's scopes
+ * (spec-notes I10), URLs absolute. Each failure is a 422 naming the field.
+ */
+export function validateNewClient(body: ClientRegistration): NewClient {
   body.redirect_uris.forEach((uri, index) => {
     if (!isHttpUrlWithoutFragment(uri))
       throw invalidParameter(`redirect_uris.${index}`, 'body', 'must be an absolute http(s) URL without fragment');
@@ -40,7 +53,7 @@ export function validateNewClient(body: CreateClientBody): NewClient {
   }
   return {
     name: body.name,
-    redirectUris: body.redirect_uris,
+    redirectUris: [...body.redirect_uris],
     scopes,
     defaultScopes,
     termsOfUseUrl: body.terms_of_use_url ?? null,

@@ -7,11 +7,11 @@ import { type CompiledQuery, Kysely, SqliteDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../core/clock.js';
 import { cryptoRandom } from '../core/random.js';
-import { seedRecords } from '../records/seed-records.js';
+import { runList } from '../lists/list-engine.js';
 import { type Database, openDatabase } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import type { Schema } from '../storage/schema.js';
-import { runList } from './list-engine.js';
+import { seedRecords } from './seed-records.js';
 import { recordListSortCases } from './test-support/record-list-sorts.js';
 
 // Issue 4: "fetching page 1,000 costs what page 1 costs" and "indexes so that

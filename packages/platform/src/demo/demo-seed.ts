@@ -1,15 +1,22 @@
 import { SCOPE_NAMES, type Scope } from '@feira/contract';
-import type { PlatformContext } from '../app.js';
+import { countClients, createClient } from '../accounts/client-repository.js';
+import { countSellers, createSeller, type Tenant } from '../accounts/seller-repository.js';
+import type { PlatformContext } from '../core/platform-context.js';
 import { randomToken } from '../core/random.js';
-import { seedDemoRecords } from '../records/demo-records.js';
-import { countClients, createClient } from './client-repository.js';
-import { countSellers, createSeller, type Tenant } from './seller-repository.js';
+import { seedDemoRecords } from './demo-records.js';
 
 export const DEMO_SELLER_LOGIN = 'demo@feira.test';
 export const DEMO_CLIENT_NAME = 'Feira demo app';
 export const DEMO_CALLBACK_PATH = '/demo/callback';
 export const DEMO_DEFAULT_SCOPES: Scope[] = ['open:portfolio:read', 'open:order-order:read'];
 export const DEMO_STORE_NAMES = ['Feira Demo Store', 'Feira Demo Outlet'];
+/**
+ * `feira login`'s redirect: a loopback IP literal without a port, so the
+ * command may listen on any free port (RFC 8252 §7.3; see redirectUriMatches).
+ */
+export const DEMO_CLI_REDIRECT_URI = 'http://127.0.0.1/feira-cli/callback';
+/** What the printed demo login URL asks for: the defaults plus webhook signup, so its token can run `feira listen`. */
+export const DEMO_LOGIN_SCOPES: Scope[] = [...DEMO_DEFAULT_SCOPES, 'open:webhook:write'];
 
 /** Everything a developer needs to try the sandbox. The client secret is known only at creation, so it is kept in the data folder. */
 export interface DemoCredentials {
@@ -58,7 +65,7 @@ export async function seedDemo(
     db,
     {
       name: DEMO_CLIENT_NAME,
-      redirectUris: [redirectUri],
+      redirectUris: [redirectUri, DEMO_CLI_REDIRECT_URI],
       scopes: [...SCOPE_NAMES],
       defaultScopes: DEMO_DEFAULT_SCOPES,
       termsOfUseUrl: `${platform.config.publicUrl}/demo/terms-of-use`,
@@ -86,7 +93,7 @@ export function demoLoginUrl(authUrl: string, credentials: Pick<DemoCredentials,
   const url = new URL(`${authUrl}/login`);
   url.searchParams.set('client_id', credentials.clientId);
   url.searchParams.set('redirect_uri', credentials.redirectUri);
-  url.searchParams.set('scope', DEMO_DEFAULT_SCOPES.join(' '));
+  url.searchParams.set('scope', DEMO_LOGIN_SCOPES.join(' '));
   url.searchParams.set('response_type', 'code');
   url.searchParams.set('choose_tenants', 'true');
   url.searchParams.set('state', 'demo');

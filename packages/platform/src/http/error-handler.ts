@@ -1,6 +1,6 @@
-import type { ErrorDetail, PlatformErrorBody } from '@feira/contract';
+import { ERROR_SLUGS, type ErrorDetail, type ErrorSlug, type PlatformErrorBody } from '@feira/contract';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { PlatformError } from './platform-error.js';
+import { PlatformError } from '../core/platform-error.js';
 
 const LOCATIONS: Record<string, ErrorDetail['location']> = {
   body: 'body',
@@ -50,8 +50,59 @@ function body(request: FastifyRequest, message: string, slug: string, details: E
   return { message, slug, details, request_id: String(request.id) };
 }
 
+/** A refusal Fastify raises before a route runs, in the platform error shape with the one detail that names what was wrong. */
+interface FrameworkRefusal {
+  status: number;
+  message: string;
+  slug: string;
+  detail: { field: string; location: ErrorDetail['location']; message: string | ((request: FastifyRequest) => string) };
+}
+
+const INVALID_JSON: FrameworkRefusal = {
+  status: 400,
+  message: 'Bad request',
+  slug: 'BAD_REQUEST',
+  detail: { field: '(body)', location: 'body', message: 'is not valid JSON' },
+};
+const UNSUPPORTED_MEDIA_TYPE: FrameworkRefusal = {
+  status: 415,
+  message: 'Unsupported media type',
+  slug: 'UNSUPPORTED_MEDIA_TYPE',
+  detail: { field: 'content-type', location: 'header', message: 'must be application/json (or a form on the identity pages)' },
+};
+
+/** Fastify's own error codes, each answered in the uniform shape (issue-17 §6), one table instead of a case per code. */
+const FRAMEWORK_REFUSALS: Record<string, FrameworkRefusal> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: INVALID_JSON,
+  FST_ERR_CTP_EMPTY_JSON_BODY: INVALID_JSON,
+  FST_ERR_CTP_BODY_TOO_LARGE: {
+    status: 413,
+    message: 'Payload too large',
+    slug: 'PAYLOAD_TOO_LARGE',
+    detail: {
+      field: '(body)',
+      location: 'body',
+      message: (request) => `is larger than ${request.server.initialConfig.bodyLimit} bytes`,
+    },
+  },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: UNSUPPORTED_MEDIA_TYPE,
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: UNSUPPORTED_MEDIA_TYPE,
+  FST_ERR_BAD_URL: {
+    status: 400,
+    message: 'Bad request',
+    slug: 'BAD_REQUEST',
+    detail: { field: '(path)', location: 'path', message: 'is not a valid URL component' },
+  },
+  FST_ERR_MAX_PARAM_LENGTH: {
+    status: 414,
+    message: 'URI too long',
+    slug: 'URI_TOO_LONG',
+    detail: { field: '(path)', location: 'path', message: 'has a segment longer than the server accepts' },
+  },
+};
+
 /**
- * Turns every error into the platform error shape (SPEC-DECISIONS L9).
+ * Turns every error into the platform error shape (spec-notes L9).
  * Anything unknown becomes a 500 with the request id and no internals.
  */
 export function platformErrorHandler(
@@ -67,34 +118,23 @@ export function platformErrorHandler(
   if (fastifyError.validation) {
     return reply.code(422).send(body(request, 'Unprocessable entity', 'UNPROCESSABLE_ENTITY', validationDetails(fastifyError)));
   }
-  switch (fastifyError.code) {
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return reply
-        .code(400)
-        .send(
-          body(request, 'Bad request', 'BAD_REQUEST', [
-            { field: '(body)', location: 'body', message: 'is not valid JSON', slug: 'INVALID_PARAMETER_VALUE' },
-          ]),
-        );
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return reply.code(413).send(
-        body(request, 'Payload too large', 'PAYLOAD_TOO_LARGE', [
-          {
-            field: '(body)',
-            location: 'body',
-            message: `is larger than ${request.server.initialConfig.bodyLimit} bytes`,
-            slug: 'INVALID_PARAMETER_VALUE',
-          },
+  const refusal = fastifyError.code ? FRAMEWORK_REFUSALS[fastifyError.code] : undefined;
+  if (refusal) {
+    const { status, message, slug, detail } = refusal;
+    const detailMessage = typeof detail.message === 'function' ? detail.message(request) : detail.message;
+    return reply
+      .code(status)
+      .send(
+        body(request, message, slug, [
+          { field: detail.field, location: detail.location, message: detailMessage, slug: 'INVALID_PARAMETER_VALUE' },
         ]),
       );
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return reply.code(415).send(body(request, 'Unsupported media type', 'UNSUPPORTED_MEDIA_TYPE'));
   }
   const status = fastifyError.statusCode ?? 500;
   if (status >= 400 && status < 500) {
-    return reply.code(status).send(body(request, fastifyError.message, 'BAD_REQUEST'));
+    // The slug of this status when the contract has one (e.g. 405, 408), else the generic 400 slug.
+    const slug = (Object.keys(ERROR_SLUGS) as ErrorSlug[]).find((s) => ERROR_SLUGS[s].status === status) ?? 'BAD_REQUEST';
+    return reply.code(status).send(body(request, ERROR_SLUGS[slug].message, slug));
   }
   request.log.error({ err: error }, 'unhandled error');
   return reply.code(500).send(body(request, 'Internal server error', 'INTERNAL_ERROR'));

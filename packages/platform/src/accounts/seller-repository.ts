@@ -4,9 +4,9 @@ import { hashPassword } from '../core/hashing.js';
 import { PlatformError } from '../core/platform-error.js';
 import type { Random } from '../core/random.js';
 import type { Schema } from '../storage/schema.js';
-import { isUniqueViolation } from './unique-violation.js';
+import { isUniqueViolation } from '../storage/unique-violation.js';
 
-/** A store of a seller. Tokens carry tenant ids (SPEC-DECISIONS I9). */
+/** A store of a seller. Tokens carry tenant ids (spec-notes I9). */
 export interface Tenant {
   id: string;
   sellerId: string;
@@ -105,7 +105,7 @@ export async function findSellerByLogin(db: Kysely<Schema>, login: string): Prom
   return row && { id: row.id, name: row.name, login: row.login, passwordHash: row.password_hash };
 }
 
-/** The seller's stores, oldest first, then by name (the tenant chooser of SPEC-DECISIONS I9 lists them). */
+/** The seller's stores, oldest first, then by name (the tenant chooser of spec-notes I9 lists them). */
 export async function listTenantsOfSeller(db: Kysely<Schema>, sellerId: string): Promise<Tenant[]> {
   const rows = await db
     .selectFrom('tenants')

@@ -39,7 +39,7 @@ export function createOutboundAgent(options: OutboundAgentOptions): Agent {
   const base = buildConnector({
     lookup: guardedLookup,
     // One secure context for every connection: passing `ca` per connect would make
-    // Node rebuild the whole certificate store each time (~150 ms of CPU under load).
+    // Node rebuild the whole certificate store each time, a CPU cost that showed under load (BENCHMARKS.md).
     ...(ca ? { secureContext: createSecureContext({ ca: [...rootCertificates, ...ca] }) } : {}),
   } as buildConnector.BuildOptions);
 

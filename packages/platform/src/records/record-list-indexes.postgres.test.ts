@@ -3,15 +3,16 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../core/clock.js';
 import { cryptoRandom } from '../core/random.js';
-import { seedRecords } from '../records/seed-records.js';
+import { runList } from '../lists/list-engine.js';
 import type { Database } from '../storage/database.js';
 import type { Schema } from '../storage/schema.js';
 import { openPostgresTestDatabase } from '../storage/test-databases.js';
-import { runList } from './list-engine.js';
-import type { ListResource } from './list-resource.js';
-import { RECORD_LISTS, recordListSortCases } from './test-support/record-list-sorts.js';
+import type { AnyRecordList } from './record-kind.js';
+import { recordKindOf } from './record-kinds.js';
+import { seedRecords } from './seed-records.js';
+import { recordListSortCases } from './test-support/record-list-sorts.js';
 
-// Issue 4, the PostgreSQL twin of list-index-usage.test.ts: "indexes so that
+// Issue 4, the PostgreSQL twin of record-list-indexes.test.ts: "indexes so that
 // every allowed sort stays fast at a million rows", and the common filters
 // (status, dates, customer.id, sku, order id) with them. Checked on EXPLAIN
 // (FORMAT JSON): the tenant's rows are read through an index range scan on
@@ -96,7 +97,7 @@ describe.runIf(url)('list queries use the list indexes (PostgreSQL query plans)'
   });
 
   /** Runs the list's first page and the cursor page after it; returns each query's plan. */
-  const plans = async (table: keyof Schema & string, list: ListResource<never, unknown>, query: Record<string, string>) => {
+  const plans = async (table: keyof Schema & string, list: AnyRecordList, query: Record<string, string>) => {
     captured.length = 0;
     const base = () => logged.selectFrom(table).selectAll().where('tenant_id', '=', 't');
     const first = await runList(list, base(), { query: { _paginate: 'cursor', _limit: '5', ...query }, url: '/x' }, settings);
@@ -137,34 +138,32 @@ describe.runIf(url)('list queries use the list indexes (PostgreSQL query plans)'
   );
 
   // Common filters with the list's default sort: the filter is an index condition, not a filter over every row.
-  const filterCases = (): Array<
-    [string, keyof Schema & string, ListResource<never, unknown>, Record<string, string>, string]
-  > => [
-    ['orders status', 'orders', RECORD_LISTS[0]?.[1] as never, { status: 'approved' }, 'status'],
+  const filterCases = (): Array<[string, keyof Schema & string, AnyRecordList, Record<string, string>, string]> => [
+    ['orders status', 'orders', recordKindOf('orders').list, { status: 'approved' }, 'status'],
     [
       'orders status, newest first',
       'orders',
-      RECORD_LISTS[0]?.[1] as never,
+      recordKindOf('orders').list,
       { status: 'approved', _sort: 'created_at:desc' },
       'status',
     ],
-    ['orders customer.id', 'orders', RECORD_LISTS[0]?.[1] as never, { 'customer.id': sample.customer }, 'customer_id'],
-    ['orders created_at range', 'orders', RECORD_LISTS[0]?.[1] as never, { created_at__gte: sample.created }, 'created_at'],
-    ['products sku', 'products', RECORD_LISTS[1]?.[1] as never, { sku: sample.sku }, 'sku'],
+    ['orders customer.id', 'orders', recordKindOf('orders').list, { 'customer.id': sample.customer }, 'customer_id'],
+    ['orders created_at range', 'orders', recordKindOf('orders').list, { created_at__gte: sample.created }, 'created_at'],
+    ['products sku', 'products', recordKindOf('products').list, { sku: sample.sku }, 'sku'],
     [
       'products updated_at range',
       'products',
-      RECORD_LISTS[1]?.[1] as never,
+      recordKindOf('products').list,
       { updated_at__lt: sample.created, _sort: 'updated_at:asc' },
       'updated_at',
     ],
-    ['tickets status', 'tickets', RECORD_LISTS[2]?.[1] as never, { status: 'open' }, 'status'],
-    ['tickets customer.id', 'tickets', RECORD_LISTS[2]?.[1] as never, { 'customer.id': sample.customer }, 'customer_id'],
-    ['transactions type', 'transactions', RECORD_LISTS[3]?.[1] as never, { type: 'sale' }, 'type'],
+    ['tickets status', 'tickets', recordKindOf('tickets').list, { status: 'open' }, 'status'],
+    ['tickets customer.id', 'tickets', recordKindOf('tickets').list, { 'customer.id': sample.customer }, 'customer_id'],
+    ['transactions type', 'transactions', recordKindOf('transactions').list, { type: 'sale' }, 'type'],
     [
       'transactions created_at range',
       'transactions',
-      RECORD_LISTS[3]?.[1] as never,
+      recordKindOf('transactions').list,
       { created_at__lt: sample.created },
       'created_at',
     ],

@@ -1,0 +1,34 @@
+import type { Registry } from 'prom-client';
+import type { Dispatcher } from 'undici';
+import type { Database } from '../storage/database.js';
+import type { Clock } from './clock.js';
+import type { PlatformConfig } from './config.js';
+import type { Random } from './random.js';
+import type { SecretBox } from './secret-box.js';
+
+/**
+ * The services every capability may use, built once by `app.ts` (the only
+ * wiring file) and reachable from any route as `request.server.platform`.
+ * A capability that needs more builds its own services on top of this
+ * (identity: the key ring and signer, `identity/identity-services.ts`;
+ * shipping: the quote log, `shipping/shipping-services.ts`), so a process that
+ * runs only the dispatcher builds neither.
+ */
+export interface PlatformContext {
+  config: PlatformConfig;
+  database: Database;
+  clock: Clock;
+  random: Random;
+  /** Seals secrets at rest (signing keys, webhook secrets) with the server key. */
+  box: SecretBox;
+  /** Outbound HTTP client (webhook deliveries, quote calls), SSRF-guarded by default. */
+  outbound: Dispatcher;
+  /** Prometheus registry of this app instance (served at /metrics). */
+  metrics: Registry;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    platform: PlatformContext;
+  }
+}

@@ -1,0 +1,50 @@
+import type { Kysely } from 'kysely';
+import type { ShippingTables } from '../shipping-tables.js';
+
+/** The one table of the quote log, wherever it is kept (quote-log-store.ts). */
+export type QuoteLogTables = Pick<ShippingTables, 'quote_calls'>;
+
+/** Which of the two quotes of a purchase a call was (spec-notes Q6). */
+export type QuotePurpose = 'storefront' | 'checkout';
+
+export interface QuoteCallRecord {
+  id: string;
+  tenant_id: string;
+  session_id: string;
+  purpose: QuotePurpose;
+  outcome: string;
+  latency_ms: number;
+  http_status: number | null;
+  detail: string | null;
+  /** 1 when this call failed and the shopper got freight-table options instead (spec-notes Q8). */
+  fallback_used: number;
+  created_at: string;
+}
+
+/**
+ * The one way rows enter the log, in every store and on the writer thread
+ * (which runs this statement compiled): a row whose id is already there is
+ * left as it is, so a batch written twice is logged once.
+ */
+export function insertQuoteCalls(db: Kysely<QuoteLogTables>, rows: readonly QuoteLogTables['quote_calls'][]) {
+  return db
+    .insertInto('quote_calls')
+    .values([...rows])
+    .onConflict((oc) => oc.column('id').doNothing());
+}
+
+/** The admin API's view of a logged call. */
+export function presentQuoteCall(row: QuoteCallRecord) {
+  return {
+    id: row.id,
+    tenant_id: row.tenant_id,
+    session_id: row.session_id,
+    purpose: row.purpose,
+    outcome: row.outcome,
+    latency_ms: row.latency_ms,
+    http_status: row.http_status,
+    detail: row.detail,
+    fallback_used: row.fallback_used === 1,
+    created_at: row.created_at,
+  };
+}

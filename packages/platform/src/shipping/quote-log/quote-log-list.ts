@@ -1,0 +1,25 @@
+import { QUOTE_OUTCOMES } from '@feira/contract';
+import { defineListResource } from '../../lists/list-resource.js';
+import { presentQuoteCall, type QuoteCallRecord } from './quote-call-rows.js';
+
+/**
+ * The quote log as a list (spec-notes Q7 with the list conventions L1–L9).
+ * It grows with every quote (high frequency expected, spec "Limits"), so it is
+ * a massive collection: offset ≤ 5000, no total, cursor pagination for more.
+ */
+export const quoteCallList = defineListResource<QuoteCallRecord, ReturnType<typeof presentQuoteCall>>({
+  name: 'admin.quote-calls',
+  fields: {
+    id: { column: 'id', type: 'id' },
+    session_id: { column: 'session_id', type: 'id' },
+    purpose: { column: 'purpose', type: 'enum', values: ['storefront', 'checkout'] },
+    outcome: { column: 'outcome', type: 'enum', values: QUOTE_OUTCOMES },
+    latency_ms: { column: 'latency_ms', type: 'number' },
+    http_status: { column: 'http_status', type: 'integer', nullable: true },
+    created_at: { column: 'created_at', type: 'datetime' },
+  },
+  sorts: ['created_at', 'latency_ms'],
+  defaultSort: [{ field: 'created_at', direction: 'desc' }],
+  massive: true,
+  present: presentQuoteCall,
+});
