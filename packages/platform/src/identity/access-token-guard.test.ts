@@ -8,7 +8,7 @@ describe.each(testDatabaseTargets())('access-token guard on $dialect', (target) 
   let probe: Awaited<ReturnType<typeof guardProbe>>;
   beforeAll(async () => {
     platform = await createTestPlatform(target);
-    probe = await guardProbe(platform.app.platform, 'open:order-order:read');
+    probe = await guardProbe(platform.app.identity, 'open:order-order:read');
   });
   afterAll(async () => {
     await probe.app.close();
@@ -17,7 +17,7 @@ describe.each(testDatabaseTargets())('access-token guard on $dialect', (target) 
 
   const call = (headers: Record<string, string>) => probe.app.inject({ method: 'GET', url: '/probe', headers });
 
-  it('SPEC-DECISIONS I3 / L9: no token, a malformed header or a bad signature is 401 UNAUTHORIZED with WWW-Authenticate: Bearer', async () => {
+  it('spec-notes I3 / L9: no token, a malformed header or a bad signature is 401 UNAUTHORIZED with WWW-Authenticate: Bearer', async () => {
     const seller = await platform.createSeller();
     const token = await platform.mintAccessToken({ tenants: seller.tenantIds, scopes: ['open:order-order:read'] });
     const tampered = `${token.slice(0, -4)}${token.endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
@@ -44,7 +44,7 @@ describe.each(testDatabaseTargets())('access-token guard on $dialect', (target) 
     expect(res.headers['www-authenticate']).toContain('error="invalid_token"');
   });
 
-  it('SPEC-DECISIONS I4: a token accepted once does not make a copy with another signature acceptable', async () => {
+  it('spec-notes I4: a token accepted once does not make a copy with another signature acceptable', async () => {
     const seller = await platform.createSeller();
     const token = await platform.mintAccessToken({ tenants: seller.tenantIds, scopes: ['open:order-order:read'] });
     expect((await call({ authorization: `Bearer ${token}` })).statusCode).toBe(200);
@@ -54,7 +54,7 @@ describe.each(testDatabaseTargets())('access-token guard on $dialect', (target) 
     expect((await call({ authorization: `Bearer ${token}` })).statusCode).toBe(200);
   });
 
-  it('SPEC-DECISIONS I6: a token of a revoked family is refused, even one that was accepted a moment before', async () => {
+  it('spec-notes I6: a token of a revoked family is refused, even one that was accepted a moment before', async () => {
     const seller = await platform.createSeller();
     const token = await platform.mintAccessToken({ tenants: seller.tenantIds, scopes: ['open:order-order:read'] });
     // Accepted once first, so its verification is cached: revocation must still take effect at once.
@@ -63,7 +63,7 @@ describe.each(testDatabaseTargets())('access-token guard on $dialect', (target) 
     expect((await call({ authorization: `Bearer ${token}` })).statusCode).toBe(401);
   });
 
-  it('SPEC-DECISIONS L9: a token without the route scope is 403 FORBIDDEN with error="insufficient_scope"', async () => {
+  it('spec-notes L9: a token without the route scope is 403 FORBIDDEN with error="insufficient_scope"', async () => {
     const seller = await platform.createSeller();
     const token = await platform.mintAccessToken({ tenants: seller.tenantIds, scopes: ['open:portfolio:read'] });
     const res = await call({ authorization: `Bearer ${token}` });
@@ -72,26 +72,46 @@ describe.each(testDatabaseTargets())('access-token guard on $dialect', (target) 
     expect(res.headers['www-authenticate']).toContain('insufficient_scope');
   });
 
-  it('SPEC-DECISIONS I9 / spec Authentication §3: with several tenants X-Tenant-Id picks one (required, and only a granted one); with one it is optional; a personal grant is refused', async () => {
+  it('spec-notes I9 / spec Authentication §3: with several tenants X-Tenant-Id picks one (only a granted one); with one it is optional', async () => {
     const seller = await platform.createSeller({ tenants: 2 });
     const [t1, t2] = seller.tenantIds as [string, string];
     const both = await platform.mintAccessToken({ tenants: [t1, t2], scopes: ['open:order-order:read'] });
-    const unnamed = await call({ authorization: `Bearer ${both}` });
-    expect(unnamed.statusCode).toBe(403);
-    expect(unnamed.json()).toMatchObject({ slug: 'FORBIDDEN', details: [{ field: 'X-Tenant-Id', location: 'header' }] });
-    expect(unnamed.headers['www-authenticate']).toMatch(/^Bearer realm="feira", error="insufficient_scope"/);
     const picked = await call({ authorization: `Bearer ${both}`, 'x-tenant-id': t2 });
     expect(picked.statusCode).toBe(200);
     expect(picked.json().tenantId).toBe(t2);
-    expect((await call({ authorization: `Bearer ${both}`, 'x-tenant-id': 'other-tenant' })).statusCode).toBe(403);
+    const foreign = await call({ authorization: `Bearer ${both}`, 'x-tenant-id': 'other-tenant' });
+    expect(foreign.statusCode).toBe(403);
+    expect(foreign.json()).toMatchObject({ slug: 'FORBIDDEN', details: [{ field: 'X-Tenant-Id', location: 'header' }] });
     const one = await platform.mintAccessToken({ tenants: [t1], scopes: ['open:order-order:read'] });
     const implicit = await call({ authorization: `Bearer ${one}` });
     expect(implicit.json().tenantId).toBe(t1);
+  });
+
+  it('spec-notes I9 / RFC 6750 §3.1: a multi-store token without X-Tenant-Id is 400 invalid_request naming the header, not insufficient_scope', async () => {
+    const seller = await platform.createSeller({ tenants: 2 });
+    const both = await platform.mintAccessToken({ tenants: seller.tenantIds, scopes: ['open:order-order:read'] });
+    const unnamed = await call({ authorization: `Bearer ${both}` });
+    expect(unnamed.statusCode).toBe(400);
+    expect(unnamed.json()).toMatchObject({
+      slug: 'BAD_REQUEST',
+      message: expect.stringContaining('X-Tenant-Id'),
+      details: [{ field: 'X-Tenant-Id', location: 'header', slug: 'REQUIRED' }],
+    });
+    expect(unnamed.headers['www-authenticate']).toMatch(
+      /^Bearer realm="feira", error="invalid_request", error_description="[^"]*X-Tenant-Id/,
+    );
+  });
+
+  it('spec-notes I9: a personal (no-store) token on a store API is 403 with a message saying how to get a store token', async () => {
+    const seller = await platform.createSeller();
     const personal = await platform.mintAccessToken({
       tenants: [],
       scopes: ['open:order-order:read'],
       sellerId: seller.sellerId,
     });
-    expect((await call({ authorization: `Bearer ${personal}` })).statusCode).toBe(403);
+    const res = await call({ authorization: `Bearer ${personal}` });
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toMatchObject({ slug: 'FORBIDDEN', details: [{ field: 'X-Tenant-Id', location: 'header' }] });
+    expect(res.json().message).toMatch(/without a store.*choose_tenants=true.*pick a store/);
   });
 });

@@ -1,9 +1,10 @@
 import type { Scope } from '@feira/contract';
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { PlatformError } from '../core/platform-error.js';
+import { GUARD_SCOPE } from '../http/openapi-document.js';
 import { ACCESS_TOKEN_TYP, type TokenClaims, TokenVerificationError } from './token-signer.js';
 
-/** Who is calling a platform API, resolved from the bearer token (SPEC-DECISIONS I3, I9). */
+/** Who is calling a platform API, resolved from the bearer token (spec-notes I3, I9). */
 export interface SellerContext {
   sellerId: string;
   clientId: string;
@@ -33,7 +34,7 @@ function unauthorized(description: string, error = 'invalid_token'): PlatformErr
   });
 }
 
-/** 403 for a tenant the token does not cover (SPEC-DECISIONS I9); RFC 6750 §3.1 names that insufficient_scope. */
+/** 403 for a tenant the token does not cover (spec-notes I9); RFC 6750 §3.1 names that insufficient_scope. */
 function forbidden(message: string, field: string, location: 'header' | 'query' = 'header') {
   return new PlatformError('FORBIDDEN', {
     message,
@@ -42,17 +43,42 @@ function forbidden(message: string, field: string, location: 'header' | 'query' 
   });
 }
 
+/** spec-notes I9: a personal grant has no store; say how to get a token that has one. */
+const PERSONAL_TOKEN_MESSAGE =
+  'This token was granted without a store (choose_tenants=false): start the authorization again without choose_tenants, or with choose_tenants=true, and pick a store';
+
+/**
+ * spec-notes I9 / RFC 6750 §3.1: a multi-store token that names no store is a malformed request
+ * (`invalid_request`, 400), not a missing scope: libraries read `insufficient_scope` as "ask for more scopes".
+ */
+function tenantHeaderRequired(): PlatformError {
+  const message = 'The token covers several stores: name the one this call acts for in the X-Tenant-Id header';
+  return new PlatformError('BAD_REQUEST', {
+    message,
+    headers: { 'www-authenticate': `Bearer realm="feira", error="invalid_request", error_description="${message}"` },
+    details: [
+      { field: 'X-Tenant-Id', location: 'header', message: 'required for a token with several stores', slug: 'REQUIRED' },
+    ],
+  });
+}
+
 /**
  * A preHandler for platform APIs: verifies the access token (signature, `typ`,
  * `exp`, `iss`, `aud`), refuses revoked token families, resolves the tenant
- * (SPEC-DECISIONS I9) and checks the scope. Sets `request.seller`.
+ * (spec-notes I9) and checks the scope. Sets `request.seller`.
  */
 export function requireAccessToken(scope: Scope | null): preHandlerAsyncHookHandler {
+  // The OpenAPI document reads the route's scope from the guard (http/openapi-document.ts).
+  return Object.assign(accessTokenGuardFor(scope), { [GUARD_SCOPE]: scope });
+}
+
+function accessTokenGuardFor(scope: Scope | null): preHandlerAsyncHookHandler {
   return async function accessTokenGuard(this: unknown, request: FastifyRequest, _reply: FastifyReply) {
-    const { signer, database } = request.server.platform;
+    const { signer, database } = request.server.identity;
     const header = request.headers.authorization;
     if (!header) throw unauthorized('Missing bearer token', '');
-    const match = /^Bearer ([A-Za-z0-9\-_.~+/]+=*)$/.exec(header);
+    // RFC 6750 §2.1 / RFC 9110 §11.1: the auth scheme is case-insensitive (`bearer`, `BEARER`).
+    const match = /^Bearer ([A-Za-z0-9\-_.~+/]+=*)$/i.exec(header);
     if (!match?.[1]) throw unauthorized('Malformed Authorization header', 'invalid_request');
     let claims: TokenClaims;
     try {
@@ -87,9 +113,9 @@ export function requireAccessToken(scope: Scope | null): preHandlerAsyncHookHand
     } else if (claims.tenants.length === 1) {
       tenantId = claims.tenants[0];
     } else if (claims.tenants.length === 0) {
-      throw forbidden('The token was granted without a tenant (choose_tenants=false)', 'X-Tenant-Id');
+      throw forbidden(PERSONAL_TOKEN_MESSAGE, 'X-Tenant-Id');
     } else {
-      throw forbidden('The token covers several tenants: name one in X-Tenant-Id', 'X-Tenant-Id');
+      throw tenantHeaderRequired();
     }
     request.seller = {
       sellerId: claims.sub,

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { TokenSet } from '@feira/contract';
-import type { PlatformContext } from '../app.js';
 import { constantTimeEqual, sha256Hex } from '../core/hashing.js';
 import { randomToken } from '../core/random.js';
+import type { IdentityServices } from './identity-services.js';
 import { OAuthError } from './oauth-error.js';
 import { recordTokenSet, revokeTokenFamily, signTokenSet } from './token-set-issuer.js';
 
@@ -20,7 +20,7 @@ export interface NewAuthorizationCode {
   codeChallenge: string | undefined;
 }
 
-type Platform = Pick<PlatformContext, 'database' | 'clock' | 'random' | 'signer' | 'config'>;
+type Platform = Pick<IdentityServices, 'database' | 'clock' | 'random' | 'signer' | 'config'>;
 
 /**
  * Issues a code bound to client, redirect_uri, scopes, tenants, account and
@@ -81,7 +81,7 @@ const INVALID_CODE = 'The authorization code is invalid, expired or already used
  * conditional UPDATE (… WHERE used_at IS NULL) inside the transaction that
  * issues the tokens: of two concurrent exchanges exactly one wins. A second
  * exchange gets invalid_grant and revokes every token issued from the code
- * (RFC 6749 §4.1.2, SPEC-DECISIONS I6).
+ * (RFC 6749 §4.1.2, spec-notes I6).
  */
 export async function exchangeAuthorizationCode(platform: Platform, clientId: string, exchange: CodeExchange): Promise<TokenSet> {
   const { database, clock } = platform;
@@ -130,7 +130,7 @@ export async function exchangeAuthorizationCode(platform: Platform, clientId: st
   return outcome;
 }
 
-/** RFC 7636 §4.6 and SPEC-DECISIONS I8: S256 only; a verifier without a stored challenge is refused (no downgrade either way). */
+/** RFC 7636 §4.6 and spec-notes I8: S256 only; a verifier without a stored challenge is refused (no downgrade either way). */
 function checkPkce(challenge: string | null, verifier: string | undefined): void {
   if (challenge === null) {
     if (verifier !== undefined)

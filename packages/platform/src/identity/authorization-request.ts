@@ -1,13 +1,15 @@
 import { isScope, parseScopeString, type Scope } from '@feira/contract';
 import type { Kysely } from 'kysely';
-import { type ClientWithSecretHash, findClientById } from '../admin/client-repository.js';
+import { type ClientWithSecretHash, findClientById } from '../accounts/client-repository.js';
+import type { MessageKey } from '../i18n/i18n.js';
 import type { Schema } from '../storage/schema.js';
+import { redirectUriMatches } from './redirect-uri-match.js';
 
-/** A validated `GET /login` request (spec "Consent by redirect", SPEC-DECISIONS I8–I10). */
+/** A validated `GET /login` request (spec "Consent by redirect", spec-notes I8–I10). */
 export interface AuthorizationRequest {
   client: ClientWithSecretHash;
   redirectUri: string;
-  /** Requested ∪ the client's default scopes (SPEC-DECISIONS I10), catalogue order. */
+  /** Requested ∪ the client's default scopes (spec-notes I10), catalogue order. */
   scopes: Scope[];
   /** The `scope` parameter as sent (kept to carry the request across the pages). */
   requestedScope: string;
@@ -20,7 +22,7 @@ export interface AuthorizationRequest {
 export type AuthorizationRequestResult =
   | { kind: 'ok'; request: AuthorizationRequest }
   /** RFC 6749 §4.1.2.1: unknown client or unregistered redirect_uri — show an error, never redirect. */
-  | { kind: 'fatal'; message: string }
+  | { kind: 'fatal'; message: string; messageKey: MessageKey }
   /** Any other error goes back to the (now trusted) redirect_uri with `error` and `state`. */
   | { kind: 'redirect'; redirectUri: string; error: string; description: string; state: string | undefined };
 
@@ -40,17 +42,21 @@ export function singleParam(params: RawParams, name: string): string | undefined
 
 /**
  * Validates the authorization request in the order RFC 6749 §4.1.2.1 asks:
- * first the client and the exact redirect_uri (string equality), then the rest.
+ * first the client and the redirect_uri (exact, or a loopback one on any port: redirect-uri-match.ts), then the rest.
  */
 export async function parseAuthorizationRequest(db: Kysely<Schema>, params: RawParams): Promise<AuthorizationRequestResult> {
   const clientId = singleParam(params, 'client_id');
-  if (!clientId) return { kind: 'fatal', message: 'The request has no valid client_id.' };
+  if (!clientId) return { kind: 'fatal', message: 'The request has no valid client_id.', messageKey: 'error.noClient' };
   const client = await findClientById(db, clientId);
-  if (!client) return { kind: 'fatal', message: 'This application is not registered.' };
+  if (!client) return { kind: 'fatal', message: 'This application is not registered.', messageKey: 'error.unknownClient' };
   const redirectUri = singleParam(params, 'redirect_uri');
-  if (!redirectUri) return { kind: 'fatal', message: 'The request has no valid redirect_uri.' };
-  if (!client.redirectUris.includes(redirectUri)) {
-    return { kind: 'fatal', message: 'The redirect_uri is not registered for this application.' };
+  if (!redirectUri) return { kind: 'fatal', message: 'The request has no valid redirect_uri.', messageKey: 'error.noRedirect' };
+  if (!redirectUriMatches(client.redirectUris, redirectUri)) {
+    return {
+      kind: 'fatal',
+      message: 'The redirect_uri is not registered for this application.',
+      messageKey: 'error.unknownRedirect',
+    };
   }
 
   const rawState = singleParam(params, 'state');
@@ -71,7 +77,9 @@ export async function parseAuthorizationRequest(db: Kysely<Schema>, params: RawP
   if (!responseType) return fail('invalid_request', 'response_type is required');
   if (responseType !== 'code') return fail('unsupported_response_type', 'Only response_type=code is supported');
 
-  const chooseTenantsParam = singleParam(params, 'choose_tenants') ?? 'false';
+  // spec-notes I9: absent means `true` (the seller picks stores), since standard OAuth libraries never send it;
+  // only an explicit `false` asks for a personal grant.
+  const chooseTenantsParam = singleParam(params, 'choose_tenants') ?? 'true';
   if (chooseTenantsParam !== 'true' && chooseTenantsParam !== 'false') {
     return fail('invalid_request', 'choose_tenants must be true or false');
   }
@@ -79,7 +87,7 @@ export async function parseAuthorizationRequest(db: Kysely<Schema>, params: RawP
   const codeChallenge = singleParam(params, 'code_challenge') ?? undefined;
   const method = singleParam(params, 'code_challenge_method') ?? undefined;
   if (codeChallenge !== undefined || method !== undefined) {
-    // SPEC-DECISIONS I8: S256 only; `plain` (RFC 7636's default when the method is absent) would be a downgrade.
+    // spec-notes I8: S256 only; `plain` (RFC 7636's default when the method is absent) would be a downgrade.
     if (method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256');
     if (!codeChallenge || !S256_CHALLENGE.test(codeChallenge)) {
       return fail('invalid_request', 'code_challenge must be a 43-character base64url S256 challenge');
@@ -91,7 +99,7 @@ export async function parseAuthorizationRequest(db: Kysely<Schema>, params: RawP
   const unknown = requested.filter((s) => !isScope(s) || !client.scopes.includes(s));
   if (unknown.length > 0) return fail('invalid_scope', `Scope not allowed for this client: ${unknown.join(' ').slice(0, 200)}`);
   const merged = new Set<string>([...requested, ...client.defaultScopes]);
-  // SPEC-DECISIONS I10: every default scope must also be among the client's configured scopes.
+  // spec-notes I10: every default scope must also be among the client's configured scopes.
   if ([...merged].some((s) => !isScope(s) || !client.scopes.includes(s))) {
     return fail('invalid_scope', 'The client default scopes are not among its configured scopes');
   }
@@ -128,9 +136,13 @@ export function authorizationParams(request: AuthorizationRequest): Record<strin
   return params;
 }
 
-/** `redirect_uri` plus `code`/`error` and `state` (RFC 6749 §4.1.2), keeping any query the registered URI has. */
-export function redirectBack(redirectUri: string, params: Record<string, string | undefined>): string {
+/**
+ * `redirect_uri` plus `code`/`error` and `state` (RFC 6749 §4.1.2), keeping any query the registered URI has,
+ * and `iss` on every response, success or error (RFC 9207 §2: lets the client detect a mix-up between servers).
+ */
+export function redirectBack(issuer: string, redirectUri: string, params: Record<string, string | undefined>): string {
   const url = new URL(redirectUri);
   for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.append(name, value);
+  url.searchParams.append('iss', issuer);
   return url.toString();
 }

@@ -1,11 +1,29 @@
 import type { FastifyRequest } from 'fastify';
-import { findClientById, verifyClientSecret } from '../admin/client-repository.js';
+import { findClientById, verifyClientSecret } from '../accounts/client-repository.js';
 import { sha256Hex } from '../core/hashing.js';
+import { reserveAttempt, settleAttempt, type ThrottleKey, type ThrottlePolicy } from './attempt-throttle.js';
 import { OAuthError } from './oauth-error.js';
 import type { TokenRequestParams } from './token-request-params.js';
 
 // Compared against when the client_id is unknown, so an unknown id costs the same time as a wrong secret.
 const UNKNOWN_CLIENT = { secretHash: sha256Hex('feira:no-such-client') };
+
+/**
+ * Throttle of client authentication at the token endpoint (issue 17 §1): 100
+ * attempts in flight or failed per minute, per client_id and per address. A
+ * success gives its reservation back, so a busy integration is limited only by
+ * its concurrency, never by its rate. No growing back-off: client secrets are
+ * 256-bit random values no throttle is needed to protect, and a back-off would
+ * let anyone who knows a client_id lock the integration out for minutes.
+ */
+export const CLIENT_AUTH_POLICY: ThrottlePolicy = { allowance: 100, windowSeconds: 60 };
+
+export function clientThrottleKeys(clientId: string, address: string): ThrottleKey[] {
+  return [
+    { key: `client:${clientId}`, policy: CLIENT_AUTH_POLICY },
+    { key: `client-address:${address}`, policy: CLIENT_AUTH_POLICY },
+  ];
+}
 
 /** RFC 6749 §2.3.1: Basic credentials are form-urlencoded before base64. */
 function formDecode(value: string): string {
@@ -26,7 +44,7 @@ function basicCredentials(header: string): { id: string; secret: string } {
 }
 
 /**
- * Authenticates the client at the token endpoint (SPEC-DECISIONS I2): HTTP Basic
+ * Authenticates the client at the token endpoint (spec-notes I2): HTTP Basic
  * or `client_id` + `client_secret` in the body, never both (RFC 6749 §2.3).
  * The secret is compared in constant time with the stored SHA-256.
  * Returns the authenticated client_id.
@@ -52,8 +70,25 @@ export async function authenticateClient(request: FastifyRequest, params: TokenR
     id = bodyId;
     secret = bodySecret;
   }
-  const client = await findClientById(request.server.platform.database.db, id);
+  // Refused before anything is stored: a throttle key is never longer than an id Feira issues.
+  if (id.length > 256) throw new OAuthError('invalid_client', 'Client authentication failed');
+  const { database, clock } = request.server.platform;
+  // issue 17 §1: the attempt is reserved before the secret is compared, per client_id and per address.
+  const reservation = await reserveAttempt(database.db, clientThrottleKeys(id, request.ip), clock.now());
+  if (!reservation.admitted) {
+    throw new OAuthError('temporarily_unavailable', 'Too many client authentication attempts; retry later', {
+      retryAfterSeconds: reservation.retryAfterSeconds,
+    });
+  }
+  let client: Awaited<ReturnType<typeof findClientById>>;
+  try {
+    client = await findClientById(database.db, id);
+  } catch (error) {
+    await settleAttempt(database.db, reservation, 'unchecked', clock.now());
+    throw error;
+  }
   const secretMatches = verifyClientSecret(client ?? UNKNOWN_CLIENT, secret);
+  await settleAttempt(database.db, reservation, client && secretMatches ? 'success' : 'failure', clock.now());
   if (!client || !secretMatches) throw new OAuthError('invalid_client', 'Client authentication failed');
   return client.id;
 }

@@ -1,25 +1,51 @@
 import type { FastifyInstance } from 'fastify';
+import { CATALOGUES, LOCALES } from '../i18n/i18n.js';
+
+const BUTTON_KEYS = [
+  'button.label',
+  'button.errorPrefix',
+  'button.error.clientId',
+  'button.error.redirectUri',
+  'button.error.state',
+] as const;
+
+/** The button's strings in every language, from the same catalogues as the pages. */
+function buttonMessages(): Record<string, Record<string, string>> {
+  return Object.fromEntries(
+    LOCALES.map((locale) => [locale, Object.fromEntries(BUTTON_KEYS.map((key) => [key, CATALOGUES[locale][key]]))]),
+  );
+}
 
 /**
- * The consent button (spec "Consent by button", SPEC-DECISIONS I12): an ES
+ * The consent button (spec "Consent by button", spec-notes I12): an ES
  * module that turns every `.feira-consent-content` element into a button that
  * starts the flow at {auth_url}/login with the element's `client-id`,
  * `redirect-uri`, `state` (alphanumeric, else an inline error and no button)
  * and extra `scope` (the server merges it with the client's default scopes,
  * I10). Other attributes are ignored. Elements added later are upgraded too.
  * Styles are set through the CSSOM, which a host page's CSP does not block.
+ * Its words follow the host page's language (the nearest `lang` attribute,
+ * else the browser's): Portuguese for any `pt`, English otherwise.
  */
 export function consentScriptSource(authUrl: string): string {
   return `// Feira consent button: <div class="feira-consent-content" client-id="…" redirect-uri="…" state="…" scope="…"></div>
 const AUTH_URL = ${JSON.stringify(authUrl)};
 const CLASS_NAME = 'feira-consent-content';
 const STATE = /^[A-Za-z0-9]+$/;
+const MESSAGES = ${JSON.stringify(buttonMessages())};
+
+/** The catalogue for this element: its nearest lang attribute, else the browser's language. */
+export function messagesFor(element) {
+  const holder = element.closest('[lang]');
+  const lang = ((holder && holder.getAttribute('lang')) || navigator.language || 'en').toLowerCase();
+  return lang === 'pt' || lang.startsWith('pt-') ? MESSAGES['pt-BR'] : MESSAGES.en;
+}
 
 function showError(element, message) {
   const error = document.createElement('span');
   error.setAttribute('role', 'alert');
   error.className = 'feira-consent-error';
-  error.textContent = 'Feira consent button: ' + message;
+  error.textContent = messagesFor(element)['button.errorPrefix'] + ' ' + message;
   error.style.color = '#a3261b';
   error.style.font = '600 14px/1.4 system-ui, sans-serif';
   element.replaceChildren(error);
@@ -32,9 +58,10 @@ export function loginUrlOf(element) {
   const redirectUri = (element.getAttribute('redirect-uri') || '').trim();
   const state = element.getAttribute('state');
   const scope = (element.getAttribute('scope') || '').split(/\\s+/).filter(Boolean).join(' ');
-  if (!clientId) return { error: 'the client-id attribute is required' };
-  if (!redirectUri) return { error: 'the redirect-uri attribute is required' };
-  if (state !== null && !STATE.test(state)) return { error: 'the state attribute must be alphanumeric' };
+  const messages = messagesFor(element);
+  if (!clientId) return { error: messages['button.error.clientId'] };
+  if (!redirectUri) return { error: messages['button.error.redirectUri'] };
+  if (state !== null && !STATE.test(state)) return { error: messages['button.error.state'] };
   const url = new URL(AUTH_URL + '/login');
   url.searchParams.set('client_id', clientId);
   url.searchParams.set('redirect_uri', redirectUri);
@@ -52,7 +79,7 @@ export function upgrade(element) {
   const button = document.createElement('button');
   button.type = 'button';
   button.className = 'feira-consent-button';
-  button.textContent = (element.textContent || '').trim() || 'Connect with Feira';
+  button.textContent = (element.textContent || '').trim() || messagesFor(element)['button.label'];
   Object.assign(button.style, {
     font: '600 16px/1.2 system-ui, sans-serif',
     padding: '10px 18px',

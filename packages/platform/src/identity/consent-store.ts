@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../core/clock.js';
 import type { Schema } from '../storage/schema.js';
 
-/** A personal grant (choose_tenants=false, SPEC-DECISIONS I9) is kept under this tenant key. */
+/** A personal grant (choose_tenants=false, spec-notes I9) is kept under this tenant key. */
 const PERSONAL = '';
 
 function tenantKeys(tenants: readonly string[]): string[] {
@@ -16,7 +16,7 @@ export interface ConsentSubject {
 }
 
 /**
- * Spec "Consent by redirect" and SPEC-DECISIONS I10: the consent screen is shown
+ * Spec "Consent by redirect" and spec-notes I10: the consent screen is shown
  * only when some scope is not yet granted to this client for each chosen tenant.
  */
 export async function consentNeeded(db: Kysely<Schema>, subject: ConsentSubject, scopes: readonly string[]): Promise<boolean> {

@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
+import { escapeHtml, LOCALES, type Translator, translator } from '../i18n/i18n.js';
 
 /** Escapes text for HTML element content and double-quoted attributes. */
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"'`]/g, (ch) => `&#${ch.charCodeAt(0)};`);
-}
+export { escapeHtml };
 
 /** A safe `http(s)` URL for a link, or null (a `javascript:` URL stored on a client is never rendered). */
 export function safeLink(url: string | null): string | null {
@@ -43,6 +42,8 @@ button.link{border:0;background:none;color:var(--accent);padding:0;font-weight:4
 .error{color:var(--danger);font-weight:600}
 pre{white-space:pre-wrap;word-break:break-all;font-size:.8rem;background:var(--bg);padding:.75rem;border-radius:8px}
 a{color:var(--accent)}
+nav.lang{display:flex;gap:.75rem;justify-content:flex-end;font-size:.9rem;margin:-1rem 0 .5rem}
+nav.lang [aria-current]{font-weight:700;color:var(--fg);text-decoration:none}
 `;
 const STYLE_HASH = `sha256-${createHash('sha256').update(STYLESHEET).digest('base64')}`;
 
@@ -63,31 +64,71 @@ function formTarget(redirectUri: string | undefined): string {
  * stylesheet, X-Frame-Options DENY, no referrer (codes and states stay out of
  * Referer), no caching.
  */
-export function sendPage(
-  reply: FastifyReply,
-  page: { status?: number; title: string; body: string; redirectUri?: string | undefined },
-): FastifyReply {
+export interface PageOptions {
+  status?: number;
+  /** Plain text; the page's language suffix is added. */
+  title: string;
+  body: string;
+  redirectUri?: string | undefined;
+  /** The page's language (default English); sets `<html lang>`. */
+  t?: Translator;
+  /** Where the visible language switch comes back to (a same-site path); no switch when absent. */
+  switchBack?: string;
+  /** Module scripts served by the platform itself (`script-src 'self'`); none on the identity pages. */
+  scripts?: string[];
+  /** Extra stylesheets served by the platform itself. */
+  styles?: string[];
+  /** `wide` for console pages (a full-width layout instead of the centred card). */
+  layout?: 'card' | 'wide';
+  /** Replaces `<main>`'s content wrapper entirely (console chrome: header, nav). */
+  chrome?: (main: string) => string;
+}
+
+/** The visible language switch: one link per language, the current one marked (WCAG 3.1.2: each link in its own language). */
+export function languageSwitch(t: Translator, back: string): string {
+  const links = LOCALES.map((locale) => {
+    const name = translator(locale).text('lang.name');
+    const href = `/lang?to=${encodeURIComponent(locale)}&back=${encodeURIComponent(back)}`;
+    return locale === t.locale
+      ? `<a href="${escapeHtml(href)}" lang="${locale}" hreflang="${locale}" aria-current="true">${escapeHtml(name)}</a>`
+      : `<a href="${escapeHtml(href)}" lang="${locale}" hreflang="${locale}">${escapeHtml(name)}</a>`;
+  }).join('\n');
+  return `<nav class="lang" aria-label="${escapeHtml(t.text('lang.switch'))}">${links}</nav>`;
+}
+
+export function sendPage(reply: FastifyReply, page: PageOptions): FastifyReply {
+  const t = page.t ?? translator('en');
+  const scripts = page.scripts ?? [];
+  const styles = page.styles ?? [];
   const csp = [
     "default-src 'none'",
-    `style-src '${STYLE_HASH}'`,
+    `style-src '${STYLE_HASH}'${styles.length > 0 ? " 'self'" : ''}`,
+    ...(scripts.length > 0 ? ["script-src 'self'", "connect-src 'self'"] : []),
     "img-src 'self' data:",
     `form-action 'self'${formTarget(page.redirectUri)}`,
     "frame-ancestors 'none'",
     "base-uri 'none'",
   ].join('; ');
   const html = `<!doctype html>
-<html lang="en">
+<html lang="${t.locale}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>${escapeHtml(page.title)} · Feira</title>
+<title>${escapeHtml(page.title)} · ${escapeHtml(t.text('page.suffix'))}</title>
 <style>${STYLESHEET}</style>
+${styles.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`).join('\n')}
+${scripts.map((src) => `<script type="module" src="${escapeHtml(src)}"></script>`).join('\n')}
 </head>
-<body>
-<main>
+<body${page.layout === 'wide' ? ' class="wide"' : ''}>
+${
+  page.chrome
+    ? page.chrome(page.body)
+    : `<main>
+${page.switchBack ? languageSwitch(t, page.switchBack) : ''}
 ${page.body}
-</main>
+</main>`
+}
 </body>
 </html>`;
   return reply

@@ -1,13 +1,15 @@
+import type { Generated } from 'kysely';
+
 /**
  * Tables of the identity provider: signing keys, token families, authorization
- * codes, refresh tokens, consents and login attempts.
+ * codes, refresh tokens, consents, attempt counters and login sessions.
  */
 export interface IdentityTables {
   signing_keys: {
     kid: string;
     alg: string;
     public_jwk: string;
-    /** The private JWK sealed with the server's SecretBox (encrypted at rest, SPEC-DECISIONS I4). */
+    /** The private JWK sealed with the server's SecretBox (encrypted at rest, spec-notes I4). */
     private_jwk_sealed: string;
     created_at: string;
     /** Set when a newer key took over signing; verification still accepts it. */
@@ -16,7 +18,7 @@ export interface IdentityTables {
   /**
    * One family per authorization grant (one code). Every access and refresh
    * token carries its family id (`fid` claim); revoking the family revokes them
-   * all (RFC 6749 §4.1.2 code reuse, SPEC-DECISIONS I5/I6). The family row is
+   * all (RFC 6749 §4.1.2 code reuse, spec-notes I5/I6). The family row is
    * written when the code is issued, so a losing concurrent exchange can revoke it.
    */
   token_families: {
@@ -37,9 +39,9 @@ export interface IdentityTables {
     redirect_uri: string;
     /** Space-separated granted scopes. */
     scope: string;
-    /** JSON array of tenant ids (empty for a personal grant, SPEC-DECISIONS I9). */
+    /** JSON array of tenant ids (empty for a personal grant, spec-notes I9). */
     tenants: string;
-    /** PKCE S256 challenge (SPEC-DECISIONS I8), null when the client sent none. */
+    /** PKCE S256 challenge (spec-notes I8), null when the client sent none. */
     code_challenge: string | null;
     created_at: string;
     expires_at: string;
@@ -47,7 +49,7 @@ export interface IdentityTables {
     used_at: string | null;
   };
   /**
-   * Refresh tokens by `jti` (SPEC-DECISIONS I5). A token stays usable until
+   * Refresh tokens by `jti` (spec-notes I5). A token stays usable until
    * `superseded_at` is set, which happens when one of its successors is first
    * used; presenting a superseded token is reuse and revokes the family.
    */
@@ -60,6 +62,8 @@ export interface IdentityTables {
     expires_at: string;
     /** First time this token was presented successfully. */
     used_at: string | null;
+    /** How many times it was presented successfully: bounded within the grace (spec-notes I5). */
+    use_count: Generated<number>;
     superseded_at: string | null;
   };
   /** Scopes a seller granted to a client, per tenant ('' = personal grant): the consent screen is skipped when all are here (I10). */
@@ -70,11 +74,28 @@ export interface IdentityTables {
     scope: string;
     granted_at: string;
   };
-  /** Failed logins per login name, for the back-off ("Bad input": brute force is slowed down). */
-  login_attempts: {
-    login: string;
+  /**
+   * Attempt counters of the login and token endpoints (issue 17 §1), shared by
+   * every process on the database: `reserved` attempts in the window that
+   * started at `window_started_at` (an attempt is reserved before the secret is
+   * checked and given back when it succeeds), consecutive `failures` and the
+   * back-off they earned.
+   */
+  auth_throttle: {
+    key: string;
+    window_started_at: string;
+    reserved: number;
     failures: number;
-    last_failure_at: string;
     blocked_until: string | null;
+  };
+  /** Server-side login sessions: the cookie holds a random id, stored here only as SHA-256 (issue 17 §3). */
+  login_sessions: {
+    id_hash: string;
+    seller_id: string;
+    created_at: string;
+    expires_at: string;
+    /** Set by logout, or when the seller's sessions are ended (password change, admin). */
+    ended_at: string | null;
+    ended_reason: string | null;
   };
 }

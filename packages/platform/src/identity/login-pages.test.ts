@@ -1,8 +1,9 @@
+import cookie from '@fastify/cookie';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
 import { testDatabaseTargets } from '../storage/test-databases.js';
-import { testConfig } from '../testing.js';
-import { type ListeningPlatform, startListeningPlatform } from './test-support/listening-platform.js';
+import { type ListeningPlatform, listenPlatform, testConfig } from '../testing.js';
+import { endSellerSessions } from './login-session.js';
 import { authorizeThroughPages, formFields, loginUrl, PageClient } from './test-support/page-client.js';
 
 const REDIRECT = 'https://integrator.example/callback';
@@ -10,7 +11,7 @@ const REDIRECT = 'https://integrator.example/callback';
 describe.each(testDatabaseTargets())('login and consent pages on $dialect', (target) => {
   let platform: ListeningPlatform;
   beforeAll(async () => {
-    platform = await startListeningPlatform(target);
+    platform = await listenPlatform(target);
   });
   afterAll(() => platform.close());
 
@@ -45,7 +46,7 @@ describe.each(testDatabaseTargets())('login and consent pages on $dialect', (tar
     expect(result.callback.searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
-  it('spec "Consent by redirect" / SPEC-DECISIONS I10: a second flow with everything granted skips the consent screen', async () => {
+  it('spec "Consent by redirect" / spec-notes I10: a second flow with everything granted skips the consent screen', async () => {
     const { seller, client, browser } = await setup();
     const flow = {
       clientId: client.clientId,
@@ -64,7 +65,7 @@ describe.each(testDatabaseTargets())('login and consent pages on $dialect', (tar
     expect(second.callback.searchParams.get('state')).toBe('s2');
   });
 
-  it('SPEC-DECISIONS I10: consent is asked again for a scope or a store not yet granted', async () => {
+  it('spec-notes I10: consent is asked again for a scope or a store not yet granted', async () => {
     const { seller, client, browser } = await setup();
     const base = { clientId: client.clientId, redirectUri: REDIRECT, login: seller.login, password: seller.password };
     await authorizeThroughPages(browser, { ...base, scope: 'open:order-order:read', tenants: [seller.tenantIds[0] as string] });
@@ -78,7 +79,7 @@ describe.each(testDatabaseTargets())('login and consent pages on $dialect', (tar
     expect(newStore.pages).toEqual(['tenants', 'consent']);
   });
 
-  it('spec Authentication §2 / SPEC-DECISIONS I10: the consent screen names the client, the merged scopes in plain words and its terms and privacy links', async () => {
+  it('spec Authentication §2 / spec-notes I10: the consent screen names the client, the merged scopes in plain words and its terms and privacy links', async () => {
     const { seller, client, browser } = await setup();
     let page = await browser.follow(
       loginUrl(platform.url, { clientId: client.clientId, redirectUri: REDIRECT, scope: 'open:order-order:read' }),
@@ -112,7 +113,65 @@ describe.each(testDatabaseTargets())('login and consent pages on $dialect', (tar
     expect(result.callback.searchParams.get('code')).toBeNull();
   });
 
-  it('SPEC-DECISIONS I9: choose_tenants=false skips the store choice and grants a personal token without tenants', async () => {
+  it('RFC 9207 §2: every authorization response carries iss, the issuer of the metadata: the code redirect and every error redirect', async () => {
+    const { seller, client, browser } = await setup();
+    const issuer = (await platform.app.inject({ url: '/.well-known/oauth-authorization-server' })).json().issuer;
+    const approved = await authorizeThroughPages(browser, {
+      clientId: client.clientId,
+      redirectUri: REDIRECT,
+      scope: 'open:order-order:read',
+      state: 'ok1',
+      login: seller.login,
+      password: seller.password,
+    });
+    expect(approved.callback.searchParams.get('code')).toBeTruthy();
+    expect(approved.callback.searchParams.getAll('iss')).toEqual([issuer]);
+    const denied = await authorizeThroughPages(new PageClient(platform.url), {
+      clientId: client.clientId,
+      redirectUri: REDIRECT,
+      scope: 'open:ticket:read',
+      login: seller.login,
+      password: seller.password,
+      decision: 'deny',
+    });
+    expect(denied.callback.searchParams.get('error')).toBe('access_denied');
+    expect(denied.callback.searchParams.getAll('iss')).toEqual([issuer]);
+    const invalid = await new PageClient(platform.url).request(
+      'GET',
+      `/login?client_id=${client.clientId}&redirect_uri=${encodeURIComponent(REDIRECT)}&response_type=token`,
+    );
+    const location = new URL(invalid.location as string);
+    expect(location.searchParams.get('error')).toBe('unsupported_response_type');
+    expect(location.searchParams.getAll('iss')).toEqual([issuer]);
+  });
+
+  it('spec-notes I9: without choose_tenants the seller picks stores, as with choose_tenants=true, and the token carries them', async () => {
+    const { seller, client, browser } = await setup();
+    const result = await authorizeThroughPages(browser, {
+      clientId: client.clientId,
+      redirectUri: REDIRECT,
+      scope: 'open:order-order:read',
+      chooseTenants: null,
+      login: seller.login,
+      password: seller.password,
+    });
+    expect(result.pages).toEqual(['login', 'tenants', 'consent']);
+    const res = await platform.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      payload: {
+        grant_type: 'authorization_code',
+        client_id: client.clientId,
+        client_secret: client.clientSecret,
+        redirect_uri: REDIRECT,
+        code: result.callback.searchParams.get('code') as string,
+      },
+    });
+    const { decodeJwt } = await import('jose');
+    expect(decodeJwt(res.json().access_token).tenants).toEqual(seller.tenantIds);
+  });
+
+  it('spec-notes I9: choose_tenants=false skips the store choice and grants a personal token without tenants', async () => {
     const { seller, client, browser } = await setup();
     const result = await authorizeThroughPages(browser, {
       clientId: client.clientId,
@@ -292,6 +351,54 @@ describe.each(testDatabaseTargets())('login and consent pages on $dialect', (tar
     platform.clock.advanceSeconds(2);
     const ok = await attempt(seller.password);
     expect(ok.status).toBe(303);
+  });
+
+  it('issue-17 §3: after logout a replayed copy of the session cookie is refused (the session ends on the server)', async () => {
+    const { seller, client, browser } = await setup();
+    const url = loginUrl(platform.url, { clientId: client.clientId, redirectUri: REDIRECT, scope: 'open:order-order:read' });
+    let page = await browser.follow(url);
+    page = await browser.submit(page, '/login', { login: seller.login, password: seller.password });
+    expect(page.body).toContain('action="/login/tenants"');
+    // An attacker's copy of every cookie the browser holds.
+    const copy = new PageClient(platform.url);
+    for (const [name, value] of browser.cookies) copy.cookies.set(name, value);
+    expect((await copy.follow(url)).body).toContain('action="/login/tenants"');
+
+    const loggedOut = await browser.submit(page, '/logout');
+    expect(loggedOut.body).toContain('name="password"');
+    const replayed = await copy.follow(url);
+    expect(replayed.body).toContain('name="password"');
+    expect(replayed.body).not.toContain('action="/login/tenants"');
+  });
+
+  it("issue-17 §3: ending a seller's sessions (password change, disconnect) signs every browser out", async () => {
+    const { seller, client } = await setup();
+    const url = loginUrl(platform.url, { clientId: client.clientId, redirectUri: REDIRECT, scope: 'open:order-order:read' });
+    const browsers = [new PageClient(platform.url), new PageClient(platform.url)];
+    for (const browser of browsers) {
+      const page = await browser.follow(url);
+      expect((await browser.submit(page, '/login', { login: seller.login, password: seller.password })).body).toContain(
+        'action="/login/tenants"',
+      );
+    }
+    const ended = await endSellerSessions(platform.database.db, seller.sellerId, {
+      now: platform.clock.now(),
+      reason: 'password_changed',
+    });
+    expect(ended).toBe(2);
+    for (const browser of browsers) expect((await browser.follow(url)).body).toContain('name="password"');
+  });
+
+  it('issue-17 §3: a session cookie in the old stateless format (seller|expiry) is not a session', async () => {
+    const { seller, client } = await setup();
+    const forged = new PageClient(platform.url);
+    const expiry = platform.clock.now().getTime() + 3600_000;
+    forged.cookies.set(
+      'feira_session',
+      encodeURIComponent(cookie.sign(`${seller.sellerId}|${expiry}`, platform.app.platform.config.secretKey)),
+    );
+    const url = loginUrl(platform.url, { clientId: client.clientId, redirectUri: REDIRECT, scope: 'open:order-order:read' });
+    expect((await forged.follow(url)).body).toContain('name="password"');
   });
 
   it('issue 3 §2: the session cookie is Secure when the identity provider is served over https', async () => {

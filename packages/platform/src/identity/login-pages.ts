@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { findSellerById, findSellerByLogin, type Seller } from '../admin/seller-repository.js';
+import { findSellerById, findSellerByLogin, type Seller } from '../accounts/seller-repository.js';
 import { verifyPassword } from '../core/hashing.js';
+import { requestTranslator } from '../i18n/i18n.js';
+import { reserveAttempt, settleAttempt } from './attempt-throttle.js';
 import { issueAuthorizationCode } from './authorization-codes.js';
 import {
   type AuthorizationRequest,
@@ -12,7 +14,7 @@ import {
 import { consentNeeded, recordConsent } from './consent-store.js';
 import { sendPage } from './html-page.js';
 import { csrfToken, csrfTokenValid, endSession, sessionSellerId, startSession } from './login-session.js';
-import { clearLoginFailures, loginRetryAfterSeconds, recordLoginFailure } from './login-throttle.js';
+import { loginThrottleKeys } from './login-throttle.js';
 import { consentView, errorView, loginView, tenantChoiceView } from './page-views.js';
 
 // Checked when the login is unknown, so an unknown login costs as much time as a wrong password.
@@ -49,18 +51,23 @@ async function authorizationRequestOrReply(
   const result = await parseAuthorizationRequest(request.server.platform.database.db, params);
   if (result.kind === 'ok') return result.request;
   if (result.kind === 'fatal') {
-    sendPage(reply, { status: 400, title: 'Invalid request', body: errorView(result.message) });
+    const t = requestTranslator(request);
+    sendPage(reply, { status: 400, title: t.text('error.title'), t, body: errorView(t, t.text(result.messageKey)) });
   } else {
     seeOther(
       reply,
-      redirectBack(result.redirectUri, { error: result.error, error_description: result.description, state: result.state }),
+      redirectBack(request.server.platform.config.authUrl, result.redirectUri, {
+        error: result.error,
+        error_description: result.description,
+        state: result.state,
+      }),
     );
   }
   return null;
 }
 
 async function loggedInSeller(request: FastifyRequest): Promise<Seller | null> {
-  const sellerId = sessionSellerId(request);
+  const sellerId = await sessionSellerId(request);
   if (!sellerId) return null;
   return (await findSellerById(request.server.platform.database.db, sellerId)) ?? null;
 }
@@ -71,11 +78,14 @@ function renderLogin(
   authz: AuthorizationRequest,
   extra: { status?: number; error?: string; login?: string } = {},
 ): FastifyReply {
+  const t = requestTranslator(request);
   return sendPage(reply, {
     status: extra.status ?? 200,
-    title: 'Sign in',
+    title: t.text('login.title'),
+    t,
+    switchBack: withQuery('/login', authorizationParams(authz)),
     redirectUri: authz.redirectUri,
-    body: loginView({
+    body: loginView(t, {
       clientName: authz.client.name,
       params: authorizationParams(authz),
       csrf: csrfToken(request, reply),
@@ -92,11 +102,14 @@ function renderTenantChoice(
   seller: Seller,
   error?: string,
 ): FastifyReply {
+  const t = requestTranslator(request);
   return sendPage(reply, {
     status: error ? 422 : 200,
-    title: 'Choose your stores',
+    title: t.text('tenants.title'),
+    t,
+    switchBack: withQuery('/login', authorizationParams(authz)),
     redirectUri: authz.redirectUri,
-    body: tenantChoiceView({
+    body: tenantChoiceView(t, {
       clientName: authz.client.name,
       sellerName: seller.name,
       tenants: seller.tenants,
@@ -107,7 +120,7 @@ function renderTenantChoice(
   });
 }
 
-/** The tenants named in the request, if they are all the seller's own and fit choose_tenants (SPEC-DECISIONS I9). */
+/** The tenants named in the request, if they are all the seller's own and fit choose_tenants (spec-notes I9). */
 function chosenTenants(authz: AuthorizationRequest, seller: Seller, raw: unknown): string[] | null {
   const values = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
   if (!values.every((v): v is string => typeof v === 'string')) return null;
@@ -126,7 +139,7 @@ async function redirectWithCode(
   seller: Seller,
   tenants: string[],
 ): Promise<FastifyReply> {
-  const code = await issueAuthorizationCode(request.server.platform, {
+  const code = await issueAuthorizationCode(request.server.identity, {
     clientId: authz.client.id,
     sellerId: seller.id,
     redirectUri: authz.redirectUri,
@@ -134,7 +147,48 @@ async function redirectWithCode(
     tenants,
     codeChallenge: authz.codeChallenge,
   });
-  return seeOther(reply, redirectBack(authz.redirectUri, { code, state: authz.state }));
+  return seeOther(reply, redirectBack(request.server.platform.config.authUrl, authz.redirectUri, { code, state: authz.state }));
+}
+
+export type CredentialCheck =
+  | { kind: 'ok'; seller: { id: string } }
+  | { kind: 'wrong' }
+  | { kind: 'throttled'; retryAfterSeconds: number }
+  | { kind: 'busy'; retryAfterSeconds: number };
+
+/**
+ * A seller's login and password, checked once for every sign-in form (these
+ * pages and the console): the attempt is reserved in the throttle before the
+ * password is hashed (issue 17 §1, so parallel guesses cannot outrun the
+ * count), the number of hashes at once is capped, and an unknown login costs
+ * as much as a wrong password.
+ */
+export async function checkCredentials(request: FastifyRequest, login: string, password: string): Promise<CredentialCheck> {
+  const { database, clock } = request.server.platform;
+  const reservation = await reserveAttempt(database.db, loginThrottleKeys(login, request.ip), clock.now());
+  if (!reservation.admitted) return { kind: 'throttled', retryAfterSeconds: reservation.retryAfterSeconds };
+  const release = request.server.identity.passwordChecks.tryEnter();
+  if (!release) {
+    await settleAttempt(database.db, reservation, 'unchecked', clock.now());
+    return { kind: 'busy', retryAfterSeconds: 1 };
+  }
+  let seller: Awaited<ReturnType<typeof findSellerByLogin>>;
+  let passwordOk: boolean;
+  try {
+    seller = await findSellerByLogin(database.db, login);
+    passwordOk = await verifyPassword(password, seller?.passwordHash ?? DUMMY_PASSWORD_HASH);
+  } catch (error) {
+    await settleAttempt(database.db, reservation, 'unchecked', clock.now());
+    throw error;
+  } finally {
+    release();
+  }
+  if (!seller || !passwordOk) {
+    await settleAttempt(database.db, reservation, 'failure', clock.now());
+    return { kind: 'wrong' };
+  }
+  await settleAttempt(database.db, reservation, 'success', clock.now());
+  return { kind: 'ok', seller };
 }
 
 /**
@@ -156,7 +210,7 @@ export async function loginPages(app: FastifyInstance): Promise<void> {
       if (seller.tenants.length === 0) {
         return seeOther(
           reply,
-          redirectBack(authz.redirectUri, {
+          redirectBack(request.server.platform.config.authUrl, authz.redirectUri, {
             error: 'access_denied',
             error_description: 'The seller has no store to grant',
             state: authz.state,
@@ -173,35 +227,31 @@ export async function loginPages(app: FastifyInstance): Promise<void> {
     const authz = await authorizationRequestOrReply(request, reply, body);
     if (!authz) return reply;
     if (!csrfTokenValid(request, body.csrf)) {
-      return renderLogin(request, reply, authz, { status: 403, error: 'The form expired. Please sign in again.' });
+      return renderLogin(request, reply, authz, { status: 403, error: requestTranslator(request).text('login.error.expired') });
     }
     const login = typeof body.login === 'string' ? body.login.trim() : '';
     const password = typeof body.password === 'string' ? body.password : '';
     if (!login || !password || login.length > MAX_LOGIN_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
       return renderLogin(request, reply, authz, {
         status: 422,
-        error: 'Enter your login and password.',
+        error: requestTranslator(request).text('login.error.missing'),
         login: login.slice(0, 256),
       });
     }
-    const { database, clock } = request.server.platform;
-    const waitSeconds = await loginRetryAfterSeconds(database.db, login, clock);
-    if (waitSeconds > 0) {
-      reply.header('retry-after', String(waitSeconds));
-      return renderLogin(request, reply, authz, {
-        status: 429,
-        login,
-        error: `Too many failed attempts. Try again in ${waitSeconds} second${waitSeconds === 1 ? '' : 's'}.`,
-      });
+    const checked = await checkCredentials(request, login, password);
+    if (checked.kind !== 'ok') {
+      const t = requestTranslator(request);
+      if (checked.kind === 'wrong')
+        return renderLogin(request, reply, authz, { status: 401, login, error: t.text('login.error.incorrect') });
+      reply.header('retry-after', String(checked.retryAfterSeconds));
+      const error =
+        checked.kind === 'busy'
+          ? t.text('login.error.busy')
+          : t.text('login.error.throttled', { seconds: checked.retryAfterSeconds });
+      return renderLogin(request, reply, authz, { status: 429, login, error });
     }
-    const seller = await findSellerByLogin(database.db, login);
-    const passwordOk = await verifyPassword(password, seller?.passwordHash ?? DUMMY_PASSWORD_HASH);
-    if (!seller || !passwordOk) {
-      await recordLoginFailure(database.db, login, clock);
-      return renderLogin(request, reply, authz, { status: 401, login, error: 'Login or password is incorrect.' });
-    }
-    await clearLoginFailures(database.db, login);
-    startSession(request, reply, seller.id);
+    const seller = checked.seller;
+    await startSession(request, reply, seller.id);
     return seeOther(reply, withQuery('/login', authorizationParams(authz)));
   });
 
@@ -209,7 +259,7 @@ export async function loginPages(app: FastifyInstance): Promise<void> {
     const body = asParams(request.body);
     const authz = await authorizationRequestOrReply(request, reply, body);
     if (!authz) return reply;
-    if (csrfTokenValid(request, body.csrf)) endSession(request, reply);
+    if (csrfTokenValid(request, body.csrf)) await endSession(request, reply);
     return seeOther(reply, withQuery('/login', authorizationParams(authz)));
   });
 
@@ -220,7 +270,7 @@ export async function loginPages(app: FastifyInstance): Promise<void> {
     const seller = await loggedInSeller(request);
     if (!seller || !csrfTokenValid(request, body.csrf)) return seeOther(reply, withQuery('/login', authorizationParams(authz)));
     const tenants = chosenTenants(authz, seller, body.tenant);
-    if (!tenants) return renderTenantChoice(request, reply, authz, seller, 'Choose at least one of your stores.');
+    if (!tenants) return renderTenantChoice(request, reply, authz, seller, requestTranslator(request).text('tenants.error.none'));
     return seeOther(reply, withQuery('/consent', { ...authorizationParams(authz), tenant: tenants }));
   });
 
@@ -236,10 +286,13 @@ export async function loginPages(app: FastifyInstance): Promise<void> {
     if (!(await consentNeeded(request.server.platform.database.db, subject, authz.scopes))) {
       return redirectWithCode(request, reply, authz, seller, tenants);
     }
+    const t = requestTranslator(request);
     return sendPage(reply, {
-      title: `Allow ${authz.client.name}`,
+      title: t.text('consent.title', { client: authz.client.name }),
+      t,
+      switchBack: request.url,
       redirectUri: authz.redirectUri,
-      body: consentView({
+      body: consentView(t, {
         clientName: authz.client.name,
         sellerName: seller.name,
         scopes: authz.scopes,
@@ -265,7 +318,7 @@ export async function loginPages(app: FastifyInstance): Promise<void> {
     if (body.decision !== 'approve') {
       return seeOther(
         reply,
-        redirectBack(authz.redirectUri, {
+        redirectBack(request.server.platform.config.authUrl, authz.redirectUri, {
           error: 'access_denied',
           error_description: 'The seller denied access',
           state: authz.state,

@@ -2,19 +2,23 @@ import type { OAuthErrorBody, OAuthErrorCode } from '@feira/contract';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
- * The one error class of the token endpoint (RFC 6749 §5.2, SPEC-DECISIONS I7).
+ * The one error class of the token endpoint (RFC 6749 §5.2, spec-notes I7).
  * `code` narrows in a switch. The description is shown to the client: never put
  * a token, code, secret or password in it.
  */
 export class OAuthError extends Error {
   readonly code: OAuthErrorCode;
-  constructor(code: OAuthErrorCode, description: string) {
+  /** Set on `temporarily_unavailable` from a throttle: answered 429 with this Retry-After (issue 17 §1). */
+  readonly retryAfterSeconds: number | undefined;
+  constructor(code: OAuthErrorCode, description: string, options: { retryAfterSeconds?: number } = {}) {
     super(description);
     this.name = 'OAuthError';
     this.code = code;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
   get statusCode(): number {
+    if (this.retryAfterSeconds !== undefined) return 429;
     // RFC 6749 §5.2: invalid_client is 401 when the client tried to authenticate; the rest are 400.
     return this.code === 'invalid_client' ? 401 : this.code === 'server_error' ? 500 : 400;
   }
@@ -35,7 +39,7 @@ function fromFastifyError(error: FastifyError): OAuthError | null {
     case 'FST_ERR_CTP_INVALID_TYPE':
       return new OAuthError(
         'invalid_request',
-        'Send the parameters as application/x-www-form-urlencoded or application/json (SPEC-DECISIONS I2)',
+        'Send the parameters as application/x-www-form-urlencoded or application/json (spec-notes I2)',
       );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new OAuthError('invalid_request', 'The request body is too large');
@@ -58,6 +62,7 @@ export function oauthErrorHandler(error: FastifyError | OAuthError, request: Fas
     oauthError = new OAuthError('server_error', 'The server could not complete the request');
   }
   reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+  if (oauthError.retryAfterSeconds !== undefined) reply.header('retry-after', String(oauthError.retryAfterSeconds));
   if (oauthError.code === 'invalid_client') reply.header('www-authenticate', 'Basic realm="feira", charset="UTF-8"');
   return reply.code(oauthError.statusCode).send(oauthError.toBody());
 }

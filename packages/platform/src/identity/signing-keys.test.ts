@@ -14,14 +14,14 @@ describe.each(testDatabaseTargets())('signing keys on $dialect', (target) => {
   });
   afterAll(() => database.close());
 
-  it('SPEC-DECISIONS I4: processes starting together on a fresh database agree on one first signing key', async () => {
+  it('spec-notes I4: processes starting together on a fresh database agree on one first signing key', async () => {
     const rings = await Promise.all([loadKeyRing(database, deps), loadKeyRing(database, deps), loadKeyRing(database, deps)]);
     const kids = new Set(rings.map((ring) => ring.current.kid));
     expect(kids.size).toBe(1);
     expect(await database.db.selectFrom('signing_keys').select('kid').execute()).toHaveLength(1);
   });
 
-  it('SPEC-DECISIONS I4: a rotation retires the current key but keeps it for verification', async () => {
+  it('spec-notes I4: a rotation retires the current key but keeps it for verification', async () => {
     const before = await loadKeyRing(database, deps);
     deps.clock.advanceSeconds(60);
     const after = await loadKeyRing(database, deps, { rotate: true });

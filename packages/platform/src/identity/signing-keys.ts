@@ -62,7 +62,7 @@ async function createKey(
 }
 
 /**
- * Loads the signing keys, generating the first one on first start (SPEC-DECISIONS I4).
+ * Loads the signing keys, generating the first one on first start (spec-notes I4).
  * Private keys are kept sealed in the database.
  */
 export async function loadKeyRing(

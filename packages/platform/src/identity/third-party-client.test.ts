@@ -1,7 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseTargets } from '../storage/test-databases.js';
-import { type ListeningPlatform, startListeningPlatform } from './test-support/listening-platform.js';
+import { type ListeningPlatform, listenPlatform } from '../testing.js';
 import { authorizeThroughPages, PageClient } from './test-support/page-client.js';
 
 const REDIRECT = 'https://integrator.example/callback';
@@ -15,7 +15,7 @@ const REDIRECT = 'https://integrator.example/callback';
 describe.each(testDatabaseTargets())('oauth4webapi against the real server on $dialect', (target) => {
   let platform: ListeningPlatform;
   beforeAll(async () => {
-    platform = await startListeningPlatform(target);
+    platform = await listenPlatform(target);
   });
   afterAll(() => platform.close());
 
@@ -44,6 +44,7 @@ describe.each(testDatabaseTargets())('oauth4webapi against the real server on $d
       scope: 'open:order-order:read',
       state,
       codeChallenge: challenge,
+      chooseTenants: null,
       login: seller.login,
       password: seller.password,
     });
@@ -70,7 +71,7 @@ describe.each(testDatabaseTargets())('oauth4webapi against the real server on $d
     await expect(oauth.processAuthorizationCodeResponse(as, client, replay)).rejects.toMatchObject({ error: 'invalid_grant' });
   });
 
-  it('SPEC-DECISIONS I2: client_secret_post (credentials in the form body) works the same way', async () => {
+  it('spec-notes I2: client_secret_post (credentials in the form body) works the same way', async () => {
     const seller = await platform.createSeller({ tenants: 1 });
     const registered = await platform.createClient({ redirectUris: [REDIRECT], scopes: ['open:ticket:read'] });
     const as = await oauth

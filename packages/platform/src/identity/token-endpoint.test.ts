@@ -7,6 +7,7 @@ import { buildApp } from '../app.js';
 import { testDatabaseTargets } from '../storage/test-databases.js';
 import { createTestPlatform, type TestPlatform, testConfig } from '../testing.js';
 import { issueAuthorizationCode } from './authorization-codes.js';
+import { REFRESH_GRACE_MAX_USES, REFRESH_GRACE_SECONDS } from './refresh-token-rotation.js';
 import { guardProbe } from './test-support/guard-probe.js';
 import { ACCESS_TOKEN_TYP, REFRESH_TOKEN_TYP } from './token-signer.js';
 
@@ -19,7 +20,7 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
   let probe: Awaited<ReturnType<typeof guardProbe>>;
   beforeAll(async () => {
     platform = await createTestPlatform(target);
-    probe = await guardProbe(platform.app.platform);
+    probe = await guardProbe(platform.app.identity);
   });
   afterAll(async () => {
     await probe.app.close();
@@ -29,7 +30,7 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
   async function setup(options: { codeChallenge?: string } = {}) {
     const seller = await platform.createSeller({ tenants: 2 });
     const client = await platform.createClient({ redirectUris: [REDIRECT] });
-    const code = await issueAuthorizationCode(platform.app.platform, {
+    const code = await issueAuthorizationCode(platform.app.identity, {
       clientId: client.clientId,
       sellerId: seller.sellerId,
       redirectUri: REDIRECT,
@@ -114,7 +115,7 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
     expect(decodeProtectedHeader(body.refresh_token)).toMatchObject({ alg: 'ES256', typ: REFRESH_TOKEN_TYP });
   });
 
-  it('SPEC-DECISIONS I2: client credentials by HTTP Basic with a form body are accepted too', async () => {
+  it('spec-notes I2: client credentials by HTTP Basic with a form body are accepted too', async () => {
     const { client, code } = await setup();
     const basic = Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString(
       'base64',
@@ -126,7 +127,7 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
     expect(res.statusCode).toBe(200);
   });
 
-  it('SPEC-DECISIONS I2: both Basic and client_secret at once is invalid_request (RFC 6749 §2.3)', async () => {
+  it('spec-notes I2: both Basic and client_secret at once is invalid_request (RFC 6749 §2.3)', async () => {
     const { client, code } = await setup();
     const basic = Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64');
     const res = await exchange(client, code, {});
@@ -151,7 +152,7 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
     expect(res.headers['cache-control']).toBe('no-store');
   });
 
-  it('RFC 6749 §4.1.2 / SPEC-DECISIONS I6: a reused code is invalid_grant and revokes every token issued from it', async () => {
+  it('RFC 6749 §4.1.2 / spec-notes I6: a reused code is invalid_grant and revokes every token issued from it', async () => {
     const { client, code } = await setup();
     const first = await exchange(client, code);
     expect(first.statusCode).toBe(200);
@@ -166,7 +167,7 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
     expect(refreshed.json().error).toBe('invalid_grant');
   });
 
-  it('SPEC-DECISIONS I6: two concurrent exchanges of one code: one wins, the other gets invalid_grant, the winner is revoked', async () => {
+  it('spec-notes I6: two concurrent exchanges of one code: one wins, the other gets invalid_grant, the winner is revoked', async () => {
     const { client, code } = await setup();
     const results = await Promise.all([exchange(client, code), exchange(client, code)]);
     const statuses = results.map((r) => r.statusCode).sort();
@@ -193,7 +194,7 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
     expect((await exchange(client, code)).statusCode).toBe(200);
   });
 
-  it('SPEC-DECISIONS I7: a wrong secret is 401 invalid_client with WWW-Authenticate: Basic (compared in constant time)', async () => {
+  it('spec-notes I7: a wrong secret is 401 invalid_client with WWW-Authenticate: Basic (compared in constant time)', async () => {
     const { client, code } = await setup();
     const wrongLastChar = client.clientSecret.slice(0, -1) + (client.clientSecret.endsWith('A') ? 'B' : 'A');
     for (const secret of [wrongLastChar, 'short', `${client.clientSecret}x`]) {
@@ -251,7 +252,7 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
     }
   });
 
-  it('spec "Token set" (refresh: the same six fields) / SPEC-DECISIONS I5: every refresh returns a new refresh token with the same scope; the new access token works', async () => {
+  it('spec "Token set" (refresh: the same six fields) / spec-notes I5: every refresh returns a new refresh token with the same scope; the new access token works', async () => {
     const { client, code } = await setup();
     const first = (await exchange(client, code)).json();
     platform.clock.advanceSeconds(3600);
@@ -283,7 +284,7 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
     expect(viaJson.statusCode).toBe(200);
   });
 
-  it('SPEC-DECISIONS I5: the lost-response case: the previous refresh token works until its successor is first used', async () => {
+  it('spec-notes I5: the lost-response case: the previous refresh token works until its successor is first used', async () => {
     const { client, code } = await setup();
     const r1 = (await exchange(client, code)).json().refresh_token;
     const lost = await refresh(client, r1); // the client never saw this response
@@ -301,7 +302,33 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
     expect((await refresh(client, next.json().refresh_token)).statusCode).toBe(400);
   });
 
-  it('SPEC-DECISIONS I5: presenting a superseded refresh token is reuse and revokes the whole family', async () => {
+  it('spec-notes I5 / issue-17 §4: the grace is bounded in time: 60 s after its first use the previous token is refused, the family stays', async () => {
+    const { client, code } = await setup();
+    const r1 = (await exchange(client, code)).json().refresh_token;
+    const lost = await refresh(client, r1);
+    expect(lost.statusCode).toBe(200);
+    platform.clock.advanceSeconds(REFRESH_GRACE_SECONDS - 1);
+    const retry = await refresh(client, r1); // within the grace: the lost-response case still works
+    expect(retry.statusCode).toBe(200);
+    platform.clock.advanceSeconds(2);
+    const late = await refresh(client, r1);
+    expect(late.statusCode).toBe(400);
+    expect(late.json().error).toBe('invalid_grant');
+    // Not reuse: the successors still work.
+    expect(await apiStatus(retry.json().access_token)).toBe(200);
+    expect((await refresh(client, retry.json().refresh_token)).statusCode).toBe(200);
+  });
+
+  it('spec-notes I5 / issue-17 §4: the grace is bounded in count: a token mints at most 5 successors', async () => {
+    const { client, code } = await setup();
+    const r1 = (await exchange(client, code)).json().refresh_token;
+    for (let i = 0; i < REFRESH_GRACE_MAX_USES; i++) expect((await refresh(client, r1)).statusCode).toBe(200);
+    const more = await refresh(client, r1);
+    expect(more.statusCode).toBe(400);
+    expect(more.json().error).toBe('invalid_grant');
+  });
+
+  it('spec-notes I5: presenting a superseded refresh token is reuse and revokes the whole family', async () => {
     const { client, code } = await setup();
     const r1 = (await exchange(client, code)).json().refresh_token;
     const r2 = (await refresh(client, r1)).json().refresh_token;
@@ -312,14 +339,14 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
     expect((await refresh(client, third.refresh_token)).json().error).toBe('invalid_grant');
   });
 
-  it('SPEC-DECISIONS I5: a refresh token expires after the configured lifetime (30 days)', async () => {
+  it('spec-notes I5: a refresh token expires after the configured lifetime (30 days)', async () => {
     const { client, code } = await setup();
     const r1 = (await exchange(client, code)).json().refresh_token;
     platform.clock.advanceSeconds(30 * 24 * 3600 + 1);
     expect((await refresh(client, r1)).json().error).toBe('invalid_grant');
   });
 
-  it('SPEC-DECISIONS I4: an at+jwt is refused as a refresh token and an rt+jwt as an access token', async () => {
+  it('spec-notes I4: an at+jwt is refused as a refresh token and an rt+jwt as an access token', async () => {
     const { client, code } = await setup();
     const set = (await exchange(client, code)).json();
     const res = await refresh(client, set.access_token);
@@ -347,19 +374,19 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
     expect((await refresh(other, set.refresh_token)).json().error).toBe('invalid_grant');
   });
 
-  it('SPEC-DECISIONS I8: PKCE S256 with the right verifier succeeds', async () => {
+  it('spec-notes I8: PKCE S256 with the right verifier succeeds', async () => {
     const { client, code } = await setup({ codeChallenge: CHALLENGE });
     expect((await exchange(client, code, { code_verifier: VERIFIER })).statusCode).toBe(200);
   });
 
-  it('SPEC-DECISIONS I8: PKCE with a wrong verifier is invalid_grant', async () => {
+  it('spec-notes I8: PKCE with a wrong verifier is invalid_grant', async () => {
     const { client, code } = await setup({ codeChallenge: CHALLENGE });
     const res = await exchange(client, code, { code_verifier: `${VERIFIER.slice(0, -1)}A` });
     expect(res.statusCode).toBe(400);
     expect(res.json().error).toBe('invalid_grant');
   });
 
-  it('SPEC-DECISIONS I8: downgrade: no verifier for a code with a challenge, or a verifier for a code without one, is refused', async () => {
+  it('spec-notes I8: downgrade: no verifier for a code with a challenge, or a verifier for a code without one, is refused', async () => {
     const withChallenge = await setup({ codeChallenge: CHALLENGE });
     const noVerifier = await exchange(withChallenge.client, withChallenge.code);
     expect(noVerifier.statusCode).toBe(400);
@@ -383,7 +410,7 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
     try {
       const seller = await platform.createSeller();
       const client = await platform.createClient({ redirectUris: [REDIRECT] });
-      const code = await issueAuthorizationCode(short.app.platform, {
+      const code = await issueAuthorizationCode(short.app.identity, {
         clientId: client.clientId,
         sellerId: seller.sellerId,
         redirectUri: REDIRECT,
@@ -411,7 +438,7 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
     }
   });
 
-  it('SPEC-DECISIONS I5: two concurrent refreshes with one token both succeed (lost response); the first use of either child supersedes the other', async () => {
+  it('spec-notes I5: two concurrent refreshes with one token both succeed (lost response); the first use of either child supersedes the other', async () => {
     const { client, code } = await setup();
     const r1 = (await exchange(client, code)).json().refresh_token;
     const [a, b] = await Promise.all([refresh(client, r1), refresh(client, r1)]);

@@ -1,4 +1,4 @@
-import { TokenSet } from '@feira/contract';
+import { OAuthErrorBody, TokenRequest, TokenSet } from '@feira/contract';
 import type { FastifyInstance } from 'fastify';
 import { exchangeAuthorizationCode } from './authorization-codes.js';
 import { authenticateClient } from './client-authentication.js';
@@ -9,8 +9,8 @@ import { TokenRequestParams } from './token-request-params.js';
 /**
  * `POST {auth_url}/oauth/token` (spec "Code exchange" and "Token refresh"), in
  * its own encapsulated context: its error handler speaks RFC 6749 §5.2, not the
- * platform error shape (SPEC-DECISIONS I7). The form parser is registered by
- * the parent identity plugin; JSON is Fastify's own (SPEC-DECISIONS I2).
+ * platform error shape (spec-notes I7). The form parser is registered by
+ * the parent identity plugin; JSON is Fastify's own (spec-notes I2).
  */
 export async function tokenEndpoint(app: FastifyInstance): Promise<void> {
   app.setErrorHandler(oauthErrorHandler);
@@ -22,11 +22,23 @@ export async function tokenEndpoint(app: FastifyInstance): Promise<void> {
       bodyLimit: 16 * 1024,
       schema: {
         tags: ['identity'],
+        operationId: 'createToken',
         summary: 'Token endpoint: authorization_code and refresh_token grants (form or JSON)',
         description:
           'RFC 6749 §4.1.3 and §6. Client credentials in the body or HTTP Basic. Errors follow RFC 6749 §5.2 (`error`, `error_description`).',
-        response: { 200: TokenSet },
+        security: [{ clientSecretBasic: [] }],
+        body: TokenRequest,
+        response: {
+          200: TokenSet,
+          400: {
+            ...OAuthErrorBody,
+            description: 'RFC 6749 §5.2: invalid_request, invalid_grant, unsupported_grant_type, invalid_scope',
+          },
+          401: { ...OAuthErrorBody, description: 'RFC 6749 §5.2: invalid_client (client authentication failed)' },
+        },
       },
+      // Validation is the handler's (TokenRequestParams): its errors are RFC 6749 §5.2 bodies.
+      validatorCompiler: () => () => true,
     },
     async (request, reply) => {
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
@@ -36,7 +48,7 @@ export async function tokenEndpoint(app: FastifyInstance): Promise<void> {
         throw new OAuthError('unsupported_grant_type', 'Supported grant types: authorization_code, refresh_token');
       }
       const clientId = await authenticateClient(request, params);
-      const { platform } = request.server;
+      const platform = request.server.identity;
       if (grantType === 'authorization_code') {
         return exchangeAuthorizationCode(platform, clientId, {
           code: params.require('code'),

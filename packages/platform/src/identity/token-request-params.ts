@@ -4,7 +4,7 @@ import { OAuthError } from './oauth-error.js';
 const MAX_VALUE_LENGTH = 8192;
 
 /**
- * The parameters of a token request, from a form or JSON body (SPEC-DECISIONS I2).
+ * The parameters of a token request, from a form or JSON body (spec-notes I2).
  * RFC 6749 §3.2: a parameter must not be repeated; empty values count as absent.
  * Anything that is not a flat object of strings is `invalid_request`, never a 500.
  */

@@ -1,8 +1,9 @@
 import type { TokenSet } from '@feira/contract';
 import type { Kysely, Transaction } from 'kysely';
-import type { PlatformContext } from '../app.js';
 import { epochSeconds } from '../core/clock.js';
 import type { Schema } from '../storage/schema.js';
+import { type GrantRevocationReason, revokeGrant } from './grant-revocation.js';
+import type { IdentityServices } from './identity-services.js';
 import { ACCESS_TOKEN_TYP, REFRESH_TOKEN_TYP } from './token-signer.js';
 
 /** What a token set is issued for: one grant (token family) of one seller to one client. */
@@ -12,7 +13,7 @@ export interface GrantOfTokens {
   sellerId: string;
   scope: string;
   tenants: string[];
-  /** The refresh token this set rotates (SPEC-DECISIONS I5), null for a code exchange. */
+  /** The refresh token this set rotates (spec-notes I5), null for a code exchange. */
   parentJti: string | null;
 }
 
@@ -28,13 +29,12 @@ export interface SignedTokenSet {
  * spec's token set. Signing is done before the grant's transaction opens, never
  * inside it: on SQLite one transaction holds the only connection, so an ES256
  * signature awaited inside it (a WebCrypto job on the thread pool) made every
- * other request wait (the token endpoint was idle a third of the time under
- * load, BENCHMARKS.md). A set signed for a grant that then fails its checks is
+ * other request wait (the token endpoint sat idle under load, BENCHMARKS.md). A set signed for a grant that then fails its checks is
  * simply dropped: no refresh token of it is recorded, and the access token
  * belongs to a family the failure revokes or that the client never receives.
  */
 export async function signTokenSet(
-  platform: Pick<PlatformContext, 'signer' | 'clock' | 'config'>,
+  platform: Pick<IdentityServices, 'signer' | 'clock' | 'config'>,
   grant: GrantOfTokens,
 ): Promise<SignedTokenSet> {
   const { config, signer, clock } = platform;
@@ -69,7 +69,7 @@ export async function signTokenSet(
   };
 }
 
-/** Records the set's refresh token for rotation and reuse detection (SPEC-DECISIONS I5), inside the grant's transaction. */
+/** Records the set's refresh token for rotation and reuse detection (spec-notes I5), inside the grant's transaction. */
 export async function recordTokenSet(trx: Transaction<Schema> | Kysely<Schema>, signed: SignedTokenSet): Promise<TokenSet> {
   const { refreshToken } = signed;
   await trx
@@ -87,17 +87,12 @@ export async function recordTokenSet(trx: Transaction<Schema> | Kysely<Schema>, 
   return signed.tokenSet;
 }
 
-/** Revokes every access and refresh token of a family (RFC 6749 §4.1.2, SPEC-DECISIONS I5/I6). */
+/** Revokes every access and refresh token of a family (RFC 6749 §4.1.2, spec-notes I5/I6), inside the caller's transaction. */
 export async function revokeTokenFamily(
   db: Transaction<Schema> | Kysely<Schema>,
   familyId: string,
-  reason: 'authorization_code_reuse' | 'refresh_token_reuse',
+  reason: GrantRevocationReason,
   now: Date,
 ): Promise<void> {
-  await db
-    .updateTable('token_families')
-    .set({ revoked_at: now.toISOString(), revoked_reason: reason })
-    .where('id', '=', familyId)
-    .where('revoked_at', 'is', null)
-    .execute();
+  await revokeGrant({ db, now }, { familyId }, reason);
 }

@@ -1,15 +1,15 @@
 import { type JWTPayload, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import { BoundedCache } from '../core/bounded-cache.js';
 import { type Clock, epochSeconds } from '../core/clock.js';
 import type { Random } from '../core/random.js';
 import { type KeyRing, SIGNING_ALG } from './signing-keys.js';
-import { VerifiedTokenCache } from './verified-token-cache.js';
 
-/** `typ` header values (SPEC-DECISIONS I4): an access token is never accepted as a refresh token, nor the reverse. */
+/** `typ` header values (spec-notes I4): an access token is never accepted as a refresh token, nor the reverse. */
 export const ACCESS_TOKEN_TYP = 'at+jwt';
 export const REFRESH_TOKEN_TYP = 'rt+jwt';
 export type TokenTyp = typeof ACCESS_TOKEN_TYP | typeof REFRESH_TOKEN_TYP;
 
-/** Claims of both token kinds (SPEC-DECISIONS I4), plus `fid`, the token family (grant) id used for revocation. */
+/** Claims of both token kinds (spec-notes I4), plus `fid`, the token family (grant) id used for revocation. */
 export interface TokenClaims extends JWTPayload {
   iss: string;
   sub: string;
@@ -39,6 +39,24 @@ export class TokenVerificationError extends Error {
   constructor(code: TokenVerificationError['code'], message: string) {
     super(message);
     this.code = code;
+  }
+}
+
+/** Verified access tokens kept; a seller reuses one token for its whole life (7200 s), so few are live at once. */
+export const VERIFIED_TOKEN_CACHE_SIZE = 10_000;
+
+/**
+ * Access tokens whose ES256 signature and claims were verified, keyed by the
+ * exact token string, so a seller's next call with the same token skips the
+ * signature check (a WebCrypto job on the thread pool: a large share of the
+ * list API's overhead in its profile, BENCHMARKS.md). Only a byte-identical
+ * string hits, so nothing unverified is ever accepted; expiry is still checked
+ * against the injected clock on every hit, and revocation is not cached at all
+ * (the access-token guard reads the token family on every call).
+ */
+export class VerifiedTokenCache extends BoundedCache<string, TokenClaims> {
+  constructor(size = VERIFIED_TOKEN_CACHE_SIZE) {
+    super(size);
   }
 }
 

@@ -25,7 +25,7 @@ describe.each(testDatabaseTargets())('well-known documents and signing keys on $
   async function exchangeNewCode(platform: TestPlatform) {
     const seller = await platform.createSeller({ tenants: 2 });
     const client = await platform.createClient({ redirectUris: ['https://integrator.example/callback'] });
-    const code = await issueAuthorizationCode(platform.app.platform, {
+    const code = await issueAuthorizationCode(platform.app.identity, {
       clientId: client.clientId,
       sellerId: seller.sellerId,
       redirectUri: 'https://integrator.example/callback',
@@ -50,7 +50,7 @@ describe.each(testDatabaseTargets())('well-known documents and signing keys on $
     return { ...body, seller, client };
   }
 
-  it('SPEC-DECISIONS I4 / RFC 8414: /.well-known/oauth-authorization-server describes the endpoints, grants, auth methods and S256', async () => {
+  it('spec-notes I4 / RFC 8414: /.well-known/oauth-authorization-server describes the endpoints, grants, auth methods and S256', async () => {
     const app = await buildApp({ config, database, clock });
     try {
       const res = await app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' });
@@ -71,7 +71,23 @@ describe.each(testDatabaseTargets())('well-known documents and signing keys on $
     }
   });
 
-  it('SPEC-DECISIONS I1: with {auth_url} and {base_url} split, tokens carry iss = auth URL and aud = API URL; an API at another URL refuses them', async () => {
+  it('RFC 8414 §2 / RFC 7009 §5 / RFC 7662 §4 / RFC 9207 §3: the metadata names the revocation and introspection endpoints with their client authentication, and iss on authorization responses', async () => {
+    const app = await buildApp({ config, database, clock });
+    try {
+      const res = await app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' });
+      expect(res.json()).toMatchObject({
+        revocation_endpoint: 'https://auth.feira.example/oauth/revoke',
+        revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+        introspection_endpoint: 'https://auth.feira.example/oauth/introspect',
+        introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+        authorization_response_iss_parameter_supported: true,
+      });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('spec-notes I1: with {auth_url} and {base_url} split, tokens carry iss = auth URL and aud = API URL; an API at another URL refuses them', async () => {
     const split = await createTestPlatform(target, { config });
     // Another deployment of the API on the same keys and database, but at another public URL.
     const elsewhere = await buildApp({
@@ -80,8 +96,8 @@ describe.each(testDatabaseTargets())('well-known documents and signing keys on $
       clock: split.clock,
     });
     await elsewhere.ready();
-    const here = await guardProbe(split.app.platform);
-    const there = await guardProbe(elsewhere.platform);
+    const here = await guardProbe(split.app.identity);
+    const there = await guardProbe(elsewhere.identity);
     try {
       const { access_token, refresh_token } = await exchangeNewCode(split);
       expect(decodeJwt(access_token)).toMatchObject({ iss: 'https://auth.feira.example', aud: 'https://api.feira.example' });
@@ -99,7 +115,7 @@ describe.each(testDatabaseTargets())('well-known documents and signing keys on $
     }
   });
 
-  it('SPEC-DECISIONS I4: an issued access token carries exactly iss, sub (the seller), aud, client_id, scope, tenants, iat, exp, jti, and fid', async () => {
+  it('spec-notes I4: an issued access token carries exactly iss, sub (the seller), aud, client_id, scope, tenants, iat, exp, jti, and fid', async () => {
     const split = await createTestPlatform(target, { config, clock });
     try {
       const { access_token, refresh_token, seller, client } = await exchangeNewCode(split);
@@ -133,7 +149,7 @@ describe.each(testDatabaseTargets())('well-known documents and signing keys on $
     }
   });
 
-  it('SPEC-DECISIONS I4: the JWKS publishes only public ES256 keys, and the key survives a restart (kept in the database, sealed)', async () => {
+  it('spec-notes I4: the JWKS publishes only public ES256 keys, and the key survives a restart (kept in the database, sealed)', async () => {
     const first = await buildApp({ config, database, clock });
     const jwks = (await first.inject({ method: 'GET', url: '/.well-known/jwks.json' })).json();
     await first.close();
@@ -149,10 +165,10 @@ describe.each(testDatabaseTargets())('well-known documents and signing keys on $
     await restarted.close();
   });
 
-  it('SPEC-DECISIONS I4: after a signing-key rotation, tokens signed with the previous key still verify; new ones use the new kid', async () => {
+  it('spec-notes I4: after a signing-key rotation, tokens signed with the previous key still verify; new ones use the new kid', async () => {
     const before = await buildApp({ config, database, clock });
     await before.ready();
-    const { token: oldToken } = await before.platform.signer.sign(ACCESS_TOKEN_TYP, {
+    const { token: oldToken } = await before.identity.signer.sign(ACCESS_TOKEN_TYP, {
       sellerId: 's',
       clientId: 'c',
       scope: 'open:order-order:read',
@@ -189,10 +205,10 @@ describe.each(testDatabaseTargets())('well-known documents and signing keys on $
       const verified = await jwtVerify(oldToken, createLocalJWKSet(jwks), { currentDate: clock.now(), typ: 'at+jwt' });
       expect(verified.protectedHeader.kid).toBe(oldKid);
       // And so does the platform's own guard.
-      const probe = await guardProbe(after.platform);
+      const probe = await guardProbe(after.identity);
       expect(await probe.status(oldToken)).toBe(200);
       await probe.app.close();
-      const { token: newToken } = await after.platform.signer.sign(ACCESS_TOKEN_TYP, {
+      const { token: newToken } = await after.identity.signer.sign(ACCESS_TOKEN_TYP, {
         sellerId: 's',
         clientId: 'c',
         scope: '',

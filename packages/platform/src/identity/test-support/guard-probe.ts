@@ -1,17 +1,18 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { decodeJwt } from 'jose';
-import type { PlatformContext } from '../../app.js';
-import { platformErrorHandler } from '../../core/error-handler.js';
+import { platformErrorHandler } from '../../http/error-handler.js';
 import { requireAccessToken } from '../access-token-guard.js';
+import type { IdentityServices } from '../identity-services.js';
 
 /**
  * A stand-in platform API for identity tests: one route behind the real
  * access-token guard, on the same platform context (database, signer, clock).
  * Answers the resolved seller context.
  */
-export async function guardProbe(platform: PlatformContext, scope: Parameters<typeof requireAccessToken>[0] = null) {
+export async function guardProbe(platform: IdentityServices, scope: Parameters<typeof requireAccessToken>[0] = null) {
   const app: FastifyInstance = Fastify();
   app.decorate('platform', platform);
+  app.decorate('identity', platform);
   app.decorateRequest('seller', null);
   app.setErrorHandler(platformErrorHandler);
   app.get('/probe', { preHandler: requireAccessToken(scope) }, async (request) => ({

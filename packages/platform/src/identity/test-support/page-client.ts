@@ -1,4 +1,4 @@
-import { fetch } from 'undici';
+import { type Dispatcher, fetch } from 'undici';
 
 export interface PageResponse {
   status: number;
@@ -35,7 +35,11 @@ export class PageClient {
   /** Redirects to URLs starting with this are not followed (the client's redirect_uri may be on the platform itself). */
   stopAt: string | null = null;
 
-  constructor(readonly baseUrl: string) {}
+  /** `dispatcher`: the connection pool to use (a test may want this client on connections of its own). */
+  constructor(
+    readonly baseUrl: string,
+    private readonly dispatcher?: Dispatcher,
+  ) {}
 
   async request(method: 'GET' | 'POST', url: string, form?: Record<string, string | string[]>): Promise<PageResponse> {
     const target = new URL(url, this.baseUrl);
@@ -50,7 +54,13 @@ export class PageClient {
       body = params.toString();
       headers['content-type'] = 'application/x-www-form-urlencoded';
     }
-    const response = await fetch(target, { method, headers, body, redirect: 'manual' });
+    const response = await fetch(target, {
+      method,
+      headers,
+      body,
+      redirect: 'manual',
+      ...(this.dispatcher ? { dispatcher: this.dispatcher } : {}),
+    });
     for (const line of response.headers.getSetCookie()) {
       const [pair = '', ...attributes] = line.split(';');
       const eq = pair.indexOf('=');
@@ -92,7 +102,8 @@ export interface PageFlowInput {
   clientId: string;
   redirectUri: string;
   scope?: string;
-  chooseTenants?: boolean;
+  /** `null` leaves the parameter out, as a standard OAuth library does (spec-notes I9: absent means true). */
+  chooseTenants?: boolean | null;
   state?: string;
   codeChallenge?: string;
   login: string;
@@ -115,7 +126,7 @@ export function loginUrl(baseUrl: string, input: Omit<PageFlowInput, 'login' | '
   url.searchParams.set('redirect_uri', input.redirectUri);
   url.searchParams.set('response_type', 'code');
   if (input.scope !== undefined) url.searchParams.set('scope', input.scope);
-  url.searchParams.set('choose_tenants', String(input.chooseTenants ?? true));
+  if (input.chooseTenants !== null) url.searchParams.set('choose_tenants', String(input.chooseTenants ?? true));
   if (input.state !== undefined) url.searchParams.set('state', input.state);
   if (input.codeChallenge !== undefined) {
     url.searchParams.set('code_challenge', input.codeChallenge);

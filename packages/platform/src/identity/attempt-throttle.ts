@@ -1,0 +1,130 @@
+import { type Kysely, sql } from 'kysely';
+import type { Schema } from '../storage/schema.js';
+
+/**
+ * Attempt counters for secrets checked by the identity provider (seller
+ * passwords, client secrets), kept in the `auth_throttle` table so every API
+ * process on the database shares them (issue 17 §1).
+ *
+ * An attempt is RESERVED before the secret is checked, in one atomic
+ * `INSERT … ON CONFLICT DO UPDATE … WHERE … RETURNING` (SQLite ≥ 3.35 and
+ * PostgreSQL alike): N concurrent guesses cannot all pass a check that only
+ * counts finished ones. A key admits `allowance` attempts per window that are
+ * either still being checked or failed; a success gives its reservation back,
+ * so a legitimate user is never throttled by their own successes. A key with a
+ * back-off also blocks itself after `freeFailures` consecutive failures, for a
+ * time that doubles with each one up to `maxBlockSeconds`; a success clears it.
+ */
+export interface ThrottlePolicy {
+  /** Attempts in flight or failed that one key may have per window. */
+  allowance: number;
+  windowSeconds: number;
+  backoff?: { freeFailures: number; maxBlockSeconds: number };
+}
+
+export interface ThrottleKey {
+  key: string;
+  policy: ThrottlePolicy;
+}
+
+interface ReservedKey extends ThrottleKey {
+  /** The window the reservation was taken in: it is given back only to that window. */
+  windowStartedAt: string;
+}
+
+export type Reservation = { admitted: true; keys: ReservedKey[] } | { admitted: false; key: string; retryAfterSeconds: number };
+
+/** How an admitted attempt ended: `unchecked` when it was refused before the secret was compared. */
+export type AttemptOutcome = 'success' | 'failure' | 'unchecked';
+
+/** Seconds of block after `failures` consecutive failures (0 while they are free). */
+export function blockSecondsAfter(failures: number, backoff: NonNullable<ThrottlePolicy['backoff']>): number {
+  if (failures < backoff.freeFailures) return 0;
+  return Math.min(2 ** (failures - backoff.freeFailures), backoff.maxBlockSeconds);
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+async function reserveOne(db: Kysely<Schema>, { key, policy }: ThrottleKey, now: Date): Promise<string | null> {
+  const nowIso = now.toISOString();
+  // A window that started at or before `windowEnded` is over: the attempt opens a new one.
+  const windowEnded = iso(now.getTime() - policy.windowSeconds * 1000);
+  const result = await sql<{ window_started_at: string }>`
+    insert into auth_throttle (key, window_started_at, reserved, failures, blocked_until)
+    values (${key}, ${nowIso}, 1, 0, null)
+    on conflict (key) do update set
+      reserved = case when auth_throttle.window_started_at <= ${windowEnded} then 1 else auth_throttle.reserved + 1 end,
+      window_started_at = case when auth_throttle.window_started_at <= ${windowEnded} then ${nowIso}
+                               else auth_throttle.window_started_at end
+    where (auth_throttle.blocked_until is null or auth_throttle.blocked_until <= ${nowIso})
+      and (auth_throttle.window_started_at <= ${windowEnded} or auth_throttle.reserved < ${policy.allowance})
+    returning window_started_at`.execute(db);
+  return result.rows[0]?.window_started_at ?? null;
+}
+
+async function retryAfterSeconds(db: Kysely<Schema>, { key, policy }: ThrottleKey, now: Date): Promise<number> {
+  const row = await db.selectFrom('auth_throttle').selectAll().where('key', '=', key).executeTakeFirst();
+  if (!row) return 1;
+  const blockedMs = row.blocked_until ? new Date(row.blocked_until).getTime() - now.getTime() : 0;
+  const windowMs =
+    Number(row.reserved) >= policy.allowance
+      ? new Date(row.window_started_at).getTime() + policy.windowSeconds * 1000 - now.getTime()
+      : 0;
+  return Math.max(1, Math.ceil(Math.max(blockedMs, windowMs) / 1000));
+}
+
+/**
+ * Reserves one attempt on every key, in order; the first key that refuses
+ * stops the rest (so a blocked account does not use up its address's
+ * allowance) and the keys already reserved are given back.
+ */
+export async function reserveAttempt(db: Kysely<Schema>, keys: ThrottleKey[], now: Date): Promise<Reservation> {
+  const reserved: ReservedKey[] = [];
+  for (const key of keys) {
+    const windowStartedAt = await reserveOne(db, key, now);
+    if (windowStartedAt === null) {
+      await settleAttempt(db, { admitted: true, keys: reserved }, 'unchecked', now);
+      return { admitted: false, key: key.key, retryAfterSeconds: await retryAfterSeconds(db, key, now) };
+    }
+    reserved.push({ ...key, windowStartedAt });
+  }
+  return { admitted: true, keys: reserved };
+}
+
+/** The back-off of a key after one more failure, as one CASE over the failure count (dialect-neutral, atomic). */
+function blockedUntilAfterFailure(backoff: NonNullable<ThrottlePolicy['backoff']>, now: Date) {
+  const cases = [];
+  for (let failures = backoff.freeFailures; ; failures++) {
+    const seconds = blockSecondsAfter(failures, backoff);
+    cases.push(sql`when auth_throttle.failures + 1 = ${failures} then ${iso(now.getTime() + seconds * 1000)}`);
+    if (seconds >= backoff.maxBlockSeconds) {
+      const longest = iso(now.getTime() + backoff.maxBlockSeconds * 1000);
+      return sql`case ${sql.join(cases, sql` `)} when auth_throttle.failures + 1 > ${failures} then ${longest} else auth_throttle.blocked_until end`;
+    }
+  }
+}
+
+/** Records how an admitted attempt ended: a success or an unchecked attempt gives the reservation back. */
+export async function settleAttempt(
+  db: Kysely<Schema>,
+  reservation: Reservation,
+  outcome: AttemptOutcome,
+  now: Date,
+): Promise<void> {
+  if (!reservation.admitted) return;
+  for (const { key, policy, windowStartedAt } of reservation.keys) {
+    if (outcome === 'failure') {
+      // The reservation stays: a failure counts against the window.
+      if (!policy.backoff) continue;
+      await sql`update auth_throttle set failures = auth_throttle.failures + 1,
+                  blocked_until = ${blockedUntilAfterFailure(policy.backoff, now)}
+                where key = ${key}`.execute(db);
+      continue;
+    }
+    const clearFailures = outcome === 'success' && policy.backoff !== undefined;
+    await sql`update auth_throttle set
+                reserved = case when window_started_at = ${windowStartedAt} and reserved > 0 then reserved - 1 else reserved end
+                ${clearFailures ? sql`, failures = 0, blocked_until = null` : sql``}
+              where key = ${key}`.execute(db);
+  }
+}

@@ -1,0 +1,30 @@
+import type { PlatformContext } from '../core/platform-context.js';
+import { PasswordCheckGate } from './password-check-gate.js';
+import { type KeyRing, loadKeyRing } from './signing-keys.js';
+import { TokenSigner } from './token-signer.js';
+
+/** What the identity capability adds to the platform's services: its signing keys and the token signer. */
+export interface IdentityServices extends PlatformContext {
+  keyRing: KeyRing;
+  signer: TokenSigner;
+  /** Bounds the scrypt checks running at once in this process (issue 17 §1). */
+  passwordChecks: PasswordCheckGate;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The identity capability's services (`request.server.identity`). */
+    identity: IdentityServices;
+  }
+}
+
+/** Loads (or, on a new database, creates) the signing keys and builds the signer (spec-notes I4). */
+export async function createIdentityServices(
+  platform: PlatformContext,
+  options: { keyRing?: KeyRing; maxConcurrentPasswordChecks?: number } = {},
+): Promise<IdentityServices> {
+  const { config, clock, random } = platform;
+  const keyRing = options.keyRing ?? (await loadKeyRing(platform.database, platform));
+  const signer = new TokenSigner({ keyRing, clock, random, issuer: config.authUrl, apiAudience: config.publicUrl });
+  return { ...platform, keyRing, signer, passwordChecks: new PasswordCheckGate(options.maxConcurrentPasswordChecks) };
+}
