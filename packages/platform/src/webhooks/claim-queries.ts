@@ -3,7 +3,7 @@ import type { DialectName } from '../storage/database.js';
 import type { Schema } from '../storage/schema.js';
 
 /**
- * The one place where claiming differs by dialect (SPEC-DECISIONS W6).
+ * The one place where claiming differs by dialect (spec-notes W6).
  * Both claims are a single `UPDATE … WHERE key IN (SELECT … LIMIT n) RETURNING`;
  * on PostgreSQL the inner SELECT adds `FOR UPDATE SKIP LOCKED`, so concurrent
  * dispatchers each take different rows without waiting on one another. SQLite
@@ -21,6 +21,7 @@ export interface ClaimedEvent {
   id: string;
   tenant_id: string;
   topic: string;
+  body: string;
   created_at: string;
 }
 
@@ -43,7 +44,7 @@ export async function claimOutboxEvents(
     .updateTable('outbox_events')
     .set({ dispatched_at: nowIso })
     .where('seq', 'in', pending)
-    .returning(['seq', 'id', 'tenant_id', 'topic', 'created_at'])
+    .returning(['seq', 'id', 'tenant_id', 'topic', 'body', 'created_at'])
     .execute();
 }
 

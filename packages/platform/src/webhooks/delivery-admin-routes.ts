@@ -1,8 +1,10 @@
+import { TOPIC_NAMES } from '@feira/contract';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely, Selectable } from 'kysely';
 import { requireAdminToken } from '../admin/admin-auth.js';
 import { notFound } from '../core/platform-error.js';
+import { documentedList, documentedObject, errorResponse } from '../http/openapi-document.js';
 import { runListForRequest } from '../lists/list-engine.js';
 import { defineListResource } from '../lists/list-resource.js';
 import type { Schema } from '../storage/schema.js';
@@ -11,7 +13,7 @@ import type { WebhookTables } from './webhook-tables.js';
 type DeliveryRow = Selectable<WebhookTables['webhook_deliveries']>;
 type SubscriptionRow = Selectable<WebhookTables['webhook_subscriptions']>;
 
-function presentDelivery(row: DeliveryRow) {
+export function presentDelivery(row: DeliveryRow) {
   return {
     id: row.id,
     event_id: row.event_id,
@@ -29,8 +31,25 @@ function presentDelivery(row: DeliveryRow) {
   };
 }
 
+type AttemptRow = Selectable<WebhookTables['webhook_delivery_attempts']>;
+
+export function presentAttempt(a: AttemptRow) {
+  return {
+    attempt: Number(a.attempt),
+    outcome: a.outcome,
+    status_code: a.status_code,
+    duration_ms: Number(a.duration_ms),
+    error: a.error,
+    response_body: a.response_body,
+    next_attempt_at: a.next_attempt_at,
+    started_at: a.started_at,
+    worker: a.worker,
+    fence: Number(a.fence),
+  };
+}
+
 /** Subscriptions as the delivery log shows them: never a secret, sealed or not. */
-function presentSubscription(row: SubscriptionRow) {
+export function presentSubscription(row: SubscriptionRow) {
   return {
     id: row.id,
     client_id: row.client_id,
@@ -54,7 +73,7 @@ export const deliveriesList = defineListResource<DeliveryRow, ReturnType<typeof 
   fields: {
     id: { column: 'id', type: 'id' },
     status: { column: 'state', type: 'enum', values: ['pending', 'succeeded', 'dead'] },
-    topic: { column: 'topic', type: 'enum', values: ['sac_ticket', 'order', 'product', 'financial_transaction'] },
+    topic: { column: 'topic', type: 'enum', values: TOPIC_NAMES },
     subscription_id: { column: 'subscription_id', type: 'id' },
     tenant_id: { column: 'tenant_id', type: 'id' },
     event_id: { column: 'event_id', type: 'id' },
@@ -73,7 +92,7 @@ export const subscriptionsList = defineListResource<SubscriptionRow, ReturnType<
     id: { column: 'id', type: 'id' },
     tenant_id: { column: 'tenant_id', type: 'id' },
     client_id: { column: 'client_id', type: 'id' },
-    topic: { column: 'topic', type: 'enum', values: ['sac_ticket', 'order', 'product', 'financial_transaction'] },
+    topic: { column: 'topic', type: 'enum', values: TOPIC_NAMES },
     state: { column: 'state', type: 'enum', values: ['active', 'disabled'] },
     version: { column: 'version', type: 'enum', values: ['v0', 'v1'] },
     created_at: { column: 'created_at', type: 'datetime' },
@@ -84,20 +103,40 @@ export const subscriptionsList = defineListResource<SubscriptionRow, ReturnType<
 });
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
-const adminRoute = (summary: string) => ({ tags: ['admin', 'webhooks'], summary, security: [{ adminToken: [] }] });
+const adminRoute = (operationId: string, summary: string) => ({
+  operationId,
+  tags: ['admin', 'webhooks'],
+  summary,
+  security: [{ adminToken: [] }],
+});
+
+const AnyObject = documentedObject('A delivery with its state');
+const AnyList = documentedList('The list envelope (list conventions)');
+const NotFound = errorResponse('No such delivery');
 
 /** Admin API of the delivery log: list, inspect with every attempt, redeliver; subscriptions without secrets. */
 export async function deliveryAdminRoutes(app: FastifyInstance): Promise<void> {
   app.addHook('preHandler', requireAdminToken);
   const { db } = app.platform.database;
 
-  app.get('/admin/webhooks/deliveries', { schema: adminRoute('List webhook deliveries') }, async (request) =>
-    runListForRequest(request, deliveriesList, db.selectFrom('webhook_deliveries').selectAll()),
+  app.get(
+    '/admin/webhooks/deliveries',
+    {
+      config: { listResource: deliveriesList as never },
+      schema: { ...adminRoute('adminListWebhookDeliveries', 'List webhook deliveries'), response: { 200: AnyList } },
+    },
+    async (request) => runListForRequest(request, deliveriesList, db.selectFrom('webhook_deliveries').selectAll()),
   );
 
   app.get<{ Params: { id: string } }>(
     '/admin/webhooks/deliveries/:id',
-    { schema: { ...adminRoute('One delivery with every attempt'), params: IdParams } },
+    {
+      schema: {
+        ...adminRoute('adminGetWebhookDelivery', 'One delivery with every attempt'),
+        params: IdParams,
+        response: { 200: AnyObject, 404: NotFound },
+      },
+    },
     async (request) => {
       const row = await db.selectFrom('webhook_deliveries').selectAll().where('id', '=', request.params.id).executeTakeFirst();
       if (!row) throw notFound('Delivery');
@@ -107,27 +146,19 @@ export async function deliveryAdminRoutes(app: FastifyInstance): Promise<void> {
         .where('delivery_id', '=', row.id)
         .orderBy('seq')
         .execute();
-      return {
-        ...presentDelivery(row),
-        attempt_log: attempts.map((a) => ({
-          attempt: Number(a.attempt),
-          outcome: a.outcome,
-          status_code: a.status_code,
-          duration_ms: Number(a.duration_ms),
-          error: a.error,
-          response_body: a.response_body,
-          next_attempt_at: a.next_attempt_at,
-          started_at: a.started_at,
-          worker: a.worker,
-          fence: Number(a.fence),
-        })),
-      };
+      return { ...presentDelivery(row), attempt_log: attempts.map(presentAttempt) };
     },
   );
 
   app.post<{ Params: { id: string } }>(
     '/admin/webhooks/deliveries/:id/redeliver',
-    { schema: { ...adminRoute('Send a delivery again now, with a fresh retry schedule (SPEC-DECISIONS W4)'), params: IdParams } },
+    {
+      schema: {
+        ...adminRoute('adminRedeliverWebhook', 'Send a delivery again now, with a fresh retry schedule (spec-notes W4)'),
+        params: IdParams,
+        response: { 202: AnyObject, 404: NotFound },
+      },
+    },
     async (request, reply) => {
       const { clock } = request.server.platform;
       const row = await redeliverDelivery(db, request.params.id, clock.now());
@@ -137,8 +168,40 @@ export async function deliveryAdminRoutes(app: FastifyInstance): Promise<void> {
 
   app.get(
     '/admin/webhooks/subscriptions',
-    { schema: adminRoute('List webhook subscriptions (never their secrets)') },
+    {
+      config: { listResource: subscriptionsList as never },
+      schema: {
+        ...adminRoute('adminListWebhookSubscriptions', 'List webhook subscriptions (never their secrets)'),
+        response: { 200: AnyList },
+      },
+    },
     async (request) => runListForRequest(request, subscriptionsList, db.selectFrom('webhook_subscriptions').selectAll()),
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/admin/webhooks/subscriptions/:id/disable',
+    {
+      schema: {
+        ...adminRoute(
+          'adminDisableWebhookSubscription',
+          'Disable a subscription: no new events are queued for it, its pending deliveries end dead (spec-notes W4)',
+        ),
+        params: IdParams,
+        response: { 200: documentedObject('The subscription, now disabled'), 404: errorResponse('No such subscription') },
+      },
+    },
+    async (request) => {
+      const nowIso = request.server.platform.clock.now().toISOString();
+      // A new signup re-enables it, as after the 5-day rule (subscription-store.ts).
+      const row = await db
+        .updateTable('webhook_subscriptions')
+        .set({ state: 'disabled', disabled_at: nowIso, updated_at: nowIso })
+        .where('id', '=', request.params.id)
+        .returningAll()
+        .executeTakeFirst();
+      if (!row) throw notFound('Subscription');
+      return presentSubscription(row);
+    },
   );
 }
 

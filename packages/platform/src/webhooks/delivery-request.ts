@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { formatSignatureHeader, signWebhook } from '@feira/contract';
+import { formatSignatureHeader, signStandardWebhook, signWebhook } from '@feira/contract';
 import type { Dispatcher } from 'undici';
 import { parseRetryAfter } from './retry-schedule.js';
 
@@ -32,7 +32,9 @@ export interface DeliveryRequest {
   webhookId: string;
   /** v1: newest first; empty for v0 (no signature headers). */
   secrets: readonly string[];
-  /** Unix seconds of this send: every attempt is signed afresh (SPEC-DECISIONS W3). */
+  /** v1: also the Standard Webhooks headers (spec-notes W10). */
+  standardWebhooks?: boolean;
+  /** Unix seconds of this send: every attempt is signed afresh (spec-notes W3). */
   timestamp: number;
   timeoutMs: number;
   dispatcher: Dispatcher;
@@ -67,9 +69,10 @@ function retryAfterHeader(rawHeaders: readonly Buffer[] | null): string | undefi
 }
 
 /**
- * One delivery attempt (SPEC-DECISIONS W3/W4): POST the message with
+ * One delivery attempt (spec-notes W3/W4): POST the message with
  * `X-Webhook-Id`, and on v1 `X-Timestamp` and `X-Signature-256` over
- * `<timestamp>.<body>`. Success is a 2xx within `timeoutMs` (whole exchange).
+ * `<timestamp>.<body>`; a subscription that asked for them also gets
+ * `webhook-id`, `webhook-timestamp` and `webhook-signature` (W10). Success is a 2xx within `timeoutMs` (whole exchange).
  *
  * Sent through undici's handler API rather than `request()`: a profile of a
  * backlog drain showed the per-request AbortController, the response stream
@@ -85,6 +88,13 @@ export function sendDelivery(req: DeliveryRequest): Promise<AttemptResult> {
   if (req.secrets.length > 0) {
     headers['x-timestamp'] = String(req.timestamp);
     headers['x-signature-256'] = formatSignatureHeader(req.secrets.map((s) => signWebhook(s, req.timestamp, req.body)));
+    if (req.standardWebhooks) {
+      headers['webhook-id'] = req.webhookId;
+      headers['webhook-timestamp'] = String(req.timestamp);
+      headers['webhook-signature'] = req.secrets
+        .map((s) => `v1,${signStandardWebhook(s, req.webhookId, req.timestamp, req.body)}`)
+        .join(' ');
+    }
   }
   const started = performance.now();
   return new Promise<AttemptResult>((resolve) => {

@@ -4,7 +4,7 @@ const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 
-/** SPEC-DECISIONS W4: waits after attempts 1…7; the 8th failed attempt makes the delivery dead. */
+/** spec-notes W4: waits after attempts 1…7; the 8th failed attempt makes the delivery dead. */
 export const RETRY_DELAYS_MS = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 /** W4: ±20 % jitter, so receivers recovering from an outage are not hit by every retry at once. */

@@ -1,8 +1,8 @@
 import { TOPICS, type Topic, WebhookSignupBody, WebhookSignupResponse } from '@feira/contract';
 import type { FastifyInstance } from 'fastify';
-import { outboundPolicyOf } from '../core/config.js';
 import { invalidParameter, PlatformError } from '../core/platform-error.js';
 import { requireAccessToken } from '../identity/access-token-guard.js';
+import { outboundPolicyOf } from '../outbound/address-policy.js';
 import { signUp } from './subscription-store.js';
 import type { WebhookVersion } from './webhook-tables.js';
 import { checkWebhookUrl } from './webhook-url.js';
@@ -12,7 +12,7 @@ function allowedTopics(scopes: ReadonlySet<string>): Topic[] {
   return (Object.keys(TOPICS) as Topic[]).filter((topic) => scopes.has(TOPICS[topic].scope));
 }
 
-/** `PUT /v0/onboarding/signup` and `PUT /v1/onboarding/signup` (spec "Webhook subscription"; SPEC-DECISIONS W1). */
+/** `PUT /v0/onboarding/signup` and `PUT /v1/onboarding/signup` (spec "Webhook subscription"; spec-notes W1). */
 export async function signupRoutes(app: FastifyInstance): Promise<void> {
   for (const version of ['v0', 'v1'] as const satisfies WebhookVersion[]) {
     app.put<{ Body: WebhookSignupBody }>(
@@ -20,19 +20,23 @@ export async function signupRoutes(app: FastifyInstance): Promise<void> {
       {
         preHandler: requireAccessToken('open:webhook:write'),
         schema: {
+          operationId: version === 'v1' ? 'signupWebhooksV1' : 'signupWebhooksV0',
           tags: ['webhooks'],
           summary:
             version === 'v1'
               ? 'Subscribe an HTTPS URL to signed notifications; returns a new whsec_ secret per subscription'
               : 'Subscribe an HTTP or HTTPS URL to unsigned notifications',
-          security: [{ sellerToken: [] }],
           body: WebhookSignupBody,
-          response: { 200: WebhookSignupResponse, '4xx': { $ref: 'PlatformError#' } },
+          response: { 200: WebhookSignupResponse },
         },
       },
       async (request) => {
         const seller = request.seller!;
         const { platform } = request.server;
+        if (version === 'v0' && request.body.standard_webhooks) {
+          // spec-notes W10: v0 deliveries are unsigned, so there is no Standard Webhooks signature to add.
+          throw invalidParameter('standard_webhooks', 'body', 'is for v1 subscriptions only: v0 deliveries are not signed');
+        }
         await checkWebhookUrl(request.body.webhook, version, outboundPolicyOf(platform.config));
         const permitted = allowedTopics(seller.scopes);
         const topics = request.body.topics ?? permitted;
@@ -51,7 +55,14 @@ export async function signupRoutes(app: FastifyInstance): Promise<void> {
         if (topics.length === 0) throw invalidParameter('topics', 'body', "the token's scopes allow no topic");
         const subscriptions = await signUp(
           platform.database.db,
-          { clientId: seller.clientId, tenantId: seller.tenantId, topics, url: request.body.webhook, version },
+          {
+            clientId: seller.clientId,
+            tenantId: seller.tenantId,
+            topics,
+            url: request.body.webhook,
+            version,
+            standardWebhooks: request.body.standard_webhooks ?? false,
+          },
           platform,
         );
         return {
@@ -59,6 +70,7 @@ export async function signupRoutes(app: FastifyInstance): Promise<void> {
             id: s.id,
             topic: s.topic,
             parameters: { url: s.url, ...(s.secret ? { secret: s.secret } : {}) },
+            ...(version === 'v1' ? { standard_webhooks: s.standardWebhooks } : {}),
           })),
         };
       },

@@ -13,18 +13,21 @@ export interface SignupInput {
   topics: readonly Topic[];
   url: string;
   version: WebhookVersion;
+  /** v1: also send the Standard Webhooks headers (spec-notes W10). */
+  standardWebhooks?: boolean;
 }
 
 export interface SignedUpSubscription {
   id: string;
   topic: Topic;
   url: string;
+  standardWebhooks: boolean;
   /** v1 only, in clear: shown once in the signup response and never stored unsealed. */
   secret?: string;
 }
 
 /**
- * SPEC-DECISIONS W1: one subscription per (client, tenant, topic); a signup
+ * spec-notes W1: one subscription per (client, tenant, topic); a signup
  * creates it or updates it in place (URL, version). A v1 signup issues a new
  * secret and rotates the old one into its grace hour; any signup re-enables a
  * disabled subscription and clears its failure streak (W4).
@@ -53,6 +56,7 @@ export async function signUp(
       const fields = {
         url: input.url,
         version: input.version,
+        standard_webhooks: input.version === 'v1' && input.standardWebhooks ? 1 : 0,
         ...secrets,
         state: 'active' as const,
         failing_since: null,
@@ -71,8 +75,55 @@ export async function signUp(
           .values({ id, client_id: input.clientId, tenant_id: input.tenantId, topic, created_at: nowIso, ...fields })
           .execute();
       }
-      out.push({ id, topic, url: input.url, ...(secret ? { secret } : {}) });
+      out.push({ id, topic, url: input.url, standardWebhooks: fields.standard_webhooks === 1, ...(secret ? { secret } : {}) });
     }
     return out;
   });
+}
+
+/**
+ * A seller's rotation from the console (same rule as a v1 signup, spec
+ * "States and transitions"): a new secret becomes current and the old one
+ * keeps signing for the grace hour. Returns the new secret in clear, shown
+ * once, or null for a v0 subscription (nothing to rotate).
+ */
+export async function rotateSubscriptionSecret(
+  db: Kysely<Schema>,
+  id: string,
+  deps: { clock: Clock; random: Random; box: SecretBox },
+): Promise<{ secret: string; graceUntil: string | null } | null> {
+  const row = await db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
+  if (row?.version !== 'v1') return null;
+  const now = deps.clock.now();
+  const secret = generateWebhookSecret(deps.random);
+  const secrets = rotateSecret(row, deps.box.seal(secret), now);
+  await db
+    .updateTable('webhook_subscriptions')
+    .set({ ...secrets, updated_at: now.toISOString() })
+    .where('id', '=', id)
+    .execute();
+  return { secret, graceUntil: secrets.previous_secret_grace_until };
+}
+
+/**
+ * Disable or re-enable by hand. Re-enabling clears the failure run as a new
+ * signup does (spec-notes W4), so the 5-day clock starts again; a disabled
+ * subscription gets no new deliveries (fan-out skips it).
+ */
+export async function setSubscriptionState(
+  db: Kysely<Schema>,
+  id: string,
+  state: 'active' | 'disabled',
+  now: Date,
+): Promise<void> {
+  const at = now.toISOString();
+  await db
+    .updateTable('webhook_subscriptions')
+    .set(
+      state === 'active'
+        ? { state, failing_since: null, failure_streak: 0, disabled_at: null, updated_at: at }
+        : { state, disabled_at: at, updated_at: at },
+    )
+    .where('id', '=', id)
+    .execute();
 }

@@ -5,9 +5,9 @@ import type { SecretBox } from '../core/secret-box.js';
 /** Spec "Limits": the previous v1 secret keeps signing for 1 hour after a new signup. */
 export const SECRET_GRACE_MS = 60 * 60 * 1000;
 
-/** SPEC-DECISIONS W2: `whsec_` + 32 random bytes, base64url. */
+/** spec-notes W2: `whsec_` + 32 random bytes in base64, the form Standard Webhooks libraries decode (W10). */
 export function generateWebhookSecret(random: Random): string {
-  return WEBHOOK_SECRET_PREFIX + random.bytes(32).toString('base64url');
+  return WEBHOOK_SECRET_PREFIX + random.bytes(32).toString('base64');
 }
 
 export interface SealedSecrets {

@@ -26,7 +26,7 @@ describe.each(testDatabaseTargets())('webhook signup on $dialect', (target) => {
     expect(subscriptions.map((s: { topic: string }) => s.topic).sort()).toEqual(['order', 'sac_ticket']);
     for (const s of subscriptions) {
       expect(s.parameters.url).toBe('https://hooks.example.com/feira');
-      expect(s.parameters.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+      expect(s.parameters.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     }
     // Sealed at rest: the clear secret appears nowhere in the table.
     const rows = await platform.database.db.selectFrom('webhook_subscriptions').selectAll().execute();
@@ -83,13 +83,21 @@ describe.each(testDatabaseTargets())('webhook signup on $dialect', (target) => {
     expect(res.json().subscriptions[0].parameters).toEqual({ url: 'http://hooks.example.com/feira' });
   });
 
-  it('W9: strict mode refuses URLs on loopback and private addresses (SSRF guard on); sandbox allows loopback', async () => {
+  it('W9 / issue-17 §5: strict mode refuses URLs on loopback, private and every special-purpose address (SSRF guard on); sandbox allows loopback', async () => {
     const seller = await sellerWithToken(platform);
     for (const url of [
       'https://127.0.0.1:8443/h',
       'https://localhost/h',
       'https://10.1.2.3/h',
       'https://169.254.169.254/latest',
+      // issue 17 §5: the ranges the hand-written list missed.
+      'https://[::ffff:7f00:1]/h',
+      'https://[::a00:1]/h',
+      'https://[64:ff9b::a9fe:a9fe]/h',
+      'https://[2002:a00:1::1]/h',
+      'https://192.0.2.1/h',
+      'https://198.51.100.1/h',
+      'https://203.0.113.1/h',
     ]) {
       const res = await signup({ ...platform, app: strictApp }, seller, 'v1', url);
       expect(res.statusCode, url).toBe(422);

@@ -5,7 +5,7 @@ export type SubscriptionState = 'active' | 'disabled';
 /** `pending` (waiting for its next attempt, possibly leased by a worker), `succeeded`, `dead` (redeliverable). */
 export type DeliveryState = 'pending' | 'succeeded' | 'dead';
 
-/** Subscriptions, deliveries and attempts (SPEC-DECISIONS W1–W6). Timestamps are ISO 8601 UTC text. */
+/** Subscriptions, deliveries and attempts (spec-notes W1–W6). Timestamps are ISO 8601 UTC text. */
 export interface WebhookTables {
   webhook_subscriptions: {
     id: string;
@@ -19,6 +19,8 @@ export interface WebhookTables {
     /** v1 rotation: the previous secret still signs until `previous_secret_grace_until`. */
     previous_secret_sealed: string | null;
     previous_secret_grace_until: string | null;
+    /** v1: 1 when the subscription also gets the Standard Webhooks headers (spec-notes W10), else 0. */
+    standard_webhooks: Generated<number>;
     state: SubscriptionState;
     /** Start of the current run of failed attempts; 5 days of it disables the subscription (W4). */
     failing_since: string | null;

@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { invalidParameter, type PlatformError } from '../core/platform-error.js';
-import { type OutboundPolicy, refusalReason } from '../http/address-policy.js';
+import { type OutboundPolicy, refusalReason } from '../outbound/address-policy.js';
 import type { WebhookVersion } from './webhook-tables.js';
 
 /** Spec "Webhook URL rejected (v1)": the 422 names `webhook` in the body. */
@@ -12,7 +12,7 @@ function rejected(message: string): PlatformError {
 /**
  * Checks a subscriber URL at signup: an absolute http(s) URL without
  * credentials, HTTPS on v1 (spec "Differences between v0 and v1"), and a host
- * the SSRF policy allows (SPEC-DECISIONS W9). The address actually connected to
+ * the SSRF policy allows (spec-notes W9). The address actually connected to
  * is checked again at every delivery, so DNS rebinding gains nothing.
  */
 export async function checkWebhookUrl(raw: string, version: WebhookVersion, policy: OutboundPolicy): Promise<URL> {

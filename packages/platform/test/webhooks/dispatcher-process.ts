@@ -5,7 +5,7 @@
 import { createPlatformContext } from '../../src/app.js';
 import { openDatabase } from '../../src/storage/database.js';
 import { testConfig, testTls } from '../../src/testing.js';
-import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js';
+import { DEFAULT_LEASE_MS, WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js';
 
 const url = process.env.FEIRA_DATABASE_URL;
 if (!url) throw new Error('FEIRA_DATABASE_URL is required');
@@ -16,7 +16,7 @@ const dispatcher = new WebhookDispatcher(
   { ...platform, log: { error: (obj, message) => console.error(message, obj) } },
   {
     worker: process.env.FEIRA_WORKER_NAME ?? `proc-${process.pid}`,
-    leaseMs: Number(process.env.FEIRA_LEASE_MS ?? 30_000),
+    leaseMs: Number(process.env.FEIRA_LEASE_MS ?? DEFAULT_LEASE_MS),
     requestTimeoutMs: Number(process.env.FEIRA_REQUEST_TIMEOUT_MS ?? 5_000),
     batchSize: Number(process.env.FEIRA_BATCH_SIZE ?? 100),
     perEndpointInFlight: Number(process.env.FEIRA_PER_ENDPOINT ?? 8),

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { appendEvent } from '../../src/records/outbox.js';
 import type { Database } from '../../src/storage/database.js';
 import { createTestPlatform, pollUntil, type TestPlatform, testDatabaseTargets, testTls } from '../../src/testing.js';
+import { DEFAULT_LEASE_MS } from '../../src/webhooks/webhook-dispatcher.js';
 import { type LoopbackReceiver, startReceiver } from './loopback-receiver.js';
 import { sellerWithToken, signup } from './webhook-kit.js';
 
@@ -137,6 +138,43 @@ describe.each(testDatabaseTargets())('dispatcher processes on $dialect', (target
       `crash test (${target.dialect}): ${atCrash} received before SIGKILL, ${hooks.received.length - 1000} duplicates`,
     );
   }, 240_000);
+
+  it('issue 17: after a SIGKILL, the deliveries the dead dispatcher held are sent by another within one lease (renewed while it lived), not after a minute', async () => {
+    platform = await createTestPlatform(target, { outboundCa: testTls.ca });
+    const test = platform;
+    let hang = true;
+    receiver = await startReceiver({ tls: true, answer: () => (hang ? 'hang' : { status: 200 }) });
+    const hooks = receiver;
+    const seller = await sellerWithToken(test);
+    await signup(test, seller, 'v1', hooks.url);
+    await writeEvents(test, seller.tenantId, 8);
+    const env = { ...(await databaseEnv(test.database)), FEIRA_REQUEST_TIMEOUT_MS: '60000', FEIRA_PER_ENDPOINT: '8' };
+
+    const first = await spawnDispatcher({ ...env, FEIRA_WORKER_NAME: 'first' });
+    children.push(first);
+    await pollUntil('the first dispatcher holding 8 requests open', () => (hooks.hanging === 8 ? true : undefined), {
+      deadlineMs: 60_000,
+    });
+    // The second is up before the crash; while the first lives (and renews) it gets nothing.
+    children.push(await spawnDispatcher({ ...env, FEIRA_WORKER_NAME: 'second' }));
+    first.kill('SIGKILL');
+    const killedAt = performance.now();
+    await exited(first);
+    hang = false;
+    hooks.release();
+    const before = hooks.received.length;
+    await pollUntil('8 redeliveries', () => (hooks.received.length >= before + 8 ? true : undefined), {
+      deadlineMs: DEFAULT_LEASE_MS + 30_000,
+    });
+    const recoveredMs = performance.now() - killedAt;
+    const redelivered = new Set(hooks.received.slice(before).map((r) => r.headers['x-webhook-id']));
+    expect(redelivered).toEqual(new Set(hooks.received.slice(0, 8).map((r) => r.headers['x-webhook-id'])));
+    // Not before the lease could have run out (last renewal ≤ a quarter lease before the kill), and within one lease
+    // plus the second dispatcher's idle back-off and a loaded machine's scheduling.
+    expect(recoveredMs).toBeGreaterThan(DEFAULT_LEASE_MS * 0.75 - 500);
+    expect(recoveredMs).toBeLessThan(DEFAULT_LEASE_MS + 5_000);
+    console.info(`crash recovery (${target.dialect}): ${Math.round(recoveredMs)} ms from SIGKILL to redelivery`);
+  }, 180_000);
 
   it.skipIf(target.dialect !== 'postgres')(
     'W6: three dispatcher processes share the outbox with FOR UPDATE SKIP LOCKED and never double-claim a lease',

@@ -1,5 +1,6 @@
 // Backlog drain probe (issue 5), not a test:
 //   TSX_TSCONFIG_PATH=tsconfig.typecheck.json node --import tsx packages/platform/test/webhooks/drain-probe.ts [events] [profile.cpuprofile]
+//   (PROBE_DIALECT=postgres for PostgreSQL)
 // Commits N order events to a SQLite platform with one v1 subscription, then starts one
 // dispatcher with the default options (as `feira start` runs it; PROBE_OPTIONS=<json> overrides
 // them) and reports the drain rate and the dispatcher process's CPU time per delivery, taken over
@@ -17,7 +18,10 @@ const N = Number(process.argv[2] ?? 5000);
 const profileFile = process.argv[3];
 const receiver = await forkThroughputReceiver();
 const { url, stats } = receiver;
-const platform = await createTestPlatform(testDatabaseTargets()[0]!, { outboundCa: testTls.ca });
+// PROBE_DIALECT=postgres (with FEIRA_TEST_DATABASE_URL) drains from PostgreSQL; its server's CPU is not counted.
+const target = testDatabaseTargets().find((t) => t.dialect === (process.env.PROBE_DIALECT ?? 'sqlite'));
+if (!target) throw new Error('PROBE_DIALECT names a database that is not configured');
+const platform = await createTestPlatform(target, { outboundCa: testTls.ca });
 const seller = await sellerWithToken(platform);
 await signup(platform, seller, 'v1', url, ['order']);
 const commit = (count: number, from: number) =>

@@ -1,0 +1,179 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import { listTenantsOfSeller } from '../accounts/seller-repository.js';
+import { notFound, PlatformError } from '../core/platform-error.js';
+import { documentedList, documentedObject, errorResponse } from '../http/openapi-document.js';
+import { requireAccessToken } from '../identity/access-token-guard.js';
+import { csrfTokenValid, sessionSellerId } from '../identity/login-session.js';
+import { runListForRequest } from '../lists/list-engine.js';
+import type { Schema } from '../storage/schema.js';
+import {
+  deliveriesList,
+  presentAttempt,
+  presentDelivery,
+  redeliverDelivery,
+  subscriptionsList,
+} from './delivery-admin-routes.js';
+
+/**
+ * Who is looking at the delivery log: the stores they may see and, for an
+ * app's token, only that app's subscriptions. A seller signed in to the
+ * console sees every subscription of their own stores; nobody sees another
+ * seller's (a delivery of another store answers 404, as an unknown one).
+ */
+export interface WebhookViewer {
+  tenantIds: string[];
+  clientId: string | null;
+  /** True when authenticated by the browser session: state changes then need the CSRF header. */
+  bySession: boolean;
+}
+
+const unauthorized = () =>
+  new PlatformError('UNAUTHORIZED', {
+    message: 'Sign in to the console or send a bearer token',
+    headers: { 'www-authenticate': 'Bearer realm="feira"' },
+  });
+
+/** The viewer of a request: a bearer token (scope open:webhook:write) or the console's login session. */
+export async function webhookViewer(request: FastifyRequest, reply: FastifyReply): Promise<WebhookViewer> {
+  if (request.headers.authorization) {
+    await requireAccessToken('open:webhook:write').call(request.server, request, reply);
+    const seller = request.seller;
+    if (!seller) throw unauthorized();
+    return { tenantIds: [...seller.tenants], clientId: seller.clientId, bySession: false };
+  }
+  const sellerId = await sessionSellerId(request);
+  if (!sellerId) throw unauthorized();
+  const tenants = await listTenantsOfSeller(request.server.platform.database.db, sellerId);
+  return { tenantIds: tenants.map((t) => t.id), clientId: null, bySession: true };
+}
+
+function visibleSubscriptions(db: Kysely<Schema>, viewer: WebhookViewer) {
+  let query = db
+    .selectFrom('webhook_subscriptions')
+    .selectAll()
+    .where('tenant_id', 'in', viewer.tenantIds.length > 0 ? viewer.tenantIds : ['\u0001none']);
+  if (viewer.clientId) query = query.where('client_id', '=', viewer.clientId);
+  return query;
+}
+
+function visibleDeliveries(db: Kysely<Schema>, viewer: WebhookViewer) {
+  let query = db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('tenant_id', 'in', viewer.tenantIds.length > 0 ? viewer.tenantIds : ['\u0001none']);
+  if (viewer.clientId) {
+    const clientId = viewer.clientId;
+    query = query.where('subscription_id', 'in', (eb) =>
+      eb.selectFrom('webhook_subscriptions').select('id').where('client_id', '=', clientId),
+    );
+  }
+  return query;
+}
+
+/** One delivery the viewer may see, with every attempt; undefined otherwise. */
+export async function visibleDelivery(db: Kysely<Schema>, viewer: WebhookViewer, id: string) {
+  const row = await visibleDeliveries(db, viewer).where('id', '=', id).executeTakeFirst();
+  if (!row) return undefined;
+  const attempts = await db
+    .selectFrom('webhook_delivery_attempts')
+    .selectAll()
+    .where('delivery_id', '=', row.id)
+    .orderBy('seq')
+    .execute();
+  return { ...presentDelivery(row), attempt_log: attempts.map(presentAttempt) };
+}
+
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+/** The refusals every seller webhook route can answer, whether called with the console session or an app token. */
+const SELLER_REFUSALS = {
+  400: errorResponse('A token for several stores named none in X-Tenant-Id, or a bad list parameter'),
+  401: errorResponse('No console session and no valid bearer token'),
+  403: errorResponse('The token lacks open:webhook:write, or the CSRF token is missing or wrong'),
+};
+const ONE_DELIVERY_REFUSALS = { ...SELLER_REFUSALS, 404: errorResponse('No such delivery in your stores') };
+
+const route = (summary: string, operationId: string, response: Record<number, unknown>) => ({
+  tags: ['webhooks'],
+  summary,
+  operationId,
+  response,
+  security: [{ feiraOAuth: ['open:webhook:write'] as string[] }, { consoleSession: [] as string[] }] as Array<
+    Record<string, string[]>
+  >,
+});
+
+/**
+ * The seller's own delivery log (issue 20): the JSON the console reads,
+ * usable by a seller's tools with their session or an app's token. List
+ * conventions apply (filters, sort, cursor pagination). A POST made with the
+ * session must carry the CSRF token in `X-CSRF-Token`.
+ */
+export async function sellerWebhookRoutes(app: FastifyInstance): Promise<void> {
+  const { db } = app.platform.database;
+
+  app.get(
+    '/seller/v1/webhooks/subscriptions',
+    {
+      schema: route('List the webhook subscriptions of your stores (never their secrets)', 'listSellerWebhookSubscriptions', {
+        200: documentedList('A page of subscriptions (list conventions)'),
+        ...SELLER_REFUSALS,
+      }),
+    },
+    async (request, reply) =>
+      runListForRequest(request, subscriptionsList, visibleSubscriptions(db, await webhookViewer(request, reply))),
+  );
+
+  app.get(
+    '/seller/v1/webhooks/deliveries',
+    {
+      schema: route('List the webhook deliveries of your stores', 'listSellerWebhookDeliveries', {
+        200: documentedList('A page of deliveries (list conventions)'),
+        ...SELLER_REFUSALS,
+      }),
+    },
+    async (request, reply) =>
+      runListForRequest(request, deliveriesList, visibleDeliveries(db, await webhookViewer(request, reply))),
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/seller/v1/webhooks/deliveries/:id',
+    {
+      schema: {
+        ...route('One delivery of your stores with every attempt', 'getSellerWebhookDelivery', {
+          200: documentedObject('The delivery and its attempts'),
+          ...ONE_DELIVERY_REFUSALS,
+        }),
+        params: IdParams,
+      },
+    },
+    async (request, reply) => {
+      const delivery = await visibleDelivery(db, await webhookViewer(request, reply), request.params.id);
+      if (!delivery) throw notFound('Delivery');
+      return delivery;
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/seller/v1/webhooks/deliveries/:id/redeliver',
+    {
+      schema: {
+        ...route('Send a delivery of your stores again now (spec-notes W4)', 'redeliverSellerWebhookDelivery', {
+          202: documentedObject('The delivery, due again now'),
+          ...ONE_DELIVERY_REFUSALS,
+        }),
+        params: IdParams,
+      },
+    },
+    async (request, reply) => {
+      const viewer = await webhookViewer(request, reply);
+      if (viewer.bySession && !csrfTokenValid(request, request.headers['x-csrf-token'])) {
+        throw new PlatformError('FORBIDDEN', { message: 'The X-CSRF-Token header is missing or wrong' });
+      }
+      if (!(await visibleDelivery(db, viewer, request.params.id))) throw notFound('Delivery');
+      const row = await redeliverDelivery(db, request.params.id, request.server.platform.clock.now());
+      return reply.code(202).send(presentDelivery(row));
+    },
+  );
+}
