@@ -7,18 +7,22 @@ import {
   type ShownPackage,
 } from '@feira/contract';
 import type { CompiledQuery, InferResult } from 'kysely';
-import type { PlatformContext } from '../app.js';
 import { invalidParameter, notFound } from '../core/platform-error.js';
 import type { Database } from '../storage/database.js';
-import { callSellerQuote } from './quote-caller.js';
-import { type QuotePurpose, recordQuoteCall } from './quote-log.js';
+import type { QuoteCallResult } from './quote-caller.js';
+import type { QuotePurpose } from './quote-log/quote-call-rows.js';
+import { recordQuoteCall } from './quote-log/quote-log.js';
+import { answerOf, isBackedUp, type MethodAnswer, mergeAnswers, type SourcedOption, tableAnswer } from './quote-methods.js';
 import type { QuoteMetrics } from './quote-metrics.js';
 import { buildQuoteRequest, type QuotableProduct } from './quote-request-builder.js';
-import { quoteTargetOf } from './quote-url.js';
-import { findShippingSettings, type ShippingSettings } from './shipping-settings.js';
+import type { ShippingServices } from './shipping-services.js';
+import { findShippingSettings, type QuoteMethod, type ShippingSettings, settingsFromRow } from './shipping-settings.js';
 
-/** Why the shopper sees no shipping: a call outcome other than `ok`, or a store without quote settings. */
-export type UnavailableCode = Exclude<QuoteOutcome, 'ok'> | 'not_configured';
+/**
+ * Why the shopper sees no shipping: a call outcome other than `ok`, a store
+ * without quote settings, or no freight-table row for the zipcode and package.
+ */
+export type UnavailableCode = Exclude<QuoteOutcome, 'ok'> | 'not_configured' | 'no_freight_rate';
 
 export interface UnavailableReason {
   code: UnavailableCode;
@@ -36,6 +40,7 @@ const PLATFORM_MESSAGES: Record<
   http_error: 'Shipping is unavailable: the seller could not be reached',
   invalid_response: 'Shipping is unavailable: the seller sent a quote that cannot be used',
   not_configured: 'Shipping is unavailable: this store has no shipping quote method',
+  no_freight_rate: 'Shipping is unavailable: no freight rate covers this zipcode and package',
 };
 
 export interface CartLine {
@@ -62,7 +67,7 @@ export type CartQuote =
  * Looks the cart up in the tenant's catalogue. An SKU named twice or unknown
  * to the store → 422 naming `items.<i>.sku`. The tenant must exist (callers check).
  */
-export async function loadCart(platform: PlatformContext, tenantId: string, cart: CartLine[]): Promise<CatalogueLine[]> {
+export async function loadCart(platform: ShippingServices, tenantId: string, cart: CartLine[]): Promise<CatalogueLine[]> {
   cart.forEach((line, i) => {
     if (cart.findIndex((other) => other.sku === line.sku) !== i)
       throw invalidParameter(`items.${i}.sku`, 'body', 'appears twice');
@@ -98,8 +103,13 @@ function buildQuotableCartQuery(database: Database, tenantId: string, skus: stri
       'products.height_cm',
       'products.width_cm',
       'products.weight_g',
+      'shipping_settings.method',
+      'shipping_settings.methods',
       'shipping_settings.url',
       'shipping_settings.distribution_center_ids',
+      'shipping_settings.fallback',
+      'shipping_settings.gateway_id',
+      'shipping_settings.gateway_credential',
     ])
     .where('products.tenant_id', '=', tenantId)
     .where('products.sku', 'in', skus);
@@ -139,10 +149,10 @@ function quotableCartQuery(database: Database, size: number, tenantId: string, s
  * Measured on the `quote` benchmark: one query instead of two per quote.
  */
 async function loadQuotableCart(
-  platform: PlatformContext,
+  platform: ShippingServices,
   tenantId: string,
   cart: CartLine[],
-): Promise<{ settings: Pick<ShippingSettings, 'url' | 'distributionCenterIds'>; lines: CatalogueLine[] } | undefined> {
+): Promise<{ settings: ShippingSettings; lines: CatalogueLine[] } | undefined> {
   const skus = cart.map((line) => line.sku);
   const { rows } = await platform.database.db.executeQuery(quotableCartQuery(platform.database, skus.length, tenantId, skus));
   // Fewer rows than lines: an SKU unknown or named twice (SKUs are unique per tenant).
@@ -153,18 +163,24 @@ async function loadQuotableCart(
   for (const line of cart) {
     const row = bySku.get(line.sku);
     if (!row) return undefined;
-    const { url: _url, distribution_center_ids: _centres, ...product } = row;
+    const {
+      method: _method,
+      methods: _methods,
+      url: _url,
+      distribution_center_ids: _centres,
+      fallback: _fallback,
+      gateway_id: _gateway,
+      gateway_credential: _credential,
+      ...product
+    } = row;
     lines.push({ product, quantity: line.quantity });
   }
-  return {
-    settings: { url: first.url, distributionCenterIds: JSON.parse(first.distribution_center_ids) as string[] },
-    lines,
-  };
+  return { settings: settingsFromRow(tenantId, first), lines };
 }
 
 /** The settings (if any) and the cart, with a 404 for an unknown tenant and a 422 naming a bad line. */
 async function loadCartTheLongWay(
-  platform: PlatformContext,
+  platform: ShippingServices,
   input: { tenantId: string; items: CartLine[] },
 ): Promise<{ settings: ShippingSettings | undefined; lines: CatalogueLine[] }> {
   // Settings exist only for an existing tenant (foreign key), so the tenant is
@@ -182,12 +198,12 @@ async function loadCartTheLongWay(
 }
 
 /**
- * One quote of a purchase (SPEC-DECISIONS Q6): builds the request from the
+ * One quote of a purchase (spec-notes Q6): builds the request from the
  * catalogue, calls the seller once, logs the call (Q7) and picks the options
  * shown (Q5). Shipping being unavailable is a normal result, not an error.
  */
 export async function quoteCart(
-  platform: PlatformContext,
+  platform: ShippingServices,
   metrics: QuoteMetrics,
   input: { tenantId: string; zipcode: string; items: CartLine[]; purpose: QuotePurpose },
 ): Promise<CartQuote> {
@@ -207,26 +223,64 @@ export async function quoteCart(
     throw invalidParameter(`items.${index}.sku`, 'body', `cannot be quoted: ${first.message}`);
   }
 
-  const result = await callSellerQuote(platform.outbound, quoteTargetOf(settings.url), request, {
-    distributionCenterIds: settings.distributionCenterIds,
-  });
-  recordQuoteCall(
-    { quoteLog: platform.quoteLog, clock: platform.clock, random: platform.random, metrics },
-    { tenantId: input.tenantId, sessionId, purpose: input.purpose, result },
+  const answers = await Promise.all(
+    settings.methods.map((method) => answerOf(platform, method, { tenantId: input.tenantId, settings, request, lines })),
   );
-  if (result.outcome === 'ok' && result.response) {
-    return { available: true, sessionId, request, lines, packages: pickShownOptions(result.response) };
+  // spec-notes Q8, backup rates: a failed seller-API or gateway call, never a business error.
+  const businessError = answers.find((answer) => answer.kind === 'business_error');
+  let fallback: MethodAnswer | undefined;
+  if (settings.fallback === 'freight_table' && !businessError && answers.some(isBackedUp)) {
+    fallback = await tableAnswer(platform, 'freight_table', { tenantId: input.tenantId, settings, request, lines });
   }
-  const reason: UnavailableReason = result.sellerError
-    ? { code: result.sellerError.code, message: result.sellerError.message, items: result.sellerError.items }
-    : unavailable(result.outcome as Exclude<UnavailableCode, 'not_configured'>);
+  const fallbackUsed = fallback?.kind === 'options';
+  const logDeps = { quoteLog: platform.quoteLog, clock: platform.clock, random: platform.random, metrics };
+  for (const answer of answers) {
+    const result = callResultOf(answer);
+    if (!result) continue;
+    recordQuoteCall(logDeps, {
+      tenantId: input.tenantId,
+      sessionId,
+      purpose: input.purpose,
+      result,
+      fallbackUsed: fallbackUsed && isBackedUp(answer),
+    });
+  }
+
+  if (businessError?.kind === 'business_error') {
+    const { error } = businessError;
+    return {
+      available: false,
+      sessionId,
+      request,
+      lines,
+      reason: { code: error.code, message: error.message, items: error.items },
+    };
+  }
+  const merged = mergeAnswers(fallback ? [...answers, fallback] : answers);
+  if (merged) return { available: true, sessionId, request, lines, packages: pickShownOptions({ packages: merged }) };
+  const failed = answers.find((answer) => answer.kind === 'call_failed');
+  const reason =
+    failed?.kind === 'call_failed'
+      ? unavailable(failed.call.outcome as Exclude<UnavailableCode, 'not_configured'>)
+      : unavailable('no_freight_rate');
   return { available: false, sessionId, request, lines, reason };
+}
+
+/** The logged call behind an answer (seller API and gateway methods), if any. */
+function callResultOf(answer: MethodAnswer): QuoteCallResult | undefined {
+  if (answer.kind === 'call_failed' || answer.kind === 'business_error') return answer.call;
+  return answer.kind === 'options' ? answer.call : undefined;
 }
 
 function unavailable(code: UnavailableCode): UnavailableReason {
   const message =
     code in PLATFORM_MESSAGES ? PLATFORM_MESSAGES[code as keyof typeof PLATFORM_MESSAGES] : 'Shipping is unavailable';
   return { code, message, items: [] };
+}
+
+/** The method that priced an option (spec-notes Q8); options carry it from quote-methods.ts. */
+export function sourceOf(option: DeliveryOption): QuoteMethod {
+  return (option as Partial<SourcedOption>).source ?? 'seller_api';
 }
 
 /** An option as the storefront shows it: the seller's fields plus which of the two it is. */
@@ -241,6 +295,7 @@ export function presentOption(option: DeliveryOption, shown: ShownPackage) {
     delivery_days: option.delivery_days,
     type: option.type,
     origin: option.origin ? { distribution_center: { id: option.origin.distribution_center.id } } : null,
+    source: sourceOf(option),
     labels,
   };
 }

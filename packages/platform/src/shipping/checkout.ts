@@ -1,8 +1,17 @@
 import { type DeliveryOption, type Order, type ShownPackage, toCents } from '@feira/contract';
-import type { PlatformContext } from '../app.js';
-import { insertOrder } from '../records/order-repository.js';
-import { type CartQuote, type CatalogueLine, presentCartQuote, quoteCart, type UnavailableReason } from './cart-quote.js';
+import { insertOrder } from '../records/kinds/orders.js';
+import { sumOfLinesCents } from '../records/money.js';
+import {
+  type CartQuote,
+  type CatalogueLine,
+  presentCartQuote,
+  quoteCart,
+  sourceOf,
+  type UnavailableReason,
+} from './cart-quote.js';
 import type { QuoteMetrics } from './quote-metrics.js';
+import type { ShippingServices } from './shipping-services.js';
+import type { QuoteMethod } from './shipping-settings.js';
 import type { CheckoutBody } from './storefront-schemas.js';
 
 /** The order's `shipping` JSON: the chosen option with its origin, plus the quote it came from. */
@@ -10,6 +19,8 @@ export interface CheckoutShipping {
   id: string;
   name: string;
   type: string;
+  /** The method that priced the first package's option (spec-notes Q8); each package's option carries its own. */
+  source: QuoteMethod;
   /** Total shipping price over every package. */
   price: number;
   /** The slowest package decides when the order is complete. */
@@ -35,12 +46,12 @@ function chosenOption(pkg: ShownPackage, choice: string): DeliveryOption | undef
 }
 
 /**
- * The checkout of SPEC-DECISIONS Q6: the automatic second quote of the
+ * The checkout of spec-notes Q6: the automatic second quote of the
  * purchase, then, when shipping is available and the choice is among the
  * options shown, the order (items, total, chosen option with its origin) and
- * its `order` CREATION event in one transaction (SPEC-DECISIONS W6).
+ * its `order` CREATION event in one transaction (spec-notes W6).
  */
-export async function checkout(platform: PlatformContext, metrics: QuoteMetrics, input: CheckoutBody): Promise<CheckoutResult> {
+export async function checkout(platform: ShippingServices, metrics: QuoteMetrics, input: CheckoutBody): Promise<CheckoutResult> {
   const quote: CartQuote = await quoteCart(platform, metrics, {
     tenantId: input.tenant_id,
     zipcode: input.zipcode,
@@ -58,6 +69,7 @@ export async function checkout(platform: PlatformContext, metrics: QuoteMetrics,
     id: first.id,
     name: first.name,
     type: first.type,
+    source: sourceOf(first),
     price: shippingCents / 100,
     delivery_days: Math.max(...options.map((option) => option.delivery_days)),
     ...(first.origin && { origin: { distribution_center: { id: first.origin.distribution_center.id } } }),
@@ -75,19 +87,24 @@ export async function checkout(platform: PlatformContext, metrics: QuoteMetrics,
  * `GET /v1/orders/{id}` like any other and its webhook goes out (Q6, W6).
  */
 async function insertCheckoutOrder(
-  platform: PlatformContext,
+  platform: ShippingServices,
   input: CheckoutBody,
   lines: CatalogueLine[],
   shipping: CheckoutShipping,
   shippingCents: number,
 ): Promise<Order> {
-  const itemsCents = lines.reduce((sum, line) => sum + line.product.price_cents * line.quantity, 0);
+  // issue 17 §2: the one checked sum (records/money.ts); an overflow names the cart line the shopper sent.
+  const totalCents = sumOfLinesCents(
+    lines.map((line) => ({ priceCents: line.product.price_cents, quantity: line.quantity })),
+    (i) => `items.${i}.quantity`,
+    shippingCents,
+  );
   return insertOrder(
     platform.database.db,
     input.tenant_id,
     {
       customer: input.customer ?? { id: `guest-${platform.random.uuid()}`, name: 'Guest shopper' },
-      total_amount: (itemsCents + shippingCents) / 100,
+      total_amount: totalCents / 100,
       currency: 'BRL',
       items: lines.map((line) => ({ sku: line.product.sku, quantity: line.quantity, price: line.product.price_cents / 100 })),
       shipping,

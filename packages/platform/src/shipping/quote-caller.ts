@@ -13,7 +13,7 @@ import {
 import type { Dispatcher } from 'undici';
 import type { QuoteTarget } from './quote-url.js';
 
-/** How one call to a seller's quote endpoint ended (SPEC-DECISIONS Q7). */
+/** How one call to a seller's quote endpoint ended (spec-notes Q7). */
 export interface QuoteCallResult {
   outcome: QuoteOutcome;
   /** Wall time from sending the request to the end of the answer (or the cut-off). */
@@ -29,12 +29,14 @@ export interface QuoteCallResult {
 }
 
 export interface QuoteCallOptions {
-  /** The seller's configured centres: origin rules of SPEC-DECISIONS Q4. */
+  /** The seller's configured centres: origin rules of spec-notes Q4. */
   distributionCenterIds: readonly string[];
-  /** SPEC-DECISIONS Q3: one deadline for connect + headers + body (default 1000 ms). */
+  /** spec-notes Q3: one deadline for connect + headers + body (default 1000 ms). */
   timeoutMs?: number;
-  /** SPEC-DECISIONS Q3: larger bodies are refused (default 1 MiB). */
+  /** spec-notes Q3: larger bodies are refused (default 1 MiB). */
   maxResponseBytes?: number;
+  /** spec-notes Q8: a gateway call carries the store's credential (never logged). */
+  authorization?: string;
 }
 
 const MAX_DETAIL_CHARS = 2000;
@@ -49,7 +51,7 @@ const REQUEST_HEADERS = Object.freeze({
 /**
  * The abort reason of every cut-off. Without one, `abort()` builds a
  * DOMException with a stack trace per call; when a silent seller's calls hit
- * the deadline together, that work delays the timers still due (SPEC-DECISIONS Q3).
+ * the deadline together, that work delays the timers still due (spec-notes Q3).
  */
 const DEADLINE_PASSED = new Error('quote deadline passed');
 
@@ -111,7 +113,7 @@ function parseJson(bytes: Buffer): unknown {
 
 /**
  * Calls a seller's quote endpoint once (spec "Seller-implemented
- * shipping-quote endpoint", "Errors / Shipping quote"; SPEC-DECISIONS Q3/Q4):
+ * shipping-quote endpoint", "Errors / Shipping quote"; spec-notes Q3/Q4):
  * POST of the request as UTF-8 JSON through the keep-alive outbound pool, one
  * deadline for the whole exchange, no retry. When the deadline passes the
  * request is aborted (undici drops the socket), so a late answer is never read.
@@ -148,7 +150,8 @@ export async function callSellerQuote(
       origin: target.origin,
       path: target.path,
       method: 'POST',
-      headers: REQUEST_HEADERS,
+      headers:
+        options.authorization === undefined ? REQUEST_HEADERS : { ...REQUEST_HEADERS, authorization: options.authorization },
       body,
       signal: controller.signal,
       // The AbortSignal is the deadline; undici's own timers only as a backstop.

@@ -2,7 +2,7 @@ import { QUOTE_OUTCOMES } from '@feira/contract';
 import { Counter, Histogram, type Registry } from 'prom-client';
 
 export interface QuoteMetrics {
-  /** Quote calls by outcome (SPEC-DECISIONS Q7). */
+  /** Quote calls by outcome (spec-notes Q7). */
   calls: Counter<'outcome'>;
   /** Seller round-trip time by outcome; the 1.0 s bucket edge is the deadline. */
   latency: Histogram<'outcome'>;

@@ -22,7 +22,7 @@ function scaled(value: number, divisor: number): number {
 
 /**
  * Builds the shipping quote request from the catalogue (spec "Shipping quote
- * request"; SPEC-DECISIONS Q2): unit price in reais rounded to 2 decimals,
+ * request"; spec-notes Q2): unit price in reais rounded to 2 decimals,
  * currency BRL, dimensions in metres (cm ÷ 100) and kilograms (g ÷ 1000).
  */
 export function buildQuoteRequest(input: {

@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { invalidParameter, type PlatformError } from '../core/platform-error.js';
-import { type OutboundPolicy, refusalReason } from '../http/address-policy.js';
+import { type OutboundPolicy, refusalReason } from '../outbound/address-policy.js';
 
 /** Where a quote call goes: the origin to connect to and the request target sent byte for byte. */
 export interface QuoteTarget {
@@ -21,9 +21,9 @@ const AUTHORITY = /^(https?):\/\/([^/?#]*)(.*)$/i;
 
 /**
  * Checks a seller's quote URL (spec "Seller-implemented shipping-quote
- * endpoint"; SPEC-DECISIONS Q1) and splits it so it is called exactly as given.
+ * endpoint"; spec-notes Q1) and splits it so it is called exactly as given.
  * Strict mode: `https://`, no port (not even `:443`), a host the SSRF policy
- * allows (SPEC-DECISIONS W9). Sandbox mode also allows `http://`, ports and
+ * allows (spec-notes W9). Sandbox mode also allows `http://`, ports and
  * loopback. The query string is kept verbatim: the seller may put its token
  * there (spec "Authentication" rule 12). Throws a 422 naming `url`.
  */

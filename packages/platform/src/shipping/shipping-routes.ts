@@ -3,10 +3,13 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { requireAdminToken } from '../admin/admin-auth.js';
 import { notFound } from '../core/platform-error.js';
+import { documentedList, documentedObject, errorResponse } from '../http/openapi-document.js';
 import { runListForRequest } from '../lists/list-engine.js';
 import { presentCartQuote, quoteCart } from './cart-quote.js';
 import { checkout } from './checkout.js';
-import { quoteCallList } from './quote-log-list.js';
+import { freightRoutes } from './freight/freight-routes.js';
+import { gatewayRoutes } from './gateway-routes.js';
+import { quoteCallList } from './quote-log/quote-log-list.js';
 import { quoteMetrics } from './quote-metrics.js';
 import {
   configureShippingSettings,
@@ -21,22 +24,25 @@ const adminSecurity = [{ adminToken: [] }];
 
 /**
  * Routes of the shipping capability (spec "Seller-implemented shipping-quote
- * endpoint"; SPEC-DECISIONS Q1–Q7): the seller's quote settings and the quote
+ * endpoint"; spec-notes Q1–Q7): the seller's quote settings and the quote
  * log in the admin API, the product-page quote and the checkout on the storefront.
  */
 export async function shippingRoutes(instance: FastifyInstance): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-  const { platform } = app;
+  const platform = app.shipping;
   const metrics = quoteMetrics(platform.metrics);
   const { quoteLog } = platform;
   quoteLog.onError((error, rows) =>
     app.log.error({ err: error, quoteCallIds: rows.map((row) => row.id) }, 'quote log rows could not be written'),
   );
   quoteLog.store.onTrouble((error, message) => app.log.error({ err: error }, message));
-  // SPEC-DECISIONS Q7: calls still buffered are written before the database goes away.
+  // spec-notes Q7: calls still buffered are written before the database goes away.
   app.addHook('onClose', async () => {
     await quoteLog.close();
   });
+
+  await app.register(freightRoutes);
+  await app.register(gatewayRoutes);
 
   app.put(
     '/admin/v1/tenants/:tenant_id/shipping',
@@ -44,10 +50,13 @@ export async function shippingRoutes(instance: FastifyInstance): Promise<void> {
       preHandler: requireAdminToken,
       schema: {
         tags: ['shipping'],
-        summary: 'Set the store quote method (SPEC-DECISIONS Q1): seller_api, its URL and distribution centres',
+        operationId: 'adminSetShippingMethod',
+        summary:
+          'Set the store quote methods (spec-notes Q1, Q8): seller_api with its URL, freight_table, marketplace_delivery, gateway; several with `methods`; backup rates with `fallback`',
         security: adminSecurity,
         params: TenantParams,
         body: ShippingSettingsBody,
+        response: { 200: documentedObject('The store quote method as stored'), 404: errorResponse('No such store') },
       },
     },
     async (request) => {
@@ -60,7 +69,14 @@ export async function shippingRoutes(instance: FastifyInstance): Promise<void> {
     '/admin/v1/tenants/:tenant_id/shipping',
     {
       preHandler: requireAdminToken,
-      schema: { tags: ['shipping'], summary: 'Read the store quote method', security: adminSecurity, params: TenantParams },
+      schema: {
+        operationId: 'adminGetShippingMethod',
+        tags: ['shipping'],
+        summary: 'Read the store quote method',
+        security: adminSecurity,
+        params: TenantParams,
+        response: { 200: documentedObject('The store quote method'), 404: errorResponse('No such store, or no method set') },
+      },
     },
     async (request) => {
       const settings = await findShippingSettings(platform.database, request.params.tenant_id);
@@ -73,11 +89,14 @@ export async function shippingRoutes(instance: FastifyInstance): Promise<void> {
     '/admin/v1/tenants/:tenant_id/shipping/quote-calls',
     {
       preHandler: requireAdminToken,
+      config: { listResource: quoteCallList as never },
       schema: {
         tags: ['shipping'],
-        summary: 'The quote log (SPEC-DECISIONS Q7): every call with session id, latency and outcome, list conventions',
+        operationId: 'adminListQuoteCalls',
+        summary: 'The quote log (spec-notes Q7): every call with session id, latency and outcome, list conventions',
         security: adminSecurity,
         params: TenantParams,
+        response: { 200: documentedList('Quote calls (list conventions)'), 404: errorResponse('No such store') },
       },
     },
     async (request) => {
@@ -100,9 +119,10 @@ export async function shippingRoutes(instance: FastifyInstance): Promise<void> {
     {
       schema: {
         tags: ['storefront'],
+        operationId: 'createStorefrontQuote',
         summary: 'Product-page quote: the options shown (fastest, cheapest) or why shipping is unavailable',
         body: StorefrontQuoteBody,
-        response: { 200: StorefrontQuoteResult },
+        response: { 200: StorefrontQuoteResult, 404: errorResponse('No such store') },
       },
     },
     async (request) => {
@@ -121,8 +141,17 @@ export async function shippingRoutes(instance: FastifyInstance): Promise<void> {
     {
       schema: {
         tags: ['storefront'],
+        operationId: 'createCheckout',
         summary: 'Checkout: re-quotes (the second quote of the purchase) and creates the order with the chosen option',
         body: CheckoutBody,
+        response: {
+          201: documentedObject('The order created, as `{ "order": Order }`'),
+          404: errorResponse('No such store'),
+          // The platform error shape plus `reason` or the current `quote`: an open object, so the serializer strips nothing.
+          409: documentedObject(
+            'Shipping unavailable, or the chosen option is no longer offered: the platform error shape with the reason or the current quote',
+          ),
+        },
       },
     },
     async (request, reply) => {

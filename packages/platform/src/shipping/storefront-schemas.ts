@@ -1,7 +1,7 @@
 import { QUOTE_MAX_OPTION_ID_LENGTH, QUOTE_MAX_SKU_LENGTH, ZIPCODE_PATTERN } from '@feira/contract';
 import { type Static, Type } from '@sinclair/typebox';
 
-// The shopper-facing endpoints of the shipping capability (SPEC-DECISIONS Q6):
+// The shopper-facing endpoints of the shipping capability (spec-notes Q6):
 // the product-page quote and the checkout that re-quotes and creates the order.
 
 const CartItem = Type.Object(
@@ -47,13 +47,16 @@ const ShownOption = Type.Object({
   delivery_days: Type.Integer(),
   type: Type.String(),
   origin: Type.Union([Type.Object({ distribution_center: Type.Object({ id: Type.String() }) }), Type.Null()]),
+  source: Type.String({
+    description: 'The method that priced the option: seller_api, freight_table, marketplace_delivery or gateway (spec-notes Q8)',
+  }),
   labels: Type.Array(Type.Union([Type.Literal('fastest'), Type.Literal('cheapest')])),
 });
 
 export const UnavailableReasonBody = Type.Object({
   code: Type.String({
     description:
-      'timeout, http_error, invalid_response, not_configured, or the seller code (invalid_zipcode, delivery_not_available, out_of_stock)',
+      'timeout, http_error, invalid_response, not_configured, no_freight_rate, or the seller code (invalid_zipcode, delivery_not_available, out_of_stock)',
   }),
   message: Type.String(),
   items: Type.Array(

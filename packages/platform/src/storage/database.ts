@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
@@ -16,6 +16,8 @@ export interface Database {
   readonly displayUrl: string;
   /** SQLite on a file: its path (side files, such as the quote log's, sit beside it). */
   readonly sqliteFile?: string;
+  /** PostgreSQL: the pool under Kysely, for what Kysely cannot say (COPY of a freight import). */
+  readonly pgPool?: pg.Pool;
   close(): Promise<void>;
 }
 
@@ -42,7 +44,12 @@ export function redactUrl(url: string): string {
  * WAL checkpoints do), foreign keys on, and a 5 s wait on a locked database.
  */
 export function openSqliteConnection(file: string): SqliteDatabase.Database {
-  if (file !== ':memory:') mkdirSync(dirname(resolve(file)), { recursive: true });
+  if (file !== ':memory:') {
+    mkdirSync(dirname(resolve(file)), { recursive: true });
+    // issue 17 §6: the file holds password hashes and sealed keys: readable by its owner only. Created here
+    // with 0600 before SQLite opens it; SQLite gives the -wal and -shm files the same mode as the database.
+    closeSync(openSync(file, 'a', 0o600));
+  }
   const sqlite = new SqliteDatabase(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
@@ -82,5 +89,5 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
   // A broken idle connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect, displayUrl: redactUrl(url), close: () => db.destroy() };
+  return { db, dialect, displayUrl: redactUrl(url), pgPool: pool, close: () => db.destroy() };
 }

@@ -75,3 +75,67 @@ describe('migrations on PostgreSQL beside another Feira schema', () => {
     }
   });
 });
+
+describe.each(testDatabaseTargets())('migrations started by two processes at once on $dialect', (target) => {
+  it('both processes start: each migration runs exactly once and both see the schema at head', async () => {
+    const { spawn } = await import('node:child_process');
+    const { fileURLToPath } = await import('node:url');
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { randomBytes } = await import('node:crypto');
+    const pg = (await import('pg')).default;
+    const { migrations } = await import('./migrations/index.js');
+    const script = fileURLToPath(new URL('../../test/storage/migrate-process.ts', import.meta.url));
+    const root = fileURLToPath(new URL('../../../../', import.meta.url));
+
+    let env: Record<string, string>;
+    let cleanup: () => Promise<void>;
+    if (target.dialect === 'sqlite') {
+      const dir = mkdtempSync(join(tmpdir(), 'feira-migrate-'));
+      env = { FEIRA_DATABASE_URL: `sqlite:${join(dir, 'feira.db')}` };
+      cleanup = async () => rmSync(dir, { recursive: true, force: true });
+    } else {
+      const url = process.env.FEIRA_TEST_DATABASE_URL as string;
+      const schema = `feira_test_${randomBytes(6).toString('hex')}`;
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      await admin.query(`create schema ${schema}`);
+      await admin.end();
+      env = { FEIRA_DATABASE_URL: url, FEIRA_PG_SCHEMA: schema };
+      cleanup = async () => {
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        await client.query(`drop schema if exists ${schema} cascade`);
+        await client.end();
+      };
+    }
+    const run = () =>
+      new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', script], {
+          cwd: root,
+          env: { ...process.env, TSX_TSCONFIG_PATH: 'tsconfig.typecheck.json', ...env },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (c: Buffer) => {
+          out += c.toString();
+        });
+        child.stderr.on('data', (c: Buffer) => {
+          err += c.toString();
+        });
+        child.on('exit', (code) => resolve({ code, out, err }));
+      });
+    try {
+      const results = await Promise.all([run(), run()]);
+      for (const r of results) expect(r.code, r.err).toBe(0);
+      const reports = results.map((r) => JSON.parse(r.out.trim()) as { applied: string[]; pending: string[] });
+      // Between them they applied every migration once; afterwards neither saw anything pending.
+      expect(reports.flatMap((r) => r.applied).sort()).toEqual(Object.keys(migrations).sort());
+      for (const r of reports) expect(r.pending).toEqual([]);
+    } finally {
+      await cleanup();
+    }
+  }, 120_000);
+});

@@ -1,6 +1,7 @@
-import { type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import type { Database } from './database.js';
 import { migrations } from './migrations/index.js';
+import type { Schema } from './schema.js';
 
 /** Migrations are files compiled into the package (no directory scanning), run at start, idempotent. */
 class StaticProvider implements MigrationProvider {
@@ -20,21 +21,72 @@ class StaticProvider implements MigrationProvider {
  * (parallel test files, a staging copy) makes it skip creating them here and
  * then fail with `relation "kysely_migration_lock" does not exist`.
  */
-async function currentSchema(database: Database): Promise<string | undefined> {
-  if (database.dialect !== 'postgres') return undefined;
-  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db);
+async function currentSchema(db: Kysely<Schema>, dialect: Database['dialect']): Promise<string | undefined> {
+  if (dialect !== 'postgres') return undefined;
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
   return rows[0]?.schema;
 }
 
-export async function migrateToLatest(database: Database): Promise<string[]> {
-  const schema = await currentSchema(database);
-  const migrator = new Migrator({
-    db: database.db,
-    provider: new StaticProvider(database.dialect),
+function migrator(db: Kysely<Schema>, dialect: Database['dialect'], schema: string | undefined): Migrator {
+  return new Migrator({
+    db,
+    provider: new StaticProvider(dialect),
     allowUnorderedMigrations: true,
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
+}
+
+async function runMigrator(db: Kysely<Schema>, dialect: Database['dialect']): Promise<string[]> {
+  const { error, results } = await migrator(db, dialect, await currentSchema(db, dialect)).migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+const SQLITE_BUSY = /^SQLITE_BUSY/;
+
+/**
+ * Brings the schema to the newest migration. Several processes may start at
+ * once (API workers, dispatchers, `feira dispatch` beside `feira start`), so
+ * the whole run, including the creation of Kysely's own bookkeeping tables,
+ * holds a lock: on PostgreSQL a session advisory lock keyed by the schema; on
+ * SQLite, whose DDL Kysely does not wrap in a transaction, one `BEGIN
+ * IMMEDIATE` transaction (the file's write lock; the other process waits in
+ * its busy timeout). The second process then finds nothing to do.
+ */
+export async function migrateToLatest(database: Database): Promise<string[]> {
+  if (database.dialect === 'postgres') {
+    return database.db.connection().execute(async (conn) => {
+      await sql`select pg_advisory_lock(hashtext('feira-migrate:' || current_schema()))`.execute(conn);
+      try {
+        return await runMigrator(conn, database.dialect);
+      } finally {
+        await sql`select pg_advisory_unlock(hashtext('feira-migrate:' || current_schema()))`.execute(conn);
+      }
+    });
+  }
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await database.db.connection().execute(async (conn) => {
+        await sql`begin immediate`.execute(conn);
+        try {
+          const applied = await runMigrator(conn, database.dialect);
+          await sql`commit`.execute(conn);
+          return applied;
+        } catch (error) {
+          await sql`rollback`.execute(conn).catch(() => {});
+          throw error;
+        }
+      });
+    } catch (error) {
+      // The busy timeout ran out while another process held the lock: try again.
+      const code = (error as { code?: unknown }).code;
+      if (attempt >= 5 || typeof code !== 'string' || !SQLITE_BUSY.test(code)) throw error;
+    }
+  }
+}
+
+/** Migrations this build knows that the database has not run (empty: the schema is at head). */
+export async function pendingMigrations(database: Database): Promise<string[]> {
+  const found = await migrator(database.db, database.dialect, await currentSchema(database.db, database.dialect)).getMigrations();
+  return found.filter((m) => m.executedAt === undefined).map((m) => m.name);
 }

@@ -1,4 +1,4 @@
-import type { AccountTables } from '../admin/account-tables.js';
+import type { AccountTables } from '../accounts/account-tables.js';
 import type { IdentityTables } from '../identity/identity-tables.js';
 import type { RecordTables } from '../records/record-tables.js';
 import type { ShippingTables } from '../shipping/shipping-tables.js';

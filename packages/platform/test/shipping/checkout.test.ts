@@ -1,10 +1,19 @@
-// The checkout (SPEC-DECISIONS Q6): the automatic second quote, then the order
+// The checkout (spec-notes Q6): the automatic second quote, then the order
 // with the chosen option and its origin, and the order's webhook event.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPlatform, type TestPlatform, testDatabaseTargets, testTls } from '../../src/testing.js';
 import { type LoopbackReceiver, startReceiver } from '../webhooks/loopback-receiver.js';
 import { dispatcherOf, sellerWithToken, signup } from '../webhooks/webhook-kit.js';
-import { answerWith, cart, option, quoteLog, storefrontCheckout, storefrontQuote, storeSellingVia } from './shipping-kit.js';
+import {
+  addProducts,
+  answerWith,
+  cart,
+  option,
+  quoteLog,
+  storefrontCheckout,
+  storefrontQuote,
+  storeSellingVia,
+} from './shipping-kit.js';
 import { type SellerBehaviour, startTestSeller, type TestSeller } from './test-seller.js';
 
 const multiCentreAnswer = answerWith([
@@ -41,7 +50,7 @@ describe.each(testDatabaseTargets())('checkout on $dialect', (target) => {
       .where('topic', '=', 'order')
       .execute();
 
-  it('spec Quote rules 1, 2, 5 / SPEC-DECISIONS Q6: checkout re-quotes, creates the order with the chosen option and its origin, and its webhook goes out', async () => {
+  it('spec Quote rules 1, 2, 5 / spec-notes Q6: checkout re-quotes, creates the order with the chosen option and its origin, and its webhook goes out', async () => {
     const hooks: LoopbackReceiver = await startReceiver({ tls: true });
     servers.push(hooks);
     const owner = await sellerWithToken(platform);
@@ -104,7 +113,7 @@ describe.each(testDatabaseTargets())('checkout on $dialect', (target) => {
     expect(read.json().shipping.origin).toEqual({ distribution_center: { id: 'CD-RJ' } });
   });
 
-  it('SPEC-DECISIONS Q5/Q6: choice "fastest" or a shown option id picks that option; an option not shown is a 409 with the new quote', async () => {
+  it('spec-notes Q5/Q6: choice "fastest" or a shown option id picks that option; an option not shown is a 409 with the new quote', async () => {
     const { tenantId } = await sellerAnswering(() => ({ status: 200, json: multiCentreAnswer }));
     const fastest = (await storefrontCheckout(platform, tenantId, 'fastest')).json().order;
     expect(fastest.shipping).toMatchObject({ id: 'express', price: 30, origin: { distribution_center: { id: 'CD-SP' } } });
@@ -116,7 +125,20 @@ describe.each(testDatabaseTargets())('checkout on $dialect', (target) => {
     expect(await ordersOf(tenantId)).toHaveLength(2);
   });
 
-  it('SPEC-DECISIONS Q6: shipping unavailable at checkout (out_of_stock) is a 409 with the reason, and no order or event', async () => {
+  it('issue-17 §2: a checkout whose total overflows is a 422 naming the cart line the shopper sent (no 500, no order)', async () => {
+    const bigCart = [{ sku: 'BIG', quantity: 100_000 }];
+    const answer = answerWith([option({ origin: { distribution_center: { id: 'CD-SP' } } })], bigCart);
+    const { tenantId } = await sellerAnswering(() => ({ status: 200, json: answer }));
+    // The largest price the admin API accepts (contract MAX_MONEY_AMOUNT), times the largest cart quantity.
+    await addProducts(platform, tenantId, [{ sku: 'BIG', price_cents: 1e13 }]);
+    const res = await storefrontCheckout(platform, tenantId, 'cheapest', { items: bigCart });
+    expect(res.statusCode, res.body).toBe(422);
+    expect(res.json().details).toEqual([expect.objectContaining({ field: 'items.0.quantity', location: 'body' })]);
+    expect(await ordersOf(tenantId)).toHaveLength(0);
+    expect(await eventsOf(tenantId)).toHaveLength(0);
+  });
+
+  it('spec-notes Q6: shipping unavailable at checkout (out_of_stock) is a 409 with the reason, and no order or event', async () => {
     const { tenantId } = await sellerAnswering(() => ({
       status: 400,
       json: { message: 'Itens sem Estoque', code: 'out_of_stock', items: [{ sku: 'SKU-B', available_quantity: '0' }] },
@@ -131,7 +153,7 @@ describe.each(testDatabaseTargets())('checkout on $dialect', (target) => {
     expect(await eventsOf(tenantId)).toHaveLength(0);
   });
 
-  it('Errors / Shipping quote / SPEC-DECISIONS Q6: a seller timing out at checkout is a 409 timeout, no order, no retry', async () => {
+  it('Errors / Shipping quote / spec-notes Q6: a seller timing out at checkout is a 409 timeout, no order, no retry', async () => {
     const { seller, tenantId } = await sellerAnswering(() => ({ late: { afterMs: 1500, status: 200, json: multiCentreAnswer } }));
     const res = await storefrontCheckout(platform, tenantId, 'cheapest');
     expect(res.statusCode).toBe(409);
@@ -141,7 +163,7 @@ describe.each(testDatabaseTargets())('checkout on $dialect', (target) => {
     expect(await ordersOf(tenantId)).toHaveLength(0);
   });
 
-  it('SPEC-DECISIONS Q5: several packages: the choice applies per package, shipping prices add up, each origin is kept', async () => {
+  it('spec-notes Q5: several packages: the choice applies per package, shipping prices add up, each origin is kept', async () => {
     const { tenantId } = await sellerAnswering(() => ({
       status: 200,
       json: {

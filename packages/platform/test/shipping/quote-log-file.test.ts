@@ -1,5 +1,5 @@
 // On SQLite the quote log lives in a file of its own, written by a worker thread
-// (quote-log-file.ts). SPEC-DECISIONS Q7 still holds there: every call is in the
+// (quote-log-file.ts). spec-notes Q7 still holds there: every call is in the
 // log, once, across restarts, an upgrade from the log in the platform's
 // database, and a writer thread that dies.
 import { spawn } from 'node:child_process';
@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { openQuoteLogFile, quoteLogFileOf } from '../../src/shipping/quote-log-file.js';
-import { quoteLogStoreFor } from '../../src/shipping/quote-log-store.js';
+import { quoteLogStoreFor } from '../../src/shipping/quote-log/quote-log.js';
+import { openQuoteLogFile, quoteLogFileOf } from '../../src/shipping/quote-log/quote-log-file.js';
 import { type Database, openDatabase } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { openSqliteTestDatabase } from '../../src/storage/test-databases.js';
@@ -39,7 +39,7 @@ describe('quote log in its own SQLite file', () => {
     expect(quoteLogFileOf('/var/lib/feira/store')).toBe('/var/lib/feira/store.quote-log');
   });
 
-  it('SPEC-DECISIONS Q7: rows go to the log file, not the platform database, and are there after a restart', async () => {
+  it('spec-notes Q7: rows go to the log file, not the platform database, and are there after a restart', async () => {
     const database = await openSqliteTestDatabase();
     try {
       const store = quoteLogStoreFor(database);
@@ -63,7 +63,7 @@ describe('quote log in its own SQLite file', () => {
     }
   });
 
-  it('SPEC-DECISIONS Q7: rows an earlier version logged in the platform database move to the log file, none lost or doubled', async () => {
+  it('spec-notes Q7: rows an earlier version logged in the platform database move to the log file, none lost or doubled', async () => {
     const platform = await createTestPlatform(sqlite);
     try {
       const tenantId = (await platform.createSeller()).tenantIds[0] as string;
@@ -88,7 +88,7 @@ describe('quote log in its own SQLite file', () => {
     }
   });
 
-  it('SPEC-DECISIONS Q7: if the writer thread dies, the batch it held and every later one are written on the main thread, reported once', async () => {
+  it('spec-notes Q7: if the writer thread dies, the batch it held and every later one are written on the main thread, reported once', async () => {
     const database = await openSqliteTestDatabase();
     let writer: Worker | undefined;
     const troubles: string[] = [];
@@ -115,7 +115,7 @@ describe('quote log in its own SQLite file', () => {
     }
   });
 
-  it('SPEC-DECISIONS Q7: a batch handed to the writer thread is written before the store closes', async () => {
+  it('spec-notes Q7: a batch handed to the writer thread is written before the store closes', async () => {
     const database = await openSqliteTestDatabase();
     try {
       const store = quoteLogStoreFor(database);
@@ -129,7 +129,7 @@ describe('quote log in its own SQLite file', () => {
     }
   });
 
-  it('SPEC-DECISIONS Q7: a process whose last work is a log write waits for it, then ends by itself', async () => {
+  it('spec-notes Q7: a process whose last work is a log write waits for it, then ends by itself', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'feira-test-'));
     try {
       const file = join(dir, 'feira.db');
@@ -155,7 +155,7 @@ describe('quote log in its own SQLite file', () => {
     }
   });
 
-  it('SPEC-DECISIONS Q7: a log file that cannot be opened fails the write, and is tried again at the next one', async () => {
+  it('spec-notes Q7: a log file that cannot be opened fails the write, and is tried again at the next one', async () => {
     const database = await openSqliteTestDatabase();
     // The log's folder is taken by a plain file, as a mistake on the disk would have it.
     const blocker = join(dirname(database.sqliteFile as string), 'blocker');
@@ -172,7 +172,7 @@ describe('quote log in its own SQLite file', () => {
     }
   });
 
-  it('SPEC-DECISIONS Q7: SQLite in memory has no file to sit beside: the log stays in the platform database', async () => {
+  it('spec-notes Q7: SQLite in memory has no file to sit beside: the log stays in the platform database', async () => {
     const inMemory = {
       dialect: 'sqlite' as const,
       async open() {

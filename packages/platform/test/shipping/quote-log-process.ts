@@ -3,7 +3,7 @@
 // closes the store nor exits: the test checks that it waits for the write and
 // then ends by itself (the writer thread holds the process only while it has
 // a batch to confirm).
-import { quoteLogStoreFor } from '../../src/shipping/quote-log-store.js';
+import { quoteLogStoreFor } from '../../src/shipping/quote-log/quote-log.js';
 import { openDatabase } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { quoteCallRow } from './shipping-kit.js';

@@ -1,9 +1,9 @@
-// The quote log is written in batches (quote-log-writer.ts); SPEC-DECISIONS Q7
+// The quote log is written in batches (quote-log-writer.ts); spec-notes Q7
 // still holds: every call ends up in the log, in order, and nothing buffered is
 // lost when the app closes or when one row cannot be written.
 import { describe, expect, it } from 'vitest';
-import { quoteLogInDatabase } from '../../src/shipping/quote-log-store.js';
-import { QuoteLogWriter } from '../../src/shipping/quote-log-writer.js';
+import { quoteLogInDatabase } from '../../src/shipping/quote-log/quote-log-store.js';
+import { QuoteLogWriter } from '../../src/shipping/quote-log/quote-log-writer.js';
 import { createTestPlatform, pollUntil, testDatabaseTargets, testTls } from '../../src/testing.js';
 import {
   answerWith,
@@ -20,12 +20,12 @@ import { startTestSeller } from './test-seller.js';
 const NO_TIMER_MS = 3_600_000;
 
 describe.each(testDatabaseTargets())('batched quote log on $dialect', (target) => {
-  it('SPEC-DECISIONS Q7: buffered rows are written by a flush, all of them and in order; a full batch goes without one', async () => {
+  it('spec-notes Q7: buffered rows are written by a flush, all of them and in order; a full batch goes without one', async () => {
     const platform = await createTestPlatform(target);
     try {
       const tenantId = (await platform.createSeller()).tenantIds[0] as string;
       // The store the platform uses: on SQLite, the log's own file and its writer thread.
-      const { store } = platform.app.platform.quoteLog;
+      const { store } = platform.app.shipping.quoteLog;
       const writer = new QuoteLogWriter(store, { maxRows: 3, maxDelayMs: NO_TIMER_MS });
       writer.append(row(tenantId, 1));
       writer.append(row(tenantId, 2));
@@ -43,7 +43,7 @@ describe.each(testDatabaseTargets())('batched quote log on $dialect', (target) =
     }
   });
 
-  it('SPEC-DECISIONS Q7: a row that cannot be written (its tenant is gone) is reported and costs the others nothing', async () => {
+  it('spec-notes Q7: a row that cannot be written (its tenant is gone) is reported and costs the others nothing', async () => {
     const platform = await createTestPlatform(target);
     try {
       const tenantId = (await platform.createSeller()).tenantIds[0] as string;
@@ -64,7 +64,7 @@ describe.each(testDatabaseTargets())('batched quote log on $dialect', (target) =
     }
   });
 
-  it('SPEC-DECISIONS Q7: a quote still buffered when the app closes is in the log once it has closed', async () => {
+  it('spec-notes Q7: a quote still buffered when the app closes is in the log once it has closed', async () => {
     const database = await target.open();
     // The app's writer with a timer that never fires: only the close can write the row.
     const platform = await createTestPlatform(
@@ -76,7 +76,7 @@ describe.each(testDatabaseTargets())('batched quote log on $dialect', (target) =
       const tenantId = await storeSellingVia(platform, `${seller.url}/quote`);
       const quote = await storefrontQuote(platform, tenantId);
       expect(quote.json().available).toBe(true);
-      expect(await logged(platform.app.platform.quoteLog.store, tenantId)).toEqual([]);
+      expect(await logged(platform.app.shipping.quoteLog.store, tenantId)).toEqual([]);
       await platform.app.close();
       // Read back through a store opened afresh: on SQLite, the log's own file, reopened.
       expect(await quoteCallsAfterRestart(database, tenantId)).toEqual([

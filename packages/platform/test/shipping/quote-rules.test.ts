@@ -74,7 +74,7 @@ describe('checkQuoteRequest (spec "Shipping quote request")', () => {
   });
 });
 
-describe('checkQuoteResponse (spec "Shipping quote response", SPEC-DECISIONS Q4)', () => {
+describe('checkQuoteResponse (spec "Shipping quote response", spec-notes Q4)', () => {
   it('accepts a conforming answer, with items split across packages', () => {
     const split: QuoteResponse = {
       packages: [
@@ -138,11 +138,11 @@ describe('checkQuoteResponse (spec "Shipping quote response", SPEC-DECISIONS Q4)
       answer([{ id: 'x', name: 'X', price: 10, delivery_days: 2 } as DeliveryOption]),
       'response.schema',
     ],
-  ])('SPEC-DECISIONS Q4: an answer with %s is invalid', (_name, bad, rule) => {
+  ])('spec-notes Q4: an answer with %s is invalid', (_name, bad, rule) => {
     expect(rules(checkQuoteResponse(request, bad, single))).toContain(rule);
   });
 
-  it('Versioning v2.0 / SPEC-DECISIONS Q4: a multi-centre seller must send origin on every option', () => {
+  it('Versioning v2.0 / spec-notes Q4: a multi-centre seller must send origin on every option', () => {
     const violations = checkQuoteResponse(
       request,
       answer([option({ origin: { distribution_center: { id: 'CD-SP' } } }), option({ id: 'eco', price: 9.9 })]),
@@ -209,10 +209,10 @@ describe('checkQuoteErrorBody (spec "Shipping quote error body")', () => {
   });
 });
 
-describe('pickShownOptions (SPEC-DECISIONS Q5)', () => {
+describe('pickShownOptions (spec-notes Q5)', () => {
   const ids = (response: QuoteResponse) => pickShownOptions(response).map((p) => p.options.map((o) => o.id));
 
-  it('SPEC-DECISIONS Q5: shows the fastest and the cheapest of several options', () => {
+  it('spec-notes Q5: shows the fastest and the cheapest of several options', () => {
     const response = answer([
       option({ id: 'mid', price: 20, delivery_days: 5 }),
       option({ id: 'fast', price: 40, delivery_days: 1 }),
@@ -221,7 +221,7 @@ describe('pickShownOptions (SPEC-DECISIONS Q5)', () => {
     expect(ids(response)).toEqual([['fast', 'cheap']]);
   });
 
-  it('SPEC-DECISIONS Q5: among equally fast options the cheaper is the fastest; among equally cheap the faster is the cheapest', () => {
+  it('spec-notes Q5: among equally fast options the cheaper is the fastest; among equally cheap the faster is the cheapest', () => {
     const response = answer([
       option({ id: 'fast-dear', price: 50, delivery_days: 1 }),
       option({ id: 'fast-cheaper', price: 45, delivery_days: 1 }),
@@ -231,7 +231,7 @@ describe('pickShownOptions (SPEC-DECISIONS Q5)', () => {
     expect(ids(response)).toEqual([['fast-cheaper', 'cheap-faster']]);
   });
 
-  it('SPEC-DECISIONS Q5: one option when the fastest is also the cheapest', () => {
+  it('spec-notes Q5: one option when the fastest is also the cheapest', () => {
     const response = answer([
       option({ id: 'best', price: 5, delivery_days: 1 }),
       option({ id: 'worse', price: 9, delivery_days: 3 }),
@@ -239,7 +239,7 @@ describe('pickShownOptions (SPEC-DECISIONS Q5)', () => {
     expect(ids(response)).toEqual([['best']]);
   });
 
-  it('SPEC-DECISIONS Q5: picks per package', () => {
+  it('spec-notes Q5: picks per package', () => {
     const response: QuoteResponse = {
       packages: [
         { delivery_options: [option({ id: 'a' })], items: [{ sku: 'SKU-A', quantity: 2 }] },

@@ -1,7 +1,8 @@
 // Shared steps of the shipping tests: a store with products, its quote settings
 // set through the admin API, and storefront calls through the real app.
-import type { QuoteCallRecord } from '../../src/shipping/quote-log.js';
-import { type QuoteLogStore, quoteLogStoreFor } from '../../src/shipping/quote-log-store.js';
+import type { QuoteCallRecord } from '../../src/shipping/quote-log/quote-call-rows.js';
+import { quoteLogStoreFor } from '../../src/shipping/quote-log/quote-log.js';
+import type { QuoteLogStore } from '../../src/shipping/quote-log/quote-log-store.js';
 import type { Database } from '../../src/storage/database.js';
 import { TEST_ADMIN_TOKEN, type TestPlatform } from '../../src/testing.js';
 
@@ -104,7 +105,7 @@ export async function quoteCallsIn(store: QuoteLogStore, tenantId: string) {
  * writer's flush (as the admin list does): on SQLite, in the log's own file.
  */
 export async function quoteLog(platform: TestPlatform, tenantId: string) {
-  const { quoteLog } = platform.app.platform;
+  const { quoteLog } = platform.app.shipping;
   await quoteLog.flush();
   return quoteCallsIn(quoteLog.store, tenantId);
 }
@@ -144,6 +145,7 @@ export function quoteCallRow(tenantId: string, n: number): QuoteCallRecord {
     latency_ms: n,
     http_status: 200,
     detail: null,
+    fallback_used: 0,
     created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
   };
 }

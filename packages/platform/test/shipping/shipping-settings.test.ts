@@ -1,4 +1,4 @@
-// The seller's quote settings in the admin API (SPEC-DECISIONS Q1, W9; spec
+// The seller's quote settings in the admin API (spec-notes Q1, W9; spec
 // "Seller-implemented shipping-quote endpoint": HTTPS, no port, called exactly).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPlatform, type TestPlatform, testConfig, testDatabaseTargets } from '../../src/testing.js';
@@ -28,7 +28,7 @@ describe.each(testDatabaseTargets())('shipping settings on $dialect', (target) =
     await strict.close();
   });
 
-  it('SPEC-DECISIONS Q1: stores method, URL (query string included, verbatim) and distribution centres; GET reads them back', async () => {
+  it('spec-notes Q1: stores method, URL (query string included, verbatim) and distribution centres; GET reads them back', async () => {
     const url = 'https://93.184.216.34/frete?token=s3cr%2Ft&seller=42';
     const put = await putSettings(strict, strictTenant, settings(url, ['CD-SP', 'CD-RJ']));
     expect(put.statusCode).toBe(200);
@@ -49,12 +49,16 @@ describe.each(testDatabaseTargets())('shipping settings on $dialect', (target) =
     ['a private address (SSRF guard)', 'https://10.1.2.3/quote', 'refused address'],
     ['a link-local address (SSRF guard)', 'https://169.254.169.254/latest', 'refused address'],
     ['an IPv4-mapped private address (SSRF guard)', 'https://[::ffff:192.168.0.1]/quote', 'refused address'],
+    ['an IPv4-mapped loopback address in hex (issue-17 §5)', 'https://[::ffff:7f00:1]/quote', 'refused address'],
+    ['a NAT64 address (issue-17 §5)', 'https://[64:ff9b::a00:1]/quote', 'refused address'],
+    ['a 6to4 address (issue-17 §5)', 'https://[2002:c0a8:1::1]/quote', 'refused address'],
+    ['a TEST-NET address (issue-17 §5)', 'https://198.51.100.4/quote', 'refused address'],
     ['not a URL', 'seller.example/quote', 'absolute URL'],
     ['credentials', 'https://user:pass@93.184.216.34/quote', 'credentials'],
     ['a fragment', 'https://93.184.216.34/quote#x', 'fragment'],
     ['a space', 'https://93.184.216.34/qu ote', 'printable ASCII'],
     ['ftp://', 'ftp://93.184.216.34/quote', 'HTTPS'],
-  ])('SPEC-DECISIONS Q1 / W9: strict mode refuses %s with a 422 naming url', async (_name, url, message) => {
+  ])('spec-notes Q1 / W9: strict mode refuses %s with a 422 naming url', async (_name, url, message) => {
     const res = await putSettings(strict, strictTenant, settings(url));
     expect(res.statusCode).toBe(422);
     expect(res.json().details).toEqual([
@@ -62,7 +66,7 @@ describe.each(testDatabaseTargets())('shipping settings on $dialect', (target) =
     ]);
   });
 
-  it('SPEC-DECISIONS Q1: sandbox mode also allows http://, ports and loopback', async () => {
+  it('spec-notes Q1: sandbox mode also allows http://, ports and loopback', async () => {
     const res = await putSettings(sandbox, sandboxTenant, settings('http://127.0.0.1:4010/quote?store=1'));
     expect(res.statusCode).toBe(200);
     const refused = await putSettings(sandbox, sandboxTenant, settings('http://10.0.0.8:4010/quote'));
@@ -79,7 +83,7 @@ describe.each(testDatabaseTargets())('shipping settings on $dialect', (target) =
     ['a 33-character centre id', settings('https://93.184.216.34/q', ['c'.repeat(33)]), 'distribution_centers.0.id'],
     ['a repeated centre id', settings('https://93.184.216.34/q', ['CD-1', 'CD-1']), 'distribution_centers.1.id'],
     ['an unknown field', { ...settings('https://93.184.216.34/q'), token: 'x' }, 'token'],
-  ])('SPEC-DECISIONS Q1: %s is a 422 naming the field', async (_name, body, field) => {
+  ])('spec-notes Q1: %s is a 422 naming the field', async (_name, body, field) => {
     const res = await putSettings(strict, strictTenant, body);
     expect(res.statusCode).toBe(422);
     expect(res.json().details.map((d: { field: string }) => d.field)).toContain(field);

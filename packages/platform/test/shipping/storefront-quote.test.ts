@@ -1,9 +1,9 @@
 // The product-page quote against real seller endpoints on 127.0.0.1 (spec
 // "Seller-implemented shipping-quote endpoint", "Errors / Shipping quote";
-// SPEC-DECISIONS Q2–Q5, Q7).
+// spec-notes Q2–Q5, Q7).
 import { checkQuoteRequest } from '@feira/contract';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createOutboundAgent } from '../../src/http/outbound-agent.js';
+import { createOutboundAgent } from '../../src/outbound/outbound-agent.js';
 import { callSellerQuote } from '../../src/shipping/quote-caller.js';
 import { buildQuoteRequest } from '../../src/shipping/quote-request-builder.js';
 import { quoteTargetOf } from '../../src/shipping/quote-url.js';
@@ -63,6 +63,7 @@ describe.each(testDatabaseTargets())('storefront quote on $dialect', (target) =>
             delivery_days: 1,
             type: 'conventional',
             origin: null,
+            source: 'seller_api',
             labels: ['fastest'],
           },
           {
@@ -72,6 +73,7 @@ describe.each(testDatabaseTargets())('storefront quote on $dialect', (target) =>
             delivery_days: 9,
             type: 'conventional',
             origin: null,
+            source: 'seller_api',
             labels: ['cheapest'],
           },
         ],
@@ -91,7 +93,7 @@ describe.each(testDatabaseTargets())('storefront quote on $dialect', (target) =>
     ]);
   });
 
-  it('SPEC-DECISIONS Q5: ties pick the cheaper fastest and the faster cheapest; one option when they coincide', async () => {
+  it('spec-notes Q5: ties pick the cheaper fastest and the faster cheapest; one option when they coincide', async () => {
     const answers = [
       answerWith([
         option({ id: 'fast-dear', price: 40, delivery_days: 1 }),
@@ -111,7 +113,7 @@ describe.each(testDatabaseTargets())('storefront quote on $dialect', (target) =>
     expect(second.packages[0].options).toEqual([expect.objectContaining({ id: 'best', labels: ['fastest', 'cheapest'] })]);
   });
 
-  it('spec "Seller-implemented shipping-quote endpoint" (POST, UTF-8 JSON) / "Shipping quote request" / SPEC-DECISIONS Q2: the body is UTF-8 JSON in the spec schema, in metres, kilograms and reais', async () => {
+  it('spec "Seller-implemented shipping-quote endpoint" (POST, UTF-8 JSON) / "Shipping quote request" / spec-notes Q2: the body is UTF-8 JSON in the spec schema, in metres, kilograms and reais', async () => {
     const { seller, tenantId } = await sellerAnswering(() => ({ status: 200, json: answerWith([option()]) }));
     await storefrontQuote(platform, tenantId, '20040002');
     const request = seller.requests[0];
@@ -212,7 +214,7 @@ describe.each(testDatabaseTargets())('storefront quote on $dialect', (target) =>
   ];
 
   it.each(invalidAnswers)(
-    'SPEC-DECISIONS Q4: an answer with %s is invalid_response and the shopper sees shipping unavailable',
+    'spec-notes Q4: an answer with %s is invalid_response and the shopper sees shipping unavailable',
     async (_name, json) => {
       const { tenantId } = await sellerAnswering(() => ({ status: 200, json }));
       const res = await storefrontQuote(platform, tenantId);
@@ -224,7 +226,7 @@ describe.each(testDatabaseTargets())('storefront quote on $dialect', (target) =>
     },
   );
 
-  it('Versioning v2.0 / SPEC-DECISIONS Q4: a multi-centre seller omitting origin is invalid_response; with origins it is shown', async () => {
+  it('Versioning v2.0 / spec-notes Q4: a multi-centre seller omitting origin is invalid_response; with origins it is shown', async () => {
     const answers = [
       answerWith([option({ origin: { distribution_center: { id: 'CD-SP' } } }), option({ id: 'eco', price: 5 })]),
       answerWith([
@@ -304,7 +306,7 @@ describe.each(testDatabaseTargets())('storefront quote on $dialect', (target) =>
     expect(seller.requests).toHaveLength(1);
   });
 
-  it('SPEC-DECISIONS Q4: malformed JSON in a 200 is invalid_response', async () => {
+  it('spec-notes Q4: malformed JSON in a 200 is invalid_response', async () => {
     const { tenantId } = await sellerAnswering(() => ({ status: 200, body: '{"packages": [{"delivery_options": [' }));
     expect((await storefrontQuote(platform, tenantId)).json().reason.code).toBe('invalid_response');
     expect((await quoteLog(platform, tenantId))[0]?.detail).toContain('response.not-json');
@@ -313,7 +315,7 @@ describe.each(testDatabaseTargets())('storefront quote on $dialect', (target) =>
   it.each([
     ['with a Content-Length', false],
     ['streamed without a length', true],
-  ])('SPEC-DECISIONS Q3: a body over 1 MiB (%s) is cut off and refused', async (_name, chunked) => {
+  ])('spec-notes Q3: a body over 1 MiB (%s) is cut off and refused', async (_name, chunked) => {
     const padding = 'x'.repeat(1024 * 1024);
     const body = JSON.stringify({ ...answerWith([option()]), padding });
     const { tenantId } = await sellerAnswering(() => ({ status: 200, body, chunked }));
@@ -356,7 +358,7 @@ describe.each(testDatabaseTargets())('storefront quote on $dialect', (target) =>
     }
   });
 
-  it('Errors / Shipping quote / SPEC-DECISIONS Q3: a seller answering in 1.5 s times out at 1.0 s, no retry, late answer ignored', async () => {
+  it('Errors / Shipping quote / spec-notes Q3: a seller answering in 1.5 s times out at 1.0 s, no retry, late answer ignored', async () => {
     const { seller, tenantId } = await sellerAnswering(() => ({
       late: { afterMs: 1500, status: 200, json: answerWith([option()]) },
     }));
@@ -374,7 +376,7 @@ describe.each(testDatabaseTargets())('storefront quote on $dialect', (target) =>
     expect(await quoteLog(platform, tenantId)).toHaveLength(1);
   });
 
-  it('Errors / Shipping quote / SPEC-DECISIONS Q3: headers then a stalled body times out at 1.0 s', async () => {
+  it('Errors / Shipping quote / spec-notes Q3: headers then a stalled body times out at 1.0 s', async () => {
     const { seller, tenantId } = await sellerAnswering(() => ({
       stallAfterHeaders: { status: 200, partialBody: '{"packages":[' },
     }));
@@ -387,7 +389,7 @@ describe.each(testDatabaseTargets())('storefront quote on $dialect', (target) =>
     expect(seller.requests).toHaveLength(1);
   });
 
-  it('SPEC-DECISIONS Q7: the quote log is listed in the admin API with the list conventions, and counted in /metrics', async () => {
+  it('spec-notes Q7: the quote log is listed in the admin API with the list conventions, and counted in /metrics', async () => {
     const answers: SellerBehaviour[] = [
       { status: 200, json: answerWith([option()]) },
       { status: 400, json: { message: 'Invalid zipcode', code: 'invalid_zipcode' } },

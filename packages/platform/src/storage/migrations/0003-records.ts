@@ -3,7 +3,7 @@ import { type MigrationFactory, serialPrimaryKey } from './helpers.js';
 
 /**
  * Indexes for the list engine: every allowed sort of a record list is served by
- * (tenant_id, sort column, id), the keyset pagination path (SPEC-DECISIONS L4),
+ * (tenant_id, sort column, id), the keyset pagination path (spec-notes L4),
  * `[]` being the sort on id alone,
  * and the common filters (status, customer id, order id, sku, dates) lead with
  * tenant_id too. Keep these in step with the declarations in records/*-list.ts.

@@ -2,7 +2,7 @@ import { type MigrationFactory, serialPrimaryKey } from './helpers.js';
 
 /**
  * Webhook subscriptions, deliveries (one per event × matching subscription)
- * and the log of every delivery attempt (SPEC-DECISIONS W1–W6).
+ * and the log of every delivery attempt (spec-notes W1–W6).
  */
 export const webhooks: MigrationFactory = (dialect) => ({
   async up(db) {
@@ -23,7 +23,7 @@ export const webhooks: MigrationFactory = (dialect) => ({
       .addColumn('disabled_at', 'text')
       .addColumn('created_at', 'text', (c) => c.notNull())
       .addColumn('updated_at', 'text', (c) => c.notNull())
-      // SPEC-DECISIONS W1: one subscription per (client, tenant, topic).
+      // spec-notes W1: one subscription per (client, tenant, topic).
       .addUniqueConstraint('webhook_subscriptions_client_tenant_topic_unique', ['client_id', 'tenant_id', 'topic'])
       .execute();
     await db.schema

@@ -1,6 +1,6 @@
 import type { MigrationFactory } from './helpers.js';
 
-/** Shipping settings per tenant (SPEC-DECISIONS Q1) and the quote-call log (Q7). */
+/** Shipping settings per tenant (spec-notes Q1) and the quote-call log (Q7). */
 export const shipping: MigrationFactory = () => ({
   async up(db) {
     await db.schema

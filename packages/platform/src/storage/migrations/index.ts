@@ -3,6 +3,9 @@ import { identity } from './0002-identity.js';
 import { records } from './0003-records.js';
 import { webhooks } from './0004-webhooks.js';
 import { shipping } from './0005-shipping.js';
+import { security } from './0006-security.js';
+import { shippingMethods } from './0008-shipping-methods.js';
+import { standardWebhooks } from './0009-standard-webhooks.js';
 import type { MigrationFactory } from './helpers.js';
 
 /**
@@ -15,4 +18,7 @@ export const migrations: Record<string, MigrationFactory> = {
   '0003-records': records,
   '0004-webhooks': webhooks,
   '0005-shipping': shipping,
+  '0006-security': security,
+  '0008-shipping-methods': shippingMethods,
+  '0009-standard-webhooks': standardWebhooks,
 };

@@ -1,0 +1,364 @@
+import { Readable } from 'node:stream';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { type Static, Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { requireAdminToken } from '../../admin/admin-auth.js';
+import { invalidParameter, notFound, PlatformError } from '../../core/platform-error.js';
+import { documentedList, errorResponse } from '../../http/openapi-document.js';
+import { runListForRequest } from '../../lists/list-engine.js';
+import { defineListResource } from '../../lists/list-resource.js';
+import type { Database } from '../../storage/database.js';
+import { FREIGHT_COLUMNS } from './freight-csv.js';
+import {
+  deleteFreightTable,
+  type FreightTableRow,
+  findFreightTable,
+  freightRowsOf,
+  importFreightTable,
+  MARKETPLACE_OWNER,
+} from './freight-table-store.js';
+
+/**
+ * The largest spreadsheet accepted, in bytes (256 MiB, about 3.5 million rows
+ * of the VTEX layout). The body is parsed as it arrives and never held whole;
+ * the limit bounds the time one import may take.
+ */
+export const FREIGHT_CSV_MAX_BYTES = 256 * 1024 * 1024;
+
+const adminSecurity = [{ adminToken: [] }];
+
+/**
+ * The body of a `text/csv` request: the request stream itself, behind a
+ * private field, so hooks that walk a parsed body (the NUL guard) see an
+ * object with no properties instead of a socket.
+ */
+class CsvBody {
+  readonly #stream: Readable;
+  constructor(stream: Readable) {
+    this.#stream = stream;
+  }
+  get stream(): Readable {
+    return this.#stream;
+  }
+}
+
+/** The body as chunks, cut off with a 413 once it passes `limit` bytes. */
+async function* capped(stream: Readable, limit: number): AsyncGenerator<Buffer> {
+  let size = 0;
+  for await (const chunk of stream) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      throw new PlatformError('PAYLOAD_TOO_LARGE', {
+        message: `The spreadsheet is over ${limit} bytes; split it into several tables`,
+      });
+    }
+    yield chunk as Buffer;
+  }
+}
+
+export const FreightTableSummary = Type.Object(
+  {
+    id: Type.String({ description: 'The table id: the option id shown to the shopper and in orders (1-32 characters)' }),
+    name: Type.String({ description: 'The option name shown to the shopper' }),
+    distribution_center_id: Type.Union([Type.String(), Type.Null()], { description: 'The origin of its options' }),
+    cubic_weight_factor: Type.Union([Type.Number(), Type.Null()], {
+      description: 'kg per m³; the cubic weight is used when larger',
+    }),
+    row_count: Type.Integer(),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'FreightTable' },
+);
+
+function presentFreightTable(row: FreightTableRow): Static<typeof FreightTableSummary> {
+  return {
+    id: row.table_id,
+    name: row.name,
+    distribution_center_id: row.distribution_center_id,
+    cubic_weight_factor: row.cubic_weight_factor,
+    row_count: Number(row.row_count),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** Freight tables with the list conventions (spec-notes L1–L9). */
+export const freightTableList = defineListResource({
+  name: 'admin.freight-tables',
+  fields: {
+    id: { column: 'table_id', type: 'string' },
+    name: { column: 'name', type: 'string' },
+    distribution_center_id: { column: 'distribution_center_id', type: 'id', nullable: true },
+    row_count: { column: 'row_count', type: 'integer' },
+    created_at: { column: 'created_at', type: 'datetime' },
+    updated_at: { column: 'updated_at', type: 'datetime' },
+  },
+  sorts: ['name', 'row_count', 'created_at', 'updated_at'],
+  defaultSort: [{ field: 'id', direction: 'asc' }],
+  present: presentFreightTable,
+});
+
+const TABLE_ID = Type.String({
+  minLength: 1,
+  maxLength: 32,
+  pattern: '^[\\x21-\\x7e]+$',
+  description: 'Printable ASCII, 1-32 characters',
+});
+
+const ImportQuery = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Required when the table is new' })),
+    distribution_center_id: Type.Optional(Type.String({ minLength: 1, maxLength: 32 })),
+    cubic_weight_factor: Type.Optional(
+      Type.String({ pattern: '^[0-9]+([.,][0-9]+)?$', description: 'kg per m³ (Correios: 166.67); 0 or empty removes it' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+type ImportQuery = Static<typeof ImportQuery>;
+
+export const FreightImportProblems = Type.Object(
+  {
+    message: Type.String(),
+    slug: Type.String(),
+    details: Type.Array(
+      Type.Object({ field: Type.String(), location: Type.String(), message: Type.String(), slug: Type.String() }),
+      { description: 'One per bad cell (at most 100): field is lines.<line>.<Column>' },
+    ),
+    request_id: Type.Optional(Type.String()),
+  },
+  { $id: 'FreightImportProblems' },
+);
+
+/** Where a set of routes keeps its tables: a store's, or the marketplace delivery service's. */
+interface TableScope {
+  prefix: string;
+  params: ReturnType<typeof Type.Object>;
+  tag: string;
+  operation: string;
+  ownerOf(request: FastifyRequest): Promise<string>;
+}
+
+async function tenantOwner(database: Database, tenantId: string): Promise<string> {
+  const tenant = await database.db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();
+  if (!tenant) throw notFound('Tenant');
+  return tenantId;
+}
+
+/** `text/csv` unless the client prefers JSON (a plain `Accept: text/csv` asks for the rows). */
+function wantsCsv(request: FastifyRequest): boolean {
+  const accept = request.headers.accept ?? '';
+  return /(^|,)\s*text\/csv\b/i.test(accept) && !/(^|,)\s*application\/json\b/i.test(accept);
+}
+
+function csvCell(value: string | number | null): string {
+  if (value === null) return '';
+  const text = String(value);
+  return /[";\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+async function* tableCsv(database: Database, versionKey: number): AsyncGenerator<string> {
+  yield `${FREIGHT_COLUMNS.join(';')}\r\n`;
+  for await (const page of freightRowsOf(database, versionKey)) {
+    let out = '';
+    for (const row of page) {
+      out += `${[
+        String(row.zip_start).padStart(8, '0'),
+        String(row.zip_end).padStart(8, '0'),
+        row.polygon_name,
+        row.weight_start,
+        row.weight_end,
+        row.absolute_money_cost,
+        row.price_percent,
+        row.price_by_extra_weight,
+        row.max_volume,
+        row.time_cost,
+        row.country,
+        row.minimum_value_insurance,
+      ]
+        .map(csvCell)
+        .join(';')}\r\n`;
+    }
+    yield out;
+  }
+}
+
+/**
+ * Freight tables in the admin API (spec-notes Q8): a store's own
+ * (`/admin/v1/tenants/{tenant_id}/shipping/freight-tables`) and the
+ * marketplace delivery service's (`/admin/v1/delivery-service/freight-tables`),
+ * one set of handlers for both. A PUT of `text/csv` replaces a table
+ * atomically; GET reads its summary or, with `Accept: text/csv`, its rows.
+ */
+export async function freightRoutes(instance: FastifyInstance): Promise<void> {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const platform = app.shipping;
+  app.addSchema(FreightTableSummary);
+  app.addSchema(FreightImportProblems);
+  // This plugin's routes only: the body stays a stream, parsed as it arrives.
+  app.addContentTypeParser(['text/csv', 'application/csv'], (_request, payload, done) => done(null, new CsvBody(payload)));
+
+  const scopes: TableScope[] = [
+    {
+      prefix: '/admin/v1/tenants/:tenant_id/shipping/freight-tables',
+      params: Type.Object({ tenant_id: Type.String({ minLength: 1, maxLength: 64 }) }),
+      tag: 'shipping',
+      operation: 'StoreFreightTable',
+      ownerOf: (request) => tenantOwner(platform.database, (request.params as { tenant_id: string }).tenant_id),
+    },
+    {
+      prefix: '/admin/v1/delivery-service/freight-tables',
+      params: Type.Object({}),
+      tag: 'delivery-service',
+      operation: 'DeliveryServiceFreightTable',
+      ownerOf: async () => MARKETPLACE_OWNER,
+    },
+  ];
+
+  for (const scope of scopes) {
+    const itemParams = Type.Object({ ...scope.params.properties, table_id: TABLE_ID });
+
+    app.put(
+      `${scope.prefix}/:table_id`,
+      {
+        preHandler: requireAdminToken,
+        bodyLimit: FREIGHT_CSV_MAX_BYTES,
+        schema: {
+          operationId: `put${scope.operation}`,
+          tags: [scope.tag],
+          summary: 'Create or replace a freight table from a VTEX-layout spreadsheet (text/csv); atomic, all or nothing',
+          description: `Columns ${FREIGHT_COLUMNS.join(', ')}; header names case-insensitive; ; or , between cells; decimal comma or point; UTF-8 with or without BOM. At most ${FREIGHT_CSV_MAX_BYTES} bytes. Quotes keep reading the previous rows until the new ones are committed. A spreadsheet with problems is refused with a 422 listing each bad cell (at most 100) and nothing changes.`,
+          security: adminSecurity,
+          params: itemParams,
+          querystring: ImportQuery,
+          consumes: ['text/csv'],
+          response: {
+            200: Type.Ref(FreightTableSummary),
+            201: Type.Ref(FreightTableSummary),
+            404: errorResponse('No such store'),
+            409: errorResponse('The same table is being imported by another request'),
+            415: errorResponse('The body is not text/csv'),
+            422: Type.Ref(FreightImportProblems),
+          },
+        },
+      },
+      async (request, reply) => {
+        if (!(request.body instanceof CsvBody)) {
+          throw new PlatformError('UNSUPPORTED_MEDIA_TYPE', {
+            message: 'Send the freight spreadsheet as Content-Type: text/csv',
+          });
+        }
+        const owner = await scope.ownerOf(request);
+        const { table_id: tableId } = request.params as { table_id: string };
+        const query = request.query as ImportQuery;
+        const existing = await findFreightTable(platform.database, owner, tableId);
+        const name = query.name ?? existing?.name;
+        if (!name) throw invalidParameter('name', 'query', 'is required for a new table', 'MISSING_PARAMETER');
+        const factorText = query.cubic_weight_factor;
+        const factor =
+          factorText === undefined ? (existing?.cubic_weight_factor ?? null) : Number(factorText.replace(',', '.')) || null;
+
+        const result = await importFreightTable(
+          platform,
+          {
+            owner,
+            tableId,
+            name,
+            distributionCenterId: query.distribution_center_id ?? existing?.distribution_center_id ?? null,
+            cubicWeightFactor: factor,
+          },
+          capped(request.body.stream, FREIGHT_CSV_MAX_BYTES),
+        );
+        if (!result.ok) {
+          const { csv } = result;
+          const listed = csv.problems.length < csv.problemCount ? ` (the first ${csv.problems.length} are listed)` : '';
+          return reply.code(422).send({
+            message: `The spreadsheet has ${csv.problemCount} problem(s)${listed}; the table was not changed`,
+            slug: 'UNPROCESSABLE_ENTITY',
+            details: csv.problems.map((problem) => ({
+              field: `lines.${problem.line}.${problem.column}`,
+              location: 'body',
+              message: `line ${problem.line}, ${problem.column}: ${problem.message}`,
+              slug: 'INVALID_PARAMETER_VALUE',
+            })),
+            request_id: String(request.id),
+          });
+        }
+        return reply.code(result.created ? 201 : 200).send(presentFreightTable(result.table));
+      },
+    );
+
+    app.get(
+      `${scope.prefix}/:table_id`,
+      {
+        preHandler: requireAdminToken,
+        schema: {
+          operationId: `get${scope.operation}`,
+          tags: [scope.tag],
+          summary: 'A freight table: its summary (JSON), or with Accept: text/csv its rows in the VTEX layout',
+          security: adminSecurity,
+          params: itemParams,
+          produces: ['application/json', 'text/csv'],
+          response: { 200: Type.Ref(FreightTableSummary), 404: errorResponse('No such store or freight table') },
+        },
+      },
+      async (request, reply: FastifyReply) => {
+        const owner = await scope.ownerOf(request);
+        const table = await findFreightTable(platform.database, owner, (request.params as { table_id: string }).table_id);
+        if (!table) throw notFound('Freight table');
+        if (!wantsCsv(request)) return presentFreightTable(table);
+        return reply
+          .type('text/csv; charset=utf-8')
+          .header('content-disposition', `attachment; filename="${table.table_id.replace(/[^A-Za-z0-9._-]/g, '_')}.csv"`)
+          .send(Readable.from(tableCsv(platform.database, table.version_key)));
+      },
+    );
+
+    app.delete(
+      `${scope.prefix}/:table_id`,
+      {
+        preHandler: requireAdminToken,
+        schema: {
+          operationId: `delete${scope.operation}`,
+          tags: [scope.tag],
+          summary: 'Remove a freight table (quotes stop using it at once)',
+          security: adminSecurity,
+          params: itemParams,
+          response: { 204: { type: 'null', description: 'Removed' }, 404: errorResponse('No such store or freight table') },
+        },
+      },
+      async (request, reply) => {
+        const owner = await scope.ownerOf(request);
+        const deleted = await deleteFreightTable(platform.database, owner, (request.params as { table_id: string }).table_id);
+        if (!deleted) throw notFound('Freight table');
+        return reply.code(204).send();
+      },
+    );
+
+    app.get(
+      scope.prefix,
+      {
+        preHandler: requireAdminToken,
+        schema: {
+          operationId: `list${scope.operation}s`,
+          tags: [scope.tag],
+          summary:
+            'The freight tables, with the list conventions (filters on id, name, distribution_center_id, row_count, dates)',
+          security: adminSecurity,
+          params: scope.params,
+          response: { 200: documentedList('Freight tables (list conventions)'), 404: errorResponse('No such store') },
+        },
+        config: { listResource: freightTableList as never },
+      },
+      async (request) => {
+        const owner = await scope.ownerOf(request);
+        return runListForRequest(
+          request,
+          freightTableList,
+          platform.database.db.selectFrom('freight_tables').selectAll().where('owner', '=', owner),
+        );
+      },
+    );
+  }
+}

@@ -1,0 +1,391 @@
+import { once } from 'node:events';
+import type { Readable } from 'node:stream';
+import { CompiledQuery, type Kysely, sql } from 'kysely';
+import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { Clock } from '../../core/clock.js';
+import { PlatformError } from '../../core/platform-error.js';
+import type { Database } from '../../storage/database.js';
+import type { Schema } from '../../storage/schema.js';
+import { type FreightCsvResult, type FreightRow, readFreightCsv } from './freight-csv.js';
+
+/** Owner of the marketplace delivery service's tables (spec-notes Q8); stores own theirs by tenant id. */
+export const MARKETPLACE_OWNER = 'marketplace';
+
+/** A table's settings as given with an import (query `name`, `distribution_center_id`, `cubic_weight_factor`). */
+export interface FreightTableSettings {
+  owner: string;
+  tableId: string;
+  name: string;
+  distributionCenterId: string | null;
+  cubicWeightFactor: number | null;
+}
+
+export type FreightTableRow = Schema['freight_tables'];
+
+export type FreightImportResult = { ok: true; table: FreightTableRow; created: boolean } | { ok: false; csv: FreightCsvResult };
+
+/** Rows per batch: an SQLite INSERT of 15 parameters a row stays far below its 32,766-parameter cap. */
+const INSERT_BATCH_ROWS = 2000;
+/** Rows deleted per statement when an old version goes, so no single statement holds SQLite's one connection long. */
+const DELETE_CHUNK_ROWS = 20_000;
+
+const ROW_COLUMNS = [
+  'version_key',
+  'line_no',
+  'zip_start',
+  'zip_end',
+  'weight_start',
+  'weight_end',
+  'absolute_money_cost',
+  'price_percent',
+  'price_by_extra_weight',
+  'max_volume',
+  'time_cost',
+  'delivery_days',
+  'minimum_value_insurance',
+  'polygon_name',
+  'country',
+] as const;
+
+function rowValues(versionKey: number, row: FreightRow): unknown[] {
+  return [
+    versionKey,
+    row.line,
+    row.zipStart,
+    row.zipEnd,
+    row.weightStart,
+    row.weightEnd,
+    row.absoluteMoneyCost,
+    row.pricePercent,
+    row.priceByExtraWeight,
+    row.maxVolume,
+    row.timeCost,
+    row.deliveryDays,
+    row.minimumValueInsurance,
+    row.polygonName,
+    row.country,
+  ];
+}
+
+/** Where an import's rows go: `write` a batch at a time, then `finish` (keep them) or `abort` (none lands, where it can). */
+export interface FreightRowWriter {
+  write(rows: FreightRow[]): Promise<void>;
+  finish(): Promise<void>;
+  abort(error: Error): Promise<void>;
+}
+
+/** A text cell of COPY's text format: backslash, tab and line breaks escaped. */
+function copyText(value: string): string {
+  return /[\\\t\n\r]/.test(value)
+    ? value.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'))
+    : value;
+}
+
+/** One row as a line of COPY's text format, in ROW_COLUMNS order. */
+function copyLine(versionKey: number, row: FreightRow): string {
+  return `${versionKey}\t${row.line}\t${row.zipStart}\t${row.zipEnd}\t${row.weightStart}\t${row.weightEnd}\t${row.absoluteMoneyCost}\t${row.pricePercent}\t${row.priceByExtraWeight}\t${row.maxVolume === null ? '\\N' : row.maxVolume}\t${copyText(row.timeCost)}\t${row.deliveryDays}\t${row.minimumValueInsurance}\t${copyText(row.polygonName)}\t${copyText(row.country)}\n`;
+}
+
+/**
+ * PostgreSQL: one COPY … FROM STDIN for the whole import, on a connection of
+ * its own (2.3× the rate of batched INSERT … unnest measured on the same
+ * server, see docs/dependencies.md). The server inserts while the next rows
+ * are parsed; an aborted import sends CopyFail, so none of its rows land.
+ */
+async function copyWriter(pool: pg.Pool, versionKey: number): Promise<FreightRowWriter> {
+  const client = await pool.connect();
+  const stream = client.query(copyFrom(`copy freight_rows (${ROW_COLUMNS.join(', ')}) from stdin`));
+  let failure: Error | undefined;
+  stream.on('error', (error: Error) => {
+    failure ??= error;
+  });
+  const done = new Promise<void>((resolve) => {
+    stream.on('finish', () => resolve());
+    stream.on('error', () => resolve());
+    stream.on('close', () => resolve());
+  });
+  let released = false;
+  const release = (error?: Error) => {
+    if (released) return;
+    released = true;
+    // A connection whose COPY broke is not given back to the pool for reuse.
+    client.release(error);
+  };
+  return {
+    async write(rows) {
+      if (failure) throw failure;
+      let text = '';
+      for (const row of rows) text += copyLine(versionKey, row);
+      // Up to COPY_BUFFER_BYTES wait in the socket's queue, so parsing runs ahead while the server inserts.
+      if (!stream.write(text) && stream.writableLength > COPY_BUFFER_BYTES) await Promise.race([once(stream, 'drain'), done]);
+      if (failure) throw failure;
+    },
+    async finish() {
+      if (!failure) stream.end();
+      await done;
+      release(failure);
+      if (failure) throw failure;
+    },
+    async abort(error) {
+      if (!released) {
+        stream.destroy(error);
+        await done;
+        release(error);
+      }
+    },
+  };
+}
+
+/**
+ * The writer of an import's rows. PostgreSQL: COPY (copyWriter). SQLite: a
+ * multi-row VALUES statement per batch, compiled by Kysely once per batch
+ * length and reused (the driver's statement cache prepares it once), each
+ * batch its own short transaction so quotes are not held up by the import.
+ */
+export async function freightRowWriter(database: Database, versionKey: number): Promise<FreightRowWriter> {
+  if (database.dialect === 'postgres' && database.pgPool) return copyWriter(database.pgPool, versionKey);
+  const texts = new Map<number, string>();
+  const textFor = (rows: number) => {
+    let text = texts.get(rows);
+    if (!text) {
+      const template = Object.fromEntries(ROW_COLUMNS.map((column) => [column, 0]));
+      text = database.db
+        .insertInto('freight_rows')
+        .values(Array.from({ length: rows }, () => template) as never)
+        .compile().sql;
+      texts.set(rows, text);
+    }
+    return text;
+  };
+  const width = ROW_COLUMNS.length;
+  return {
+    async write(rows) {
+      const values: unknown[] = new Array(rows.length * width);
+      rows.forEach((row, r) => {
+        const one = rowValues(versionKey, row);
+        for (let c = 0; c < width; c++) values[r * width + c] = one[c];
+      });
+      await database.db.executeQuery(CompiledQuery.raw(textFor(rows.length), values));
+    },
+    async finish() {},
+    async abort() {},
+  };
+}
+
+/** Bytes of COPY text an import may have queued for the server before parsing waits. */
+const COPY_BUFFER_BYTES = 4 * 1024 * 1024;
+
+/** Deletes a version's rows a chunk at a time, then the version itself. */
+async function dropVersion(db: Kysely<Schema>, versionKey: number): Promise<void> {
+  for (;;) {
+    const result = await db
+      .deleteFrom('freight_rows')
+      .where('version_key', '=', versionKey)
+      .where(
+        'line_no',
+        'in',
+        db.selectFrom('freight_rows').select('line_no').where('version_key', '=', versionKey).limit(DELETE_CHUNK_ROWS),
+      )
+      .executeTakeFirst();
+    if (Number(result.numDeletedRows) === 0) break;
+  }
+  await db.deleteFrom('freight_table_versions').where('key', '=', versionKey).execute();
+}
+
+/** An import that has not ended within this long is taken for one a crash interrupted. */
+export const FREIGHT_IMPORT_STALE_MS = 10 * 60_000;
+
+/**
+ * The claim on a table for one import, across processes (spec-notes Q8): each
+ * import first inserts its version row; a version of the same table that is
+ * newer than the current one, not the previous one, younger than
+ * FREIGHT_IMPORT_STALE_MS and has a smaller key is an import still running, and
+ * the later one gives way. Two imports that start together both see each other
+ * and exactly one (the smaller key) goes on.
+ */
+async function anotherImportRunning(
+  db: Kysely<Schema>,
+  settings: FreightTableSettings,
+  versionKey: number,
+  clock: Clock,
+): Promise<boolean> {
+  const current = await db
+    .selectFrom('freight_tables')
+    .select(['version_key', 'previous_version_key'])
+    .where('owner', '=', settings.owner)
+    .where('table_id', '=', settings.tableId)
+    .executeTakeFirst();
+  const since = new Date(clock.now().getTime() - FREIGHT_IMPORT_STALE_MS).toISOString();
+  const running = await db
+    .selectFrom('freight_table_versions')
+    .select('key')
+    .where('owner', '=', settings.owner)
+    .where('table_id', '=', settings.tableId)
+    .where('key', '<', versionKey)
+    .where('key', '>', current?.version_key ?? 0)
+    .where('created_at', '>', since)
+    .execute();
+  return running.some(({ key }) => Number(key) !== current?.previous_version_key);
+}
+
+/**
+ * Drops the versions of a table other than the current and the previous one
+ * (read afresh, so a concurrent switch is never undone) that are older than
+ * `versionKey`: the one replaced before last, and any an interrupted import left.
+ */
+async function dropStaleVersions(db: Kysely<Schema>, settings: FreightTableSettings, versionKey: number): Promise<void> {
+  const current = await db
+    .selectFrom('freight_tables')
+    .select(['version_key', 'previous_version_key'])
+    .where('owner', '=', settings.owner)
+    .where('table_id', '=', settings.tableId)
+    .executeTakeFirst();
+  const keep = [current?.version_key, current?.previous_version_key].filter((key): key is number => typeof key === 'number');
+  let stale = db
+    .selectFrom('freight_table_versions')
+    .select('key')
+    .where('owner', '=', settings.owner)
+    .where('table_id', '=', settings.tableId)
+    .where('key', '<', versionKey);
+  if (keep.length > 0) stale = stale.where('key', 'not in', keep);
+  for (const { key } of await stale.execute()) await dropVersion(db, Number(key));
+}
+
+/**
+ * Imports a spreadsheet as the new content of a table (spec-notes Q8). The
+ * rows go into a version of their own while quotes keep reading the current
+ * one; only a spreadsheet without a single problem is switched to, by one
+ * UPDATE (or the INSERT of a new table). A refused one leaves the table as it
+ * was and its rows are deleted. The version replaced stays until the next
+ * replace, so a quote that read its key a moment before the switch still
+ * finds its rows; older ones (and versions an interrupted import left) go.
+ * A second import of a table while one runs, in any process, is refused
+ * with CONFLICT (anotherImportRunning).
+ */
+export async function importFreightTable(
+  deps: { database: Database; clock: Clock },
+  settings: FreightTableSettings,
+  source: Readable | AsyncIterable<Buffer | string>,
+): Promise<FreightImportResult> {
+  const { db } = deps.database;
+  const now = deps.clock.now().toISOString();
+  const version = await db
+    .insertInto('freight_table_versions')
+    .values({ owner: settings.owner, table_id: settings.tableId, created_at: now })
+    .returning('key')
+    .executeTakeFirstOrThrow();
+  const versionKey = Number(version.key);
+  if (await anotherImportRunning(db, settings, versionKey, deps.clock)) {
+    await dropVersion(db, versionKey);
+    throw new PlatformError('CONFLICT', {
+      message: 'This table is being imported by another request; try again when it ends',
+    });
+  }
+  const writer = await freightRowWriter(deps.database, versionKey);
+  let csv: FreightCsvResult;
+  try {
+    csv = await readFreightCsv(source, (rows) => writer.write(rows), { batchRows: INSERT_BATCH_ROWS });
+    if (csv.problemCount > 0) await writer.abort(new Error('the spreadsheet was refused'));
+    else await writer.finish();
+  } catch (error) {
+    await writer.abort(error instanceof Error ? error : new Error(String(error)));
+    await dropVersion(db, versionKey);
+    throw error;
+  }
+  if (csv.problemCount > 0) {
+    await dropVersion(db, versionKey);
+    return { ok: false, csv };
+  }
+
+  const values = {
+    name: settings.name,
+    distribution_center_id: settings.distributionCenterId,
+    cubic_weight_factor: settings.cubicWeightFactor,
+    version_key: versionKey,
+    row_count: csv.rowCount,
+    weight_bands: JSON.stringify(csv.weightBands),
+    updated_at: now,
+  };
+  const switched = await db.transaction().execute(async (trx) => {
+    const current = await trx
+      .selectFrom('freight_tables')
+      .select(['version_key', 'previous_version_key'])
+      .where('owner', '=', settings.owner)
+      .where('table_id', '=', settings.tableId)
+      .executeTakeFirst();
+    if (current) {
+      await trx
+        .updateTable('freight_tables')
+        .set({ ...values, previous_version_key: current.version_key })
+        .where('owner', '=', settings.owner)
+        .where('table_id', '=', settings.tableId)
+        .execute();
+    } else {
+      await trx
+        .insertInto('freight_tables')
+        .values({ ...values, owner: settings.owner, table_id: settings.tableId, previous_version_key: null, created_at: now })
+        .execute();
+    }
+    return current;
+  });
+  await dropStaleVersions(db, settings, versionKey);
+  const table = await findFreightTable(deps.database, settings.owner, settings.tableId);
+  return { ok: true, table: table as FreightTableRow, created: !switched };
+}
+
+export function findFreightTable(database: Database, owner: string, tableId: string): Promise<FreightTableRow | undefined> {
+  return database.db
+    .selectFrom('freight_tables')
+    .selectAll()
+    .where('owner', '=', owner)
+    .where('table_id', '=', tableId)
+    .executeTakeFirst();
+}
+
+/** Removes a table: quotes stop using it at once, then its rows are deleted. False when there was none. */
+export async function deleteFreightTable(database: Database, owner: string, tableId: string): Promise<boolean> {
+  const { db } = database;
+  const deleted = await db
+    .deleteFrom('freight_tables')
+    .where('owner', '=', owner)
+    .where('table_id', '=', tableId)
+    .executeTakeFirst();
+  const versions = await db
+    .selectFrom('freight_table_versions')
+    .select('key')
+    .where('owner', '=', owner)
+    .where('table_id', '=', tableId)
+    .execute();
+  for (const { key } of versions) await dropVersion(db, Number(key));
+  return Number(deleted.numDeletedRows) > 0;
+}
+
+/** The rows of a version in upload order, a page at a time (the CSV download streams them). */
+export async function* freightRowsOf(
+  database: Database,
+  versionKey: number,
+  pageRows = 5000,
+): AsyncGenerator<Schema['freight_rows'][]> {
+  let after = -1;
+  for (;;) {
+    const page = await database.db
+      .selectFrom('freight_rows')
+      .selectAll()
+      .where('version_key', '=', versionKey)
+      .where('line_no', '>', after)
+      .orderBy('line_no')
+      .limit(pageRows)
+      .execute();
+    if (page.length === 0) return;
+    yield page;
+    after = (page[page.length - 1] as Schema['freight_rows']).line_no;
+    if (page.length < pageRows) return;
+  }
+}
+
+/** Total rows of the current versions (the benchmark's sanity check). */
+export async function countFreightRows(database: Database): Promise<number> {
+  const result = await sql<{ n: number | string }>`select count(*) as n from freight_rows`.execute(database.db);
+  return Number(result.rows[0]?.n ?? 0);
+}
