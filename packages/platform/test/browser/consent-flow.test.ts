@@ -2,10 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ListeningPlatform, startListeningPlatform } from '../../src/identity/test-support/listening-platform.js';
 import { loginUrl } from '../../src/identity/test-support/page-client.js';
 import { testDatabaseTargets } from '../../src/storage/test-databases.js';
-import { chromiumLaunchOptions } from '../../src/testing.js';
+import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform } from '../../src/testing.js';
 
 /**
  * Issue 3 "Tests that must exist", in a real Chromium: the pages, the consent
@@ -50,7 +49,7 @@ describe.each(testDatabaseTargets())('identity pages in Chromium on $dialect', (
   let seller: { login: string; password: string; tenantIds: string[] };
 
   beforeAll(async () => {
-    platform = await startListeningPlatform(target);
+    platform = await listenPlatform(target);
     site = integratorSite(
       () => platform.url,
       () => client.clientId,
@@ -135,7 +134,7 @@ describe.each(testDatabaseTargets())('identity pages in Chromium on $dialect', (
     await context.close();
   });
 
-  it('SPEC-DECISIONS I12: the consent button on an integrator page starts the flow with the merged scopes; bad elements show an inline error', async () => {
+  it('spec-notes I12: the consent button on an integrator page starts the flow with the merged scopes; bad elements show an inline error', async () => {
     await newSellerAndClient();
     const context = await browser.newContext();
     const page = await context.newPage();

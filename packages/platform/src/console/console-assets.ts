@@ -1,0 +1,72 @@
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * The console's one stylesheet and one progressive-enhancement module, served
+ * by the platform (CSP `script-src 'self'`; no CDN, no bundler). Every page
+ * works without the module; with it, a delivery's attempts update live from
+ * server-sent events. Its size is held under the budget by console-budget.test.ts.
+ */
+export const CONSOLE_CSS = `
+body.wide{display:block;align-items:initial}
+.skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:var(--card);padding:.5rem;z-index:2}
+header.bar{display:flex;flex-wrap:wrap;gap:1rem;align-items:center;justify-content:space-between;padding:.75rem 1.5rem;background:var(--card);border-bottom:1px solid var(--border)}
+header.bar .brand{font-weight:700;font-size:1.1rem;color:var(--fg);text-decoration:none}
+header.bar nav.lang{margin:0}
+header.bar form{margin:0}
+body.wide main{width:auto;max-width:72rem;margin:1.5rem auto;border-radius:12px}
+nav.crumbs ol{list-style:none;display:flex;flex-wrap:wrap;gap:.5rem;padding:0;margin:0 0 1rem;font-size:.9rem}
+nav.crumbs li+li::before{content:"/";margin-right:.5rem;color:var(--muted)}
+.table-wrap{overflow-x:auto;margin:.5rem 0 1.5rem}
+table{border-collapse:collapse;width:100%;font-size:.9rem}
+caption{text-align:left;font-weight:600;padding:.25rem 0}
+th,td{text-align:left;padding:.45rem .6rem;border-bottom:1px solid var(--border);vertical-align:top}
+th{font-weight:600;color:var(--muted)}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+.pill{display:inline-block;padding:0 .5rem;border-radius:999px;border:1px solid var(--border);font-size:.8rem}
+.pill.bad{color:var(--danger);border-color:var(--danger)}
+form.inline{display:flex;gap:.5rem;align-items:end;flex-wrap:wrap}
+form.inline label{margin:0}
+select{font:inherit;color:inherit;background:var(--card);border:1px solid var(--border);border-radius:8px;padding:.45rem}
+h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
+.cell-form{display:inline-block;margin:0 .25rem .25rem 0}.cell-form button{padding:.3rem .7rem;font-size:.85rem}
+nav.sections ul{list-style:none;display:flex;gap:1rem;padding:0;margin:0 0 1rem;flex-wrap:wrap}
+nav.sections [aria-current]{font-weight:700;color:var(--fg)}
+td ul{margin:0;padding-left:1rem}
+.notice{border-left:4px solid var(--accent);padding:.5rem .75rem;background:var(--bg)}
+`;
+
+export const CONSOLE_JS = `// Feira console: live updates over server-sent events (the pages work without this file).
+for (const region of document.querySelectorAll('[data-live]')) {
+  const source = new EventSource(region.getAttribute('data-live'));
+  source.addEventListener('attempts', (event) => {
+    const template = document.createElement('template');
+    template.innerHTML = JSON.parse(event.data).html;
+    region.replaceChildren(template.content);
+  });
+}
+// The secret rotation's grace hour, counted down (the server rendered the starting value).
+const countdowns = document.querySelectorAll('[data-countdown]');
+if (countdowns.length > 0) {
+  // Counted from the server's clock at render time, so a skewed browser clock does not change it.
+  const loadedAt = Date.now();
+  const tick = () => {
+    for (const element of countdowns) {
+      const serverNow = Date.parse(element.getAttribute('data-now')) + (Date.now() - loadedAt);
+      const left = Math.max(0, Math.round((Date.parse(element.getAttribute('data-countdown')) - serverNow) / 1000));
+      element.textContent = Math.floor(left / 60) + ':' + String(left % 60).padStart(2, '0');
+    }
+  };
+  setInterval(tick, 1000);
+}
+`;
+
+export async function consoleAssets(app: FastifyInstance): Promise<void> {
+  const send = (type: string, body: string) => async (_request: unknown, reply: import('fastify').FastifyReply) =>
+    reply
+      .header('content-type', `${type}; charset=utf-8`)
+      .header('x-content-type-options', 'nosniff')
+      .header('cache-control', 'public, max-age=300')
+      .send(body);
+  app.get('/console/assets/console.css', { schema: { hide: true } }, send('text/css', CONSOLE_CSS));
+  app.get('/console/assets/console.js', { schema: { hide: true } }, send('text/javascript', CONSOLE_JS));
+}

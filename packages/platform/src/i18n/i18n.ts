@@ -1,0 +1,126 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { IntlMessageFormat } from 'intl-messageformat';
+import Negotiator from 'negotiator';
+import { en, type MessageKey } from './messages-en.js';
+import { ptBR } from './messages-pt-br.js';
+
+/**
+ * The languages of the pages (identity pages, consent button, console):
+ * English and Brazilian Portuguese, from ICU MessageFormat catalogues
+ * (intl-messageformat), never by concatenating strings. Money, dates and
+ * numbers go through `Intl` with the same locale.
+ */
+export const LOCALES = ['en', 'pt-BR'] as const;
+export type Locale = (typeof LOCALES)[number];
+export const DEFAULT_LOCALE: Locale = 'en';
+/** The visible language switch stores the choice here (not httpOnly-sensitive: it holds only a locale). */
+export const LANG_COOKIE = 'feira_lang';
+
+export const CATALOGUES: Record<Locale, Record<MessageKey, string>> = { en, 'pt-BR': ptBR };
+export type { MessageKey };
+
+export function isLocale(value: unknown): value is Locale {
+  return typeof value === 'string' && (LOCALES as readonly string[]).includes(value);
+}
+
+/** The cookie's choice, else the best match of `Accept-Language` (any `pt` variant → pt-BR), else English. */
+export function requestLocale(request: FastifyRequest): Locale {
+  const chosen = request.cookies?.[LANG_COOKIE];
+  if (isLocale(chosen)) return chosen;
+  const header = request.headers['accept-language'];
+  if (!header) return DEFAULT_LOCALE;
+  // Negotiator matches a bare `pt` to `pt-BR`; `pt-PT` is offered through its `pt` prefix too.
+  const languages = new Negotiator({ headers: { 'accept-language': header } }).languages(['en', 'pt-BR', 'pt']);
+  const best = languages[0];
+  if (best === 'pt' || best === 'pt-BR') return 'pt-BR';
+  if (best === 'en') return 'en';
+  return DEFAULT_LOCALE;
+}
+
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"'`]/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}
+
+/** A value already rendered as HTML (a link, a list of names), put into a message without escaping. */
+export interface RawHtml {
+  html: string;
+}
+export type MessageValue = string | number | Date | RawHtml;
+
+const compiled = new Map<string, IntlMessageFormat>();
+function formatter(locale: Locale, key: MessageKey): IntlMessageFormat {
+  const id = `${locale}\u0001${key}`;
+  let format = compiled.get(id);
+  if (!format) {
+    format = new IntlMessageFormat(CATALOGUES[locale][key], locale);
+    compiled.set(id, format);
+  }
+  return format;
+}
+
+export interface Translator {
+  locale: Locale;
+  /** The message as HTML: values escaped (except RawHtml), `<b>` in the catalogue rendered as `<strong>`. */
+  html(key: MessageKey, values?: Record<string, MessageValue>): string;
+  /** The message as plain text (for titles, attributes, scripts); tags dropped, nothing escaped. */
+  text(key: MessageKey, values?: Record<string, MessageValue>): string;
+  money(cents: number, currency?: string): string;
+  number(value: number): string;
+  dateTime(value: Date | string): string;
+}
+
+function format(locale: Locale, key: MessageKey, values: Record<string, MessageValue>, asHtml: boolean): string {
+  const raw: string[] = [];
+  const prepared: Record<string, string | number | Date | ((chunks: string[]) => string)> = {
+    b: (chunks) => (asHtml ? `<strong>${chunks.join('')}</strong>` : chunks.join('')),
+  };
+  for (const [name, value] of Object.entries(values)) {
+    if (typeof value === 'object' && !(value instanceof Date)) {
+      raw.push(asHtml ? value.html : value.html.replace(/<[^>]*>/g, ''));
+      prepared[name] = `\uE000${raw.length - 1}\uE001`;
+    } else {
+      prepared[name] = typeof value === 'string' && asHtml ? escapeHtml(value) : value;
+    }
+  }
+  const out = formatter(locale, key).format(prepared);
+  const text = Array.isArray(out) ? out.join('') : String(out);
+  // Raw HTML values travel as private-use markers (never in a catalogue) and are put back after formatting.
+  return text.replace(/\uE000(\d+)\uE001/g, (_m, i: string) => raw[Number(i)] ?? '');
+}
+
+export function translator(locale: Locale): Translator {
+  const money = new Intl.NumberFormat(locale, { style: 'currency', currency: 'BRL' });
+  const numbers = new Intl.NumberFormat(locale);
+  const dates = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' });
+  return {
+    locale,
+    html: (key, values = {}) => format(locale, key, values, true),
+    text: (key, values = {}) => format(locale, key, values, false),
+    money: (cents, currency = 'BRL') =>
+      (currency === 'BRL' ? money : new Intl.NumberFormat(locale, { style: 'currency', currency })).format(cents / 100),
+    number: (value) => numbers.format(value),
+    dateTime: (value) => dates.format(typeof value === 'string' ? new Date(value) : value),
+  };
+}
+
+export function requestTranslator(request: FastifyRequest): Translator {
+  return translator(requestLocale(request));
+}
+
+/** A same-site path to go back to after switching language: `/…` but never `//host` or `/\host`. */
+export function safeReturnPath(value: unknown): string {
+  if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return '/';
+  if (value.length > 4096 || [...value].some((ch) => ch.charCodeAt(0) < 0x20)) return '/';
+  return value;
+}
+
+/** Remembers the visible switch's choice for a year. */
+export function rememberLocale(request: FastifyRequest, reply: FastifyReply, locale: Locale): void {
+  reply.setCookie(LANG_COOKIE, locale, {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: request.server.platform.config.authUrl.startsWith('https:'),
+    maxAge: 365 * 24 * 3600,
+  });
+}

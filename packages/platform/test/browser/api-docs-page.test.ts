@@ -1,0 +1,38 @@
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform } from '../../src/testing.js';
+
+const [target] = testDatabaseTargets();
+
+describe('/docs in Chromium (issue 18)', () => {
+  let platform: ListeningPlatform;
+  let browser: Browser;
+  beforeAll(async () => {
+    platform = await listenPlatform(target!);
+    browser = await chromium.launch(chromiumLaunchOptions());
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await platform?.close();
+  });
+
+  it('OpenAPI 3.1: /docs shows Feira’s name, the seller API before the admin API, and the webhooks section, with nothing loaded from another origin', async () => {
+    const page = await browser.newPage();
+    const foreign: string[] = [];
+    page.on('request', (request) => {
+      if (!request.url().startsWith(platform.url) && !request.url().startsWith('data:')) foreign.push(request.url());
+    });
+    await page.goto(`${platform.url}/docs`);
+    await page.locator('.opblock-tag').first().waitFor();
+    expect(await page.title()).toBe('Feira API');
+    expect(await page.locator('.info .title').textContent()).toContain('Feira seller platform API');
+    const groups = await page.locator('.opblock-tag').evaluateAll((tags) => tags.map((tag) => tag.getAttribute('data-tag')));
+    expect(groups[0]).toBe('orders');
+    expect(groups.indexOf('orders')).toBeLessThan(groups.indexOf('admin'));
+    await page.getByText('Webhooks', { exact: true }).waitFor();
+    expect(await page.locator('text=shippingQuote').count()).toBeGreaterThan(0);
+    expect(foreign).toEqual([]);
+    await page.close();
+  }, 120_000);
+});

@@ -1,0 +1,222 @@
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordConsent } from '../../src/identity/consent-store.js';
+import { testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform, testTls } from '../../src/testing.js';
+import { type LoopbackReceiver, startReceiver } from '../webhooks/loopback-receiver.js';
+import { dispatcherOf, recordChange, SELLER_SCOPES, signup } from '../webhooks/webhook-kit.js';
+import { seriousAxeViolations } from './axe.js';
+
+/**
+ * Issue 20, the seller console in a real Chromium: sign in (pt-BR) with the
+ * identity provider's login, open a failed delivery and its attempts, resend
+ * it and watch the new attempt arrive live; another seller's store is a 404.
+ */
+describe.each(testDatabaseTargets())('seller console in Chromium on $dialect', (target) => {
+  let platform: ListeningPlatform;
+  let browser: Browser;
+  let hooks: LoopbackReceiver;
+  let failing = true;
+
+  beforeAll(async () => {
+    platform = await listenPlatform(target, { outboundCa: testTls.ca });
+    hooks = await startReceiver({
+      tls: true,
+      answer: () => (failing ? { status: 500, body: 'receiver exploded: <b>db down</b>' } : { status: 200, body: 'ok' }),
+    });
+    browser = await chromium.launch(chromiumLaunchOptions());
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await hooks?.close();
+    await platform?.close();
+  });
+
+  async function sellerWithFailedDelivery() {
+    const seller = await platform.createSeller({ tenants: 1 });
+    const tenantId = seller.tenantIds[0] as string;
+    const app = await platform.createClient({ name: 'Acme Integrações' });
+    const token = await platform.mintAccessToken({ tenants: [tenantId], scopes: [...SELLER_SCOPES], clientId: app.clientId });
+    const signed = await signup(platform, { tenantId, clientId: app.clientId, token }, 'v1', `${hooks.url}/hooks`);
+    expect(signed.statusCode).toBe(200);
+    failing = true;
+    await recordChange(platform, { tenantId });
+    await dispatcherOf(platform).runOnce();
+    const delivery = await platform.database.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirstOrThrow();
+    return { seller, tenantId, app, token, deliveryId: delivery.id };
+  }
+
+  it('issue 20: a seller signs in in pt-BR, opens a failed delivery, resends it and sees the new attempt arrive live; axe finds nothing serious', async () => {
+    const { seller, tenantId, deliveryId } = await sellerWithFailedDelivery();
+    const context = await browser.newContext({ locale: 'pt-BR' });
+    const page = await context.newPage();
+    await page.goto(`${platform.url}/console`);
+    await page.getByRole('heading', { name: 'Entrar no console' }).waitFor({ timeout: 10_000 });
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await page.getByLabel('Login').fill(seller.login);
+    await page.getByLabel('Senha').fill(seller.password);
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    await page.getByRole('heading', { name: 'Suas lojas' }).waitFor({ timeout: 10_000 });
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await page.getByRole('link', { name: 'Store 1' }).click();
+    await page.getByRole('heading', { name: 'Webhooks de Store 1' }).waitFor({ timeout: 10_000 });
+    // The subscription: app, topic, version, URL, state and failure streak.
+    const subscription = page.getByRole('table', { name: 'Assinaturas' }).getByRole('row').nth(1);
+    await expect(subscription.textContent()).resolves.toMatch(/Acme Integrações.*sac_ticket.*v1.*\/hooks.*ativa.*1/);
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await page.getByRole('link', { name: `Abrir entrega ${deliveryId}` }).click();
+    await expect(page.getByRole('heading', { name: `Entrega ${deliveryId}` }).count()).resolves.toBe(1);
+    const attempts = page.locator('#attempts');
+    await expect(attempts.getByRole('row').count()).resolves.toBe(2);
+    await expect(attempts.textContent()).resolves.toContain('falha');
+    // The receiver's answer is shown as text, never as markup.
+    await expect(attempts.locator('pre').first().textContent()).resolves.toBe('receiver exploded: <b>db down</b>');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+
+    failing = false;
+    await page.getByRole('button', { name: 'Reenviar agora' }).click();
+    await page.getByRole('status').getByText('Reenviada', { exact: false }).waitFor({ timeout: 10_000 });
+    // From here the page is not reloaded: a marker set now survives only if the attempt arrives live.
+    await page.evaluate('window.marker = 1');
+    await page.waitForFunction("document.querySelector('#attempts')?.getAttribute('data-live') !== null");
+    await dispatcherOf(platform).runOnce();
+    await attempts.getByText('sucesso').waitFor({ timeout: 10_000 });
+    await expect(attempts.getByRole('row').count()).resolves.toBe(3);
+    expect(await page.evaluate('window.marker')).toBe(1);
+
+    // The seller's own JSON endpoint answers with the same session.
+    const listed = await context.request.get(`${platform.url}/seller/v1/webhooks/deliveries?status=succeeded`);
+    expect(listed.status()).toBe(200);
+    const body = (await listed.json()) as { results: Array<{ id: string; tenant_id: string }> };
+    expect(body.results.map((d) => d.id)).toEqual([deliveryId]);
+    expect(body.results[0]?.tenant_id).toBe(tenantId);
+    await context.close();
+  }, 120_000);
+
+  it('issue 20 / spec "States and transitions": rotating a v1 secret shows it once with the grace hour counting down; disable and re-enable', async () => {
+    const { seller, tenantId } = await sellerWithFailedDelivery();
+    const context = await browser.newContext({ locale: 'pt-BR' });
+    const page = await context.newPage();
+    await page.goto(`${platform.url}/console`);
+    await page.getByLabel('Login').fill(seller.login);
+    await page.getByLabel('Senha').fill(seller.password);
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    await page.getByRole('heading', { name: 'Suas lojas' }).waitFor({ timeout: 10_000 });
+    await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
+    await page.getByRole('button', { name: 'Trocar segredo' }).click();
+    await page.getByRole('heading', { name: 'Novo segredo' }).waitFor({ timeout: 10_000 });
+    const secret = await page.getByLabel('Novo segredo de assinatura').inputValue();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(await page.locator('[data-countdown]').first().textContent()).toMatch(/^(60:00|59:5\d)$/);
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    const row = await platform.database.db
+      .selectFrom('webhook_subscriptions')
+      .select(['secret_sealed', 'previous_secret_sealed', 'previous_secret_grace_until'])
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirstOrThrow();
+    expect(platform.app.platform.box.open(row.secret_sealed as string)).toBe(secret);
+    expect(row.previous_secret_grace_until).toBe(new Date(platform.clock.now().getTime() + 3_600_000).toISOString());
+    await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
+    const subscription = page.getByRole('table', { name: 'Assinaturas' }).getByRole('row').nth(1);
+    await expect(subscription.textContent()).resolves.toContain('o segredo anterior ainda assina por');
+    await page.getByRole('button', { name: 'Desativar' }).click();
+    await page.getByRole('button', { name: 'Reativar' }).waitFor({ timeout: 10_000 });
+    await expect(subscription.textContent()).resolves.toContain('desativada');
+    await page.getByRole('button', { name: 'Reativar' }).click();
+    await page.getByRole('button', { name: 'Desativar' }).waitFor({ timeout: 10_000 });
+    // Re-enabling starts the failure run again (spec-notes W4).
+    await expect(subscription.textContent()).resolves.toMatch(/ativa\s*0/);
+    await context.close();
+  }, 120_000);
+
+  it('issue 20: a seller sees a connected app with its permissions and disconnects it: its token stops working and its subscriptions stop receiving events', async () => {
+    const { seller, tenantId, app, token } = await sellerWithFailedDelivery();
+    await recordConsent(
+      platform.database.db,
+      { clientId: app.clientId, sellerId: seller.sellerId, tenants: [tenantId] },
+      ['open:order-order:read', 'open:webhook:write'],
+      platform.clock,
+    );
+    const context = await browser.newContext({ locale: 'pt-BR' });
+    const page = await context.newPage();
+    await page.goto(`${platform.url}/console`);
+    await page.getByLabel('Login').fill(seller.login);
+    await page.getByLabel('Senha').fill(seller.password);
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    await page.getByRole('heading', { name: 'Suas lojas' }).waitFor({ timeout: 10_000 });
+    await page.getByRole('link', { name: 'Store 1' }).click();
+    await page.getByRole('navigation', { name: 'Seções da loja' }).getByRole('link', { name: 'Aplicativos conectados' }).click();
+    await page.getByRole('heading', { name: 'Aplicativos conectados a Store 1' }).waitFor({ timeout: 10_000 });
+    const row = page.getByRole('table').getByRole('row').nth(1);
+    await expect(row.textContent()).resolves.toMatch(/Acme Integrações.*Ver seus pedidos.*Assinar notificações/);
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    const before = await signup(platform, { tenantId, clientId: app.clientId, token }, 'v1', `${hooks.url}/hooks`);
+    expect(before.statusCode).toBe(200);
+    await page.getByRole('button', { name: 'Desconectar Acme Integrações' }).click();
+    await page.getByRole('status').waitFor({ timeout: 10_000 });
+    await expect(page.getByRole('status').textContent()).resolves.toContain('Acme Integrações foi desconectado');
+    await expect(page.getByText('Nenhum aplicativo está conectado a esta loja.').count()).resolves.toBe(1);
+    // The app's next call with its token fails: the token family is revoked.
+    const after = await signup(platform, { tenantId, clientId: app.clientId, token }, 'v1', `${hooks.url}/hooks`);
+    expect(after.statusCode).toBe(401);
+    // Its subscriptions are disabled: a new record change makes no delivery for it.
+    const deliveriesBefore = await platform.database.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('tenant_id', '=', tenantId)
+      .execute();
+    await recordChange(platform, { tenantId });
+    await dispatcherOf(platform).runOnce();
+    const deliveriesAfter = await platform.database.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('tenant_id', '=', tenantId)
+      .execute();
+    expect(deliveriesAfter.length).toBe(deliveriesBefore.length);
+    await context.close();
+  }, 120_000);
+
+  it("issue 20: a seller cannot open another seller's store or delivery by URL (404), in the page or the JSON API", async () => {
+    const mine = await platform.createSeller({ tenants: 1 });
+    const theirs = await sellerWithFailedDelivery();
+    const context = await browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(`${platform.url}/console`);
+    await page.getByLabel('Login').fill(mine.login);
+    await page.getByLabel('Password').fill(mine.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Your stores' }).waitFor({ timeout: 10_000 });
+    for (const path of [
+      `/console/stores/${theirs.tenantId}/webhooks`,
+      `/console/stores/${theirs.tenantId}/webhooks/deliveries/${theirs.deliveryId}`,
+      `/console/stores/${mine.tenantIds[0]}/webhooks/deliveries/${theirs.deliveryId}`,
+    ]) {
+      const response = await page.goto(`${platform.url}${path}`);
+      expect(response?.status(), path).toBe(404);
+      await page.getByRole('heading', { name: 'Not found' }).waitFor({ timeout: 10_000 });
+    }
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    const api = await context.request.get(`${platform.url}/seller/v1/webhooks/deliveries/${theirs.deliveryId}`);
+    expect(api.status()).toBe(404);
+    const list = await context.request.get(`${platform.url}/seller/v1/webhooks/deliveries`);
+    expect(((await list.json()) as { results: unknown[] }).results).toEqual([]);
+    // A resend without the CSRF header is refused even for one's own session.
+    const resend = await context.request.post(`${platform.url}/seller/v1/webhooks/deliveries/${theirs.deliveryId}/redeliver`);
+    expect(resend.status()).toBe(403);
+    await context.close();
+  }, 120_000);
+
+  it('issue 20: the console refuses to be framed and allows only its own scripts', async () => {
+    const res = await fetch(`${platform.url}/console`);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    const unauth = await fetch(`${platform.url}/seller/v1/webhooks/deliveries`);
+    expect(unauth.status).toBe(401);
+  });
+});
