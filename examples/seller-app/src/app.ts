@@ -69,7 +69,7 @@ export async function buildSellerApp(config: SellerAppConfig): Promise<FastifyIn
   const stores = new Map<string, { tokenKey: string; secrets: string[] }>();
   const events: ProcessedEvent[] = [];
   // One token set per grant, however many stores it covers: a refresh token is
-  // rotated on use (SPEC-DECISIONS I5), so two copies refreshed apart would be reuse.
+  // rotated on use (spec-notes I5), so two copies refreshed apart would be reuse.
   const apiFor = (tenantId: string) => {
     const tokenKey = stores.get(tenantId)?.tokenKey ?? `unknown:${tenantId}`;
     return new FeiraClient({ baseUrl: config.platformUrl, accessToken: () => tokens.accessToken(tokenKey), tenantId });

@@ -4,7 +4,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromiumLaunchOptions, pollUntil } from '@feira/platform/testing';
+import { chromiumLaunchOptions, pollUntil, testTls, writeTestTlsFiles } from '@feira/platform/testing';
 import type { FastifyInstance } from 'fastify';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +16,6 @@ import { buildSellerApp, type ProcessedEvent } from '../src/app.js';
 // storefront quote → seller quote endpoint → checkout → order webhook.
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
-const tls = (name: string) => join(root, 'packages/platform/test/fixtures/tls', name);
 const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
 
 /** A port free right now (the app's redirect URI must be registered before it listens). */
@@ -30,6 +29,7 @@ async function freePort(): Promise<number> {
 
 describe('examples/seller-app end to end against `feira start`', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'feira-e2e-'));
+  const tlsFiles = writeTestTlsFiles(dataDir);
   let sandbox: ChildProcess;
   let platformUrl = '';
   let app: FastifyInstance;
@@ -66,7 +66,7 @@ describe('examples/seller-app end to end against `feira start`', () => {
         '--log-level',
         'silent',
         '--outbound-ca',
-        tls('ca.pem'),
+        tlsFiles.ca,
       ],
       {
         cwd: root,
@@ -108,7 +108,7 @@ describe('examples/seller-app end to end against `feira start`', () => {
       clientSecret: client.body.client_secret,
       webhookUrl: `${appUrl}/hooks`,
       tokenFile: join(dataDir, 'seller-app-tokens.json'),
-      fastify: { https: { key: readFileSync(tls('server-key.pem'), 'utf8'), cert: readFileSync(tls('server.pem'), 'utf8') } },
+      fastify: { https: { key: testTls.key, cert: testTls.cert } },
     });
     await app.listen({ port, host: '127.0.0.1' });
 
@@ -133,7 +133,7 @@ describe('examples/seller-app end to end against `feira start`', () => {
     await page.fill('input[name="login"]', demo.sellerLogin);
     await page.fill('input[name="password"]', demo.sellerPassword);
     await page.click('button[type="submit"]');
-    // Store choice (SPEC-DECISIONS I9): grant the first store.
+    // Store choice (spec-notes I9): grant the first store.
     await page.check(`input[name="tenant"][value="${demo.tenants[0]!.id}"]`);
     await page.click('button[type="submit"]:not(.link)');
     await page.click('button[name="decision"][value="approve"]');
@@ -157,7 +157,7 @@ describe('examples/seller-app end to end against `feira start`', () => {
     expect(event.record).toMatchObject({ id: ticket.body.id, subject: 'Where is my parcel?' });
   }, 180_000);
 
-  it('spec Quote rules 1–3 / SPEC-DECISIONS Q5-Q6: storefront quote calls the app quote endpoint (fastest and cheapest shown); checkout creates the order and its webhook is read', async () => {
+  it('spec Quote rules 1–3 / spec-notes Q5-Q6: storefront quote calls the app quote endpoint (fastest and cheapest shown); checkout creates the order and its webhook is read', async () => {
     const tenantId = demo.tenants[0]!.id;
     expect(
       (

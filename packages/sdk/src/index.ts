@@ -38,9 +38,12 @@ export {
   authorizationUrl,
   createPkce,
   exchangeCode,
+  introspect,
   type OAuthClientCredentials,
   type Pkce,
   refresh,
+  revoke,
+  type TokenTypeHint,
 } from './oauth/oauth-client.js';
 export { OAuthError } from './oauth/oauth-error.js';
 export {

@@ -1,18 +1,17 @@
-import { testDatabaseTargets } from '@feira/platform/testing';
-import { authorizationUrl, createPkce, exchangeCode, OAuthError, refresh } from '@feira/sdk';
+import { type ListeningPlatform, listenPlatform, testDatabaseTargets } from '@feira/platform/testing';
+import { authorizationUrl, createPkce, exchangeCode, introspect, OAuthError, refresh, revoke } from '@feira/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type PlatformOnLoopback, startPlatformOnLoopback } from './support/platform-on-loopback.js';
 import { consentAsSeller } from './support/seller-browser.js';
 
 const REDIRECT_URI = 'https://integrator.example/callback';
 
 describe.each(testDatabaseTargets())('OAuth client against the real platform on loopback ($dialect)', (target) => {
-  let platform: PlatformOnLoopback;
+  let platform: ListeningPlatform;
   let credentials: { authUrl: string; clientId: string; clientSecret: string };
   let seller: { login: string; password: string; tenantIds: string[] };
 
   beforeAll(async () => {
-    platform = await startPlatformOnLoopback(target);
+    platform = await listenPlatform(target);
     const client = await platform.createClient({ redirectUris: [REDIRECT_URI] });
     credentials = { authUrl: platform.url, ...client };
     seller = await platform.createSeller({ tenants: 2 });
@@ -42,7 +41,7 @@ describe.each(testDatabaseTargets())('OAuth client against the real platform on 
     expect(code.length).toBeGreaterThan(10);
   });
 
-  it('spec "Code exchange" (JSON body) / Authentication §4: exchangeCode returns the six-field token set, scope space-separated; SPEC-DECISIONS I6: a second exchange is invalid_grant', async () => {
+  it('spec "Code exchange" (JSON body) / Authentication §4: exchangeCode returns the six-field token set, scope space-separated; spec-notes I6: a second exchange is invalid_grant', async () => {
     const { code } = await connect();
     const tokens = await exchangeCode({ ...credentials, code, redirectUri: REDIRECT_URI });
     expect(Object.keys(tokens).sort()).toEqual([
@@ -69,7 +68,7 @@ describe.each(testDatabaseTargets())('OAuth client against the real platform on 
     expect((error as OAuthError).code).toBe('invalid_grant');
   });
 
-  it('SPEC-DECISIONS I8: PKCE round trip with createPkce; a wrong verifier is refused', async () => {
+  it('spec-notes I8: PKCE round trip with createPkce; a wrong verifier is refused', async () => {
     const first = await connect({ pkce: true });
     const wrong = await exchangeCode({
       ...credentials,
@@ -88,7 +87,7 @@ describe.each(testDatabaseTargets())('OAuth client against the real platform on 
     expect(tokens.access_token).toBeTruthy();
   });
 
-  it('spec "Token refresh" (form body) / SPEC-DECISIONS I5: refresh returns a new refresh token', async () => {
+  it('spec "Token refresh" (form body) / spec-notes I5: refresh returns a new refresh token', async () => {
     const { code } = await connect();
     const tokens = await exchangeCode({ ...credentials, code, redirectUri: REDIRECT_URI });
     const next = await refresh({ ...credentials, refreshToken: tokens.refresh_token });
@@ -107,5 +106,22 @@ describe.each(testDatabaseTargets())('OAuth client against the real platform on 
     expect(error.status).toBe(401);
     expect(error.message).not.toContain('not-the-secret');
     expect(error.message).not.toContain(code);
+  });
+
+  it('RFC 7009 / RFC 7662: introspect reads a token in force; revoke ends the grant, after which introspect says inactive and refresh is invalid_grant', async () => {
+    const { code } = await connect();
+    const tokens = await exchangeCode({ ...credentials, code, redirectUri: REDIRECT_URI });
+    const info = await introspect({ ...credentials, token: tokens.access_token });
+    expect(info).toMatchObject({ active: true, client_id: credentials.clientId, tenants: seller.tenantIds });
+    await revoke({ ...credentials, token: tokens.refresh_token, tokenTypeHint: 'refresh_token' });
+    expect(await introspect({ ...credentials, token: tokens.access_token })).toEqual({ active: false });
+    const error = (await refresh({ ...credentials, refreshToken: tokens.refresh_token }).catch((e: unknown) => e)) as OAuthError;
+    expect(error.code).toBe('invalid_grant');
+    // RFC 7009 §2.2: revoking again (or any unknown token) still succeeds.
+    await expect(revoke({ ...credentials, token: tokens.refresh_token })).resolves.toBeUndefined();
+    const bad = (await revoke({ ...credentials, clientSecret: 'wrong', token: tokens.access_token }).catch(
+      (e: unknown) => e,
+    )) as OAuthError;
+    expect(bad.code).toBe('invalid_client');
   });
 });

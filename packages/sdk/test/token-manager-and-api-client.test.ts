@@ -1,5 +1,5 @@
 import { cryptoRandom, seedRecords } from '@feira/platform';
-import { testDatabaseTargets } from '@feira/platform/testing';
+import { type ListeningPlatform, listenPlatform, testDatabaseTargets } from '@feira/platform/testing';
 import {
   authorizationUrl,
   exchangeCode,
@@ -11,7 +11,6 @@ import {
   TokenManager,
 } from '@feira/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type PlatformOnLoopback, startPlatformOnLoopback } from './support/platform-on-loopback.js';
 import { consentAsSeller } from './support/seller-browser.js';
 
 const REDIRECT_URI = 'https://integrator.example/callback';
@@ -20,7 +19,7 @@ const ORDERS = 45;
 describe.each(testDatabaseTargets())(
   'TokenManager and FeiraClient against the real platform on loopback ($dialect)',
   (target) => {
-    let platform: PlatformOnLoopback;
+    let platform: ListeningPlatform;
     let credentials: { authUrl: string; clientId: string; clientSecret: string };
     let seller: { login: string; password: string; tenantIds: string[] };
     const tokenCalls: string[] = [];
@@ -30,7 +29,7 @@ describe.each(testDatabaseTargets())(
     };
 
     beforeAll(async () => {
-      platform = await startPlatformOnLoopback(target);
+      platform = await listenPlatform(target);
       credentials = { authUrl: platform.url, ...(await platform.createClient({ redirectUris: [REDIRECT_URI] })) };
       seller = await platform.createSeller({ tenants: 2 });
       await seedRecords(
@@ -79,7 +78,7 @@ describe.each(testDatabaseTargets())(
       await expect(manager.refresh('seller')).resolves.toMatchObject({ scope: expect.stringContaining('open:ticket:read') });
     });
 
-    it('SPEC-DECISIONS I5: ten concurrent callers of an expiring token share one refresh', async () => {
+    it('spec-notes I5: ten concurrent callers of an expiring token share one refresh', async () => {
       const { manager } = await connectedManager();
       platform.clock.advanceSeconds(7200);
       tokenCalls.length = 0;
@@ -101,7 +100,7 @@ describe.each(testDatabaseTargets())(
       await expect(other.accessToken('nobody')).rejects.toBeInstanceOf(NotConnectedError);
     });
 
-    it('SPEC-DECISIONS I5: a refresh token reused after its successor was used revokes the family: OAuthError invalid_grant', async () => {
+    it('spec-notes I5: a refresh token reused after its successor was used revokes the family: OAuthError invalid_grant', async () => {
       const { manager, store } = await connectedManager();
       const stale = (await store.get('seller'))!;
       await manager.refresh('seller');
@@ -162,7 +161,7 @@ describe.each(testDatabaseTargets())(
         expect(nexts.at(-1)).toBeNull();
       });
 
-      it('SPEC-DECISIONS L8: filters and sort reach the platform and come back echoed; results honour them', async () => {
+      it('spec-notes L8: filters and sort reach the platform and come back echoed; results honour them', async () => {
         const pages = api.pages<{ status: string; created_at: string }>('/seller/v0/tickets', {
           filters: { status__in: ['open', 'answered'] },
           sort: ['created_at:desc'],
@@ -185,7 +184,7 @@ describe.each(testDatabaseTargets())(
         expect((error as FeiraApiError).slug).toBe('NOT_FOUND');
       });
 
-      it('SPEC-DECISIONS L6: an unknown filter field is a typed 422 whose details name the field', async () => {
+      it('spec-notes L6: an unknown filter field is a typed 422 whose details name the field', async () => {
         const error = await (async () => {
           for await (const _ of api.list('/v1/orders', { filters: { no_such_field: 'x' } })) {
             // never reached
@@ -199,13 +198,13 @@ describe.each(testDatabaseTargets())(
         expect(apiError.requestId).toBeTruthy();
       });
 
-      it('SPEC-DECISIONS I9: X-Tenant-Id selects the store of a multi-tenant token; another store sees none of these orders', async () => {
+      it('spec-notes I9: X-Tenant-Id selects the store of a multi-tenant token; another store sees none of these orders', async () => {
         const other = [];
         for await (const order of api.list('/v1/orders', { tenantId: seller.tenantIds[1] })) other.push(order);
         expect(other).toEqual([]);
       });
 
-      it('SPEC-DECISIONS I9 / L9: without X-Tenant-Id a token for two stores is refused with a typed 4xx, and a bad token is 401 UNAUTHORIZED', async () => {
+      it('spec-notes I9 / L9: without X-Tenant-Id a token for two stores is refused with a typed 4xx, and a bad token is 401 UNAUTHORIZED', async () => {
         const { manager } = await connectedManager();
         const token = await manager.accessToken('seller');
         const withoutTenant = new FeiraClient({ baseUrl: platform.url, accessToken: token });

@@ -2,7 +2,7 @@ import type { ErrorDetail } from '@feira/contract';
 
 /**
  * An error answer of a platform API, carrying the platform error body
- * (`message`, `slug`, `details[]`; SPEC-DECISIONS L9). Narrow on `slug`:
+ * (`message`, `slug`, `details[]`; spec-notes L9). Narrow on `slug`:
  * `UNAUTHORIZED` (401), `FORBIDDEN` (403: missing scope or tenant), `NOT_FOUND`,
  * `UNPROCESSABLE_ENTITY` (422: `details[]` names each field).
  *

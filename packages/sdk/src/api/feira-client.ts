@@ -19,7 +19,7 @@ export interface FeiraClientOptions {
   /** A token, or a function giving a valid one per call (e.g. `TokenManager#accessToken`). */
   accessToken: string | (() => string | Promise<string>);
   /**
-   * The tenant to act for, sent as `X-Tenant-Id` (SPEC-DECISIONS I9). Required
+   * The tenant to act for, sent as `X-Tenant-Id` (spec-notes I9). Required
    * when the token holds several tenants; optional with one.
    */
   tenantId?: string;
@@ -66,7 +66,7 @@ export interface ListOptions extends Omit<RequestOptions, 'query'> {
   filters?: Record<string, FilterValue>;
   /** `field`, `field:asc` or `field:desc`; applied left to right. */
   sort?: string | readonly string[];
-  /** Page size (`_limit`); the platform clamps it to `max_limit` (SPEC-DECISIONS L1). */
+  /** Page size (`_limit`); the platform clamps it to `max_limit` (spec-notes L1). */
   limit?: number;
   /** `cursor` for massive collections (forward only); `offset` (default) otherwise. */
   paginate?: 'cursor' | 'offset';
@@ -98,7 +98,7 @@ function queryString(query: RequestOptions['query'] | undefined): string {
 }
 
 /**
- * The platform API client: bearer token (SPEC-DECISIONS I3), `X-Tenant-Id`,
+ * The platform API client: bearer token (spec-notes I3), `X-Tenant-Id`,
  * typed errors, and lists as async iterators that follow `meta.links.next`
  * exactly as given (spec "List operations" rule 4).
  *
@@ -214,7 +214,7 @@ export class FeiraClient {
   /**
    * Every record of a list, page after page (see `pages`).
    *
-   * @throws {FeiraApiError} e.g. 422 for an unknown filter field (SPEC-DECISIONS L6).
+   * @throws {FeiraApiError} e.g. 422 for an unknown filter field (spec-notes L6).
    * @example
    * ```ts
    * for await (const ticket of api.list('/seller/v0/tickets', { filters: { status: 'open' }, sort: 'created_at:desc' })) {

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { OAUTH_ERROR_CODES, type OAuthErrorCode, type TokenSet } from '@feira/contract';
+import { type IntrospectionResponse, OAUTH_ERROR_CODES, type OAuthErrorCode, type TokenSet } from '@feira/contract';
 import { OAuthError } from './oauth-error.js';
 
 /**
@@ -15,7 +15,7 @@ import { OAuthError } from './oauth-error.js';
  * ```
  */
 export interface OAuthClientCredentials {
-  /** {auth_url}: the identity provider's address (SPEC-DECISIONS I1). */
+  /** {auth_url}: the identity provider's address (spec-notes I1). */
   authUrl: string;
   clientId: string;
   clientSecret: string;
@@ -24,7 +24,7 @@ export interface OAuthClientCredentials {
 }
 
 /**
- * A PKCE pair (RFC 7636, S256; SPEC-DECISIONS I8). Keep `codeVerifier` on your
+ * A PKCE pair (RFC 7636, S256; spec-notes I8). Keep `codeVerifier` on your
  * server, next to the `state`, until the callback.
  *
  * @example
@@ -74,11 +74,11 @@ export interface AuthorizationUrlInput {
   clientId: string;
   /** Must be registered on the client, and sent again, identical, in `exchangeCode` (spec "Authentication" rule 5). */
   redirectUri: string;
-  /** Scopes requested; the client's default scopes are added by the platform (SPEC-DECISIONS I10). */
+  /** Scopes requested; the client's default scopes are added by the platform (spec-notes I10). */
   scopes: readonly string[];
   /** Echoed on the callback: use it to recognise the seller and to refuse forged callbacks. */
   state?: string;
-  /** `true` (default): the seller picks its stores; `false`: a personal grant with no tenant (SPEC-DECISIONS I9). */
+  /** `true` (default, also what the platform assumes when the parameter is absent): the seller picks its stores; `false`: a personal grant with no tenant (spec-notes I9). */
   chooseTenants?: boolean;
   /** A PKCE pair from `createPkce()`; only its challenge goes into the URL. */
   pkce?: Pick<Pkce, 'codeChallenge'>;
@@ -134,10 +134,19 @@ function isTokenSet(value: unknown): value is TokenSet {
   );
 }
 
-/** POSTs to the token endpoint and returns the token set, or throws an OAuthError. Never logs a token or the secret. */
-async function tokenRequest(credentials: OAuthClientCredentials, body: string, contentType: string): Promise<TokenSet> {
+/**
+ * POSTs to an endpoint of the identity provider and returns the parsed answer when
+ * `accept` takes it, or throws an OAuthError (RFC 6749 §5.2 body). Never logs a token or the secret.
+ */
+async function authServerRequest<T>(
+  credentials: OAuthClientCredentials,
+  path: string,
+  body: string,
+  contentType: string,
+  accept: (status: number, parsed: unknown) => T | undefined,
+): Promise<T> {
   const doFetch = credentials.fetch ?? fetch;
-  const response = await doFetch(new URL('/oauth/token', credentials.authUrl), {
+  const response = await doFetch(new URL(path, credentials.authUrl), {
     method: 'POST',
     headers: { 'content-type': contentType, accept: 'application/json' },
     body,
@@ -145,12 +154,15 @@ async function tokenRequest(credentials: OAuthClientCredentials, body: string, c
   const text = await response.text();
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = text === '' ? undefined : JSON.parse(text);
   } catch {
-    throw new OAuthError('invalid_response', response.status, `the token endpoint answered HTTP ${response.status} without JSON`);
+    throw new OAuthError('invalid_response', response.status, `${path} answered HTTP ${response.status} without JSON`);
   }
-  if (response.ok && isTokenSet(parsed)) return parsed;
-  const error = (parsed as { error?: unknown; error_description?: unknown } | null) ?? {};
+  if (response.ok) {
+    const accepted = accept(response.status, parsed);
+    if (accepted !== undefined) return accepted;
+  }
+  const error = (parsed as { error?: unknown; error_description?: unknown } | null | undefined) ?? {};
   if (isOAuthErrorCode(error.error)) {
     throw new OAuthError(
       error.error,
@@ -158,17 +170,19 @@ async function tokenRequest(credentials: OAuthClientCredentials, body: string, c
       typeof error.error_description === 'string' ? error.error_description : undefined,
     );
   }
-  throw new OAuthError(
-    'invalid_response',
-    response.status,
-    `the token endpoint answered HTTP ${response.status} without a token set`,
+  throw new OAuthError('invalid_response', response.status, `${path} answered HTTP ${response.status} with an unexpected body`);
+}
+
+function tokenRequest(credentials: OAuthClientCredentials, body: string, contentType: string): Promise<TokenSet> {
+  return authServerRequest(credentials, '/oauth/token', body, contentType, (_status, parsed) =>
+    isTokenSet(parsed) ? parsed : undefined,
   );
 }
 
 /**
  * Exchanges the callback's `code` for tokens (spec "Code exchange": a JSON body
  * with the five fields). Call it once per code: a code is single use and lasts
- * 10 minutes (SPEC-DECISIONS I6).
+ * 10 minutes (spec-notes I6).
  *
  * @throws {OAuthError} `invalid_grant` for a used, expired or mismatched code; `invalid_client` for bad credentials.
  * @example
@@ -203,7 +217,7 @@ export async function exchangeCode(
 
 /**
  * Gets a new token set with a refresh token (spec "Token refresh": a form body).
- * Every refresh returns a new refresh token (SPEC-DECISIONS I5): store it and
+ * Every refresh returns a new refresh token (spec-notes I5): store it and
  * drop the old one. `TokenManager` does this for you.
  *
  * @throws {OAuthError} `invalid_grant` when the refresh token is expired, revoked or reused.
@@ -223,4 +237,62 @@ export async function refresh(input: OAuthClientCredentials & { refreshToken: st
     refresh_token: input.refreshToken,
   });
   return tokenRequest(input, form.toString(), 'application/x-www-form-urlencoded');
+}
+
+/** Which kind of token is passed to `revoke` or `introspect`; only a hint (RFC 7009 §2.1). */
+export type TokenTypeHint = 'access_token' | 'refresh_token';
+
+function tokenLookupForm(input: OAuthClientCredentials & { token: string; tokenTypeHint?: TokenTypeHint }): string {
+  const form = new URLSearchParams({ token: input.token, client_id: input.clientId, client_secret: input.clientSecret });
+  if (input.tokenTypeHint) form.set('token_type_hint', input.tokenTypeHint);
+  return form.toString();
+}
+
+/**
+ * Revokes a token (RFC 7009, `POST {auth_url}/oauth/revoke`): the whole grant it belongs
+ * to ends, so the seller's access and refresh tokens for your application stop working.
+ * Use it when a seller disconnects your application. Revoking a token that is already
+ * revoked, expired or unknown succeeds too (RFC 7009 §2.2).
+ *
+ * @throws {OAuthError} `invalid_client` for bad credentials.
+ * @example
+ * ```ts
+ * import { revoke } from '@feira/sdk';
+ *
+ * await revoke({ authUrl, clientId, clientSecret, token: saved.refresh_token, tokenTypeHint: 'refresh_token' });
+ * await tokenStore.delete(sellerKey);
+ * ```
+ */
+export async function revoke(input: OAuthClientCredentials & { token: string; tokenTypeHint?: TokenTypeHint }): Promise<void> {
+  await authServerRequest(input, '/oauth/revoke', tokenLookupForm(input), 'application/x-www-form-urlencoded', () => true);
+}
+
+/**
+ * Asks whether a token of your application is in force now (RFC 7662,
+ * `POST {auth_url}/oauth/introspect`), with its scope, seller (`sub`), stores
+ * (`tenants`) and times. Any token that is not in force, or not yours, reads
+ * `{ active: false }`.
+ *
+ * @throws {OAuthError} `invalid_client` for bad credentials.
+ * @example
+ * ```ts
+ * import { introspect } from '@feira/sdk';
+ *
+ * const info = await introspect({ authUrl, clientId, clientSecret, token: accessToken });
+ * if (!info.active) await reconnect(seller);
+ * ```
+ */
+export async function introspect(
+  input: OAuthClientCredentials & { token: string; tokenTypeHint?: TokenTypeHint },
+): Promise<IntrospectionResponse> {
+  return authServerRequest(
+    input,
+    '/oauth/introspect',
+    tokenLookupForm(input),
+    'application/x-www-form-urlencoded',
+    (_s, parsed) =>
+      typeof parsed === 'object' && parsed !== null && typeof (parsed as { active?: unknown }).active === 'boolean'
+        ? (parsed as IntrospectionResponse)
+        : undefined,
+  );
 }

@@ -1,7 +1,7 @@
 import type { OAuthErrorCode } from '@feira/contract';
 
 /**
- * An error answered by the token endpoint (RFC 6749 §5.2, SPEC-DECISIONS I7),
+ * An error answered by the token endpoint (RFC 6749 §5.2, spec-notes I7),
  * or a token endpoint that did not answer as the spec says. Narrow on `code`:
  * `invalid_grant` means the code or refresh token is used, expired or revoked,
  * so the seller has to connect again.

@@ -49,7 +49,7 @@ export class NotConnectedError extends Error {
 /**
  * Keeps each seller's tokens, refreshes an access token shortly before
  * `expires_in` runs out, shares one refresh among concurrent callers (a refresh
- * token is rotated on use, SPEC-DECISIONS I5, so two parallel refreshes would
+ * token is rotated on use, spec-notes I5, so two parallel refreshes would
  * race), and always stores the new refresh token.
  *
  * @example
@@ -135,7 +135,7 @@ export class TokenManager {
       const current = await this.#store.get(key);
       if (!current) throw new NotConnectedError(`No tokens are stored for "${key}": connect the seller first.`);
       const next = await refresh({ ...this.#options, refreshToken: current.refreshToken });
-      // SPEC-DECISIONS I5: every refresh returns a new refresh token; the old one must not be used again.
+      // spec-notes I5: every refresh returns a new refresh token; the old one must not be used again.
       return this.save(key, next);
     })().finally(() => this.#inFlight.delete(key));
     this.#inFlight.set(key, work);

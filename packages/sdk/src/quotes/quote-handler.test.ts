@@ -132,7 +132,7 @@ describe('createQuoteHandler', () => {
     }
   });
 
-  it('SPEC-DECISIONS Q4: an answer whose items do not match the request is not sent (500) and the seller is told which rule', async () => {
+  it('spec-notes Q4: an answer whose items do not match the request is not sent (500) and the seller is told which rule', async () => {
     const seen: QuoteViolation[][] = [];
     const handler = createQuoteHandler(
       (request) => ({ packages: [{ items: [{ sku: request.items[0]!.sku, quantity: 1 }], delivery_options: [STANDARD] }] }),
@@ -143,7 +143,7 @@ describe('createQuoteHandler', () => {
     expect(seen[0]?.map((v) => v.rule)).toEqual(['response.items-match-request']);
   });
 
-  it('SPEC-DECISIONS Q4: price 0, price with 3 decimals, id over 32 characters, and days 0 are each caught before sending', async () => {
+  it('spec-notes Q4: price 0, price with 3 decimals, id over 32 characters, and days 0 are each caught before sending', async () => {
     const broken = [
       { ...STANDARD, price: 0 },
       { ...STANDARD, price: 10.005 },

@@ -13,7 +13,7 @@ import { QuoteErrorAnswer, quoteErrors } from './quote-error-answer.js';
 
 /**
  * SDK default budget: 800 ms leaves 200 ms of the platform's 1.0 s deadline
- * (spec "Limits", SPEC-DECISIONS Q3) for the network and for sending the answer.
+ * (spec "Limits", spec-notes Q3) for the network and for sending the answer.
  *
  * @example
  * ```ts

@@ -29,7 +29,7 @@ function codeOf(fn: () => unknown): string | undefined {
 }
 
 describe('verifyWebhook', () => {
-  it('spec Events/Signature rules 1-2: accepts HMAC-SHA256 hex of "<timestamp>.<raw body>" keyed by the whsec_ secret (SPEC-DECISIONS W2)', () => {
+  it('spec Events/Signature rules 1-2: accepts HMAC-SHA256 hex of "<timestamp>.<raw body>" keyed by the whsec_ secret (spec-notes W2)', () => {
     const message = verifyWebhook({
       rawBody: BODY,
       headers: headersFor(`sha256=${sign(SECRET, TS, BODY)}`),
@@ -149,7 +149,7 @@ describe('verifyWebhook', () => {
     }
   });
 
-  it('SPEC-DECISIONS W8: timestamps within 300 s either way pass, 301 s is ERR_TIMESTAMP_OUT_OF_RANGE', () => {
+  it('spec-notes W8: timestamps within 300 s either way pass, 301 s is ERR_TIMESTAMP_OUT_OF_RANGE', () => {
     for (const offset of [-300, 300]) {
       const ts = String(Number(TS) + offset);
       const headers = headersFor(`sha256=${sign(SECRET, ts, BODY)}`, ts);

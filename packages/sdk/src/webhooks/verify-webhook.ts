@@ -5,7 +5,7 @@ import { anyDigestMatches, signatureEntries } from './webhook-signature.js';
 import { WebhookVerificationError } from './webhook-verification-error.js';
 
 /**
- * SPEC-DECISIONS W8: timestamps within 300 s either way are accepted by default.
+ * spec-notes W8: timestamps within 300 s either way are accepted by default.
  *
  * @example
  * ```ts
@@ -51,7 +51,7 @@ export interface VerifyWebhookOptions {
    * Ignored for `version: 'v0'`.
    */
   secrets?: string | readonly string[];
-  /** Accepted clock difference, in seconds, either way. Default 300 (SPEC-DECISIONS W8). */
+  /** Accepted clock difference, in seconds, either way. Default 300 (spec-notes W8). */
   toleranceSec?: number;
   /** The current time. Default: the system clock. Pass it in tests. */
   now?: Date;
@@ -70,7 +70,7 @@ const noSecret = () => new TypeError('verifyWebhook: `secrets` must hold at leas
  *
  * v1 (spec, Events, Signature): the signed string is `X-Timestamp` + `.` + the raw
  * body; the digest is hex HMAC-SHA256 keyed with the secret's UTF-8 bytes
- * (SPEC-DECISIONS W2). `X-Signature-256` may carry several comma-separated
+ * (spec-notes W2). `X-Signature-256` may carry several comma-separated
  * `sha256=` entries during the platform's rotation; any match is enough and every
  * comparison is constant-time. The timestamp must be within `toleranceSec` of `now`.
  *

@@ -110,7 +110,7 @@ describe.each(Object.entries(servers))('webhook adapter: %s', (_name, start) => 
     expect(calls).toBe(0);
   });
 
-  it('a failing onMessage is answered 500 without internals, so the platform retries (SPEC-DECISIONS W4)', async () => {
+  it('a failing onMessage is answered 500 without internals, so the platform retries (spec-notes W4)', async () => {
     const url = await start({
       secrets: SECRET,
       now: () => NOW,

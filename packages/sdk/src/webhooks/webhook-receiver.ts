@@ -22,7 +22,7 @@ export interface WebhookReceiverOptions extends Pick<VerifyWebhookOptions, 'tole
   secrets?: VerifyWebhookOptions['secrets'] | (() => readonly string[] | Promise<readonly string[]>);
   /**
    * Called once per authentic message. Resolve to acknowledge (2xx); throw to have
-   * the platform retry later (SPEC-DECISIONS W4). `webhookId` is the `X-Webhook-Id`
+   * the platform retry later (spec-notes W4). `webhookId` is the `X-Webhook-Id`
    * header, the same on every retry: use it to drop duplicates (W3, W5).
    */
   onMessage(message: WebhookMessage, delivery: { webhookId: string | undefined }): unknown;
@@ -64,7 +64,7 @@ export async function receiveWebhook(
   try {
     await options.onMessage(message, { webhookId: headerValue(headers, 'x-webhook-id') });
   } catch {
-    // No internals in the answer; the platform will retry (SPEC-DECISIONS W4).
+    // No internals in the answer; the platform will retry (spec-notes W4).
     return { status: 500, body: { error: 'ERR_HANDLER_FAILED', message: 'The receiver failed to process the message.' } };
   }
   return { status: 200, body: { received: true } };
