@@ -5,7 +5,7 @@ import { migrateToLatest, openDatabase } from '@feira/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './support/run-cli.js';
 
-// SPEC-DECISIONS W4: a dead delivery is "redeliverable by API and CLI". The API
+// spec-notes W4: a dead delivery is "redeliverable by API and CLI". The API
 // half is tested in webhook-retries.test.ts; this is the CLI half, `feira
 // dispatch --redeliver`, run as a real process against a real database file.
 

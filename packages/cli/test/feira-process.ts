@@ -1,5 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
+import { pollUntil } from '../../platform/src/testing.js';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -80,4 +82,41 @@ export function runFeira(args: string[], env: Record<string, string | undefined>
       return exited;
     },
   };
+}
+
+/** The pids of a process's children (the cluster's workers). */
+export function childPids(pid: number): number[] {
+  try {
+    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The pids of the `count` API workers answering on `base`, once each has
+ * answered a scrape of /metrics (`feira_process_info{pid}`) on a connection
+ * of its own: the proof that the cluster hands connections to all of them.
+ * (Counting the primary's child processes is no proof: a child can be alive
+ * and not serving.)
+ */
+export async function servingWorkerPids(base: string, count: number, deadlineMs = 120_000): Promise<Set<string>> {
+  return pollUntil(
+    `${count} API workers answering on ${base}`,
+    async () => {
+      const seen = new Set<string>();
+      await Promise.all(
+        Array.from({ length: 4 * count }, async () => {
+          const res = await request(`${base}/metrics`, { reset: true });
+          const pid = /feira_process_info\{pid="(\d+)"\} 1/.exec(await res.body.text())?.[1];
+          if (pid) seen.add(pid);
+        }),
+      );
+      return seen.size >= count ? seen : undefined;
+    },
+    { deadlineMs, intervalMs: 250 },
+  );
 }

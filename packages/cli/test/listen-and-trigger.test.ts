@@ -1,19 +1,26 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type BackgroundWorkers, startBackgroundWorkers } from '@feira/platform';
-import { pollUntil, TEST_ADMIN_TOKEN, testDatabaseTargets, testTls } from '@feira/platform/testing';
+import {
+  type ListeningPlatform,
+  listenPlatform,
+  pollUntil,
+  TEST_ADMIN_TOKEN,
+  testDatabaseTargets,
+  testTls,
+  writeTestTlsFiles,
+} from '@feira/platform/testing';
 import { createWebhookHandler, FeiraClient, type WebhookMessage } from '@feira/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type PlatformOnLoopback, startPlatformOnLoopback } from '../../sdk/test/support/platform-on-loopback.js';
 import { runCli, startCli } from './support/run-cli.js';
-
-const tlsFile = (name: string) => fileURLToPath(new URL(`../../platform/test/fixtures/tls/${name}`, import.meta.url));
 
 describe.each(testDatabaseTargets())(
   'feira listen + feira trigger as processes against the real platform ($dialect)',
   (target) => {
-    let platform: PlatformOnLoopback;
+    let platform: ListeningPlatform;
     let workers: BackgroundWorkers;
     let tenantId: string;
     let accessToken: string;
@@ -24,8 +31,11 @@ describe.each(testDatabaseTargets())(
     let listen: ReturnType<typeof startCli>;
     const lines: Array<Record<string, unknown>> = [];
 
+    const tlsDir = mkdtempSync(join(tmpdir(), 'feira-listen-tls-'));
+    const tlsFiles = writeTestTlsFiles(tlsDir);
+
     beforeAll(async () => {
-      platform = await startPlatformOnLoopback(target, { outboundCa: testTls.ca });
+      platform = await listenPlatform(target, { outboundCa: testTls.ca });
       workers = await startBackgroundWorkers(platform.app.platform, { dispatcher: true });
       ({
         tenantIds: [tenantId = ''],
@@ -56,9 +66,9 @@ describe.each(testDatabaseTargets())(
           '--url',
           platform.url,
           '--tls-cert',
-          tlsFile('server.pem'),
+          tlsFiles.cert,
           '--tls-key',
-          tlsFile('server-key.pem'),
+          tlsFiles.key,
           '--json',
         ],
         { FEIRA_ACCESS_TOKEN: accessToken },
@@ -93,9 +103,10 @@ describe.each(testDatabaseTargets())(
       app?.closeAllConnections();
       await new Promise((resolve) => app?.close(resolve));
       await platform?.close();
+      rmSync(tlsDir, { recursive: true, force: true });
     });
 
-    it('spec "Webhook subscription" v1 / SPEC-DECISIONS W1-W2: listen signs up its HTTPS receiver and prints a whsec_ secret per topic', () => {
+    it('spec "Webhook subscription" v1 / spec-notes W1-W2: listen signs up its HTTPS receiver and prints a whsec_ secret per topic', () => {
       const ready = lines.find((l) => l.type === 'ready')!;
       expect(String(ready.receiver_url)).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/$/);
       const subscriptions = ready.subscriptions as Array<{ topic: string; secret: string }>;

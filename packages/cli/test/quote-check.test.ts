@@ -1,6 +1,12 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { QuoteRequest } from '@feira/contract';
+import { type DemoSeller, startDemoSeller } from '@feira/platform';
+import { testTls, writeTestTlsFiles } from '@feira/platform/testing';
 import { createQuoteHandler, quoteErrors, singlePackageQuote } from '@feira/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './support/run-cli.js';
@@ -12,6 +18,7 @@ const conforming = createQuoteHandler((request) =>
   request.zipcode === '00000000' ? quoteErrors.invalidZipcode() : singlePackageQuote(request, [STANDARD]),
 );
 const acceptsAnything = createQuoteHandler((request) => singlePackageQuote(request, [STANDARD]));
+const rejectsEverything = createQuoteHandler(() => quoteErrors.invalidZipcode());
 
 function json(res: ServerResponse, status: number, body: unknown) {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
@@ -48,10 +55,16 @@ function hangsOnManyItems(r: QuoteRequest, res: ServerResponse) {
 }
 
 let base = '';
+let demoSeller: DemoSeller;
+let httpsBase = '';
+const httpsSeller = createHttpsServer({ key: testTls.key, cert: testTls.cert }, (req, res) => conforming(req, res));
+const tlsDir = mkdtempSync(join(tmpdir(), 'feira-quote-check-tls-'));
+const caFile = writeTestTlsFiles(tlsDir).ca;
 const server = createServer(async (req, res) => {
   const mode = new URL(req.url ?? '/', 'http://x').searchParams.get('mode') ?? 'conforming';
   if (mode === 'conforming') return conforming(req, res);
   if (mode === 'accepts-any-zipcode') return acceptsAnything(req, res);
+  if (mode === 'rejects-everything') return rejectsEverything(req, res);
   const request = await readJson(req);
   if (mode === 'mixed') mixedBreakage(request, res);
   if (mode === 'hangs') hangsOnManyItems(request, res);
@@ -60,10 +73,18 @@ const server = createServer(async (req, res) => {
 beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/frete?token=s3cret-token`;
+  demoSeller = await startDemoSeller();
+  await new Promise<void>((resolve) => httpsSeller.listen(0, '127.0.0.1', resolve));
+  httpsBase = `https://127.0.0.1:${(httpsSeller.address() as AddressInfo).port}/frete`;
 });
 afterAll(async () => {
+  rmSync(tlsDir, { recursive: true, force: true });
+  await demoSeller.close();
+  httpsSeller.closeAllConnections();
+  httpsSeller.close();
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
+  rmSync(tlsDir, { recursive: true, force: true });
 });
 
 interface Report {
@@ -72,6 +93,7 @@ interface Report {
   rules: Array<{ id: string; status: string; failures: Array<{ case: string }> }>;
   latency: { samples: number; p50Ms: number; p99Ms: number; maxMs: number; deadlineMs: number };
   cases: Array<{ name: string; outcome: string }>;
+  advice: Array<{ id: string; status: string; cases: string[] }>;
 }
 
 async function check(mode: string, extra: string[] = []) {
@@ -96,12 +118,12 @@ describe('feira quote-check (real process against a real seller on loopback)', (
     expect(report.url).not.toContain('s3cret-token');
   }, 120_000);
 
-  it('SPEC-DECISIONS Q4: every kind of invalid answer the platform rejects fails its own rule, exit code 1 (same rule set as the platform)', async () => {
+  it('spec-notes Q4: every kind of invalid answer the platform rejects fails its own rule, exit code 1 (same rule set as the platform)', async () => {
     const { code, report } = await check('mixed', ['--sku', 'A-1', '--sku', 'B-2']);
     expect(failedRules(report).sort()).toEqual(
       [
         'error.items-required',
-        'exchange.rejects-unknown-zipcode',
+        'exchange.quotes-something',
         'exchange.status',
         'response.items-match-request',
         'response.not-json',
@@ -115,7 +137,7 @@ describe('feira quote-check (real process against a real seller on loopback)', (
     expect(code).toBe(1);
   }, 120_000);
 
-  it('spec "Limits" 1.0 s / SPEC-DECISIONS Q3: a request left unanswered fails exchange.deadline, the others pass', async () => {
+  it('spec "Limits" 1.0 s / spec-notes Q3: a request left unanswered fails exchange.deadline, the others pass', async () => {
     const { code, report } = await check('hangs');
     expect(failedRules(report)).toEqual(['exchange.deadline']);
     expect(report.rules.find((r) => r.id === 'exchange.deadline')?.failures.map((f) => f.case)).toEqual([
@@ -125,10 +147,44 @@ describe('feira quote-check (real process against a real seller on loopback)', (
     expect(code).toBe(1);
   }, 120_000);
 
-  it('spec Errors / Shipping quote (invalid_zipcode): a seller that quotes a zipcode which does not exist fails exchange.rejects-unknown-zipcode', async () => {
+  it('a conforming seller that quotes the zipcode 00000000 passes with a WARN (advice, not a rule), exit code 0', async () => {
     const { code, report } = await check('accepts-any-zipcode');
-    expect(failedRules(report)).toEqual(['exchange.rejects-unknown-zipcode']);
+    expect(failedRules(report)).toEqual([]);
+    expect(report.advice).toEqual([
+      expect.objectContaining({
+        id: 'advice.unknown-zipcode',
+        status: 'warn',
+        cases: ['zipcode that does not exist (00000000)'],
+      }),
+    ]);
+    expect(code).toBe(0);
+    const human = await runCli(['quote-check', `${base}&mode=accepts-any-zipcode`, '--repeat', '0']);
+    expect(human.stdout).toMatch(/WARN\s+advice\.unknown-zipcode/);
+    expect(human.stdout).toContain('Result: PASS');
+    expect(human.code).toBe(0);
+  }, 120_000);
+
+  it('a seller that rejects every request (valid 400 bodies) fails exchange.quotes-something, exit code 1', async () => {
+    const { code, report } = await check('rejects-everything');
+    expect(failedRules(report)).toEqual(['exchange.quotes-something']);
     expect(code).toBe(1);
+  }, 120_000);
+
+  it("the sandbox's demo seller passes with no flag: the default zipcode and SKUs are ones it serves", async () => {
+    const run = await runCli(['quote-check', `${demoSeller.url}/quote`, '--repeat', '1', '--json']);
+    const report = JSON.parse(run.stdout) as Report;
+    expect(failedRules(report)).toEqual([]);
+    expect(report.advice.every((a) => a.status === 'ok')).toBe(true);
+    expect(run.code).toBe(0);
+  }, 120_000);
+
+  it('--ca: an HTTPS endpoint whose CA is local passes with the CA given, and fails exchange.status without it', async () => {
+    const trusted = await runCli(['quote-check', httpsBase, '--repeat', '0', '--json', '--ca', caFile]);
+    expect(failedRules(JSON.parse(trusted.stdout) as Report)).toEqual([]);
+    expect(trusted.code).toBe(0);
+    const untrusted = await runCli(['quote-check', httpsBase, '--repeat', '0', '--json']);
+    expect(failedRules(JSON.parse(untrusted.stdout) as Report)).toContain('exchange.status');
+    expect(untrusted.code).toBe(1);
   }, 120_000);
 
   it('human output lists each rule with PASS/FAIL and the latency line; a bad zipcode option exits non-zero', async () => {

@@ -2,7 +2,7 @@ import {
   createPlatformContext,
   migrateToLatest,
   openDatabase,
-  type PlatformConfig,
+  platformConfig,
   redeliverDelivery,
   startBackgroundWorkers,
 } from '@feira/platform';
@@ -26,7 +26,7 @@ function positiveInteger(value: string | undefined, name: string, fallback: numb
 
 /**
  * `feira dispatch`: the webhook dispatcher alone, for scale-out beside
- * `feira start` (SPEC-DECISIONS W6: several processes share the outbox;
+ * `feira start` (spec-notes W6: several processes share the outbox;
  * on PostgreSQL claims use FOR UPDATE SKIP LOCKED). With `--redeliver <id…>`
  * it re-queues dead deliveries (W4) and exits.
  */
@@ -60,18 +60,13 @@ export function register(program: Command): void {
       }
       const database = await openDatabase(config.databaseUrl);
       await migrateToLatest(database);
-      const publicUrl = config.publicUrl ?? `http://${config.host}:${config.port}`;
-      const platformConfig: PlatformConfig = {
+      const platformSettings = platformConfig({
         mode: config.mode,
-        publicUrl,
-        authUrl: publicUrl,
+        publicUrl: config.publicUrl ?? `http://${config.host}:${config.port}`,
         adminToken: config.adminToken,
         secretKey: config.secretKey,
-        accessTokenTtlSeconds: 7200,
-        refreshTokenTtlSeconds: 30 * 24 * 3600,
-        bodyLimitBytes: 1024 * 1024,
-      };
-      const platform = await createPlatformContext({ config: platformConfig, database });
+      });
+      const platform = await createPlatformContext({ config: platformSettings, database });
 
       if (flags.redeliver) {
         for (const id of flags.redeliver) {

@@ -1,7 +1,11 @@
 import type { Command } from 'commander';
 import { register as bench } from './bench.js';
 import { register as dispatch } from './dispatch.js';
+import { register as events } from './events.js';
+import { register as freight } from './freight.js';
 import { register as listen } from './listen.js';
+import { register as login } from './login.js';
+import { register as logs } from './logs.js';
 import { register as quoteCheck } from './quote-check.js';
 import { register as seed } from './seed.js';
 import { register as start } from './start.js';
@@ -11,4 +15,16 @@ import { register as trigger } from './trigger.js';
  * Every `feira` subcommand lives in its own file under commands/ and exports a
  * `register(program)` function; add it to this list.
  */
-export const commands: Array<(program: Command) => void> = [bench, dispatch, listen, quoteCheck, seed, start, trigger];
+export const commands: Array<(program: Command) => void> = [
+  bench,
+  dispatch,
+  events,
+  freight,
+  listen,
+  login,
+  logs,
+  quoteCheck,
+  seed,
+  start,
+  trigger,
+];

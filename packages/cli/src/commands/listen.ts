@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -6,19 +6,23 @@ import { performance } from 'node:perf_hooks';
 import { isTopic, TOPIC_NAMES, type WebhookSignupResponse } from '@feira/contract';
 import { FeiraApiError, FeiraClient } from '@feira/sdk';
 import { type Command, InvalidArgumentError } from 'commander';
+import { AdminApi, AdminApiError } from '../sandbox/admin-api.js';
+import { findSandbox, NoSandboxError, type Sandbox, type SandboxFlags, sandboxOptions } from '../sandbox/find-sandbox.js';
+import { issueLeafCertificate, LOCAL_CA_CERT_FILE, LOCAL_CA_KEY_FILE } from '../sandbox/local-ca.js';
+import { processIsAlive, readJsonFile, writePrivateFile } from '../sandbox/private-file.js';
+import { storedAccessToken } from './login.js';
 
 // `feira listen --forward-to <url>` (issue 7), like `stripe listen`: subscribes
 // a local receiver to the sandbox's webhooks for the token's client and tenant,
 // then forwards every delivery to the developer's app byte for byte, with its
 // headers (so the app verifies the platform's real signature), and prints one
 // line per event with the app's answer. The app's status is passed back to the
-// platform, so a failing app sees the platform's real retries (SPEC-DECISIONS W4).
+// platform, so a failing app sees the platform's real retries (spec-notes W4).
 
-interface ListenOptions {
+interface ListenOptions extends SandboxFlags {
   forwardTo: string;
   accessToken?: string;
   tenant?: string;
-  url: string;
   topics?: string[];
   webhookVersion: 'v0' | 'v1';
   tlsCert?: string;
@@ -78,7 +82,7 @@ async function forward(options: ListenOptions, req: IncomingMessage, res: Server
   } catch (cause) {
     error = (cause as Error).name === 'TimeoutError' ? 'no answer within 10 s' : 'connection failed';
   }
-  // Pass the app's answer back, so the platform retries what the app failed (SPEC-DECISIONS W4).
+  // Pass the app's answer back, so the platform retries what the app failed (spec-notes W4).
   res.writeHead(receiverStatus ?? 502).end();
   print({
     type: 'delivery',
@@ -92,18 +96,96 @@ async function forward(options: ListenOptions, req: IncomingMessage, res: Server
   });
 }
 
+/** What a running `feira listen` signed up, kept in the data folder so the next one can remove it if this one is killed. */
+interface ListenRecord {
+  pid: number;
+  receiver_url: string;
+  subscriptions: Array<{ id: string; url: string }>;
+}
+
+const LISTEN_RECORD = /^listen-(\d+)\.json$/;
+
+/** Disables subscriptions through the admin API; ids not found (a reset database) are already gone. */
+async function disableSubscriptions(admin: AdminApi, ids: string[]): Promise<number> {
+  let disabled = 0;
+  for (const id of ids) {
+    try {
+      await admin.send('POST', `/admin/webhooks/subscriptions/${encodeURIComponent(id)}/disable`);
+      disabled++;
+    } catch (error) {
+      if (!(error instanceof AdminApiError && error.status === 404)) throw error;
+    }
+  }
+  return disabled;
+}
+
+/**
+ * Subscriptions left by a `feira listen` that did not stop cleanly (killed, a
+ * crash): disabled if they still point at its dead receiver (a later signup may
+ * have moved them elsewhere: those are left alone).
+ */
+async function removeStaleSubscriptions(sandbox: Sandbox, admin: AdminApi): Promise<number> {
+  let removed = 0;
+  let names: string[];
+  try {
+    names = readdirSync(sandbox.dataDir);
+  } catch {
+    return 0;
+  }
+  for (const name of names) {
+    const match = LISTEN_RECORD.exec(name);
+    if (!match || processIsAlive(Number(match[1]))) continue;
+    const path = `${sandbox.dataDir}/${name}`;
+    const record = readJsonFile<ListenRecord>(path);
+    const stale: string[] = [];
+    for (const subscription of record?.subscriptions ?? []) {
+      const page = (await admin.get(`/admin/webhooks/subscriptions?id=${encodeURIComponent(subscription.id)}&state=active`)) as {
+        results: Array<{ url: string }>;
+      };
+      if (page.results[0]?.url === subscription.url) stale.push(subscription.id);
+    }
+    removed += await disableSubscriptions(admin, stale);
+    rmSync(path, { force: true });
+  }
+  return removed;
+}
+
+/** The receiver's certificate: the flags' files, else one issued now by the sandbox's local CA (issue 19 §4). */
+function receiverCertificate(options: ListenOptions, sandbox: Sandbox): { cert: string; key: string } {
+  if (options.tlsCert && options.tlsKey)
+    return { cert: readFileSync(options.tlsCert, 'utf8'), key: readFileSync(options.tlsKey, 'utf8') };
+  let ca: { certPem: string; keyPem: string };
+  try {
+    ca = {
+      certPem: readFileSync(`${sandbox.dataDir}/${LOCAL_CA_CERT_FILE}`, 'utf8'),
+      keyPem: readFileSync(`${sandbox.dataDir}/${LOCAL_CA_KEY_FILE}`, 'utf8'),
+    };
+  } catch {
+    throw new ListenError(
+      `v1 deliveries need HTTPS and ${sandbox.dataDir} holds no local CA (a sandbox-mode \`feira start\` makes one): pass --tls-cert and --tls-key of a certificate the sandbox trusts, or use --webhook-version v0`,
+    );
+  }
+  const leaf = issueLeafCertificate(ca);
+  return { cert: leaf.certPem, key: leaf.keyPem };
+}
+
 async function listen(options: ListenOptions) {
-  if (!options.accessToken) {
-    throw new ListenError(
-      'no access token: pass --access-token or set FEIRA_ACCESS_TOKEN (a seller token with open:webhook:write)',
-    );
-  }
+  const sandbox = findSandbox(options);
+  const explicitToken = options.accessToken;
+  const login = explicitToken
+    ? undefined
+    : await storedAccessToken(options).catch((error: Error) => {
+        throw new ListenError(`${error.message} (or pass --access-token)`);
+      });
+  const accessToken = explicitToken ?? login?.token ?? '';
+  // With the stored login, every store the seller picked; with a token, the one --tenant names (or the token's only one).
+  const tenants: Array<string | undefined> = options.tenant
+    ? [options.tenant]
+    : login?.tenants.length
+      ? login.tenants
+      : [undefined];
+  const admin = sandbox.adminToken ? new AdminApi(sandbox.url, sandbox.adminToken) : undefined;
   const tls = options.webhookVersion === 'v1';
-  if (tls && (!options.tlsCert || !options.tlsKey)) {
-    throw new ListenError(
-      'v1 deliveries need HTTPS: pass --tls-cert and --tls-key (a certificate for 127.0.0.1 whose CA the sandbox trusts: start it with --outbound-ca <ca.pem>), or use --webhook-version v0 for unsigned HTTP deliveries',
-    );
-  }
   const print = (line: object) => {
     if (options.json) {
       console.log(JSON.stringify(line));
@@ -118,9 +200,7 @@ async function listen(options: ListenOptions) {
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     forward(options, req, res, print).catch(() => res.writeHead(500).end());
   };
-  const server = tls
-    ? createHttpsServer({ cert: readFileSync(options.tlsCert!), key: readFileSync(options.tlsKey!) }, handler)
-    : createHttpServer(handler);
+  const server = tls ? createHttpsServer(receiverCertificate(options, sandbox), handler) : createHttpServer(handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, resolve);
@@ -128,31 +208,56 @@ async function listen(options: ListenOptions) {
   const { port } = server.address() as AddressInfo;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   const receiverUrl = `${tls ? 'https' : 'http'}://${host}:${port}/`;
+  const stale = admin
+    ? await removeStaleSubscriptions(sandbox, admin).catch((error: Error) => {
+        console.error(`feira listen: could not check for subscriptions left by an earlier listen: ${error.message}`);
+        return 0;
+      })
+    : 0;
 
-  const api = new FeiraClient({
-    baseUrl: options.url,
-    accessToken: options.accessToken,
-    ...(options.tenant ? { tenantId: options.tenant } : {}),
-  });
-  let signup: WebhookSignupResponse;
+  const signedUp: WebhookSignupResponse['subscriptions'] = [];
+  const recordPath = `${sandbox.dataDir}/listen-${process.pid}.json`;
   try {
-    signup = await api.request<WebhookSignupResponse>('PUT', `/${options.webhookVersion}/onboarding/signup`, {
-      body: { webhook: receiverUrl, ...(options.topics ? { topics: options.topics } : {}) },
-    });
+    for (const tenant of tenants) {
+      const api = new FeiraClient({ baseUrl: sandbox.url, accessToken, ...(tenant ? { tenantId: tenant } : {}) });
+      const signup = await api.request<WebhookSignupResponse>('PUT', `/${options.webhookVersion}/onboarding/signup`, {
+        body: { webhook: receiverUrl, ...(options.topics ? { topics: options.topics } : {}) },
+      });
+      signedUp.push(...signup.subscriptions);
+      const record: ListenRecord = {
+        pid: process.pid,
+        receiver_url: receiverUrl,
+        subscriptions: signedUp.map((s) => ({ id: s.id, url: s.parameters.url })),
+      };
+      writePrivateFile(recordPath, `${JSON.stringify(record, null, 2)}\n`);
+    }
   } catch (error) {
     server.close();
+    if (admin)
+      await disableSubscriptions(
+        admin,
+        signedUp.map((s) => s.id),
+      ).catch(() => 0);
+    rmSync(recordPath, { force: true });
     if (error instanceof FeiraApiError) throw new ListenError(`the sandbox refused the signup: ${error.message}`);
-    throw new ListenError(`cannot reach the sandbox at ${options.url} (is \`feira start\` running?)`);
+    throw new ListenError(`cannot reach the sandbox at ${sandbox.url} (is \`npx feira start\` running?)`);
   }
-  const secrets = signup.subscriptions.map((s) => ({ topic: s.topic, secret: s.parameters.secret ?? null }));
+  const secrets = signedUp.map((s) => ({ id: s.id, topic: s.topic, secret: s.parameters.secret ?? null }));
   if (options.json) {
     console.log(
-      JSON.stringify({ type: 'ready', receiver_url: receiverUrl, forward_to: options.forwardTo, subscriptions: secrets }),
+      JSON.stringify({
+        type: 'ready',
+        receiver_url: receiverUrl,
+        forward_to: options.forwardTo,
+        stale_removed: stale,
+        subscriptions: secrets,
+      }),
     );
   } else {
+    if (stale > 0) console.log(`Removed ${stale} subscription(s) left by an earlier feira listen that did not stop cleanly.`);
     console.log(`Ready. Receiving ${options.webhookVersion} deliveries at ${receiverUrl}, forwarding to ${options.forwardTo}.`);
     for (const s of secrets) console.log(`  ${s.topic.padEnd(21)} ${s.secret ? `signing secret ${s.secret}` : 'unsigned (v0)'}`);
-    console.log('Verify with these secrets (verifyWebhook accepts several). Ctrl-C to stop.');
+    console.log('Verify with these secrets (verifyWebhook accepts several). Ctrl-C to stop and remove the subscriptions.');
   }
   await new Promise<void>((resolve) => {
     const stop = () => {
@@ -162,16 +267,30 @@ async function listen(options: ListenOptions) {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  // Ctrl-C: later events must not be queued for a receiver that is gone (issue 19 §4).
+  if (admin) {
+    const removed = await disableSubscriptions(
+      admin,
+      signedUp.map((s) => s.id),
+    );
+    rmSync(recordPath, { force: true });
+    if (options.json) console.log(JSON.stringify({ type: 'stopped', subscriptions_removed: removed }));
+    else console.log(`Stopped; ${removed} subscription(s) removed.`);
+  } else {
+    console.error('feira listen: no admin token in the data folder, so the subscriptions stay active (set FEIRA_ADMIN_TOKEN)');
+  }
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('listen')
     .description("Subscribe to the sandbox's webhooks and forward each delivery, byte for byte with its headers, to your app")
     .requiredOption('--forward-to <url>', 'your webhook endpoint, e.g. http://localhost:3000/hooks')
-    .option('--access-token <token>', 'a seller access token with open:webhook:write (env FEIRA_ACCESS_TOKEN)')
-    .option('--tenant <id>', 'the tenant to subscribe, sent as X-Tenant-Id (needed when the token has several)')
-    .option('--url <url>', 'sandbox address (env FEIRA_URL)', process.env.FEIRA_URL ?? 'http://127.0.0.1:8080')
+    .option(
+      '--access-token <token>',
+      'a seller access token with open:webhook:write (env FEIRA_ACCESS_TOKEN; default: the `feira login` one)',
+    )
+    .option('--tenant <id>', 'the store to subscribe (default: every store of the login), sent as X-Tenant-Id')
     .option(
       '--topics <topics>',
       `comma-separated topics (default: all the token may read): ${TOPIC_NAMES.join(', ')}`,
@@ -191,7 +310,10 @@ export function register(program: Command): void {
       },
       'v1',
     )
-    .option('--tls-cert <path>', 'PEM certificate of the local receiver (v1; env FEIRA_LISTEN_TLS_CERT)')
+    .option(
+      '--tls-cert <path>',
+      "PEM certificate of the local receiver (v1; env FEIRA_LISTEN_TLS_CERT; default: one from the sandbox's local CA)",
+    )
     .option('--tls-key <path>', 'PEM private key of the local receiver (v1; env FEIRA_LISTEN_TLS_KEY)')
     .option('--host <host>', 'interface of the local receiver', '127.0.0.1')
     .option(
@@ -204,20 +326,20 @@ export function register(program: Command): void {
       },
       0,
     )
-    .option('--json', 'one JSON object per line (a `ready` line with the secrets, then one `delivery` line per event)')
-    .action(async (raw: ListenOptions) => {
-      const options: ListenOptions = {
-        ...raw,
-        accessToken: raw.accessToken ?? process.env.FEIRA_ACCESS_TOKEN,
-        tlsCert: raw.tlsCert ?? process.env.FEIRA_LISTEN_TLS_CERT,
-        tlsKey: raw.tlsKey ?? process.env.FEIRA_LISTEN_TLS_KEY,
-      };
-      try {
-        await listen(options);
-      } catch (error) {
-        if (!(error instanceof ListenError)) throw error;
-        console.error(`feira listen: ${error.message}`);
-        process.exitCode = 1;
-      }
-    });
+    .option('--json', 'one JSON object per line (a `ready` line with the secrets, then one `delivery` line per event)');
+  sandboxOptions(command).action(async (raw: ListenOptions) => {
+    const options: ListenOptions = {
+      ...raw,
+      accessToken: raw.accessToken ?? process.env.FEIRA_ACCESS_TOKEN,
+      tlsCert: raw.tlsCert ?? process.env.FEIRA_LISTEN_TLS_CERT,
+      tlsKey: raw.tlsKey ?? process.env.FEIRA_LISTEN_TLS_KEY,
+    };
+    try {
+      await listen(options);
+    } catch (error) {
+      if (!(error instanceof ListenError || error instanceof NoSandboxError || error instanceof AdminApiError)) throw error;
+      console.error(`feira listen: ${error.message}`);
+      process.exitCode = 1;
+    }
+  });
 }

@@ -1,4 +1,13 @@
-import { cryptoRandom, migrateToLatest, openDatabase, type SeedCounts, seedRecords, systemClock } from '@feira/platform';
+import {
+  cryptoRandom,
+  migrateToLatest,
+  openDatabase,
+  RECORD_KINDS,
+  type RecordTable,
+  type SeedCounts,
+  seedRecords,
+  systemClock,
+} from '@feira/platform';
 import { Presets, SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError } from 'commander';
 import { ConfigError } from '../config/config-error.js';
@@ -8,16 +17,8 @@ import { resolveStartSettings, START_SETTINGS } from '../config/start-config.js'
 // benchmarks, through the platform's own seedRecords (multi-row INSERTs, many
 // per transaction). Seeded rows are fixtures: no webhook events are written.
 
-interface SeedOptions {
-  tenant: string;
-  database?: string;
-  dataDir?: string;
-  orders: number;
-  products: number;
-  tickets: number;
-  transactions: number;
-  progress: boolean;
-}
+/** One `--<table> <n>` option per record kind (records/record-kinds.ts), in seeding order. */
+type SeedOptions = { tenant: string; database?: string; dataDir?: string; progress: boolean } & Record<RecordTable, number>;
 
 /** A row count: digits, `_` allowed as a separator (`1_000_000`). */
 function count(value: string): number {
@@ -28,14 +29,13 @@ function count(value: string): number {
 }
 
 export function register(program: Command): void {
-  program
+  const tables = RECORD_KINDS.map((kind) => kind.table);
+  const command = program
     .command('seed')
-    .description('Fill a tenant with generated orders, products, tickets and transactions (fast bulk insert, no webhook events)')
-    .requiredOption('--tenant <id>', 'tenant (store) id to fill')
-    .option('--orders <n>', 'orders to create', count, 0)
-    .option('--products <n>', 'products to create', count, 0)
-    .option('--tickets <n>', 'tickets to create', count, 0)
-    .option('--transactions <n>', 'transactions to create', count, 0)
+    .description(`Fill a tenant with generated ${tables.join(', ')} (fast bulk insert, no webhook events)`)
+    .requiredOption('--tenant <id>', 'tenant (store) id to fill');
+  for (const table of tables) command.option(`--${table} <n>`, `${table} to create`, count, 0);
+  command
     .option(
       START_SETTINGS.database.flag,
       `database URL (env ${START_SETTINGS.database.env}; default: the data folder's SQLite file)`,
@@ -60,12 +60,7 @@ export function register(program: Command): void {
         }
         throw error;
       }
-      const counts: SeedCounts = {
-        orders: options.orders,
-        products: options.products,
-        tickets: options.tickets,
-        transactions: options.transactions,
-      };
+      const counts: SeedCounts = Object.fromEntries(tables.map((table) => [table, options[table]]));
       const total = Object.values(counts).reduce((sum, n) => sum + (n ?? 0), 0);
       const database = await openDatabase(databaseUrl);
       const bar = new SingleBar(
@@ -90,8 +85,7 @@ export function register(program: Command): void {
         const rate = seconds > 0 ? Math.round(result.rows / seconds) : result.rows;
         console.log(
           `seeded ${result.rows} rows into tenant ${options.tenant} on ${database.displayUrl} ` +
-            `(orders ${result.counts.orders}, products ${result.counts.products}, tickets ${result.counts.tickets}, ` +
-            `transactions ${result.counts.transactions}) in ${seconds.toFixed(2)} s: ${rate} rows/s`,
+            `(${tables.map((table) => `${table} ${result.counts[table]}`).join(', ')}) in ${seconds.toFixed(2)} s: ${rate} rows/s`,
         );
       } catch (error) {
         if (options.progress) bar.stop();

@@ -2,7 +2,12 @@ import { demoLoginUrl, type RunningPlatform, startPlatform } from '@feira/platfo
 import { type Command, Option } from 'commander';
 import { ConfigError } from '../config/config-error.js';
 import { loadStartConfig, type StartConfig } from '../config/load-start-config.js';
-import { START_SETTINGS, type StartFlags } from '../config/start-config.js';
+import { resolveStartSettings, START_SETTINGS, type StartFlags } from '../config/start-config.js';
+import { snapshotDataDir } from '../sandbox/data-dir-snapshot.js';
+import { loadOrCreateLocalCa } from '../sandbox/local-ca.js';
+import { removeSandboxRecord, SANDBOX_RECORD_FILE, writeSandboxRecord } from '../sandbox/sandbox-record.js';
+import { logDestination } from '../sandbox/start-logger.js';
+import { type ClusterFlags, clusterReady, clusterRole, startClusterIfAsked } from './start-cluster.js';
 
 /** Output of the command; tests and `bin.ts` pass the real streams. */
 export interface StartIo {
@@ -47,6 +52,10 @@ function banner(config: StartConfig, running: RunningPlatform): string[] {
       `No demo: the database already had accounts and ${config.dataDir}/demo-credentials.json does not name one of them.`,
     );
   }
+  lines.push('', `Data folder ${config.dataDir} (other feira commands find this sandbox through ${SANDBOX_RECORD_FILE} there)`);
+  if (demo && config.mode === 'sandbox') {
+    lines.push('Next, in another terminal: npx feira login, then npx feira listen --forward-to http://127.0.0.1:4000/hooks');
+  }
   lines.push('', `Listening on ${running.listenUrl} (press Ctrl-C to stop)`);
   return lines;
 }
@@ -56,11 +65,16 @@ function banner(config: StartConfig, running: RunningPlatform): string[] {
  * platform, prints URLs and credentials once ready, and shuts down gracefully
  * on SIGINT/SIGTERM (a second signal forces the exit). Resolves with the exit code.
  */
-export async function runStart(flags: StartFlags, io: StartIo): Promise<RunningPlatform | number> {
+export async function runStart(flags: StartFlags & ClusterFlags, io: StartIo): Promise<RunningPlatform | number> {
+  const role = clusterRole(flags);
   let config: StartConfig;
+  let snapshot: { restore(): void } | undefined;
   try {
+    // Taken before anything is written, so a failed start leaves the folder as it was (issue 19 §10).
+    snapshot = snapshotDataDir(resolveStartSettings(flags, process.env).dataDir);
     config = loadStartConfig(flags);
   } catch (error) {
+    snapshot?.restore();
     if (error instanceof ConfigError) {
       io.err(`feira start: ${error.message}`);
       return error.exitCode;
@@ -69,6 +83,11 @@ export async function runStart(flags: StartFlags, io: StartIo): Promise<RunningP
   }
   let running: RunningPlatform;
   try {
+    // Sandbox mode: the outbound client trusts the data folder's local CA, whose
+    // certificates `feira listen` serves, so v1 deliveries to it need no setup (issue 19 §4).
+    const localCa = config.mode === 'sandbox' ? loadOrCreateLocalCa(config.dataDir) : undefined;
+    const outboundCa = [config.outboundCa, localCa?.certPem].filter((pem) => pem !== undefined).join('\n');
+    const destination = logDestination(config.logFormat);
     running = await startPlatform({
       databaseUrl: config.databaseUrl,
       host: config.host,
@@ -78,23 +97,53 @@ export async function runStart(flags: StartFlags, io: StartIo): Promise<RunningP
       adminToken: config.adminToken,
       secretKey: config.secretKey,
       dataDir: config.dataDir,
-      seed: config.seed,
+      seed: role.seed ? config.seed : 'none',
+      dispatcher: role.dispatcher,
+      demoSeller: role.seed,
       logger: config.logLevel === 'silent' ? false : config.logLevel,
-      ...(config.outboundCa ? { outboundCa: config.outboundCa } : {}),
+      ...(destination ? { logDestination: destination } : {}),
+      demoSellerPort: config.quotePort,
+      ...(outboundCa ? { outboundCa } : {}),
+      ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
     });
+    if (role.banner)
+      writeSandboxRecord(config.dataDir, {
+        url: running.publicUrl,
+        pid: process.pid,
+        admin_token_file: config.adminTokenPath ?? null,
+        demo_quote_url: running.demoSellerUrl ?? null,
+        local_ca_file: localCa?.certFile ?? null,
+        mode: config.mode,
+        started_at: new Date().toISOString(),
+      });
   } catch (error) {
+    snapshot.restore();
     const code = (error as NodeJS.ErrnoException).code;
     const reason =
       code === 'EADDRINUSE'
-        ? `port ${config.port} on ${config.host} is already in use (try --port)`
+        ? `port ${(error as { port?: number }).port ?? config.port} on ${config.host} is already in use (try --port, or --quote-port for the demo quote endpoint)`
         : code === 'EACCES'
           ? `no permission to listen on ${config.host}:${config.port}`
           : (error as Error).message;
     io.err(`feira start: could not start: ${reason}`);
     return 1;
   }
+  if (!role.banner) {
+    // A cluster worker other than the first: the first one prints and records the sandbox.
+    io.out(`Worker pid ${process.pid} serving ${running.listenUrl}`);
+    clusterReady();
+    return running;
+  }
   for (const line of banner(config, running)) io.out(line);
-  return running;
+  clusterReady();
+  const close = running.close;
+  return {
+    ...running,
+    close: () => {
+      removeSandboxRecord(config.dataDir);
+      return close();
+    },
+  };
 }
 
 export function register(program: Command): void {
@@ -103,8 +152,15 @@ export function register(program: Command): void {
   for (const setting of Object.values(S)) {
     command.addOption(new Option(setting.flag, `${setting.help} (env ${setting.env}; default ${setting.default})`));
   }
-  command.action(async (flags: StartFlags) => {
+  command
+    .option(
+      '--workers <n>',
+      'API processes sharing the port, or auto (one per core); PostgreSQL only (env FEIRA_WORKERS; default 1)',
+    )
+    .option('--no-dispatcher', 'run no webhook dispatcher here (run `feira dispatch` elsewhere)');
+  command.action(async (flags: StartFlags & ClusterFlags) => {
     const io: StartIo = { out: (line) => process.stdout.write(`${line}\n`), err: (line) => process.stderr.write(`${line}\n`) };
+    if (await startClusterIfAsked(flags, io)) return;
     const result = await runStart(flags, io);
     if (typeof result === 'number') {
       process.exitCode = result;

@@ -11,7 +11,7 @@ const cwd = '/srv/shop';
 
 describe('start settings: flag, then FEIRA_* environment, then default (issue 2 §5)', () => {
   it('uses the documented defaults when neither flag nor environment is set', () => {
-    const settings = resolveStartSettings({}, {}, cwd);
+    const settings = resolveStartSettings({}, {}, cwd, false);
     expect(settings).toEqual({
       port: 8080,
       host: '127.0.0.1',
@@ -20,9 +20,12 @@ describe('start settings: flag, then FEIRA_* environment, then default (issue 2 
       seed: 'demo',
       mode: 'sandbox',
       publicUrl: undefined,
-      logLevel: 'info',
+      logLevel: 'warn',
+      logFormat: 'json',
+      quotePort: 0,
       adminToken: undefined,
       secretKey: undefined,
+      outboundCa: undefined,
     });
   });
 
@@ -38,6 +41,8 @@ describe('start settings: flag, then FEIRA_* environment, then default (issue 2 
         FEIRA_MODE: 'strict',
         FEIRA_PUBLIC_URL: 'https://sandbox.example/',
         FEIRA_LOG_LEVEL: 'warn',
+        FEIRA_LOG_FORMAT: 'pretty',
+        FEIRA_QUOTE_PORT: '4010',
         FEIRA_ADMIN_TOKEN: 'env-admin-token-0123456789',
         FEIRA_SECRET_KEY: 'env-secret-key-0123456789',
       },
@@ -52,8 +57,11 @@ describe('start settings: flag, then FEIRA_* environment, then default (issue 2 
       mode: 'strict',
       publicUrl: 'https://sandbox.example',
       logLevel: 'warn',
+      logFormat: 'pretty',
+      quotePort: 4010,
       adminToken: 'env-admin-token-0123456789',
       secretKey: 'env-secret-key-0123456789',
+      outboundCa: undefined,
     });
   });
 
@@ -90,6 +98,15 @@ describe('start settings: flag, then FEIRA_* environment, then default (issue 2 
     });
   });
 
+  it('logs at warn in sandbox mode and info in strict mode; readable lines on a terminal, JSON when piped (issue 19 §9)', () => {
+    expect(resolveStartSettings({}, {}, cwd, true)).toMatchObject({ logLevel: 'warn', logFormat: 'pretty' });
+    expect(resolveStartSettings({ mode: 'strict' }, {}, cwd, false)).toMatchObject({ logLevel: 'info', logFormat: 'json' });
+    expect(resolveStartSettings({ logFormat: 'json', logLevel: 'debug' }, {}, cwd, true)).toMatchObject({
+      logLevel: 'debug',
+      logFormat: 'json',
+    });
+  });
+
   it('puts the default SQLite file inside the chosen data folder', () => {
     expect(resolveStartSettings({ dataDir: '/tmp/feira-x' }, {}, cwd).databaseUrl).toBe('sqlite:/tmp/feira-x/feira.db');
   });
@@ -116,8 +133,11 @@ describe('start settings: flag, then FEIRA_* environment, then default (issue 2 
     [{ publicUrl: 'not a url' }, /--public-url/],
     [{ publicUrl: 'ftp://x.example' }, /--public-url/],
     [{ adminToken: 'short' }, /--admin-token must be at least 16 characters/],
+    [{ metricsToken: 'short' }, /--metrics-token must be at least 16 characters/],
     [{ host: 'bad host!' }, /--host/],
     [{ logLevel: 'loud' }, /--log-level must be one of/],
+    [{ logFormat: 'xml' }, /--log-format must be one of pretty, json/],
+    [{ quotePort: '70000' }, /--quote-port must be an integer from 0 to 65535/],
     [{ outboundCa: 'no-such-ca.pem' }, /--outbound-ca: cannot read no-such-ca.pem/],
     [
       { outboundCa: fileURLToPath(new URL('./config-error.ts', import.meta.url)) },

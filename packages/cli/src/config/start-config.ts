@@ -20,16 +20,24 @@ export interface StartSettings {
   publicUrl: string | undefined;
   /** Given by flag or environment; otherwise kept in (or generated into) the data folder. */
   adminToken: string | undefined;
-  /** pino level of the JSON request logs on stderr; `silent` turns them off. */
+  /** pino level of the logs on stderr; `silent` turns them off. Default `warn` in sandbox mode (a readable banner), `info` in strict. */
   logLevel: LogLevel;
+  /** `pretty` (one readable line per entry, colour on a TTY) or `json` (pino's lines); default pretty on a terminal, else json. */
+  logFormat: LogFormat;
+  /** Port of the demo seller's quote endpoint (sandbox with a demo); 0 picks a free one. */
+  quotePort: number;
   /** From FEIRA_SECRET_KEY only (a flag would show in process lists); otherwise kept in the data folder. */
   secretKey: string | undefined;
   /** PEM of extra CA certificates the outbound client trusts (a local HTTPS webhook receiver or quote endpoint). */
   outboundCa: string | undefined;
+  /** Bearer token `GET /metrics` requires; `/metrics` is open when absent. */
+  metricsToken: string | undefined;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['pretty', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 /** Raw flag values as commander hands them over (strings, undefined when absent). */
 export interface StartFlags {
@@ -42,7 +50,10 @@ export interface StartFlags {
   publicUrl?: string;
   adminToken?: string;
   logLevel?: string;
+  logFormat?: string;
+  quotePort?: string;
   outboundCa?: string;
+  metricsToken?: string;
 }
 
 /** Every setting: its flag, its environment variable, its default. README's flags table mirrors this. */
@@ -73,14 +84,32 @@ export const START_SETTINGS = {
   logLevel: {
     flag: '--log-level <level>',
     env: 'FEIRA_LOG_LEVEL',
-    default: 'info',
-    help: 'JSON logs on stderr; silent for none',
+    default: 'warn in sandbox mode, info in strict',
+    help: 'level of the logs on stderr (request lines are info); silent for none',
+  },
+  logFormat: {
+    flag: '--log-format <pretty|json>',
+    env: 'FEIRA_LOG_FORMAT',
+    default: 'pretty on a terminal, else json',
+    help: 'readable lines or pino JSON lines',
+  },
+  quotePort: {
+    flag: '--quote-port <port>',
+    env: 'FEIRA_QUOTE_PORT',
+    default: '0 (a free port)',
+    help: "port of the demo seller's shipping-quote endpoint",
   },
   outboundCa: {
     flag: '--outbound-ca <file>',
     env: 'FEIRA_OUTBOUND_CA',
     default: 'none (system CAs only)',
     help: 'PEM file of CA certificates trusted for webhook deliveries and quote calls (e.g. your local HTTPS receiver)',
+  },
+  metricsToken: {
+    flag: '--metrics-token <token>',
+    env: 'FEIRA_METRICS_TOKEN',
+    default: 'none (/metrics open)',
+    help: 'bearer token GET /metrics requires (Prometheus: authorization.credentials)',
   },
 } as const;
 
@@ -109,9 +138,9 @@ function oneOf<T extends string>(name: string, value: string, allowed: readonly 
   return value as T;
 }
 
-function parsePort(value: string): number {
+function parsePort(value: string, name = '--port'): number {
   if (!/^\d{1,5}$/.test(value) || Number(value) > 65535)
-    throw new ConfigError(`--port must be an integer from 0 to 65535 (got "${value}")`);
+    throw new ConfigError(`${name} must be an integer from 0 to 65535 (got "${value}")`);
   return Number(value);
 }
 
@@ -144,6 +173,7 @@ export function resolveStartSettings(
   flags: StartFlags,
   env: Record<string, string | undefined>,
   cwd: string = process.cwd(),
+  stderrIsTty: boolean = process.stderr.isTTY === true,
 ): Readonly<StartSettings> {
   const S = START_SETTINGS;
   const dataDirRaw = pick(flags.dataDir, env[S.dataDir.env]) ?? S.dataDir.default;
@@ -158,17 +188,30 @@ export function resolveStartSettings(
     if (file !== ':memory:' && !isAbsolute(file)) databaseUrl = `sqlite:${resolve(cwd, file)}`;
   }
   const publicUrlRaw = pick(flags.publicUrl, env[S.publicUrl.env]);
+  const mode = oneOf('--mode', pick(flags.mode, env[S.mode.env]) ?? S.mode.default, ['sandbox', 'strict'] as const);
   return Object.freeze({
     port: parsePort(pick(flags.port, env[S.port.env]) ?? S.port.default),
     host,
     databaseUrl,
     dataDir,
     seed: oneOf('--seed', pick(flags.seed, env[S.seed.env]) ?? S.seed.default, ['demo', 'none'] as const),
-    mode: oneOf('--mode', pick(flags.mode, env[S.mode.env]) ?? S.mode.default, ['sandbox', 'strict'] as const),
+    mode,
     publicUrl: publicUrlRaw === undefined ? undefined : parsePublicUrl(publicUrlRaw),
-    logLevel: oneOf('--log-level', pick(flags.logLevel, env[S.logLevel.env]) ?? S.logLevel.default, LOG_LEVELS),
+    // Sandbox mode logs requests only when they go wrong, so the banner stays readable (issue 19 §9).
+    logLevel: oneOf(
+      '--log-level',
+      pick(flags.logLevel, env[S.logLevel.env]) ?? (mode === 'sandbox' ? 'warn' : 'info'),
+      LOG_LEVELS,
+    ),
+    logFormat: oneOf(
+      '--log-format',
+      pick(flags.logFormat, env[S.logFormat.env]) ?? (stderrIsTty ? 'pretty' : 'json'),
+      LOG_FORMATS,
+    ),
+    quotePort: parsePort(pick(flags.quotePort, env[S.quotePort.env]) ?? '0', '--quote-port'),
     adminToken: parseSecret('--admin-token', pick(flags.adminToken, env[S.adminToken.env])),
     secretKey: parseSecret('FEIRA_SECRET_KEY', pick(undefined, env.FEIRA_SECRET_KEY)),
     outboundCa: readCaFile(pick(flags.outboundCa, env[S.outboundCa.env]), cwd),
+    metricsToken: parseSecret('--metrics-token', pick(flags.metricsToken, env[S.metricsToken.env])),
   });
 }

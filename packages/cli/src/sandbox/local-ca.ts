@@ -1,0 +1,112 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import forge from 'node-forge';
+import { writePrivateFile } from './private-file.js';
+
+// The sandbox's local certificate authority (issue 19 §4): `feira start` keeps
+// one in its data folder and its outbound client trusts it, and `feira listen`
+// has it sign a certificate for its HTTPS receiver, so signed (v1) webhook
+// deliveries to a local receiver need no certificate work from the developer.
+// Keys come from node:crypto; node-forge only writes the X.509 structures.
+
+export const LOCAL_CA_CERT_FILE = 'local-ca.pem';
+export const LOCAL_CA_KEY_FILE = 'local-ca-key.pem';
+
+export interface LocalCa {
+  certPem: string;
+  keyPem: string;
+  certFile: string;
+}
+
+export interface LeafCertificate {
+  certPem: string;
+  keyPem: string;
+}
+
+function rsaKeys(): { privateKeyPem: string; publicKey: forge.pki.PublicKey; privateKey: forge.pki.rsa.PrivateKey } {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const privateKeyPem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const forgeKey = forge.pki.privateKeyFromPem(privateKeyPem) as forge.pki.rsa.PrivateKey;
+  return {
+    privateKeyPem,
+    privateKey: forgeKey,
+    publicKey: forge.pki.setRsaPublicKey(forgeKey.n, forgeKey.e),
+  };
+}
+
+/** A positive serial of 16 random bytes (RFC 5280 §4.1.2.2: at most 20 octets, positive). */
+function serialNumber(): string {
+  const bytes = randomBytes(16);
+  bytes[0] = (bytes[0] ?? 0) & 0x7f;
+  return bytes.toString('hex');
+}
+
+function readIfPresent(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The data folder's CA, created on first use (10 years; key 0600). */
+export function loadOrCreateLocalCa(dataDir: string, now: Date = new Date()): LocalCa {
+  const certFile = join(dataDir, LOCAL_CA_CERT_FILE);
+  const keyFile = join(dataDir, LOCAL_CA_KEY_FILE);
+  const certPem = readIfPresent(certFile);
+  const keyPem = readIfPresent(keyFile);
+  if (certPem && keyPem) return { certPem, keyPem, certFile };
+
+  const keys = rsaKeys();
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = keys.publicKey;
+  cert.serialNumber = serialNumber();
+  cert.validity.notBefore = new Date(now.getTime() - 60_000);
+  cert.validity.notAfter = new Date(now.getTime() + 10 * 365 * 86_400_000);
+  const name = [
+    { name: 'commonName', value: `Feira sandbox local CA (${randomBytes(4).toString('hex')})` },
+    { name: 'organizationName', value: 'Feira sandbox' },
+  ];
+  cert.setSubject(name);
+  cert.setIssuer(name);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: true, pathLenConstraint: 0, critical: true },
+    { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+    { name: 'subjectKeyIdentifier' },
+  ]);
+  cert.sign(keys.privateKey, forge.md.sha256.create());
+  const created = { certPem: forge.pki.certificateToPem(cert), keyPem: keys.privateKeyPem, certFile };
+  writePrivateFile(keyFile, created.keyPem);
+  writePrivateFile(certFile, created.certPem);
+  return created;
+}
+
+/** A server certificate for the local receiver, signed by the CA: loopback names only, valid 30 days. */
+export function issueLeafCertificate(
+  ca: Pick<LocalCa, 'certPem' | 'keyPem'>,
+  hosts: { ips: string[]; dns: string[] } = { ips: ['127.0.0.1', '::1'], dns: ['localhost'] },
+  now: Date = new Date(),
+): LeafCertificate {
+  const caCert = forge.pki.certificateFromPem(ca.certPem);
+  const caKey = forge.pki.privateKeyFromPem(ca.keyPem) as forge.pki.rsa.PrivateKey;
+  const keys = rsaKeys();
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = keys.publicKey;
+  cert.serialNumber = serialNumber();
+  cert.validity.notBefore = new Date(now.getTime() - 60_000);
+  cert.validity.notAfter = new Date(now.getTime() + 30 * 86_400_000);
+  cert.setSubject([{ name: 'commonName', value: 'feira listen' }]);
+  cert.setIssuer(caCert.subject.attributes);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: false },
+    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+    { name: 'extKeyUsage', serverAuth: true },
+    {
+      name: 'subjectAltName',
+      altNames: [...hosts.dns.map((value) => ({ type: 2, value })), ...hosts.ips.map((ip) => ({ type: 7, ip }))],
+    },
+  ]);
+  cert.sign(caKey, forge.md.sha256.create());
+  return { certPem: forge.pki.certificateToPem(cert), keyPem: keys.privateKeyPem };
+}

@@ -1,0 +1,122 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromiumLaunchOptions } from '@feira/platform/testing';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { approveInBrowser, PRINTED_LOGIN_URL } from './support/browser-login.js';
+
+// Issue 19 §7: every shell example of README.md runs, as written, against a
+// fresh sandbox, so the README cannot drift. Blocks whose info string says
+// `no-run` (installs, other databases, templates needing a browser code) are
+// skipped; the others run in order in one bash, in a folder where `npm start`
+// would have made `.feira`, after `npx feira login`. The commands are the built
+// CLI (`npx feira` as a user runs it), so this test needs `npm run build` first,
+// which `npm install` does.
+
+const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
+const builtBin = join(repoRoot, 'packages/cli/bin/feira.js');
+
+/** The README's shell blocks in order, with their info string. */
+export function shellBlocks(markdown: string): Array<{ info: string; code: string; line: number }> {
+  const blocks: Array<{ info: string; code: string; line: number }> = [];
+  const fence = /^```(sh|bash|shell)([^\n]*)\n([\s\S]*?)^```/gm;
+  for (const match of markdown.matchAll(fence)) {
+    const line = markdown.slice(0, match.index).split('\n').length;
+    blocks.push({ info: `${match[1]}${match[2]}`.trim(), code: match[3] as string, line });
+  }
+  return blocks;
+}
+
+interface Run {
+  code: number | null;
+  out: string;
+  err: string;
+}
+
+function spawnIn(cwd: string, command: string, args: string[]) {
+  // No DISPLAY: `feira login` prints its URL instead of opening a browser.
+  const child = spawn(command, args, {
+    cwd,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const run: Run = { code: null, out: '', err: '' };
+  child.stdout.on('data', (chunk) => {
+    run.out += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    run.err += chunk;
+  });
+  const exited = new Promise<Run>((resolve) =>
+    child.on('close', (code) => {
+      run.code = code;
+      resolve(run);
+    }),
+  );
+  const waitFor = async (pattern: RegExp, timeoutMs = 120_000): Promise<RegExpMatchArray> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const match = run.out.match(pattern);
+      if (match) return match;
+      if (run.code !== null || Date.now() > deadline) throw new Error(`no ${pattern}\nstdout:\n${run.out}\nstderr:\n${run.err}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  return { child, run, exited, waitFor };
+}
+
+describe('README shell examples run verbatim against a fresh sandbox (issue 19 §7)', { timeout: 400_000 }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'feira-readme-'));
+  let sandbox: ReturnType<typeof spawnIn> | undefined;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    if (!existsSync(join(repoRoot, 'packages/cli/dist/bin.js'))) throw new Error('build first: npm run build');
+    // `npx feira` in this folder finds the repository's packages, as in a clone.
+    symlinkSync(join(repoRoot, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    browser = await chromium.launch(chromiumLaunchOptions());
+    sandbox = spawnIn(dir, process.execPath, [builtBin, 'start', '--port', '0']);
+    await sandbox.waitFor(/Listening on http:\/\/127\.0\.0\.1:\d+/, 180_000);
+    const login = spawnIn(dir, process.execPath, [builtBin, 'login']);
+    const url = (await login.waitFor(PRINTED_LOGIN_URL))[1] as string;
+    await approveInBrowser(browser, url, JSON.parse(readFileSync(join(dir, '.feira/demo-credentials.json'), 'utf8')));
+    expect((await login.exited).code).toBe(0);
+  }, 300_000);
+
+  afterAll(async () => {
+    sandbox?.child.kill('SIGKILL');
+    await sandbox?.exited;
+    await browser?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('finds the runnable blocks: the variables block first, the no-run ones left out', () => {
+    const blocks = shellBlocks(readFileSync(join(repoRoot, 'README.md'), 'utf8'));
+    const runnable = blocks.filter((b) => !b.info.includes('no-run'));
+    expect(runnable.length).toBeGreaterThanOrEqual(6);
+    expect(runnable[0]?.code).toMatch(/^BASE=\$\(/);
+    expect(blocks.find((b) => b.code.includes('npm install'))?.info).toContain('no-run');
+  });
+
+  it('every runnable block exits 0, every curl gets a 2xx (curl --fail-with-body)', async () => {
+    const blocks = shellBlocks(readFileSync(join(repoRoot, 'README.md'), 'utf8')).filter((b) => !b.info.includes('no-run'));
+    const script = [
+      'set -euo pipefail',
+      'shopt -s inherit_errexit',
+      // A 4xx/5xx fails the block (inside $(…) too), body shown.
+      'curl() { command curl --fail-with-body -sS "$@" && echo; }',
+      ...blocks.map((b, i) => `${b.code}\necho "::readme-block ${i} ok"`),
+    ].join('\n');
+    const result = await spawnIn(dir, 'bash', ['-c', script]).exited;
+    const passed = [...result.out.matchAll(/::readme-block (\d+) ok/g)].length;
+    const failed = blocks[passed];
+    expect(
+      result.code,
+      failed ? `README block at line ${failed.line} failed:\n${failed.code}\nstdout:\n${result.out}\nstderr:\n${result.err}` : '',
+    ).toBe(0);
+    expect(passed).toBe(blocks.length);
+  });
+});
