@@ -85,7 +85,8 @@ for (const scenario of selected) {
     let timer: NodeJS.Timeout | undefined;
     try {
       const budget = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new BudgetExceeded(timing.scenarioBudgetMs)), timing.scenarioBudgetMs);
+        const budgetMs = options.mode === 'quick' ? (scenario.quickBudgetMs ?? timing.scenarioBudgetMs) : timing.scenarioBudgetMs;
+        timer = setTimeout(() => reject(new BudgetExceeded(budgetMs)), budgetMs);
       });
       const figures = await Promise.race([scenario.run(ctx), budget]);
       result = { ...base, status: 'ok', reason: null, durationMs: 0, figures };

@@ -53,6 +53,8 @@ export interface Scenario {
   /** Returns why the scenario cannot run yet (a feature not landed), or null when it can. */
   unavailable(): Promise<string | null>;
   run(ctx: ScenarioContext): Promise<Figure[]>;
+  /** A time budget of its own where the mode's default is too short (ms, quick mode). */
+  quickBudgetMs?: number;
 }
 
 /**

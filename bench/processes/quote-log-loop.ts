@@ -63,6 +63,7 @@ async function run({ store: kind, ratePerSecond, durationMs }: QuoteLogLoopRun, 
       latency_ms: 1.25,
       http_status: 200,
       detail: null,
+      fallback_used: 0,
       created_at: new Date().toISOString(),
     });
     const delay = monitorEventLoopDelay({ resolution: 1 });

@@ -22,7 +22,7 @@ async function verifierFor(name: VerifierName): Promise<() => unknown> {
   switch (name) {
     case 'feira-sdk': {
       const { verifyWebhook } = await import('@feira/sdk');
-      // SPEC-DECISIONS W2: the key is the whole `whsec_` string as UTF-8.
+      // spec-notes W2: the key is the whole `whsec_` string as UTF-8.
       const secret = `whsec_${keyBytes.toString('base64url')}`;
       const timestamp = String(nowSeconds);
       const headers = {

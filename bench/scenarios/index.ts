@@ -1,11 +1,23 @@
 import type { Scenario } from '../lib/scenario.js';
+import { freight } from './freight.js';
 import { httpFloor } from './http-floor.js';
 import { listApi } from './list-api.js';
 import { quote } from './quote.js';
+import { scaleOut } from './scale-out.js';
 import { seed } from './seed.js';
 import { tokenEndpoint } from './token-endpoint.js';
 import { webhookDelivery } from './webhook-delivery.js';
 import { webhookVerify } from './webhook-verify.js';
 
 /** Every scenario of issue 8, in the order they run. */
-export const scenarios: Scenario[] = [webhookVerify, tokenEndpoint, httpFloor, listApi, webhookDelivery, quote, seed];
+export const scenarios: Scenario[] = [
+  webhookVerify,
+  tokenEndpoint,
+  httpFloor,
+  listApi,
+  webhookDelivery,
+  quote,
+  seed,
+  freight,
+  scaleOut,
+];

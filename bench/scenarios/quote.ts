@@ -62,7 +62,7 @@ async function storefrontQuote(
 /**
  * The seller's time of every logged call of a store, by quote session: the
  * latency the platform measured from sending the request to the last byte of
- * the answer (SPEC-DECISIONS Q7), read through the admin API's quote log with
+ * the answer (spec-notes Q7), read through the admin API's quote log with
  * cursor pagination.
  */
 async function loggedSellerTimes(platform: PlatformHandle, tenantId: string): Promise<Map<string, number>> {
@@ -280,7 +280,7 @@ async function measure(ctx: ScenarioContext): Promise<Figure[]> {
  * Issue 8, "Quote overhead" and "Quote deadline": storefront quotes at
  * 1,000/s against a seller answering at once, compared with a bare undici
  * POST of the same request to the same seller; and the cut-off time of quotes
- * to a seller that never answers, against the 1.0 s deadline (SPEC-DECISIONS Q3).
+ * to a seller that never answers, against the 1.0 s deadline (spec-notes Q3).
  */
 export const quote: Scenario = {
   id: 'quote',

@@ -1,7 +1,7 @@
 // Load-generator workload: each connection keeps its own refresh-token chain
 // (spec "Token refresh": form body). Its first request exchanges a code (in the
 // warm-up); every later one presents the newest refresh token, as a client does
-// after rotation (SPEC-DECISIONS I5).
+// after rotation (spec-notes I5).
 import type { RequestSpec, Workload } from '../../lib/load-plan.js';
 import type { PreparedCodes } from '../fixtures/authorization-codes.js';
 
