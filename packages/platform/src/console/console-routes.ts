@@ -12,7 +12,7 @@ import {
   sessionSellerId,
   startSession,
 } from '../identity/login-session.js';
-import { redeliverDelivery } from '../webhooks/delivery-admin-routes.js';
+import { redeliverDelivery, redeliverFailedSince } from '../webhooks/delivery-admin-routes.js';
 import { sellerWebhookRoutes, visibleDelivery, type WebhookViewer } from '../webhooks/seller-webhook-routes.js';
 import { rotateSubscriptionSecret, setSubscriptionState } from '../webhooks/subscription-store.js';
 import { connectedApps, disconnectApp } from './connected-apps.js';
@@ -174,7 +174,7 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
     id: Type.String({ minLength: 1, maxLength: 64 }),
   });
 
-  app.get<{ Params: { tenantId: string }; Querystring: { status?: string } }>(
+  app.get<{ Params: { tenantId: string }; Querystring: { status?: string; resentFailed?: string } }>(
     '/console/stores/:tenantId/webhooks',
     { schema: { hide: true, params: StoreParams } },
     async (request, reply) => {
@@ -228,6 +228,7 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
           csrf: csrfToken(request, reply),
           now: request.server.platform.clock.now(),
           deliveries: rows.map(deliveryViewOf),
+          resentFailed: /^[0-9]{1,9}$/.test(request.query.resentFailed ?? '') ? Number(request.query.resentFailed) : null,
         }),
       });
     },
@@ -256,6 +257,7 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
             nextAttemptAt: delivery.next_attempt_at,
           },
           attempts: delivery.attempt_log as AttemptView[],
+          requestBody: delivery.request_body,
           csrf: csrfToken(request, reply),
           resent: request.query.resent === '1',
         }),
@@ -274,6 +276,25 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
       if (!(await visibleDelivery(db, found.viewer, request.params.id))) return notFoundPage(request, reply, found.seller);
       await redeliverDelivery(db, request.params.id, request.server.platform.clock.now());
       return seeOther(reply, `${path}?resent=1`);
+    },
+  );
+
+  app.post<{ Params: { tenantId: string } }>(
+    '/console/stores/:tenantId/webhooks/deliveries/resend-failed',
+    { schema: { hide: true, params: StoreParams } },
+    async (request, reply) => {
+      const found = await storeOf(request, reply, request.params.tenantId);
+      if (!found) return reply;
+      const back = `/console/stores/${encodeURIComponent(found.store.id)}/webhooks`;
+      const body = asRecord(request.body);
+      if (!csrfTokenValid(request, body.csrf)) return seeOther(reply, back);
+      const now = request.server.platform.clock.now();
+      // The form's datetime-local has no zone: the label says UTC.
+      const raw = typeof body.since === 'string' ? body.since.trim() : '';
+      const since = new Date(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(raw) ? `${raw}Z` : raw);
+      if (Number.isNaN(since.getTime()) || since.getTime() > now.getTime()) return seeOther(reply, back);
+      const count = await redeliverFailedSince(db, { tenantIds: [found.store.id], clientId: null }, since, now);
+      return seeOther(reply, `${back}?resentFailed=${count}`);
     },
   );
 

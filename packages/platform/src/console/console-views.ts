@@ -114,9 +114,12 @@ export function webhooksView(
     status: string | null;
     csrf: string;
     now: Date;
+    /** How many failed deliveries the last "resend all failed" sent again, if that is where the seller came from. */
+    resentFailed: number | null;
   },
 ): string {
   const base = `/console/stores/${encodeURIComponent(input.store.id)}/webhooks`;
+  const dayAgo = new Date(input.now.getTime() - 24 * 3600 * 1000).toISOString().slice(0, 16);
   const subs = input.subscriptions
     .map((s) => {
       const action = `${base}/subscriptions/${encodeURIComponent(s.id)}`;
@@ -157,6 +160,13 @@ ${
     : `<div class="table-wrap"><table aria-labelledby="subs"><thead><tr><th scope="col">${t.html('webhooks.col.app')}</th><th scope="col">${t.html('webhooks.col.topic')}</th><th scope="col">${t.html('webhooks.col.version')}</th><th scope="col">${t.html('webhooks.col.url')}</th><th scope="col">${t.html('webhooks.col.state')}</th><th scope="col">${t.html('webhooks.col.streak')}</th><th scope="col">${t.html('webhooks.col.secret')}</th><th scope="col">${t.html('webhooks.col.actions')}</th></tr></thead><tbody>${subs}</tbody></table></div>`
 }
 <h2 id="deliveries">${t.html('webhooks.deliveries')}</h2>
+${input.resentFailed === null ? '' : `<p class="notice" role="status">${t.html('webhooks.resentFailed', { count: input.resentFailed })}</p>`}
+<form method="post" action="${base}/deliveries/resend-failed" class="inline">
+${hiddenFields({ csrf: input.csrf })}
+<label for="since">${t.html('webhooks.resendFailed.since')}</label>
+<input type="datetime-local" id="since" name="since" required value="${dayAgo}">
+<button type="submit" class="secondary">${t.html('webhooks.resendFailed.submit')}</button>
+</form>
 <form method="get" action="${base}" class="inline">
 <label for="status">${t.html('webhooks.filter.status')}</label>
 <select id="status" name="status">${options}</select>
@@ -176,7 +186,15 @@ export interface AttemptView {
   duration_ms: number;
   error: string | null;
   response_body: string | null;
+  request_headers: Record<string, string> | null;
   started_at: string;
+}
+
+/** A header list as `name: value` lines (the receiver saw exactly these). */
+function headerLines(headers: Record<string, string>): string {
+  return Object.entries(headers)
+    .map(([name, value]) => `${escapeHtml(name)}: ${escapeHtml(value)}`)
+    .join('\n');
 }
 
 /** The attempts region, also sent whole over server-sent events when it changes. */
@@ -190,8 +208,15 @@ export function attemptsRegion(t: Translator, attempts: AttemptView[], nextAttem
     .join('\n');
   const bodies = attempts
     .map(
-      (a, i) => `<h3 id="body-${i}">${t.html('delivery.responseBody', { attempt: a.attempt })}</h3>
-<pre aria-labelledby="body-${i}">${a.response_body ? escapeHtml(a.response_body) : t.html('delivery.emptyBody')}</pre>`,
+      (
+        a,
+        i,
+      ) => `<details class="attempt"${i === attempts.length - 1 ? ' open' : ''}><summary>${t.html('delivery.attemptDetail', { attempt: a.attempt })}</summary>
+<h3 id="req-${i}">${t.html('delivery.requestHeaders', { attempt: a.attempt })}</h3>
+<pre aria-labelledby="req-${i}" tabindex="0">${a.request_headers ? headerLines(a.request_headers) : t.html('delivery.notRecorded')}</pre>
+<h3 id="body-${i}">${t.html('delivery.responseBody', { attempt: a.attempt })}</h3>
+<pre aria-labelledby="body-${i}" tabindex="0">${a.response_body ? escapeHtml(a.response_body) : t.html('delivery.emptyBody')}</pre>
+</details>`,
     )
     .join('\n');
   const next = nextAttemptAt ? `<p>${t.html('delivery.nextAttempt', { when: t.dateTime(nextAttemptAt) })}</p>` : '';
@@ -206,6 +231,8 @@ export function deliveryView(
     store: { id: string; name: string };
     delivery: DeliveryView;
     attempts: AttemptView[];
+    /** The exact body sent with every attempt (the outbox event's). */
+    requestBody: string | null;
     csrf: string;
     resent: boolean;
   },
@@ -227,11 +254,22 @@ ${input.resent ? `<p class="notice" role="status">${t.html('delivery.resent')}</
 ${hiddenFields({ csrf: input.csrf })}
 <button type="submit">${t.html('delivery.resend')}</button>
 </form>
+<h2 id="request-body">${t.html('delivery.requestBody')}</h2>
+<pre aria-labelledby="request-body" tabindex="0">${input.requestBody === null ? t.html('delivery.notRecorded') : escapeHtml(prettyJson(input.requestBody))}</pre>
 <h2>${t.html('delivery.attempts')}</h2>
 <p class="muted">${t.html('delivery.live')}</p>
 <section id="attempts" aria-live="polite" data-live="${base}/deliveries/${encodeURIComponent(d.id)}/live">
 ${attemptsRegion(t, input.attempts, d.nextAttemptAt)}
 </section>`;
+}
+
+/** The body indented for reading; the bytes sent are the compact original (the signature covers those). */
+function prettyJson(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
 }
 
 export function rotatedView(

@@ -133,6 +133,14 @@ export const en = {
   'apps.never': 'never',
   'apps.disconnect': 'Disconnect {app}',
   'apps.disconnected': '{app} was disconnected: its tokens are revoked and its subscriptions in this store are disabled.',
+  'delivery.requestBody': 'Request body (the same bytes with every attempt)',
+  'delivery.requestHeaders': 'Request headers of attempt {attempt}',
+  'delivery.attemptDetail': 'Request and response of attempt {attempt}',
+  'delivery.notRecorded': '(not recorded: sent before this was kept)',
+  'webhooks.resendFailed.since': 'Failed since (UTC)',
+  'webhooks.resendFailed.submit': 'Resend all failed',
+  'webhooks.resentFailed':
+    '{count, plural, =0 {No failed delivery since then.} one {# failed delivery is due again.} other {# failed deliveries are due again.}}',
 } as const;
 
 export type MessageKey = keyof typeof en;

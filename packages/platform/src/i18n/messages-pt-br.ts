@@ -135,4 +135,12 @@ export const ptBR: Record<MessageKey, string> = {
   'apps.never': 'nunca',
   'apps.disconnect': 'Desconectar {app}',
   'apps.disconnected': '{app} foi desconectado: seus tokens foram revogados e suas assinaturas nesta loja, desativadas.',
+  'delivery.requestBody': 'Corpo da requisição (os mesmos bytes em toda tentativa)',
+  'delivery.requestHeaders': 'Cabeçalhos da requisição da tentativa {attempt}',
+  'delivery.attemptDetail': 'Requisição e resposta da tentativa {attempt}',
+  'delivery.notRecorded': '(não registrado: enviado antes de isto ser guardado)',
+  'webhooks.resendFailed.since': 'Com falha desde (UTC)',
+  'webhooks.resendFailed.submit': 'Reenviar todas com falha',
+  'webhooks.resentFailed':
+    '{count, plural, =0 {Nenhuma entrega com falha desde então.} one {# entrega com falha será reenviada.} other {# entregas com falha serão reenviadas.}}',
 };

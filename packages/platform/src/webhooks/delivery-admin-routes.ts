@@ -41,11 +41,34 @@ export function presentAttempt(a: AttemptRow) {
     duration_ms: Number(a.duration_ms),
     error: a.error,
     response_body: a.response_body,
+    request_headers: parseHeaders(a.request_headers),
     next_attempt_at: a.next_attempt_at,
     started_at: a.started_at,
     worker: a.worker,
     fence: Number(a.fence),
   };
+}
+
+function parseHeaders(json: string | null): Record<string, string> | null {
+  if (json === null) return null;
+  try {
+    return JSON.parse(json) as Record<string, string>;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A delivery as its log shows it: every attempt with the headers it was sent
+ * with and the receiver's answer, and the exact body (the outbox event's,
+ * the same bytes on every attempt).
+ */
+export async function deliveryWithAttempts(db: Kysely<Schema>, row: DeliveryRow) {
+  const [attempts, event] = await Promise.all([
+    db.selectFrom('webhook_delivery_attempts').selectAll().where('delivery_id', '=', row.id).orderBy('seq').execute(),
+    db.selectFrom('outbox_events').select('body').where('id', '=', row.event_id).executeTakeFirst(),
+  ]);
+  return { ...presentDelivery(row), request_body: event?.body ?? null, attempt_log: attempts.map(presentAttempt) };
 }
 
 /** Subscriptions as the delivery log shows them: never a secret, sealed or not. */
@@ -140,13 +163,7 @@ export async function deliveryAdminRoutes(app: FastifyInstance): Promise<void> {
     async (request) => {
       const row = await db.selectFrom('webhook_deliveries').selectAll().where('id', '=', request.params.id).executeTakeFirst();
       if (!row) throw notFound('Delivery');
-      const attempts = await db
-        .selectFrom('webhook_delivery_attempts')
-        .selectAll()
-        .where('delivery_id', '=', row.id)
-        .orderBy('seq')
-        .execute();
-      return { ...presentDelivery(row), attempt_log: attempts.map(presentAttempt) };
+      return deliveryWithAttempts(db, row);
     },
   );
 
@@ -220,4 +237,34 @@ export async function redeliverDelivery(db: Kysely<Schema>, id: string, now: Dat
     .executeTakeFirst();
   if (!updated) throw notFound('Delivery');
   return updated;
+}
+
+/**
+ * Every failed (dead) delivery created at or after `since`, in the given
+ * stores (and, for an app, its own subscriptions), sent again as
+ * {@link redeliverDelivery} does, in one statement; the count is returned.
+ */
+export async function redeliverFailedSince(
+  db: Kysely<Schema>,
+  scope: { tenantIds: readonly string[]; clientId: string | null; subscriptionId?: string },
+  since: Date,
+  now: Date,
+): Promise<number> {
+  if (scope.tenantIds.length === 0) return 0;
+  const nowIso = now.toISOString();
+  let update = db
+    .updateTable('webhook_deliveries')
+    .set({ state: 'pending', attempts: 0, next_attempt_at: nowIso, updated_at: nowIso })
+    .where('state', '=', 'dead')
+    .where('created_at', '>=', since.toISOString())
+    .where('tenant_id', 'in', [...scope.tenantIds]);
+  if (scope.subscriptionId) update = update.where('subscription_id', '=', scope.subscriptionId);
+  if (scope.clientId) {
+    const clientId = scope.clientId;
+    update = update.where('subscription_id', 'in', (eb) =>
+      eb.selectFrom('webhook_subscriptions').select('id').where('client_id', '=', clientId),
+    );
+  }
+  const result = await update.executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }

@@ -79,6 +79,7 @@ export async function recordAttempts(
         duration_ms: f.result.durationMs,
         error: stale ? `lease lost before the result was recorded${f.result.error ? `; ${f.result.error}` : ''}` : f.result.error,
         response_body: f.result.responseBody,
+        request_headers: JSON.stringify(f.result.requestHeaders),
         next_attempt_at: stale || !next ? null : next.toISOString(),
         started_at: f.startedAt.toISOString(),
       });

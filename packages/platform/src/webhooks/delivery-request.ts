@@ -46,6 +46,8 @@ export interface AttemptResult {
   statusCode: number | null;
   error: string | null;
   responseBody: string | null;
+  /** The headers this attempt was sent with (the delivery log shows them to the subscription's seller). */
+  requestHeaders: Readonly<Record<string, string>>;
   durationMs: number;
   retryAfterMs: number | null;
 }
@@ -114,6 +116,7 @@ export function sendDelivery(req: DeliveryRequest): Promise<AttemptResult> {
         statusCode,
         error: ok ? null : `HTTP ${statusCode}`,
         responseBody: chunks.length > 0 ? Buffer.concat(chunks).toString('utf8') : null,
+        requestHeaders: headers,
         durationMs: Math.round(performance.now() - started),
         retryAfterMs: ok ? null : parseRetryAfter(retryAfterHeader(rawHeaders), req.now()),
       });
@@ -124,6 +127,7 @@ export function sendDelivery(req: DeliveryRequest): Promise<AttemptResult> {
         statusCode: null,
         error: describe(error, timedOut),
         responseBody: null,
+        requestHeaders: headers,
         durationMs: Math.round(performance.now() - started),
         retryAfterMs: null,
       });

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { listTenantsOfSeller } from '../accounts/seller-repository.js';
-import { notFound, PlatformError } from '../core/platform-error.js';
+import { invalidParameter, notFound, PlatformError } from '../core/platform-error.js';
 import { documentedList, documentedObject, errorResponse } from '../http/openapi-document.js';
 import { requireAccessToken } from '../identity/access-token-guard.js';
 import { csrfTokenValid, sessionSellerId } from '../identity/login-session.js';
@@ -10,9 +10,10 @@ import { runListForRequest } from '../lists/list-engine.js';
 import type { Schema } from '../storage/schema.js';
 import {
   deliveriesList,
-  presentAttempt,
+  deliveryWithAttempts,
   presentDelivery,
   redeliverDelivery,
+  redeliverFailedSince,
   subscriptionsList,
 } from './delivery-admin-routes.js';
 
@@ -76,13 +77,7 @@ function visibleDeliveries(db: Kysely<Schema>, viewer: WebhookViewer) {
 export async function visibleDelivery(db: Kysely<Schema>, viewer: WebhookViewer, id: string) {
   const row = await visibleDeliveries(db, viewer).where('id', '=', id).executeTakeFirst();
   if (!row) return undefined;
-  const attempts = await db
-    .selectFrom('webhook_delivery_attempts')
-    .selectAll()
-    .where('delivery_id', '=', row.id)
-    .orderBy('seq')
-    .execute();
-  return { ...presentDelivery(row), attempt_log: attempts.map(presentAttempt) };
+  return deliveryWithAttempts(db, row);
 }
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
@@ -174,6 +169,50 @@ export async function sellerWebhookRoutes(app: FastifyInstance): Promise<void> {
       if (!(await visibleDelivery(db, viewer, request.params.id))) throw notFound('Delivery');
       const row = await redeliverDelivery(db, request.params.id, request.server.platform.clock.now());
       return reply.code(202).send(presentDelivery(row));
+    },
+  );
+
+  const RedeliverFailedBody = Type.Object(
+    {
+      since: Type.String({ format: 'date-time', description: 'Failed deliveries created at or after this instant' }),
+      subscription_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    },
+    { additionalProperties: false },
+  );
+
+  app.post<{ Body: { since: string; subscription_id?: string } }>(
+    '/seller/v1/webhooks/deliveries/redeliver-failed',
+    {
+      schema: {
+        ...route(
+          'Send every failed delivery of your stores created since a time again now (spec-notes W4)',
+          'redeliverFailedSellerWebhookDeliveries',
+          {
+            202: Type.Object({ redelivered: Type.Integer({ minimum: 0 }) }, { description: 'How many deliveries are due again' }),
+            ...SELLER_REFUSALS,
+            422: errorResponse('since is not a date-time, or lies in the future'),
+          },
+        ),
+        body: RedeliverFailedBody,
+      },
+    },
+    async (request, reply) => {
+      const viewer = await webhookViewer(request, reply);
+      if (viewer.bySession && !csrfTokenValid(request, request.headers['x-csrf-token'])) {
+        throw new PlatformError('FORBIDDEN', { message: 'The X-CSRF-Token header is missing or wrong' });
+      }
+      const now = request.server.platform.clock.now();
+      const since = new Date(request.body.since);
+      if (Number.isNaN(since.getTime()) || since.getTime() > now.getTime()) {
+        throw invalidParameter('since', 'body', 'must be a date-time that is not in the future');
+      }
+      const redelivered = await redeliverFailedSince(
+        db,
+        { tenantIds: viewer.tenantIds, clientId: viewer.clientId, subscriptionId: request.body.subscription_id },
+        since,
+        now,
+      );
+      return reply.code(202).send({ redelivered });
     },
   );
 }

@@ -63,6 +63,8 @@ export interface WebhookTables {
     error: string | null;
     /** The first 1 KiB of the receiver's answer. */
     response_body: string | null;
+    /** JSON object of the headers sent (signatures included); null on rows older than migration 0010. */
+    request_headers: string | null;
     next_attempt_at: string | null;
     started_at: string;
   };

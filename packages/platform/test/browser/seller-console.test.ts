@@ -74,7 +74,22 @@ describe.each(testDatabaseTargets())('seller console in Chromium on $dialect', (
     await expect(attempts.getByRole('row').count()).resolves.toBe(2);
     await expect(attempts.textContent()).resolves.toContain('falha');
     // The receiver's answer is shown as text, never as markup.
-    await expect(attempts.locator('pre').first().textContent()).resolves.toBe('receiver exploded: <b>db down</b>');
+    await expect(attempts.locator('pre[aria-labelledby="body-0"]').textContent()).resolves.toBe(
+      'receiver exploded: <b>db down</b>',
+    );
+    // The attempt's request: the headers it was sent with, signature included, and the exact body.
+    const sentHeaders = await attempts.locator('pre[aria-labelledby="req-0"]').textContent();
+    expect(sentHeaders).toContain(`x-webhook-id: ${deliveryId}`);
+    expect(sentHeaders).toMatch(/x-signature-256: sha256=[0-9a-f]{64}/);
+    expect(sentHeaders).toMatch(/x-timestamp: [0-9]{10}/);
+    const event = await platform.database.db
+      .selectFrom('outbox_events')
+      .innerJoin('webhook_deliveries', 'webhook_deliveries.event_id', 'outbox_events.id')
+      .select('outbox_events.body')
+      .where('webhook_deliveries.id', '=', deliveryId)
+      .executeTakeFirstOrThrow();
+    const shownBody = await page.locator('pre[aria-labelledby="request-body"]').textContent();
+    expect(JSON.parse(shownBody ?? '')).toEqual(JSON.parse(event.body));
     expect(await seriousAxeViolations(page)).toEqual([]);
 
     failing = false;
@@ -94,6 +109,59 @@ describe.each(testDatabaseTargets())('seller console in Chromium on $dialect', (
     const body = (await listed.json()) as { results: Array<{ id: string; tenant_id: string }> };
     expect(body.results.map((d) => d.id)).toEqual([deliveryId]);
     expect(body.results[0]?.tenant_id).toBe(tenantId);
+    await context.close();
+  }, 120_000);
+
+  it('issue 20 / spec-notes W4: "resend all failed since" sends every dead delivery of the store again, and the dispatcher delivers them', async () => {
+    const { seller, tenantId, deliveryId } = await sellerWithFailedDelivery();
+    const context = await browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(`${platform.url}/console`);
+    await page.getByLabel('Login').fill(seller.login);
+    await page.getByLabel('Password').fill(seller.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Your stores' }).waitFor({ timeout: 10_000 });
+    await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
+    // Disabled, the subscription's pending delivery ends dead at its next attempt (W4).
+    await page.getByRole('button', { name: 'Disable' }).click();
+    await page.getByRole('button', { name: 'Re-enable' }).waitFor({ timeout: 10_000 });
+    platform.clock.advance(3_600_000);
+    await dispatcherOf(platform).runOnce();
+    const dead = await platform.database.db
+      .selectFrom('webhook_deliveries')
+      .select('state')
+      .where('id', '=', deliveryId)
+      .executeTakeFirstOrThrow();
+    expect(dead.state).toBe('dead');
+    await page.getByRole('button', { name: 'Re-enable' }).click();
+    await page.getByRole('button', { name: 'Disable' }).waitFor({ timeout: 10_000 });
+    failing = false;
+    await page.getByRole('button', { name: 'Resend all failed' }).click();
+    await page.getByRole('status').waitFor({ timeout: 10_000 });
+    await expect(page.getByRole('status').textContent()).resolves.toBe('1 failed delivery is due again.');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await dispatcherOf(platform).runOnce();
+    const delivered = await platform.database.db
+      .selectFrom('webhook_deliveries')
+      .select('state')
+      .where('id', '=', deliveryId)
+      .executeTakeFirstOrThrow();
+    expect(delivered.state).toBe('succeeded');
+    // The same through the seller API: nothing failed is left, and a future "since" is a 422.
+    // A session's state change carries the page's CSRF token in X-CSRF-Token.
+    const csrf = await page.locator('input[name="csrf"]').first().inputValue();
+    const again = await context.request.post(`${platform.url}/seller/v1/webhooks/deliveries/redeliver-failed`, {
+      headers: { 'x-csrf-token': csrf },
+      data: { since: new Date(platform.clock.now().getTime() - 86_400_000).toISOString() },
+    });
+    expect(again.status()).toBe(202);
+    expect(await again.json()).toEqual({ redelivered: 0 });
+    const future = await context.request.post(`${platform.url}/seller/v1/webhooks/deliveries/redeliver-failed`, {
+      headers: { 'x-csrf-token': csrf },
+      data: { since: new Date(platform.clock.now().getTime() + 86_400_000).toISOString() },
+    });
+    expect(future.status()).toBe(422);
+    expect(((await future.json()) as { details: Array<{ field: string }> }).details[0]?.field).toBe('since');
     await context.close();
   }, 120_000);
 

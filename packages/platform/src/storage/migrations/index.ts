@@ -6,6 +6,7 @@ import { shipping } from './0005-shipping.js';
 import { security } from './0006-security.js';
 import { shippingMethods } from './0008-shipping-methods.js';
 import { standardWebhooks } from './0009-standard-webhooks.js';
+import { attemptRequests } from './0010-attempt-requests.js';
 import type { MigrationFactory } from './helpers.js';
 
 /**
@@ -21,4 +22,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '0006-security': security,
   '0008-shipping-methods': shippingMethods,
   '0009-standard-webhooks': standardWebhooks,
+  '0010-attempt-requests': attemptRequests,
 };
