@@ -60,6 +60,13 @@ export { FREIGHT_COLUMNS, type FreightRow, readFreightCsv } from './shipping/fre
 export { freightOptions, freightTablesOf } from './shipping/freight/freight-lookup.js';
 export { importFreightTable, MARKETPLACE_OWNER } from './shipping/freight/freight-table-store.js';
 export { callSellerQuote, type QuoteCallOptions, type QuoteCallResult } from './shipping/quote-caller.js';
+export {
+  DEFAULT_SKUS,
+  DEFAULT_ZIPCODE,
+  type QuoteCheckOptions,
+  type QuoteCheckReport,
+  runQuoteCheck,
+} from './shipping/quote-check.js';
 export type { QuoteCallRecord } from './shipping/quote-log/quote-call-rows.js';
 export { quoteLogStoreFor } from './shipping/quote-log/quote-log.js';
 export { type QuoteLogStore, quoteLogInDatabase } from './shipping/quote-log/quote-log-store.js';

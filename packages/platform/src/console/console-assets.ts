@@ -33,6 +33,10 @@ nav.sections ul{list-style:none;display:flex;gap:1rem;padding:0;margin:0 0 1rem;
 nav.sections [aria-current]{font-weight:700;color:var(--fg)}
 td ul{margin:0;padding-left:1rem}
 .notice{border-left:4px solid var(--accent);padding:.5rem .75rem;background:var(--bg)}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.35rem 1rem;margin:0 0 1rem}dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;overflow-wrap:anywhere}
+figure{margin:1rem 0}.chart{min-height:2rem;overflow:hidden}figcaption{font-size:.85rem;color:var(--muted)}
+details{margin:.5rem 0}summary{cursor:pointer}
+@media (max-width:40rem){dl.facts{grid-template-columns:1fr}}
 `;
 
 export const CONSOLE_JS = `// Feira console: live updates over server-sent events (the pages work without this file).

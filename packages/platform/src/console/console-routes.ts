@@ -17,6 +17,7 @@ import { sellerWebhookRoutes, visibleDelivery, type WebhookViewer } from '../web
 import { rotateSubscriptionSecret, setSubscriptionState } from '../webhooks/subscription-store.js';
 import { connectedApps, disconnectApp } from './connected-apps.js';
 import { consoleAssets } from './console-assets.js';
+import type { ConsoleKit } from './console-kit.js';
 import {
   type AttemptView,
   appsView,
@@ -30,6 +31,7 @@ import {
   storesView,
   webhooksView,
 } from './console-views.js';
+import { shippingConsoleRoutes } from './shipping-console.js';
 
 const LIVE_POLL_MS = 1000;
 
@@ -80,8 +82,8 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
       ...options,
       t,
       layout: 'wide',
-      styles: ['/console/assets/console.css'],
-      scripts: ['/console/assets/console.js'],
+      styles: ['/console/assets/console.css', ...(options.styles ?? [])],
+      scripts: ['/console/assets/console.js', ...(options.scripts ?? [])],
       chrome: chrome({
         t,
         csrf: csrfToken(request, reply),
@@ -129,6 +131,9 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
     const viewer: WebhookViewer = { tenantIds: [store.id], clientId: null, bySession: true };
     return { seller, store, viewer };
   }
+
+  const kit: ConsoleKit = { page, storeOf, csrfToken, seeOther };
+  await shippingConsoleRoutes(app, kit);
 
   app.get('/console', { schema: { hide: true } }, async (request, reply) => {
     const seller = await signedIn(request);

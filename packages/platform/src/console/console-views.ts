@@ -1,5 +1,6 @@
 import type { Scope } from '@feira/contract';
 import type { Translator } from '../i18n/i18n.js';
+import type { MessageKey } from '../i18n/messages-en.js';
 import { escapeHtml, hiddenFields, languageSwitch } from '../identity/html-page.js';
 import { scopeKey } from '../identity/page-views.js';
 
@@ -91,7 +92,13 @@ function countdown(until: string, now: Date): string {
   return `<time datetime="${escapeHtml(until)}" data-countdown="${escapeHtml(until)}" data-now="${now.toISOString()}">${remaining(until, now)}</time>`;
 }
 
-function postButton(action: string, csrf: string, label: string, extra: Record<string, string> = {}, secondary = true): string {
+export function postButton(
+  action: string,
+  csrf: string,
+  label: string,
+  extra: Record<string, string> = {},
+  secondary = true,
+): string {
   return `<form method="post" action="${escapeHtml(action)}" class="cell-form">${hiddenFields({ csrf, ...extra })}<button type="submit"${secondary ? ' class="secondary"' : ''}>${escapeHtml(label)}</button></form>`;
 }
 
@@ -288,11 +295,26 @@ ${grace}
 }
 
 /** The store's sections, the current one marked. */
-export function storeNav(t: Translator, storeId: string, current: 'webhooks' | 'apps'): string {
+export type StoreSection = 'webhooks' | 'apps' | 'shipping' | 'records';
+const SECTIONS: Array<[StoreSection, MessageKey]> = [
+  ['webhooks', 'console.nav.webhooks'],
+  ['apps', 'console.nav.apps'],
+  ['shipping', 'console.nav.shipping'],
+  ['records', 'console.nav.records'],
+];
+
+export function storeNav(t: Translator, storeId: string, current: StoreSection): string {
   const base = `/console/stores/${encodeURIComponent(storeId)}`;
-  const link = (section: 'webhooks' | 'apps', key: 'console.nav.webhooks' | 'console.nav.apps') =>
-    `<li><a href="${base}/${section}"${current === section ? ' aria-current="page"' : ''}>${t.html(key)}</a></li>`;
-  return `<nav class="sections" aria-label="${escapeHtml(t.text('console.nav.store'))}"><ul>${link('webhooks', 'console.nav.webhooks')}${link('apps', 'console.nav.apps')}</ul></nav>`;
+  const links = SECTIONS.map(
+    ([section, key]) =>
+      `<li><a href="${base}/${section}"${current === section ? ' aria-current="page"' : ''}>${t.html(key)}</a></li>`,
+  ).join('');
+  return `<nav class="sections" aria-label="${escapeHtml(t.text('console.nav.store'))}"><ul>${links}</ul></nav>`;
+}
+
+/** Breadcrumbs from the stores list to a store's section. */
+export function storeCrumbs(t: Translator, store: { name: string }): string {
+  return crumbs([{ href: '/console', label: t.text('console.stores.title') }, { label: store.name }], t);
 }
 
 export function appsView(

@@ -1,0 +1,339 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { QUOTE_TIMEOUT_MS } from '@feira/contract';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
+import { listTenantsOfSeller } from '../accounts/seller-repository.js';
+import { invalidParameter, PlatformError } from '../core/platform-error.js';
+import { documentedList, documentedObject, errorResponse } from '../http/openapi-document.js';
+import { requestTranslator } from '../i18n/i18n.js';
+import { csrfTokenValid, sessionSellerId } from '../identity/login-session.js';
+import { runListForRequest } from '../lists/list-engine.js';
+import { outboundPolicyOf } from '../outbound/address-policy.js';
+import { freightTablesOf } from '../shipping/freight/freight-lookup.js';
+import { DEFAULT_SKUS, DEFAULT_ZIPCODE, type QuoteCheckReport, runQuoteCheck } from '../shipping/quote-check.js';
+import type { QuoteCallRecord, QuoteLogTables } from '../shipping/quote-log/quote-call-rows.js';
+import { quoteCallList } from '../shipping/quote-log/quote-log-list.js';
+import { checkQuoteUrl } from '../shipping/quote-url.js';
+import { findShippingSettings } from '../shipping/shipping-settings.js';
+import type { ConsoleKit } from './console-kit.js';
+import { shippingView } from './shipping-views.js';
+
+/** The windows the quote chart offers, and the bucket each is drawn in. */
+export const QUOTE_WINDOWS = {
+  '1h': { ms: 3_600_000, bucketMs: 60_000 },
+  '24h': { ms: 86_400_000, bucketMs: 1_800_000 },
+} as const;
+export type QuoteWindow = keyof typeof QUOTE_WINDOWS;
+/** The chart reads at most this many of the window's newest calls (a busy store makes millions a day). */
+export const QUOTE_STATS_ROW_LIMIT = 20_000;
+/** Calls per "Test my endpoint" beyond the edge cases: enough for a p50/p99, at most ~12 s. */
+const TEST_REPEAT = 5;
+
+export interface QuoteStatsBucket {
+  start: string;
+  calls: number;
+  ok: number;
+  failed: number;
+  p50Ms: number | null;
+  p99Ms: number | null;
+}
+export interface QuoteStats {
+  window: QuoteWindow;
+  bucketMs: number;
+  deadlineMs: number;
+  /** True when the window held more calls than the chart reads (then the oldest buckets are partial). */
+  truncated: boolean;
+  buckets: QuoteStatsBucket[];
+}
+
+function percentile(sorted: readonly number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
+}
+
+/**
+ * Latency p50/p99 and outcomes of a store's quote calls, bucketed over the
+ * window (issue 20's chart), from the quote log itself: the newest
+ * {@link QUOTE_STATS_ROW_LIMIT} calls through the (tenant_id, created_at) index.
+ */
+export async function quoteStats(
+  log: Kysely<QuoteLogTables>,
+  tenantId: string,
+  now: Date,
+  window: QuoteWindow,
+): Promise<QuoteStats> {
+  const { ms, bucketMs } = QUOTE_WINDOWS[window];
+  // The last bucket is the one holding `now` (a call made this very millisecond counts).
+  const end = Math.floor(now.getTime() / bucketMs) * bucketMs + bucketMs;
+  const start = end - ms;
+  const rows = await log
+    .selectFrom('quote_calls')
+    .select(['created_at', 'latency_ms', 'outcome'])
+    .where('tenant_id', '=', tenantId)
+    .where('created_at', '>=', new Date(start).toISOString())
+    .orderBy('created_at', 'desc')
+    .limit(QUOTE_STATS_ROW_LIMIT + 1)
+    .execute();
+  const truncated = rows.length > QUOTE_STATS_ROW_LIMIT;
+  const count = ms / bucketMs;
+  const latencies: number[][] = Array.from({ length: count }, () => []);
+  const ok = new Array<number>(count).fill(0);
+  for (const row of rows.slice(0, QUOTE_STATS_ROW_LIMIT)) {
+    const index = Math.floor((Date.parse(row.created_at) - start) / bucketMs);
+    if (index < 0 || index >= count) continue;
+    latencies[index]?.push(Number(row.latency_ms));
+    if (row.outcome === 'ok') ok[index] = (ok[index] ?? 0) + 1;
+  }
+  return {
+    window,
+    bucketMs,
+    deadlineMs: QUOTE_TIMEOUT_MS,
+    truncated,
+    buckets: latencies.map((values, i) => {
+      const sorted = values.sort((a, b) => a - b);
+      return {
+        start: new Date(start + i * bucketMs).toISOString(),
+        calls: sorted.length,
+        ok: ok[i] ?? 0,
+        failed: sorted.length - (ok[i] ?? 0),
+        p50Ms: percentile(sorted, 50),
+        p99Ms: percentile(sorted, 99),
+      };
+    }),
+  };
+}
+
+const isWindow = (value: unknown): value is QuoteWindow => typeof value === 'string' && Object.hasOwn(QUOTE_WINDOWS, value);
+
+/**
+ * The console's shipping page (issue 20): the store's quote methods and
+ * settings, "Test my endpoint" (the platform's conformance check against the
+ * configured seller API, with the platform's own outbound guard), the quote
+ * log with filters and a chart of latency and outcomes; and the seller API
+ * the page reads, usable with the console session.
+ */
+export async function shippingConsoleRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<void> {
+  const platform = app.platform;
+  const { db } = platform.database;
+  // One test per store at a time: a test makes a dozen calls to the seller's server.
+  const testing = new Set<string>();
+  const require = createRequire(import.meta.url);
+  const uplotDir = require.resolve('uplot/dist/uPlot.esm.js').replace(/uPlot\.esm\.js$/, '');
+  const [uplotJs, uplotCss] = await Promise.all([
+    readFile(`${uplotDir}uPlot.esm.js`, 'utf8'),
+    readFile(`${uplotDir}uPlot.min.css`, 'utf8'),
+  ]);
+  const asset = (type: string, body: string) => async (_r: unknown, reply: import('fastify').FastifyReply) =>
+    reply
+      .header('content-type', `${type}; charset=utf-8`)
+      .header('x-content-type-options', 'nosniff')
+      .header('cache-control', 'public, max-age=300')
+      .send(body);
+  app.get('/console/assets/uplot.esm.js', { schema: { hide: true } }, asset('text/javascript', uplotJs));
+  app.get('/console/assets/uplot.css', { schema: { hide: true } }, asset('text/css', uplotCss));
+  app.get('/console/assets/shipping.js', { schema: { hide: true } }, asset('text/javascript', SHIPPING_JS));
+
+  const StoreParams = Type.Object({ tenantId: Type.String({ minLength: 1, maxLength: 64 }) });
+  const OUTCOME_FILTERS = ['ok', 'failed'] as const;
+
+  async function renderPage(
+    request: import('fastify').FastifyRequest<{ Params: { tenantId: string }; Querystring: Record<string, string | undefined> }>,
+    reply: import('fastify').FastifyReply,
+    report: QuoteCheckReport | null,
+    testError: string | null,
+  ) {
+    const found = await kit.storeOf(request, reply, request.params.tenantId);
+    if (!found) return reply;
+    const t = requestTranslator(request);
+    const window: QuoteWindow = isWindow(request.query.window) ? request.query.window : '1h';
+    const outcome = OUTCOME_FILTERS.find((o) => o === request.query.outcome) ?? null;
+    await app.shipping.quoteLog.flush();
+    const log = await app.shipping.quoteLog.store.reader();
+    const now = platform.clock.now();
+    let calls = log
+      .selectFrom('quote_calls')
+      .selectAll()
+      .where('tenant_id', '=', found.store.id)
+      .where('created_at', '>=', new Date(now.getTime() - QUOTE_WINDOWS[window].ms).toISOString())
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(50);
+    if (outcome === 'ok') calls = calls.where('outcome', '=', 'ok');
+    if (outcome === 'failed') calls = calls.where('outcome', '!=', 'ok');
+    const [settings, rows, stats, tables] = await Promise.all([
+      findShippingSettings(platform.database, found.store.id),
+      calls.execute(),
+      quoteStats(log, found.store.id, now, window),
+      freightTablesOf(platform.database, [found.store.id]),
+    ]);
+    return kit.page(request, reply, t, found.seller, {
+      title: t.text('shipping.title', { store: found.store.name }),
+      scripts: ['/console/assets/shipping.js'],
+      styles: ['/console/assets/uplot.css'],
+      body: shippingView(t, {
+        store: found.store,
+        settings: settings ?? null,
+        freightTables: tables.map((table) => ({ name: table.name, rows: Number(table.row_count), updatedAt: table.updated_at })),
+        calls: rows as QuoteCallRecord[],
+        stats,
+        window,
+        outcome,
+        csrf: kit.csrfToken(request, reply),
+        report,
+        testError,
+        testCalls: 7 + TEST_REPEAT,
+      }),
+    });
+  }
+
+  app.get<{ Params: { tenantId: string }; Querystring: Record<string, string | undefined> }>(
+    '/console/stores/:tenantId/shipping',
+    { schema: { hide: true, params: StoreParams } },
+    (request, reply) => renderPage(request, reply, null, null),
+  );
+
+  app.post<{ Params: { tenantId: string }; Querystring: Record<string, string | undefined> }>(
+    '/console/stores/:tenantId/shipping/test',
+    { schema: { hide: true, params: StoreParams } },
+    async (request, reply) => {
+      const found = await kit.storeOf(request, reply, request.params.tenantId);
+      if (!found) return reply;
+      const back = `/console/stores/${encodeURIComponent(found.store.id)}/shipping`;
+      if (!csrfTokenValid(request, (request.body as Record<string, unknown> | undefined)?.csrf)) return kit.seeOther(reply, back);
+      const t = requestTranslator(request);
+      const settings = await findShippingSettings(platform.database, found.store.id);
+      if (!settings?.url) return renderPage(request, reply.code(409), null, t.text('shipping.test.noUrl'));
+      if (testing.has(found.store.id)) return renderPage(request, reply.code(429), null, t.text('shipping.test.busy'));
+      testing.add(found.store.id);
+      try {
+        let target: Awaited<ReturnType<typeof checkQuoteUrl>>;
+        try {
+          target = await checkQuoteUrl(settings.url, outboundPolicyOf(platform.config));
+        } catch (error) {
+          const detail = (error as { details?: Array<{ message: string }> }).details?.[0]?.message ?? '';
+          return renderPage(request, reply.code(422), null, t.text('shipping.test.badUrl', { detail }));
+        }
+        // SKUs the store sells, so a seller that checks them can answer; the demo's otherwise.
+        const products = await db
+          .selectFrom('products')
+          .select('sku')
+          .where('tenant_id', '=', found.store.id)
+          .orderBy('created_at')
+          .limit(3)
+          .execute();
+        const report = await runQuoteCheck(platform.outbound, target, settings.url, {
+          zipcode: DEFAULT_ZIPCODE,
+          sku: products.length > 0 ? products.map((p) => p.sku) : DEFAULT_SKUS,
+          invalidZipcode: '00000000',
+          distributionCenter: settings.distributionCenterIds,
+          repeat: TEST_REPEAT,
+        });
+        return renderPage(request, reply, report, null);
+      } finally {
+        testing.delete(found.store.id);
+      }
+    },
+  );
+
+  /** The stores of the console session's seller; a 401 without one. */
+  async function sessionTenants(request: import('fastify').FastifyRequest): Promise<string[]> {
+    const sellerId = await sessionSellerId(request);
+    if (!sellerId) throw new PlatformError('UNAUTHORIZED', { message: 'Sign in to the console first' });
+    return (await listTenantsOfSeller(db, sellerId)).map((tenant) => tenant.id);
+  }
+  const sellerRoute = (operationId: string, summary: string) => ({
+    tags: ['shipping'],
+    operationId,
+    summary,
+    security: [{ consoleSession: [] as string[] }] as Array<Record<string, string[]>>,
+  });
+
+  app.get(
+    '/seller/v1/shipping/quote-calls',
+    {
+      schema: {
+        ...sellerRoute('listSellerQuoteCalls', 'List the quote log of your stores (filter by tenant_id, outcome, created_at…)'),
+        response: {
+          200: documentedList('A page of quote calls (list conventions; a massive collection: cursor pagination)'),
+          400: errorResponse('A bad list parameter'),
+          401: errorResponse('No console session'),
+        },
+      },
+    },
+    async (request) => {
+      const tenants = await sessionTenants(request);
+      await app.shipping.quoteLog.flush();
+      const log = await app.shipping.quoteLog.store.reader();
+      return runListForRequest(
+        request,
+        quoteCallList,
+        log
+          .selectFrom('quote_calls')
+          .selectAll()
+          .where('tenant_id', 'in', tenants.length > 0 ? tenants : ['\u0001none']),
+      );
+    },
+  );
+
+  app.get<{ Querystring: { tenant_id: string; window?: string } }>(
+    '/seller/v1/shipping/quote-stats',
+    {
+      schema: {
+        ...sellerRoute(
+          'getSellerQuoteStats',
+          "Latency p50/p99 and outcomes of one store's quotes, bucketed over the last hour or day",
+        ),
+        querystring: Type.Object({
+          tenant_id: Type.String({ minLength: 1, maxLength: 64 }),
+          window: Type.Optional(Type.Union([Type.Literal('1h'), Type.Literal('24h')])),
+        }),
+        response: {
+          200: documentedObject('Buckets of {start, calls, ok, failed, p50Ms, p99Ms} and the 1.0 s deadline'),
+          401: errorResponse('No console session'),
+          404: errorResponse('No such store among yours'),
+          422: errorResponse('A bad query parameter'),
+        },
+      },
+    },
+    async (request) => {
+      const tenants = await sessionTenants(request);
+      if (!tenants.includes(request.query.tenant_id)) throw new PlatformError('NOT_FOUND', { message: 'Store not found' });
+      const window = request.query.window ?? '1h';
+      if (!isWindow(window)) throw invalidParameter('window', 'query', 'must be 1h or 24h');
+      await app.shipping.quoteLog.flush();
+      return quoteStats(await app.shipping.quoteLog.store.reader(), request.query.tenant_id, platform.clock.now(), window);
+    },
+  );
+}
+
+/**
+ * The shipping page's module: draws the two charts from the stats the page
+ * embeds (a JSON data block, never executed), with uPlot. The page's tables
+ * carry the same figures for anyone who cannot see the chart.
+ */
+const SHIPPING_JS = `import uPlot from './uplot.esm.js';
+const data = document.getElementById('quote-stats');
+const host = document.getElementById('quote-chart');
+if (data && host) {
+  const stats = JSON.parse(data.textContent);
+  const labels = JSON.parse(host.getAttribute('data-labels'));
+  const x = stats.buckets.map((b) => Date.parse(b.start) / 1000);
+  const dark = matchMedia('(prefers-color-scheme: dark)').matches;
+  const axis = { stroke: dark ? '#cbd5e1' : '#334155', grid: { stroke: dark ? '#334155' : '#e2e8f0' } };
+  const width = () => Math.max(280, host.clientWidth);
+  const latency = new uPlot({
+    width: width(), height: 220, title: labels.latency,
+    series: [{}, { label: 'p50', stroke: '#2563eb', width: 2 }, { label: 'p99', stroke: '#d97706', width: 2 },
+      { label: labels.deadline, stroke: '#dc2626', dash: [6, 4] }],
+    axes: [axis, { ...axis, label: 'ms' }],
+  }, [x, stats.buckets.map((b) => b.p50Ms), stats.buckets.map((b) => b.p99Ms), x.map(() => stats.deadlineMs)], host);
+  const outcomes = new uPlot({
+    width: width(), height: 180, title: labels.outcomes,
+    series: [{}, { label: labels.ok, stroke: '#16a34a', fill: 'rgba(22,163,74,.15)' }, { label: labels.failed, stroke: '#dc2626', fill: 'rgba(220,38,38,.15)' }],
+    axes: [axis, axis],
+  }, [x, stats.buckets.map((b) => b.ok), stats.buckets.map((b) => b.failed)], host);
+  addEventListener('resize', () => { for (const chart of [latency, outcomes]) chart.setSize({ width: width(), height: chart.height }); });
+}
+`;

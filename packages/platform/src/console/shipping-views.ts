@@ -1,0 +1,152 @@
+import type { Translator } from '../i18n/i18n.js';
+import type { MessageKey } from '../i18n/messages-en.js';
+import { escapeHtml, hiddenFields } from '../identity/html-page.js';
+import type { QuoteCheckReport } from '../shipping/quote-check.js';
+import type { QuoteCallRecord } from '../shipping/quote-log/quote-call-rows.js';
+import type { ShippingSettings } from '../shipping/shipping-settings.js';
+import { storeCrumbs, storeNav } from './console-views.js';
+import type { QuoteStats, QuoteWindow } from './shipping-console.js';
+
+/** The URL as the page shows it: the query may hold the seller's token (spec "Authentication" rule 12). */
+function shownUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}${parsed.search ? '?…' : ''}`;
+  } catch {
+    return '—';
+  }
+}
+
+/** JSON in a data block: `<` escaped so the text can never close the element. */
+function dataBlock(id: string, value: unknown): string {
+  return `<script type="application/json" id="${id}">${JSON.stringify(value).replace(/</g, '\\u003c')}</script>`;
+}
+
+const ruleKey = (id: string) => `check.rule.${id}` as MessageKey;
+
+function reportView(t: Translator, report: QuoteCheckReport): string {
+  const verdict = (status: 'passed' | 'failed' | 'not_exercised') =>
+    `<span class="pill${status === 'failed' ? ' bad' : ''}">${t.html(`check.status.${status}`)}</span>`;
+  const rows = report.rules
+    .map((rule) => {
+      const failures = rule.failures
+        .slice(0, 3)
+        .map((f) => `<li lang="en"><code>${escapeHtml(f.case)}</code>: ${escapeHtml((f.detail ?? '').slice(0, 300))}</li>`)
+        .join('');
+      return `<tr><td><code>${escapeHtml(rule.id)}</code></td><td>${t.html(ruleKey(rule.id))}${failures ? `<ul>${failures}</ul>` : ''}</td><td>${verdict(rule.status)}</td></tr>`;
+    })
+    .join('\n');
+  const warnings = report.advice
+    .filter((a) => a.status === 'warn')
+    .map((a) => `<li>${t.html(ruleKey(a.id))}</li>`)
+    .join('');
+  const l = report.latency;
+  return `<p class="notice" role="status">${t.html(report.passed ? 'check.passed' : 'check.failed')}</p>
+<p>${t.html('check.latency', { samples: l.samples, p50: l.p50Ms, p99: l.p99Ms, max: l.maxMs, deadline: l.deadlineMs })}</p>
+${warnings ? `<h3>${t.html('check.advice')}</h3><ul>${warnings}</ul>` : ''}
+<div class="table-wrap"><table><caption>${t.html('check.caption')}</caption><thead><tr><th scope="col">${t.html('check.col.rule')}</th><th scope="col">${t.html('check.col.description')}</th><th scope="col">${t.html('check.col.verdict')}</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+function settingsView(
+  t: Translator,
+  settings: ShippingSettings | null,
+  freightTables: Array<{ name: string; rows: number; updatedAt: string }>,
+): string {
+  if (!settings) return `<p>${t.html('shipping.notConfigured')}</p>`;
+  const methods = settings.methods.map((m) => t.html(`shipping.method.${m}` as MessageKey)).join(', ');
+  const centres = settings.distributionCenterIds.length
+    ? settings.distributionCenterIds.map((id) => `<code>${escapeHtml(id)}</code>`).join(', ')
+    : t.html('shipping.none');
+  const tables = freightTables.length
+    ? `<div class="table-wrap"><table><caption>${t.html('shipping.freightTables')}</caption><thead><tr><th scope="col">${t.html('shipping.col.table')}</th><th scope="col">${t.html('shipping.col.rows')}</th><th scope="col">${t.html('shipping.col.updated')}</th></tr></thead><tbody>${freightTables
+        .map(
+          (table) =>
+            `<tr><td>${escapeHtml(table.name)}</td><td class="num">${t.number(table.rows)}</td><td>${escapeHtml(t.dateTime(table.updatedAt))}</td></tr>`,
+        )
+        .join('')}</tbody></table></div>`
+    : '';
+  return `<dl class="facts">
+<dt>${t.html('shipping.methods')}</dt><dd>${methods}</dd>
+<dt>${t.html('shipping.url')}</dt><dd>${settings.url ? `<code>${escapeHtml(shownUrl(settings.url))}</code>` : t.html('shipping.none')}</dd>
+<dt>${t.html('shipping.centres')}</dt><dd>${centres}</dd>
+<dt>${t.html('shipping.fallback')}</dt><dd>${settings.fallback ? t.html('shipping.method.freight_table') : t.html('shipping.none')}</dd>
+</dl>
+${tables}`;
+}
+
+export function shippingView(
+  t: Translator,
+  input: {
+    store: { id: string; name: string };
+    settings: ShippingSettings | null;
+    freightTables: Array<{ name: string; rows: number; updatedAt: string }>;
+    calls: QuoteCallRecord[];
+    stats: QuoteStats;
+    window: QuoteWindow;
+    outcome: 'ok' | 'failed' | null;
+    csrf: string;
+    report: QuoteCheckReport | null;
+    testError: string | null;
+    testCalls: number;
+  },
+): string {
+  const base = `/console/stores/${encodeURIComponent(input.store.id)}/shipping`;
+  const option = (value: string, label: string, selected: boolean) =>
+    `<option value="${value}"${selected ? ' selected' : ''}>${escapeHtml(label)}</option>`;
+  const calls = input.calls
+    .map(
+      (c) =>
+        `<tr><td>${escapeHtml(t.dateTime(c.created_at))}</td><td>${t.html(`shipping.purpose.${c.purpose}`)}</td><td><span class="pill${c.outcome === 'ok' ? '' : ' bad'}"><code>${escapeHtml(c.outcome)}</code></span></td><td class="num">${t.html('delivery.latency', { ms: Math.round(Number(c.latency_ms)) })}</td><td class="num">${c.http_status ?? '—'}</td><td>${c.fallback_used === 1 ? t.html('shipping.yes') : ''}</td></tr>`,
+    )
+    .join('\n');
+  const busy = input.stats.buckets.filter((b) => b.calls > 0);
+  const bucketRows = busy
+    .map(
+      (b) =>
+        `<tr><td>${escapeHtml(t.dateTime(b.start))}</td><td class="num">${t.number(b.calls)}</td><td class="num">${t.number(b.ok)}</td><td class="num">${t.number(b.failed)}</td><td class="num">${b.p50Ms ?? '—'}</td><td class="num">${b.p99Ms ?? '—'}</td></tr>`,
+    )
+    .join('');
+  const labels = {
+    latency: t.text('shipping.chart.latency'),
+    outcomes: t.text('shipping.chart.outcomes'),
+    deadline: t.text('shipping.chart.deadline'),
+    ok: t.text('shipping.chart.ok'),
+    failed: t.text('shipping.chart.failed'),
+  };
+  return `${storeCrumbs(t, input.store)}
+${storeNav(t, input.store.id, 'shipping')}
+<h1>${t.html('shipping.title', { store: input.store.name })}</h1>
+<h2>${t.html('shipping.settings')}</h2>
+${settingsView(t, input.settings, input.freightTables)}
+<h2 id="test">${t.html('shipping.test.heading')}</h2>
+<p>${t.html('shipping.test.intro', { calls: input.testCalls, seconds: input.testCalls })}</p>
+${input.testError ? `<p class="error" role="alert">${escapeHtml(input.testError)}</p>` : ''}
+<form method="post" action="${base}/test">
+${hiddenFields({ csrf: input.csrf })}
+<button type="submit"${input.settings?.url ? '' : ' disabled'}>${t.html('shipping.test.submit')}</button>
+</form>
+${input.report ? reportView(t, input.report) : ''}
+<h2 id="log">${t.html('shipping.log')}</h2>
+<form method="get" action="${base}" class="inline">
+<label for="window">${t.html('shipping.filter.window')}</label>
+<select id="window" name="window">${option('1h', t.text('shipping.window.1h'), input.window === '1h')}${option('24h', t.text('shipping.window.24h'), input.window === '24h')}</select>
+<label for="outcome">${t.html('shipping.filter.outcome')}</label>
+<select id="outcome" name="outcome">${option('', t.text('webhooks.filter.all'), input.outcome === null)}${option('ok', t.text('shipping.chart.ok'), input.outcome === 'ok')}${option('failed', t.text('shipping.chart.failed'), input.outcome === 'failed')}</select>
+<button type="submit" class="secondary">${t.html('webhooks.filter.apply')}</button>
+</form>
+<figure>
+<div id="quote-chart" class="chart" data-labels="${escapeHtml(JSON.stringify(labels))}"></div>
+<figcaption>${t.html('shipping.chart.caption', { deadline: input.stats.deadlineMs })}${input.stats.truncated ? ` ${t.html('shipping.chart.truncated')}` : ''}</figcaption>
+</figure>
+${dataBlock('quote-stats', input.stats)}
+${
+  busy.length > 0
+    ? `<details><summary>${t.html('shipping.chart.table')}</summary><div class="table-wrap"><table><caption>${t.html('shipping.chart.table')}</caption><thead><tr><th scope="col">${t.html('shipping.col.from')}</th><th scope="col">${t.html('shipping.col.calls')}</th><th scope="col">${t.html('shipping.chart.ok')}</th><th scope="col">${t.html('shipping.chart.failed')}</th><th scope="col">p50 (ms)</th><th scope="col">p99 (ms)</th></tr></thead><tbody>${bucketRows}</tbody></table></div></details>`
+    : ''
+}
+${
+  input.calls.length === 0
+    ? `<p>${t.html('shipping.noCalls')}</p>`
+    : `<div class="table-wrap"><table aria-labelledby="log"><thead><tr><th scope="col">${t.html('shipping.col.when')}</th><th scope="col">${t.html('shipping.col.purpose')}</th><th scope="col">${t.html('shipping.col.outcome')}</th><th scope="col">${t.html('delivery.col.latency')}</th><th scope="col">${t.html('delivery.col.status')}</th><th scope="col">${t.html('shipping.col.fallback')}</th></tr></thead><tbody>${calls}</tbody></table></div>`
+}`;
+}

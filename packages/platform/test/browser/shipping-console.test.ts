@@ -1,0 +1,136 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalogueStock, configureDemoSellerShipping, type DemoSeller, startDemoSeller } from '../../src/demo/demo-seller.js';
+import { testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform } from '../../src/testing.js';
+import { addProducts, cart, putSettings } from '../shipping/shipping-kit.js';
+import { seriousAxeViolations } from './axe.js';
+
+/**
+ * Issue 20, the console's shipping page in Chromium: a seller tests their quote
+ * endpoint and reads each rule's verdict (a conforming seller passes, a broken
+ * one fails the rule it breaks), and the quote log shows the store's calls
+ * with the latency chart.
+ */
+describe.each(testDatabaseTargets())('shipping console in Chromium on $dialect', (target) => {
+  let platform: ListeningPlatform;
+  let browser: Browser;
+  let demo: DemoSeller;
+  let broken: Server;
+  let brokenUrl: string;
+
+  beforeAll(async () => {
+    platform = await listenPlatform(target);
+    demo = await startDemoSeller({ host: '127.0.0.1', port: 0, stock: catalogueStock(platform.database) });
+    // A seller whose 200 has no package at all: the response's shape is wrong.
+    broken = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"packages":[]}'));
+    });
+    await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve));
+    brokenUrl = `http://127.0.0.1:${(broken.address() as AddressInfo).port}/quote`;
+    browser = await chromium.launch(chromiumLaunchOptions());
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => broken?.close(resolve));
+    await demo?.close();
+    await platform?.close();
+  });
+
+  async function signIn(locale: string, login: string, password: string): Promise<Page> {
+    const context = await browser.newContext({ locale });
+    const page = await context.newPage();
+    await page.goto(`${platform.url}/console`);
+    await page.locator('#login').fill(login);
+    await page.locator('#password').fill(password);
+    await page.locator('form[action="/console/login"] button[type="submit"]').click();
+    await page.waitForURL(`${platform.url}/console`);
+    return page;
+  }
+
+  it('issue 20 / spec "Seller-implemented shipping-quote endpoint": "Test my endpoint" shows every rule passed for a conforming seller, in pt-BR; the quote log lists a storefront quote and draws the chart; axe finds nothing serious', async () => {
+    const seller = await platform.createSeller({ tenants: 1 });
+    const tenantId = seller.tenantIds[0] as string;
+    await addProducts(platform, tenantId, [
+      { sku: 'SKU-A', stock: 5 },
+      { sku: 'SKU-B', stock: 5 },
+    ]);
+    await configureDemoSellerShipping(platform.app.platform, tenantId, demo.url);
+    const quoted = await platform.app.inject({
+      method: 'POST',
+      url: '/storefront/v1/quotes',
+      payload: { tenant_id: tenantId, zipcode: '20040002', items: cart },
+    });
+    expect(quoted.statusCode).toBe(200);
+
+    const page = await signIn('pt-BR', seller.login, seller.password);
+    await page.goto(`${platform.url}/console/stores/${tenantId}/shipping`);
+    await page.getByRole('heading', { name: 'Frete de Store 1' }).waitFor({ timeout: 10_000 });
+    await expect(page.locator('dl.facts').textContent()).resolves.toContain('API do vendedor (seu endpoint)');
+    // The quote log: the storefront quote, and the chart drawn from the same figures.
+    const log = page.getByRole('table', { name: 'Registro de cotações' });
+    await expect(log.getByRole('row').count()).resolves.toBe(2);
+    await expect(log.getByRole('row').nth(1).textContent()).resolves.toMatch(/página do produto.*ok/);
+    await page.locator('#quote-chart canvas').first().waitFor({ timeout: 10_000 });
+    await expect(page.locator('#quote-chart .uplot').count()).resolves.toBe(2);
+    expect(await seriousAxeViolations(page)).toEqual([]);
+
+    await page.getByRole('button', { name: 'Testar meu endpoint' }).click();
+    await page.getByRole('status').waitFor({ timeout: 30_000 });
+    await expect(page.getByRole('status').textContent()).resolves.toBe('Resultado: todas as regras passaram.');
+    const rules = page.getByRole('table', { name: 'Regras da interface' });
+    const deadline = rules.getByRole('row').filter({ hasText: 'exchange.deadline' });
+    await expect(deadline.textContent()).resolves.toContain('passou');
+    await expect(rules.getByText('falhou', { exact: true }).count()).resolves.toBe(0);
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await page.context().close();
+  }, 120_000);
+
+  it("issue 20: a broken endpoint fails the rule it breaks, in English; filters narrow the log; a seller cannot see another store's shipping page or stats", async () => {
+    const seller = await platform.createSeller({ tenants: 1 });
+    const tenantId = seller.tenantIds[0] as string;
+    await addProducts(platform, tenantId, [{ sku: 'SKU-A' }, { sku: 'SKU-B' }]);
+    const set = await putSettings(platform, tenantId, { method: 'seller_api', url: brokenUrl });
+    expect(set.statusCode).toBe(200);
+    // The storefront answers the shopper either way; the log records the seller's failure.
+    await platform.app.inject({
+      method: 'POST',
+      url: '/storefront/v1/quotes',
+      payload: { tenant_id: tenantId, zipcode: '20040002', items: cart },
+    });
+
+    const page = await signIn('en-US', seller.login, seller.password);
+    await page.goto(`${platform.url}/console/stores/${tenantId}/shipping?outcome=ok`);
+    await page.getByText('No quote in this period.').waitFor({ timeout: 10_000 });
+    await page.goto(`${platform.url}/console/stores/${tenantId}/shipping?outcome=failed`);
+    await expect(page.getByRole('table', { name: 'Quote log' }).getByRole('row').count()).resolves.toBe(2);
+
+    await page.getByRole('button', { name: 'Test my endpoint' }).click();
+    await page.getByRole('status').waitFor({ timeout: 30_000 });
+    await expect(page.getByRole('status').textContent()).resolves.toContain('some rules failed');
+    const schema = page
+      .getByRole('table', { name: 'Rules of the interface' })
+      .getByRole('row')
+      .filter({ hasText: 'response.schema' });
+    await expect(schema.textContent()).resolves.toContain('failed');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+
+    const other = await platform.createSeller({ tenants: 1 });
+    const response = await page.goto(`${platform.url}/console/stores/${other.tenantIds[0]}/shipping`);
+    expect(response?.status()).toBe(404);
+    const stats = await page
+      .context()
+      .request.get(`${platform.url}/seller/v1/shipping/quote-stats?tenant_id=${other.tenantIds[0]}`);
+    expect(stats.status()).toBe(404);
+    const mine = await page.context().request.get(`${platform.url}/seller/v1/shipping/quote-stats?tenant_id=${tenantId}`);
+    const body = (await mine.json()) as { buckets: Array<{ calls: number; failed: number }>; deadlineMs: number };
+    expect(body.deadlineMs).toBe(1000);
+    expect(body.buckets.reduce((sum, b) => sum + b.failed, 0)).toBe(1);
+    const calls = await page.context().request.get(`${platform.url}/seller/v1/shipping/quote-calls?outcome=ok`);
+    expect(((await calls.json()) as { results: unknown[] }).results).toEqual([]);
+    await page.context().close();
+  }, 120_000);
+});
