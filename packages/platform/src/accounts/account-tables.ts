@@ -29,6 +29,16 @@ export interface AccountTables {
     privacy_policy_url: string | null;
     created_at: string;
   };
+  /**
+   * Operator console sessions (issue 20): opened with the admin token, named
+   * by a random id whose SHA-256 is the key, ended by sign-out or expiry.
+   */
+  operator_sessions: {
+    id_hash: string;
+    created_at: string;
+    expires_at: string;
+    ended_at: string | null;
+  };
   /** Small key/value settings the platform keeps about itself. */
   platform_settings: {
     key: string;

@@ -1,13 +1,16 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { type ClientApp, clientFromPublicRow, createClient, findPublicClientById } from '../accounts/client-repository.js';
 import { validateNewClient } from '../accounts/client-rules.js';
 import { createSeller, findSellerById, listTenantsOfSellers, type Seller } from '../accounts/seller-repository.js';
 import { notFound } from '../core/platform-error.js';
 import { runListForRequest } from '../lists/list-engine.js';
+import { addStore, deleteClient, deleteSeller, renameStore, updateSeller } from './account-changes.js';
 import { requireAdminToken } from './admin-auth.js';
 import { CLIENT_PUBLIC_COLUMNS, clientList, sellerList } from './admin-lists.js';
 import {
+  ClientDeletionView,
   ClientList,
   type ClientView,
   ClientView as ClientViewSchema,
@@ -16,9 +19,12 @@ import {
   CreateSellerBody,
   ErrorResponse,
   IdParams,
+  SellerDeletionView,
   SellerList,
   type SellerView,
   SellerView as SellerViewSchema,
+  StoreBody,
+  UpdateSellerBody,
 } from './admin-schemas.js';
 
 function sellerView(seller: Seller): SellerView {
@@ -183,6 +189,101 @@ export async function adminRoutes(instance: FastifyInstance): Promise<void> {
       const client = await findPublicClientById(db(), request.params.id);
       if (!client) throw notFound('Client');
       return clientView(client);
+    },
+  );
+
+  app.patch(
+    '/admin/v1/sellers/:id',
+    {
+      schema: {
+        tags: ['admin'],
+        operationId: 'adminUpdateSeller',
+        summary: "Change a seller's name, login or password (a new password ends every login session; app tokens stay)",
+        security,
+        params: IdParams,
+        body: UpdateSellerBody,
+        response: { 200: SellerViewSchema, 404: ErrorResponse, 409: ErrorResponse, ...errors },
+      },
+    },
+    async (request) => sellerView((await updateSeller(db(), request.params.id, request.body, deps)).seller),
+  );
+
+  app.delete(
+    '/admin/v1/sellers/:id',
+    {
+      schema: {
+        tags: ['admin'],
+        operationId: 'adminDeleteSeller',
+        summary:
+          'Delete a seller: every token of theirs is revoked, every session ends, and their stores go with every record, subscription, delivery and shipping setting',
+        security,
+        params: IdParams,
+        response: { 200: SellerDeletionView, 404: ErrorResponse, ...errors },
+      },
+    },
+    async (request) => {
+      const deleted = await deleteSeller(platform.database, request.params.id, platform.clock.now());
+      return { stores: deleted.stores, revoked_grants: deleted.revokedGrants, ended_sessions: deleted.endedSessions };
+    },
+  );
+
+  app.post(
+    '/admin/v1/sellers/:id/tenants',
+    {
+      schema: {
+        tags: ['admin'],
+        operationId: 'adminAddStore',
+        summary: 'Add a store (tenant) to a seller',
+        security,
+        params: IdParams,
+        body: StoreBody,
+        response: { 201: SellerViewSchema, 404: ErrorResponse, ...errors },
+      },
+    },
+    async (request, reply) => {
+      await addStore(db(), request.params.id, request.body.name, deps);
+      return reply.code(201).send(sellerView((await findSellerById(db(), request.params.id)) as Seller));
+    },
+  );
+
+  app.patch(
+    '/admin/v1/sellers/:id/tenants/:tenantId',
+    {
+      schema: {
+        tags: ['admin'],
+        operationId: 'adminRenameStore',
+        summary: "Rename one of a seller's stores",
+        security,
+        params: Type.Object(
+          { id: Type.String({ minLength: 1, maxLength: 200 }), tenantId: Type.String({ minLength: 1, maxLength: 200 }) },
+          { additionalProperties: false },
+        ),
+        body: StoreBody,
+        response: { 200: SellerViewSchema, 404: ErrorResponse, ...errors },
+      },
+    },
+    async (request) => {
+      await renameStore(db(), request.params.id, request.params.tenantId, request.body.name);
+      return sellerView((await findSellerById(db(), request.params.id)) as Seller);
+    },
+  );
+
+  app.delete(
+    '/admin/v1/clients/:id',
+    {
+      schema: {
+        tags: ['admin'],
+        operationId: 'adminDeleteClient',
+        summary:
+          'Delete a client application: its tokens are revoked, its consents and codes removed, its webhook subscriptions and their deliveries deleted',
+        security,
+        params: IdParams,
+        response: { 200: ClientDeletionView, 404: ErrorResponse, ...errors },
+      },
+    },
+    async (request) => {
+      const deleted = await deleteClient(db(), request.params.id, platform.clock.now());
+      return { revoked_grants: deleted.revokedGrants, subscriptions: deleted.subscriptions };
     },
   );
 }

@@ -31,6 +31,41 @@ export const CreateSellerBody = Type.Object(
 );
 export type CreateSellerBody = Static<typeof CreateSellerBody>;
 
+export const UpdateSellerBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    login: Type.Optional(Type.String({ minLength: 1, maxLength: 320 })),
+    password: Type.Optional(
+      Type.String({ minLength: 8, maxLength: 1024, description: 'A new password ends every login session of the seller' }),
+    ),
+  },
+  { ...closed, $id: 'UpdateSeller', minProperties: 1 },
+);
+export type UpdateSellerBody = Static<typeof UpdateSellerBody>;
+
+export const StoreBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { ...closed, $id: 'StoreName' });
+
+export const SellerDeletionView = Type.Object(
+  {
+    stores: Type.Integer({
+      description: 'Stores deleted with the seller, with every record, subscription and delivery of theirs',
+    }),
+    revoked_grants: Type.Integer({
+      description: 'Token families revoked: their access and refresh tokens are refused from now on',
+    }),
+    ended_sessions: Type.Integer({ description: 'Login sessions ended' }),
+  },
+  closed,
+);
+
+export const ClientDeletionView = Type.Object(
+  {
+    revoked_grants: Type.Integer({ description: 'Token families of the app revoked' }),
+    subscriptions: Type.Integer({ description: 'Webhook subscriptions of the app deleted, with their deliveries' }),
+  },
+  closed,
+);
+
 export const TenantView = Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String() }, closed);
 
 export const SellerView = Type.Object(

@@ -11,7 +11,10 @@ export type GrantRevocationReason =
   /** The client revoked one of its tokens (RFC 7009). */
   | 'revoked_by_client'
   /** The seller disconnected the application. */
-  | 'disconnected_by_seller';
+  | 'disconnected_by_seller'
+  /** An operator deleted the seller, or the application (admin/account-changes.ts). */
+  | 'seller_deleted'
+  | 'client_deleted';
 
 /** Which grants to end: one family, or every grant a seller gave one client ("disconnect app"). */
 export type GrantSelector = { familyId: string } | { clientId: string; sellerId: string };

@@ -105,6 +105,17 @@ export async function recordAttempts(
         .where('fence', '=', claim.fence)
         .execute();
     }
+    // A stale row may be one whose delivery was deleted meanwhile (its app or seller was):
+    // its attempt has nothing left to be logged against.
+    const staleIds = attemptRows.filter((_, i) => outcomes[i] === 'stale').map((row) => row.delivery_id);
+    if (staleIds.length > 0) {
+      const alive = new Set(
+        (await trx.selectFrom('webhook_deliveries').select('id').where('id', 'in', staleIds).execute()).map((r) => r.id),
+      );
+      for (let i = attemptRows.length - 1; i >= 0; i--) {
+        if (outcomes[i] === 'stale' && !alive.has(attemptRows[i]?.delivery_id as string)) attemptRows.splice(i, 1);
+      }
+    }
     for (let i = 0; i < attemptRows.length; i += 500) {
       await trx
         .insertInto('webhook_delivery_attempts')

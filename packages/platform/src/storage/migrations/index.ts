@@ -7,6 +7,7 @@ import { security } from './0006-security.js';
 import { shippingMethods } from './0008-shipping-methods.js';
 import { standardWebhooks } from './0009-standard-webhooks.js';
 import { attemptRequests } from './0010-attempt-requests.js';
+import { operatorSessions } from './0011-operator-sessions.js';
 import type { MigrationFactory } from './helpers.js';
 
 /**
@@ -23,4 +24,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '0008-shipping-methods': shippingMethods,
   '0009-standard-webhooks': standardWebhooks,
   '0010-attempt-requests': attemptRequests,
+  '0011-operator-sessions': operatorSessions,
 };
