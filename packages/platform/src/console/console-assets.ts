@@ -36,6 +36,8 @@ td ul{margin:0;padding-left:1rem}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.35rem 1rem;margin:0 0 1rem}dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;overflow-wrap:anywhere}
 figure{margin:1rem 0}.chart{min-height:2rem;overflow:hidden}figcaption{font-size:.85rem;color:var(--muted)}
 details{margin:.5rem 0}summary{cursor:pointer}
+ul.plain{list-style:none;padding:0}ul.plain li{margin:.25rem 0}
+button.danger{background:var(--danger);border-color:var(--danger);color:var(--bg)}
 @media (max-width:40rem){dl.facts{grid-template-columns:1fr}}
 `;
 

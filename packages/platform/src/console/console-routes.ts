@@ -31,6 +31,7 @@ import {
   storesView,
   webhooksView,
 } from './console-views.js';
+import { operatorConsoleRoutes } from './operator-console.js';
 import { shippingConsoleRoutes } from './shipping-console.js';
 
 const LIVE_POLL_MS = 1000;
@@ -134,6 +135,7 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
 
   const kit: ConsoleKit = { page, storeOf, csrfToken, seeOther };
   await shippingConsoleRoutes(app, kit);
+  await operatorConsoleRoutes(app, kit);
 
   app.get('/console', { schema: { hide: true } }, async (request, reply) => {
     const seller = await signedIn(request);

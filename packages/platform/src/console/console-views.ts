@@ -12,15 +12,19 @@ export interface ConsoleChrome {
   sellerName: string | null;
   /** Where the language switch comes back to. */
   back: string;
+  /** The operator console's sign-out (its own session); the seller's otherwise. */
+  signOutAction?: string;
+  /** The brand link's target and label key (the operator console has its own). */
+  home?: { href: string; label: string };
 }
 
 export function chrome(c: ConsoleChrome): (main: string) => string {
   const signOut = c.sellerName
-    ? `<form method="post" action="/console/logout">${hiddenFields({ csrf: c.csrf })}<span class="muted">${c.t.html('console.signedInAs', { seller: c.sellerName })}</span> <button type="submit" class="link">${c.t.html('console.signout')}</button></form>`
+    ? `<form method="post" action="${c.signOutAction ?? '/console/logout'}">${hiddenFields({ csrf: c.csrf })}<span class="muted">${c.t.html('console.signedInAs', { seller: c.sellerName })}</span> <button type="submit" class="link">${c.t.html('console.signout')}</button></form>`
     : '';
   return (main) => `<a class="skip" href="#content">${c.t.html('console.skip')}</a>
 <header class="bar">
-<a class="brand" href="/console">${c.t.html('console.name')}</a>
+<a class="brand" href="${c.home?.href ?? '/console'}">${c.home ? escapeHtml(c.home.label) : c.t.html('console.name')}</a>
 ${languageSwitch(c.t, c.back)}
 ${signOut}
 </header>

@@ -1,0 +1,489 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { createSeller, findSellerById, listTenantsOfSellers } from '../accounts/seller-repository.js';
+import { addStore, deleteClient, deleteSeller, renameStore, updateSeller } from '../admin/account-changes.js';
+import { PlatformError } from '../core/platform-error.js';
+import { requestTranslator, type Translator } from '../i18n/i18n.js';
+import { type PageOptions, sendPage } from '../identity/html-page.js';
+import { csrfTokenValid } from '../identity/login-session.js';
+import type { ConsoleKit } from './console-kit.js';
+import { chrome } from './console-views.js';
+import { isOperator, signInOperator, signOutOperator } from './operator-session.js';
+import { accountsView, type HealthPoint, healthView, operatorSignInView, sellerView } from './operator-views.js';
+
+/** The health charts read at most this many rows of each source over the hour (a busy platform makes more). */
+const HEALTH_ROW_LIMIT = 50_000;
+const HOUR_MS = 3_600_000;
+const MINUTE_MS = 60_000;
+
+function field(body: unknown, name: string, max: number): string {
+  const value = (body as Record<string, unknown> | undefined)?.[name];
+  return typeof value === 'string' ? value.trim().slice(0, max) : '';
+}
+
+/** A refusal's text for the page: the first detail names the field, else the message. */
+function refusalText(error: unknown): string | null {
+  if (!(error instanceof PlatformError)) return null;
+  const detail = error.details[0];
+  return detail ? `${detail.field}: ${detail.message}` : error.message;
+}
+
+function percentile(sorted: readonly number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
+}
+
+/**
+ * The operator console (issue 20) at `/console/operator`: signed in with the
+ * admin token turned into an operator session (operator-session.ts), it
+ * creates, edits and deletes sellers, adds and renames stores, deletes client
+ * apps (admin/account-changes.ts states what happens to tokens and
+ * subscriptions), and charts the platform's health over the last hour from its
+ * own tables. A seller's session never reaches it.
+ */
+export async function operatorConsoleRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<void> {
+  const platform = app.platform;
+  const { db } = platform.database;
+  const deps = { clock: platform.clock, random: platform.random };
+
+  function page(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    t: Translator,
+    signedIn: boolean,
+    options: Omit<PageOptions, 't' | 'chrome'>,
+  ) {
+    return sendPage(reply, {
+      ...options,
+      t,
+      layout: 'wide',
+      styles: ['/console/assets/console.css', ...(options.styles ?? [])],
+      scripts: ['/console/assets/console.js', ...(options.scripts ?? [])],
+      chrome: chrome({
+        t,
+        csrf: kit.csrfToken(request, reply),
+        sellerName: signedIn ? t.text('operator.who') : null,
+        back: request.method === 'GET' ? request.url : '/console/operator',
+        signOutAction: '/console/operator/logout',
+        home: { href: '/console/operator', label: t.text('operator.name') },
+      }),
+    });
+  }
+
+  function signInPage(request: FastifyRequest, reply: FastifyReply, status = 200, error: string | null = null) {
+    const t = requestTranslator(request);
+    return page(request, reply, t, false, {
+      status,
+      title: t.text('operator.signin.title'),
+      body: operatorSignInView(t, { csrf: kit.csrfToken(request, reply), error }),
+    });
+  }
+
+  /** The operator check of every page and action: the sign-in page (401) otherwise; a bad CSRF token sends back. */
+  async function guard(request: FastifyRequest, reply: FastifyReply, back: string): Promise<boolean> {
+    if (!(await isOperator(request))) {
+      signInPage(request, reply, 401);
+      return false;
+    }
+    if (request.method === 'POST' && !csrfTokenValid(request, (request.body as Record<string, unknown> | undefined)?.csrf)) {
+      kit.seeOther(reply, back);
+      return false;
+    }
+    return true;
+  }
+
+  async function accountsPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    extra: {
+      status?: number;
+      message?: string | null;
+      error?: string | null;
+      form?: { name?: string; login?: string; store?: string };
+    } = {},
+  ) {
+    const t = requestTranslator(request);
+    const sellers = await db
+      .selectFrom('sellers')
+      .select(['id', 'name', 'login', 'created_at'])
+      .orderBy('created_at', 'desc')
+      .limit(200)
+      .execute();
+    const stores = await listTenantsOfSellers(
+      db,
+      sellers.map((s) => s.id),
+    );
+    const clients = await db
+      .selectFrom('clients')
+      .select(['id', 'name', 'created_at'])
+      .orderBy('created_at', 'desc')
+      .limit(200)
+      .execute();
+    return page(request, reply, t, true, {
+      status: extra.status ?? 200,
+      title: t.text('operator.accounts.title'),
+      body: accountsView(t, {
+        csrf: kit.csrfToken(request, reply),
+        sellers: sellers.map((s) => ({
+          id: s.id,
+          name: s.name,
+          login: s.login,
+          stores: stores.get(s.id)?.length ?? 0,
+          createdAt: s.created_at,
+        })),
+        clients: clients.map((c) => ({ id: c.id, name: c.name, createdAt: c.created_at })),
+        message: extra.message ?? null,
+        error: extra.error ?? null,
+        form: extra.form ?? {},
+      }),
+    });
+  }
+
+  async function sellerPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    id: string,
+    extra: { status?: number; message?: string | null; error?: string | null } = {},
+  ) {
+    const t = requestTranslator(request);
+    const seller = await findSellerById(db, id);
+    if (!seller) {
+      return page(request, reply, t, true, {
+        status: 404,
+        title: t.text('console.notFound.title'),
+        body: `<h1>${t.html('console.notFound.title')}</h1><p><a href="/console/operator">${t.html('console.back', { place: t.text('operator.accounts.title') })}</a></p>`,
+      });
+    }
+    return page(request, reply, t, true, {
+      status: extra.status ?? 200,
+      title: t.text('operator.seller.title', { name: seller.name }),
+      body: sellerView(t, {
+        csrf: kit.csrfToken(request, reply),
+        seller: { id: seller.id, name: seller.name, login: seller.login, tenants: seller.tenants },
+        message: extra.message ?? null,
+        error: extra.error ?? null,
+      }),
+    });
+  }
+
+  app.get('/console/assets/health.js', { schema: { hide: true } }, async (_request, reply) =>
+    reply
+      .header('content-type', 'text/javascript; charset=utf-8')
+      .header('x-content-type-options', 'nosniff')
+      .header('cache-control', 'public, max-age=300')
+      .send(HEALTH_JS),
+  );
+
+  app.get('/console/operator', { schema: { hide: true } }, async (request, reply) => {
+    if (!(await isOperator(request))) return signInPage(request, reply);
+    const t = requestTranslator(request);
+    const query = request.query as Record<string, string | undefined>;
+    const message =
+      query.deleted !== undefined
+        ? t.text('operator.seller.deleted', { name: query.deleted.slice(0, 200) })
+        : query.clientDeleted !== undefined
+          ? t.text('operator.client.deleted', { app: query.clientDeleted.slice(0, 200) })
+          : null;
+    return accountsPage(request, reply, { message });
+  });
+
+  app.post('/console/operator/login', { schema: { hide: true } }, async (request, reply) => {
+    const t = requestTranslator(request);
+    if (!csrfTokenValid(request, (request.body as Record<string, unknown> | undefined)?.csrf)) {
+      return signInPage(request, reply, 403, t.text('login.error.expired'));
+    }
+    const result = await signInOperator(request, reply, field(request.body, 'token', 1024));
+    if (result.kind === 'throttled') {
+      reply.header('retry-after', String(result.retryAfterSeconds));
+      return signInPage(request, reply, 429, t.text('login.error.throttled', { seconds: result.retryAfterSeconds }));
+    }
+    if (result.kind === 'wrong') return signInPage(request, reply, 401, t.text('operator.signin.wrong'));
+    return kit.seeOther(reply, '/console/operator');
+  });
+
+  app.post('/console/operator/logout', { schema: { hide: true } }, async (request, reply) => {
+    if (csrfTokenValid(request, (request.body as Record<string, unknown> | undefined)?.csrf))
+      await signOutOperator(request, reply);
+    return kit.seeOther(reply, '/console/operator');
+  });
+
+  app.post('/console/operator/sellers', { schema: { hide: true } }, async (request, reply) => {
+    if (!(await guard(request, reply, '/console/operator'))) return reply;
+    const t = requestTranslator(request);
+    const form = {
+      name: field(request.body, 'name', 200),
+      login: field(request.body, 'login', 320),
+      store: field(request.body, 'store', 200),
+    };
+    const password =
+      typeof (request.body as Record<string, unknown>)?.password === 'string'
+        ? ((request.body as Record<string, string>).password as string)
+        : '';
+    if (!form.name || !form.login || !form.store || password.length < 8 || password.length > 1024) {
+      return accountsPage(request, reply, { status: 422, error: t.text('operator.seller.invalid'), form });
+    }
+    try {
+      const seller = await createSeller(
+        db,
+        { name: form.name, login: form.login, password, tenants: [{ name: form.store }] },
+        deps,
+      );
+      return kit.seeOther(reply, `/console/operator/sellers/${encodeURIComponent(seller.id)}?created=1`);
+    } catch (error) {
+      const text = refusalText(error);
+      if (!text) throw error;
+      return accountsPage(request, reply, { status: (error as PlatformError).statusCode, error: text, form });
+    }
+  });
+
+  const SellerParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+  const StoreParams = Type.Object({
+    id: Type.String({ minLength: 1, maxLength: 64 }),
+    tenantId: Type.String({ minLength: 1, maxLength: 64 }),
+  });
+
+  app.get<{ Params: { id: string }; Querystring: Record<string, string | undefined> }>(
+    '/console/operator/sellers/:id',
+    { schema: { hide: true, params: SellerParams } },
+    async (request, reply) => {
+      if (!(await guard(request, reply, '/console/operator'))) return reply;
+      const t = requestTranslator(request);
+      const q = request.query;
+      const message = q.created
+        ? t.text('operator.seller.created')
+        : q.saved
+          ? t.text('operator.seller.saved', { sessions: Number(q.saved) || 0 })
+          : q.stores
+            ? t.text('operator.store.saved')
+            : null;
+      return sellerPage(request, reply, request.params.id, { message });
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/console/operator/sellers/:id',
+    { schema: { hide: true, params: SellerParams } },
+    async (request, reply) => {
+      const back = `/console/operator/sellers/${encodeURIComponent(request.params.id)}`;
+      if (!(await guard(request, reply, back))) return reply;
+      const t = requestTranslator(request);
+      const name = field(request.body, 'name', 200);
+      const login = field(request.body, 'login', 320);
+      const raw = (request.body as Record<string, unknown>)?.password;
+      const password = typeof raw === 'string' && raw.length > 0 ? raw : undefined;
+      if (!name || !login || (password !== undefined && (password.length < 8 || password.length > 1024))) {
+        return sellerPage(request, reply, request.params.id, { status: 422, error: t.text('operator.seller.invalid') });
+      }
+      try {
+        const { endedSessions } = await updateSeller(
+          db,
+          request.params.id,
+          { name, login, ...(password ? { password } : {}) },
+          deps,
+        );
+        return kit.seeOther(reply, `${back}?saved=${password ? String(endedSessions) : '0'}`);
+      } catch (error) {
+        const text = refusalText(error);
+        if (!text) throw error;
+        return sellerPage(request, reply, request.params.id, { status: (error as PlatformError).statusCode, error: text });
+      }
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/console/operator/sellers/:id/delete',
+    { schema: { hide: true, params: SellerParams } },
+    async (request, reply) => {
+      const back = `/console/operator/sellers/${encodeURIComponent(request.params.id)}`;
+      if (!(await guard(request, reply, back))) return reply;
+      const t = requestTranslator(request);
+      const seller = await findSellerById(db, request.params.id);
+      if (!seller) return sellerPage(request, reply, request.params.id);
+      // Typing the login confirms which account goes: the deletion cannot be undone.
+      if (field(request.body, 'confirm', 320) !== seller.login) {
+        return sellerPage(request, reply, seller.id, { status: 422, error: t.text('operator.seller.confirmWrong') });
+      }
+      await deleteSeller(platform.database, seller.id, platform.clock.now());
+      return kit.seeOther(reply, `/console/operator?deleted=${encodeURIComponent(seller.name)}`);
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/console/operator/sellers/:id/stores',
+    { schema: { hide: true, params: SellerParams } },
+    async (request, reply) => {
+      const back = `/console/operator/sellers/${encodeURIComponent(request.params.id)}`;
+      if (!(await guard(request, reply, back))) return reply;
+      const name = field(request.body, 'name', 200);
+      if (!name)
+        return sellerPage(request, reply, request.params.id, {
+          status: 422,
+          error: requestTranslator(request).text('operator.store.invalid'),
+        });
+      await addStore(db, request.params.id, name, deps);
+      return kit.seeOther(reply, `${back}?stores=1`);
+    },
+  );
+
+  app.post<{ Params: { id: string; tenantId: string } }>(
+    '/console/operator/sellers/:id/stores/:tenantId',
+    { schema: { hide: true, params: StoreParams } },
+    async (request, reply) => {
+      const back = `/console/operator/sellers/${encodeURIComponent(request.params.id)}`;
+      if (!(await guard(request, reply, back))) return reply;
+      const name = field(request.body, 'name', 200);
+      if (!name)
+        return sellerPage(request, reply, request.params.id, {
+          status: 422,
+          error: requestTranslator(request).text('operator.store.invalid'),
+        });
+      await renameStore(db, request.params.id, request.params.tenantId, name);
+      return kit.seeOther(reply, `${back}?stores=1`);
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/console/operator/clients/:id/delete',
+    { schema: { hide: true, params: SellerParams } },
+    async (request, reply) => {
+      if (!(await guard(request, reply, '/console/operator'))) return reply;
+      const client = await db.selectFrom('clients').select(['id', 'name']).where('id', '=', request.params.id).executeTakeFirst();
+      if (!client) return kit.seeOther(reply, '/console/operator');
+      await deleteClient(db, client.id, platform.clock.now());
+      return kit.seeOther(reply, `/console/operator?clientDeleted=${encodeURIComponent(client.name)}`);
+    },
+  );
+
+  app.get('/console/operator/health', { schema: { hide: true } }, async (request, reply) => {
+    if (!(await guard(request, reply, '/console/operator'))) return reply;
+    const t = requestTranslator(request);
+    const { points, truncated } = await healthOverHour(app, platform.clock.now());
+    return page(request, reply, t, true, {
+      title: t.text('health.title'),
+      scripts: ['/console/assets/health.js'],
+      styles: ['/console/assets/uplot.css'],
+      body: healthView(t, { points, truncated }),
+    });
+  });
+}
+
+/**
+ * Minute by minute over the last hour, from the platform's own tables: work
+ * waiting (events not yet fanned out and deliveries not yet finished) and the
+ * age of the oldest, delivery attempts by outcome, and quote latency p50/p99
+ * across stores. Each source is read newest first, at most
+ * {@link HEALTH_ROW_LIMIT} rows.
+ */
+export async function healthOverHour(app: FastifyInstance, now: Date): Promise<{ points: HealthPoint[]; truncated: boolean }> {
+  const { db } = app.platform.database;
+  const end = Math.floor(now.getTime() / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
+  const start = end - HOUR_MS;
+  const startIso = new Date(start).toISOString();
+  await app.shipping.quoteLog.flush();
+  const log = await app.shipping.quoteLog.store.reader();
+  const [events, deliveries, attempts, quotes] = await Promise.all([
+    db
+      .selectFrom('outbox_events')
+      .select(['created_at', 'dispatched_at'])
+      .where((eb) =>
+        eb.or([eb('created_at', '>=', startIso), eb('dispatched_at', 'is', null), eb('dispatched_at', '>=', startIso)]),
+      )
+      .orderBy('seq', 'desc')
+      .limit(HEALTH_ROW_LIMIT)
+      .execute(),
+    db
+      .selectFrom('webhook_deliveries')
+      .select(['created_at', 'state', 'delivered_at', 'updated_at'])
+      .where((eb) => eb.or([eb('created_at', '>=', startIso), eb('state', '=', 'pending'), eb('updated_at', '>=', startIso)]))
+      .orderBy('created_at', 'desc')
+      .limit(HEALTH_ROW_LIMIT)
+      .execute(),
+    db
+      .selectFrom('webhook_delivery_attempts')
+      .select(['started_at', 'outcome'])
+      .where('started_at', '>=', startIso)
+      .orderBy('seq', 'desc')
+      .limit(HEALTH_ROW_LIMIT)
+      .execute(),
+    log
+      .selectFrom('quote_calls')
+      .select(['created_at', 'latency_ms'])
+      .where('created_at', '>=', startIso)
+      .orderBy('created_at', 'desc')
+      .limit(HEALTH_ROW_LIMIT)
+      .execute(),
+  ]);
+  const truncated = [events, deliveries, attempts, quotes].some((rows) => rows.length >= HEALTH_ROW_LIMIT);
+  // When each piece of work was waiting: [from, until) in ms; until is Infinity while it still waits.
+  const waiting: Array<[number, number]> = [
+    ...events.map((e): [number, number] => [
+      Date.parse(e.created_at),
+      e.dispatched_at ? Date.parse(e.dispatched_at) : Number.POSITIVE_INFINITY,
+    ]),
+    ...deliveries.map((d): [number, number] => [
+      Date.parse(d.created_at),
+      d.state === 'pending' ? Number.POSITIVE_INFINITY : Date.parse(d.delivered_at ?? d.updated_at),
+    ]),
+  ];
+  const count = HOUR_MS / MINUTE_MS;
+  const succeeded = new Array<number>(count).fill(0);
+  const failed = new Array<number>(count).fill(0);
+  for (const a of attempts) {
+    const i = Math.floor((Date.parse(a.started_at) - start) / MINUTE_MS);
+    if (i < 0 || i >= count) continue;
+    if (a.outcome === 'succeeded') succeeded[i] = (succeeded[i] ?? 0) + 1;
+    else failed[i] = (failed[i] ?? 0) + 1;
+  }
+  const latencies: number[][] = Array.from({ length: count }, () => []);
+  for (const q of quotes) {
+    const i = Math.floor((Date.parse(q.created_at) - start) / MINUTE_MS);
+    if (i >= 0 && i < count) latencies[i]?.push(Number(q.latency_ms));
+  }
+  const points: HealthPoint[] = [];
+  for (let i = 0; i < count; i++) {
+    const at = Math.min(start + (i + 1) * MINUTE_MS, now.getTime());
+    let backlog = 0;
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const [from, until] of waiting) {
+      if (from <= at && until > at) {
+        backlog += 1;
+        if (from < oldest) oldest = from;
+      }
+    }
+    const sorted = (latencies[i] ?? []).sort((a, b) => a - b);
+    points.push({
+      start: new Date(start + i * MINUTE_MS).toISOString(),
+      backlog,
+      oldestPendingSeconds: backlog > 0 ? Math.round((at - oldest) / 1000) : null,
+      succeeded: succeeded[i] ?? 0,
+      failed: failed[i] ?? 0,
+      quoteP50Ms: percentile(sorted, 50),
+      quoteP99Ms: percentile(sorted, 99),
+    });
+  }
+  return { points, truncated };
+}
+
+/** The health page's module: four small uPlot charts from the page's JSON data block (the table has the same figures). */
+const HEALTH_JS = `import uPlot from './uplot.esm.js';
+const data = document.getElementById('health-data');
+const host = document.getElementById('health-chart');
+if (data && host) {
+  const points = JSON.parse(data.textContent);
+  const labels = JSON.parse(host.getAttribute('data-labels'));
+  const x = points.map((p) => Date.parse(p.start) / 1000);
+  const dark = matchMedia('(prefers-color-scheme: dark)').matches;
+  const axis = { stroke: dark ? '#cbd5e1' : '#334155', grid: { stroke: dark ? '#334155' : '#e2e8f0' } };
+  const width = () => Math.max(280, host.clientWidth);
+  const chart = (title, series, values) => new uPlot({ width: width(), height: 170, title, series: [{}, ...series], axes: [axis, axis] }, [x, ...values], host);
+  const charts = [
+    chart(labels.backlog, [{ label: labels.backlog, stroke: '#2563eb', width: 2 }], [points.map((p) => p.backlog)]),
+    chart(labels.oldest, [{ label: labels.oldest, stroke: '#d97706', width: 2 }], [points.map((p) => p.oldestPendingSeconds)]),
+    chart(labels.deliveries, [{ label: labels.succeeded, stroke: '#16a34a', width: 2 }, { label: labels.failed, stroke: '#dc2626', width: 2 }],
+      [points.map((p) => p.succeeded), points.map((p) => p.failed)]),
+    chart(labels.quotes, [{ label: 'p50', stroke: '#2563eb', width: 2 }, { label: 'p99', stroke: '#d97706', width: 2 }],
+      [points.map((p) => p.quoteP50Ms), points.map((p) => p.quoteP99Ms)]),
+  ];
+  addEventListener('resize', () => { for (const c of charts) c.setSize({ width: width(), height: c.height }); });
+}
+`;

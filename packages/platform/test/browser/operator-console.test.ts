@@ -1,0 +1,176 @@
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform, TEST_ADMIN_TOKEN } from '../../src/testing.js';
+import { seriousAxeViolations } from './axe.js';
+
+/**
+ * Issue 20, the operator console in Chromium: the admin token becomes an
+ * operator session; an operator creates, edits and deletes a seller (whose
+ * tokens then fail), deletes a client app and reads the health charts; a
+ * seller's session never opens it.
+ */
+describe.each(testDatabaseTargets())('operator console in Chromium on $dialect', (target) => {
+  let platform: ListeningPlatform;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    platform = await listenPlatform(target);
+    browser = await chromium.launch(chromiumLaunchOptions());
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await platform?.close();
+  });
+
+  async function operator(locale: string): Promise<Page> {
+    const context = await browser.newContext({ locale });
+    const page = await context.newPage();
+    await page.goto(`${platform.url}/console/operator`);
+    await page.locator('#admin-token').fill(TEST_ADMIN_TOKEN);
+    await page.locator('form[action="/console/operator/login"] button[type="submit"]').click();
+    await page.locator('#seller-name').waitFor({ timeout: 10_000 });
+    return page;
+  }
+
+  it("issue 20: an operator creates, edits and deletes a seller in English; the deleted seller's token is refused; axe finds nothing serious", async () => {
+    const context = await browser.newContext({ locale: 'en-US' });
+    const first = await context.newPage();
+    await first.goto(`${platform.url}/console/operator`);
+    await first.getByRole('heading', { name: 'Operator sign-in' }).waitFor({ timeout: 10_000 });
+    expect(await seriousAxeViolations(first)).toEqual([]);
+    await first.getByLabel('Admin token').fill('not-the-token');
+    await first.getByRole('button', { name: 'Sign in' }).click();
+    await first.getByRole('alert').waitFor({ timeout: 10_000 });
+    await expect(first.getByRole('alert').textContent()).resolves.toBe('That is not the admin token.');
+    await context.close();
+
+    const page = await operator('en-US');
+    await page.getByRole('heading', { name: 'Sellers and apps' }).waitFor({ timeout: 10_000 });
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    const login = `ana-${Date.now()}@example.com`;
+    await page.getByLabel('Name', { exact: true }).fill('Ana Artesanato');
+    await page.getByLabel('Login').fill(login);
+    await page.getByLabel('Password', { exact: true }).fill('correct horse battery');
+    await page.getByLabel('First store name').fill('Ateliê da Ana');
+    await page.getByRole('button', { name: 'Create seller' }).click();
+    await page.getByRole('heading', { name: 'Seller Ana Artesanato' }).waitFor({ timeout: 10_000 });
+    await expect(page.getByRole('status').textContent()).resolves.toContain('Seller created');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    const created = await platform.database.db
+      .selectFrom('sellers')
+      .select('id')
+      .where('login', '=', login)
+      .executeTakeFirstOrThrow();
+    const tenant = await platform.database.db
+      .selectFrom('tenants')
+      .select(['id', 'name'])
+      .where('seller_id', '=', created.id)
+      .executeTakeFirstOrThrow();
+    expect(tenant.name).toBe('Ateliê da Ana');
+
+    // Edit: a new name and a new password (the old one stops working).
+    await page.getByLabel('Name', { exact: true }).fill('Ana Artesanato Ltda');
+    await page.getByLabel('New password (optional)').fill('another long secret');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('heading', { name: 'Seller Ana Artesanato Ltda' }).waitFor({ timeout: 10_000 });
+    // The seller signs in with the new password only.
+    const sellerContext = await browser.newContext({ locale: 'en-US' });
+    const sellerPage = await sellerContext.newPage();
+    for (const [password, expected] of [
+      ['correct horse battery', 'Login or password is incorrect.'],
+      ['another long secret', null],
+    ] as const) {
+      await sellerPage.goto(`${platform.url}/console`);
+      await sellerPage.getByLabel('Login').fill(login);
+      await sellerPage.getByLabel('Password').fill(password);
+      await sellerPage.getByRole('button', { name: 'Sign in' }).click();
+      if (expected) await expect(sellerPage.getByRole('alert').textContent()).resolves.toBe(expected);
+      else await sellerPage.getByRole('heading', { name: 'Your stores' }).waitFor({ timeout: 10_000 });
+    }
+    await sellerContext.close();
+    await page.getByLabel(/Name of store/).fill('Ateliê Centro');
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.getByRole('status').waitFor({ timeout: 10_000 });
+    await expect(page.getByLabel(/Name of store/).inputValue()).resolves.toBe('Ateliê Centro');
+
+    // Delete: the seller's app token works before and is refused after.
+    const app = await platform.createClient({ name: 'Integra Ana' });
+    const token = await platform.mintAccessToken({
+      tenants: [tenant.id],
+      scopes: ['open:order-order:read'],
+      clientId: app.clientId,
+    });
+    const orders = () =>
+      fetch(`${platform.url}/v1/orders`, { headers: { authorization: `Bearer ${token}`, 'x-tenant-id': tenant.id } });
+    expect((await orders()).status).toBe(200);
+    await page.getByLabel(/Type the login/).fill('someone-else');
+    await page.getByRole('button', { name: 'Delete Ana Artesanato Ltda' }).click();
+    await page.getByRole('alert').waitFor({ timeout: 10_000 });
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('nothing was deleted');
+    await page.getByLabel(/Type the login/).fill(login);
+    await page.getByRole('button', { name: 'Delete Ana Artesanato Ltda' }).click();
+    await page.getByRole('heading', { name: 'Sellers and apps' }).waitFor({ timeout: 10_000 });
+    await expect(page.getByRole('status').textContent()).resolves.toContain('Ana Artesanato Ltda was deleted');
+    expect((await orders()).status).toBe(401);
+    await expect(page.getByRole('link', { name: 'Ana Artesanato Ltda' }).count()).resolves.toBe(0);
+    await page.context().close();
+  }, 120_000);
+
+  it('issue 20: in pt-BR an operator deletes a client app (its token is refused) and reads the health charts', async () => {
+    const seller = await platform.createSeller({ tenants: 1 });
+    const app = await platform.createClient({ name: 'Apagável' });
+    const tenantId = seller.tenantIds[0] as string;
+    const token = await platform.mintAccessToken({
+      tenants: [tenantId],
+      scopes: ['open:order-order:read'],
+      clientId: app.clientId,
+    });
+    const page = await operator('pt-BR');
+    await page.getByRole('heading', { name: 'Vendedores e aplicativos' }).waitFor({ timeout: 10_000 });
+    await page.getByRole('button', { name: 'Excluir Apagável' }).click();
+    await page.getByRole('status').waitFor({ timeout: 10_000 });
+    await expect(page.getByRole('status').textContent()).resolves.toContain('Apagável foi excluído');
+    const refused = await fetch(`${platform.url}/v1/orders`, {
+      headers: { authorization: `Bearer ${token}`, 'x-tenant-id': tenantId },
+    });
+    expect(refused.status).toBe(401);
+
+    await page.getByRole('navigation', { name: 'Seções da operação' }).getByRole('link', { name: 'Saúde da plataforma' }).click();
+    await page.getByRole('heading', { name: 'Saúde da plataforma' }).waitFor({ timeout: 10_000 });
+    await page.locator('#health-chart canvas').first().waitFor({ timeout: 10_000 });
+    await expect(page.locator('#health-chart .uplot').count()).resolves.toBe(4);
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    // Signing out ends the operator session: the page asks for the token again.
+    await page.getByRole('button', { name: 'Sair' }).click();
+    await page.getByRole('heading', { name: 'Entrada da operação' }).waitFor({ timeout: 10_000 });
+    await page.context().close();
+  }, 120_000);
+
+  it('issue 20: a seller signed in to the console cannot reach the operator console or its actions', async () => {
+    const seller = await platform.createSeller({ tenants: 1 });
+    const context = await browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(`${platform.url}/console`);
+    await page.getByLabel('Login').fill(seller.login);
+    await page.getByLabel('Password').fill(seller.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Your stores' }).waitFor({ timeout: 10_000 });
+    const response = await page.goto(`${platform.url}/console/operator`);
+    expect(response?.status()).toBe(200);
+    await page.getByRole('heading', { name: 'Operator sign-in' }).waitFor({ timeout: 10_000 });
+    const csrf = await page.locator('input[name="csrf"]').first().inputValue();
+    const attempt = await context.request.post(`${platform.url}/console/operator/sellers/${seller.sellerId}/delete`, {
+      form: { csrf, confirm: seller.login },
+      maxRedirects: 0,
+    });
+    expect(attempt.status()).toBe(401);
+    const still = await platform.database.db
+      .selectFrom('sellers')
+      .select('id')
+      .where('id', '=', seller.sellerId)
+      .executeTakeFirst();
+    expect(still).toBeDefined();
+    await context.close();
+  }, 120_000);
+});
