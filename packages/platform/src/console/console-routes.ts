@@ -32,6 +32,7 @@ import {
   webhooksView,
 } from './console-views.js';
 import { operatorConsoleRoutes } from './operator-console.js';
+import { recordsConsoleRoutes } from './records-console.js';
 import { shippingConsoleRoutes } from './shipping-console.js';
 
 const LIVE_POLL_MS = 1000;
@@ -136,6 +137,7 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
   const kit: ConsoleKit = { page, storeOf, csrfToken, seeOther };
   await shippingConsoleRoutes(app, kit);
   await operatorConsoleRoutes(app, kit);
+  await recordsConsoleRoutes(app, kit);
 
   app.get('/console', { schema: { hide: true } }, async (request, reply) => {
     const seller = await signedIn(request);

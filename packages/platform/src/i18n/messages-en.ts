@@ -283,6 +283,19 @@ export const en = {
   'health.caption':
     'Work waiting and the age of the oldest piece, delivery attempts by outcome, and quote latency p50/p99 across stores.',
   'health.truncated': 'Only the newest 50,000 rows of a source are counted.',
+  'records.title': 'Records of {store}',
+  'records.kinds': 'Kinds of record',
+  'records.kind.products': 'Products',
+  'records.kind.orders': 'Orders',
+  'records.kind.tickets': 'Tickets',
+  'records.kind.transactions': 'Financial transactions',
+  'records.sort': 'Sort',
+  'records.limit': 'Per page',
+  'records.api': 'The same list as the seller API gives at {path} (filters, sort, cursor pagination).',
+  'records.none': 'No record matches.',
+  'records.record': 'Record',
+  'records.json': 'JSON of record {id}',
+  'records.next': 'Next page',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -285,4 +285,17 @@ export const ptBR: Record<MessageKey, string> = {
   'health.caption':
     'Trabalho em espera e a idade do mais antigo, tentativas de entrega por resultado e latência p50/p99 das cotações de todas as lojas.',
   'health.truncated': 'Só as 50.000 linhas mais recentes de cada fonte são contadas.',
+  'records.title': 'Registros de {store}',
+  'records.kinds': 'Tipos de registro',
+  'records.kind.products': 'Produtos',
+  'records.kind.orders': 'Pedidos',
+  'records.kind.tickets': 'Chamados',
+  'records.kind.transactions': 'Transações financeiras',
+  'records.sort': 'Ordenar',
+  'records.limit': 'Por página',
+  'records.api': 'A mesma lista que a API do vendedor dá em {path} (filtros, ordenação, paginação por cursor).',
+  'records.none': 'Nenhum registro corresponde.',
+  'records.record': 'Registro',
+  'records.json': 'JSON do registro {id}',
+  'records.next': 'Próxima página',
 };
