@@ -474,8 +474,13 @@ if (data && host) {
   const x = points.map((p) => Date.parse(p.start) / 1000);
   const dark = matchMedia('(prefers-color-scheme: dark)').matches;
   const axis = { stroke: dark ? '#cbd5e1' : '#334155', grid: { stroke: dark ? '#334155' : '#e2e8f0' } };
+  const lang = document.documentElement.lang || 'en';
+  const short = new Intl.DateTimeFormat(lang, { hour: '2-digit', minute: '2-digit' });
+  const full = new Intl.DateTimeFormat(lang, { dateStyle: 'short', timeStyle: 'short' });
+  const time = { label: labels.time, value: (u, v) => (v == null ? '--' : full.format(new Date(v * 1000))) };
+  const timeAxis = { ...axis, values: (u, splits) => splits.map((v) => short.format(new Date(v * 1000))) };
   const width = () => Math.max(280, host.clientWidth);
-  const chart = (title, series, values) => new uPlot({ width: width(), height: 170, title, series: [{}, ...series], axes: [axis, axis] }, [x, ...values], host);
+  const chart = (title, series, values) => new uPlot({ width: width(), height: 170, title, series: [time, ...series], axes: [timeAxis, axis] }, [x, ...values], host);
   const charts = [
     chart(labels.backlog, [{ label: labels.backlog, stroke: '#2563eb', width: 2 }], [points.map((p) => p.backlog)]),
     chart(labels.oldest, [{ label: labels.oldest, stroke: '#d97706', width: 2 }], [points.map((p) => p.oldestPendingSeconds)]),

@@ -142,6 +142,7 @@ export interface HealthPoint {
 
 export function healthView(t: Translator, input: { points: HealthPoint[]; truncated: boolean }): string {
   const labels = {
+    time: t.text('shipping.col.when'),
     backlog: t.text('health.chart.backlog'),
     oldest: t.text('health.chart.oldest'),
     deliveries: t.text('health.chart.deliveries'),

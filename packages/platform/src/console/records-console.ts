@@ -20,11 +20,12 @@ function kindOf(table: string): AnyRecordKind | undefined {
   return RECORD_KINDS.find((kind) => kind.table === table);
 }
 
-/** The list fields a table shows: top-level (no dot), not id or tenant, in declaration order. */
+/** The list fields a table shows: the kind's own top-level fields first, then when it was created. */
 function columnsOf(kind: AnyRecordKind): Array<[string, ListField]> {
-  return Object.entries(kind.list.fields as Record<string, ListField>)
-    .filter(([name]) => !name.includes('.') && name !== 'id' && name !== 'tenant_id')
-    .slice(0, MAX_COLUMNS);
+  const fields = Object.entries(kind.list.fields as Record<string, ListField>);
+  const own = fields.filter(([name]) => !name.includes('.') && !['id', 'tenant_id', 'created_at', 'updated_at'].includes(name));
+  const created = fields.filter(([name]) => name === 'created_at');
+  return [...own.slice(0, MAX_COLUMNS - 1), ...created];
 }
 
 function cell(t: Translator, value: unknown, field: ListField): string {

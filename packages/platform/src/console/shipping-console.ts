@@ -1,9 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { QUOTE_TIMEOUT_MS } from '@feira/contract';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { Kysely } from 'kysely';
 import { listTenantsOfSeller } from '../accounts/seller-repository.js';
 import { invalidParameter, PlatformError } from '../core/platform-error.js';
 import { documentedList, documentedObject, errorResponse } from '../http/openapi-document.js';
@@ -13,99 +11,16 @@ import { runListForRequest } from '../lists/list-engine.js';
 import { outboundPolicyOf } from '../outbound/address-policy.js';
 import { freightTablesOf } from '../shipping/freight/freight-lookup.js';
 import { DEFAULT_SKUS, DEFAULT_ZIPCODE, type QuoteCheckReport, runQuoteCheck } from '../shipping/quote-check.js';
-import type { QuoteCallRecord, QuoteLogTables } from '../shipping/quote-log/quote-call-rows.js';
+import type { QuoteCallRecord } from '../shipping/quote-log/quote-call-rows.js';
 import { quoteCallList } from '../shipping/quote-log/quote-log-list.js';
+import { isQuoteWindow, QUOTE_WINDOWS, type QuoteWindow, quoteStats } from '../shipping/quote-log/quote-stats.js';
 import { checkQuoteUrl } from '../shipping/quote-url.js';
 import { findShippingSettings } from '../shipping/shipping-settings.js';
 import type { ConsoleKit } from './console-kit.js';
 import { shippingView } from './shipping-views.js';
 
-/** The windows the quote chart offers, and the bucket each is drawn in. */
-export const QUOTE_WINDOWS = {
-  '1h': { ms: 3_600_000, bucketMs: 60_000 },
-  '24h': { ms: 86_400_000, bucketMs: 1_800_000 },
-} as const;
-export type QuoteWindow = keyof typeof QUOTE_WINDOWS;
-/** The chart reads at most this many of the window's newest calls (a busy store makes millions a day). */
-export const QUOTE_STATS_ROW_LIMIT = 20_000;
 /** Calls per "Test my endpoint" beyond the edge cases: enough for a p50/p99, at most ~12 s. */
 const TEST_REPEAT = 5;
-
-export interface QuoteStatsBucket {
-  start: string;
-  calls: number;
-  ok: number;
-  failed: number;
-  p50Ms: number | null;
-  p99Ms: number | null;
-}
-export interface QuoteStats {
-  window: QuoteWindow;
-  bucketMs: number;
-  deadlineMs: number;
-  /** True when the window held more calls than the chart reads (then the oldest buckets are partial). */
-  truncated: boolean;
-  buckets: QuoteStatsBucket[];
-}
-
-function percentile(sorted: readonly number[], p: number): number | null {
-  if (sorted.length === 0) return null;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
-}
-
-/**
- * Latency p50/p99 and outcomes of a store's quote calls, bucketed over the
- * window (issue 20's chart), from the quote log itself: the newest
- * {@link QUOTE_STATS_ROW_LIMIT} calls through the (tenant_id, created_at) index.
- */
-export async function quoteStats(
-  log: Kysely<QuoteLogTables>,
-  tenantId: string,
-  now: Date,
-  window: QuoteWindow,
-): Promise<QuoteStats> {
-  const { ms, bucketMs } = QUOTE_WINDOWS[window];
-  // The last bucket is the one holding `now` (a call made this very millisecond counts).
-  const end = Math.floor(now.getTime() / bucketMs) * bucketMs + bucketMs;
-  const start = end - ms;
-  const rows = await log
-    .selectFrom('quote_calls')
-    .select(['created_at', 'latency_ms', 'outcome'])
-    .where('tenant_id', '=', tenantId)
-    .where('created_at', '>=', new Date(start).toISOString())
-    .orderBy('created_at', 'desc')
-    .limit(QUOTE_STATS_ROW_LIMIT + 1)
-    .execute();
-  const truncated = rows.length > QUOTE_STATS_ROW_LIMIT;
-  const count = ms / bucketMs;
-  const latencies: number[][] = Array.from({ length: count }, () => []);
-  const ok = new Array<number>(count).fill(0);
-  for (const row of rows.slice(0, QUOTE_STATS_ROW_LIMIT)) {
-    const index = Math.floor((Date.parse(row.created_at) - start) / bucketMs);
-    if (index < 0 || index >= count) continue;
-    latencies[index]?.push(Number(row.latency_ms));
-    if (row.outcome === 'ok') ok[index] = (ok[index] ?? 0) + 1;
-  }
-  return {
-    window,
-    bucketMs,
-    deadlineMs: QUOTE_TIMEOUT_MS,
-    truncated,
-    buckets: latencies.map((values, i) => {
-      const sorted = values.sort((a, b) => a - b);
-      return {
-        start: new Date(start + i * bucketMs).toISOString(),
-        calls: sorted.length,
-        ok: ok[i] ?? 0,
-        failed: sorted.length - (ok[i] ?? 0),
-        p50Ms: percentile(sorted, 50),
-        p99Ms: percentile(sorted, 99),
-      };
-    }),
-  };
-}
-
-const isWindow = (value: unknown): value is QuoteWindow => typeof value === 'string' && Object.hasOwn(QUOTE_WINDOWS, value);
 
 /**
  * The console's shipping page (issue 20): the store's quote methods and
@@ -147,7 +62,7 @@ export async function shippingConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
     const found = await kit.storeOf(request, reply, request.params.tenantId);
     if (!found) return reply;
     const t = requestTranslator(request);
-    const window: QuoteWindow = isWindow(request.query.window) ? request.query.window : '1h';
+    const window: QuoteWindow = isQuoteWindow(request.query.window) ? request.query.window : '1h';
     const outcome = OUTCOME_FILTERS.find((o) => o === request.query.outcome) ?? null;
     await app.shipping.quoteLog.flush();
     const log = await app.shipping.quoteLog.store.reader();
@@ -301,7 +216,7 @@ export async function shippingConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
       const tenants = await sessionTenants(request);
       if (!tenants.includes(request.query.tenant_id)) throw new PlatformError('NOT_FOUND', { message: 'Store not found' });
       const window = request.query.window ?? '1h';
-      if (!isWindow(window)) throw invalidParameter('window', 'query', 'must be 1h or 24h');
+      if (!isQuoteWindow(window)) throw invalidParameter('window', 'query', 'must be 1h or 24h');
       await app.shipping.quoteLog.flush();
       return quoteStats(await app.shipping.quoteLog.store.reader(), request.query.tenant_id, platform.clock.now(), window);
     },
@@ -322,17 +237,22 @@ if (data && host) {
   const x = stats.buckets.map((b) => Date.parse(b.start) / 1000);
   const dark = matchMedia('(prefers-color-scheme: dark)').matches;
   const axis = { stroke: dark ? '#cbd5e1' : '#334155', grid: { stroke: dark ? '#334155' : '#e2e8f0' } };
+  const lang = document.documentElement.lang || 'en';
+  const short = new Intl.DateTimeFormat(lang, { hour: '2-digit', minute: '2-digit' });
+  const full = new Intl.DateTimeFormat(lang, { dateStyle: 'short', timeStyle: 'short' });
+  const time = { label: labels.time, value: (u, v) => (v == null ? '--' : full.format(new Date(v * 1000))) };
+  const timeAxis = { ...axis, values: (u, splits) => splits.map((v) => short.format(new Date(v * 1000))) };
   const width = () => Math.max(280, host.clientWidth);
   const latency = new uPlot({
     width: width(), height: 220, title: labels.latency,
-    series: [{}, { label: 'p50', stroke: '#2563eb', width: 2 }, { label: 'p99', stroke: '#d97706', width: 2 },
-      { label: labels.deadline, stroke: '#dc2626', dash: [6, 4] }],
-    axes: [axis, { ...axis, label: 'ms' }],
+    series: [time, { label: 'p50', stroke: '#2563eb', width: 2 }, { label: 'p99', stroke: '#d97706', width: 2 },
+      { label: labels.deadline, stroke: '#dc2626', dash: [6, 4], points: { show: false } }],
+    axes: [timeAxis, { ...axis, label: 'ms' }],
   }, [x, stats.buckets.map((b) => b.p50Ms), stats.buckets.map((b) => b.p99Ms), x.map(() => stats.deadlineMs)], host);
   const outcomes = new uPlot({
     width: width(), height: 180, title: labels.outcomes,
-    series: [{}, { label: labels.ok, stroke: '#16a34a', fill: 'rgba(22,163,74,.15)' }, { label: labels.failed, stroke: '#dc2626', fill: 'rgba(220,38,38,.15)' }],
-    axes: [axis, axis],
+    series: [time, { label: labels.ok, stroke: '#16a34a', fill: 'rgba(22,163,74,.15)' }, { label: labels.failed, stroke: '#dc2626', fill: 'rgba(220,38,38,.15)' }],
+    axes: [timeAxis, axis],
   }, [x, stats.buckets.map((b) => b.ok), stats.buckets.map((b) => b.failed)], host);
   addEventListener('resize', () => { for (const chart of [latency, outcomes]) chart.setSize({ width: width(), height: chart.height }); });
 }

@@ -3,9 +3,9 @@ import type { MessageKey } from '../i18n/messages-en.js';
 import { escapeHtml, hiddenFields } from '../identity/html-page.js';
 import type { QuoteCheckReport } from '../shipping/quote-check.js';
 import type { QuoteCallRecord } from '../shipping/quote-log/quote-call-rows.js';
+import type { QuoteStats, QuoteWindow } from '../shipping/quote-log/quote-stats.js';
 import type { ShippingSettings } from '../shipping/shipping-settings.js';
 import { storeCrumbs, storeNav } from './console-views.js';
-import type { QuoteStats, QuoteWindow } from './shipping-console.js';
 
 /** The URL as the page shows it: the query may hold the seller's token (spec "Authentication" rule 12). */
 function shownUrl(url: string): string {
@@ -107,6 +107,7 @@ export function shippingView(
     )
     .join('');
   const labels = {
+    time: t.text('shipping.col.when'),
     latency: t.text('shipping.chart.latency'),
     outcomes: t.text('shipping.chart.outcomes'),
     deadline: t.text('shipping.chart.deadline'),

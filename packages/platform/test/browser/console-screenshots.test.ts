@@ -2,9 +2,11 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import { catalogueStock, configureDemoSellerShipping, startDemoSeller } from '../../src/demo/demo-seller.js';
 import { recordConsent } from '../../src/identity/consent-store.js';
+import { seedRecords } from '../../src/records/seed-records.js';
 import { testDatabaseTargets } from '../../src/storage/test-databases.js';
-import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform, testTls } from '../../src/testing.js';
+import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform, TEST_ADMIN_TOKEN, testTls } from '../../src/testing.js';
 import { startReceiver } from '../webhooks/loopback-receiver.js';
 import { dispatcherOf, recordChange, SELLER_SCOPES, signup } from '../webhooks/webhook-kit.js';
 
@@ -58,12 +60,40 @@ describe.skipIf(!enabled)('console screenshots', () => {
       .where('state', '=', 'pending')
       .executeTakeFirstOrThrow();
 
+    // Records, and a store quoting through the demo seller with a few quotes in its log.
+    await seedRecords(
+      platform.database,
+      tenantId,
+      { products: 6, orders: 60, tickets: 10, transactions: 10 },
+      platform.app.platform,
+    );
+    const demo = await startDemoSeller({ host: '127.0.0.1', port: 0, stock: catalogueStock(platform.database) });
+    await configureDemoSellerShipping(platform.app.platform, tenantId, demo.url);
+    const skus = await platform.database.db
+      .selectFrom('products')
+      .select('sku')
+      .where('tenant_id', '=', tenantId)
+      .limit(2)
+      .execute();
+    for (let i = 0; i < 12; i++) {
+      await platform.app.inject({
+        method: 'POST',
+        url: '/storefront/v1/quotes',
+        payload: { tenant_id: tenantId, zipcode: '20040002', items: skus.map((p) => ({ sku: p.sku, quantity: 1 })) },
+      });
+      platform.clock.advance(60_000);
+    }
+
     const pages: Array<[string, string]> = [
       ['login', '/console'],
       ['stores', '/console'],
       ['webhooks', `/console/stores/${tenantId}/webhooks`],
       ['delivery', `/console/stores/${tenantId}/webhooks/deliveries/${delivery.id}`],
       ['apps', `/console/stores/${tenantId}/apps`],
+      ['records', `/console/stores/${tenantId}/records/orders`],
+      ['shipping', `/console/stores/${tenantId}/shipping`],
+      ['operator', '/console/operator'],
+      ['health', '/console/operator/health'],
     ];
     for (const scheme of ['light', 'dark'] as const) {
       for (const width of [1280, 375]) {
@@ -75,14 +105,25 @@ describe.skipIf(!enabled)('console screenshots', () => {
             await page.getByLabel('Senha').fill(seller.password);
             await page.getByRole('button', { name: 'Entrar' }).click();
             await page.getByRole('heading', { name: 'Suas lojas' }).waitFor();
+          } else if (name === 'operator') {
+            await page.goto(`${platform.url}${path}`);
+            await page.locator('#admin-token').fill(TEST_ADMIN_TOKEN);
+            await page.locator('form[action="/console/operator/login"] button[type="submit"]').click();
+            await page.locator('#seller-name').waitFor();
           } else {
             await page.goto(`${platform.url}${path}`);
           }
+          if (name === 'shipping') {
+            await page.getByRole('button', { name: 'Testar meu endpoint' }).click();
+            await page.getByRole('status').waitFor({ timeout: 30_000 });
+          }
+          if (name === 'shipping' || name === 'health') await page.locator('.uplot canvas').first().waitFor();
           await page.screenshot({ path: `${OUT}${name}-${width}-${scheme}.png`, fullPage: true });
         }
         await context.close();
       }
     }
     await hooks.close();
-  }, 300_000);
+    await demo.close();
+  }, 600_000);
 });
