@@ -44,11 +44,16 @@ button.danger{background:var(--danger);border-color:var(--danger);color:var(--bg
 export const CONSOLE_JS = `// Feira console: live updates over server-sent events (the pages work without this file).
 for (const region of document.querySelectorAll('[data-live]')) {
   const source = new EventSource(region.getAttribute('data-live'));
-  source.addEventListener('attempts', (event) => {
-    const template = document.createElement('template');
-    template.innerHTML = JSON.parse(event.data).html;
-    region.replaceChildren(template.content);
-  });
+  // Connected: from here every change reaches the page (tests wait for this mark).
+  source.addEventListener('open', () => region.setAttribute('data-connected', ''));
+  // 'attempts' (a delivery's page) and 'deliveries' (a store's webhooks page) carry the region's new HTML.
+  for (const name of ['attempts', 'deliveries']) {
+    source.addEventListener(name, (event) => {
+      const template = document.createElement('template');
+      template.innerHTML = JSON.parse(event.data).html;
+      region.replaceChildren(template.content);
+    });
+  }
 }
 // The secret rotation's grace hour, counted down (the server rendered the starting value).
 const countdowns = document.querySelectorAll('[data-countdown]');

@@ -25,6 +25,7 @@ import {
   chrome,
   consoleLoginView,
   type DeliveryView,
+  deliveriesRegion,
   deliveryView,
   notFoundView,
   rotatedView,
@@ -178,6 +179,68 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
   });
 
   const StoreParams = Type.Object({ tenantId: Type.String({ minLength: 1, maxLength: 64 }) });
+
+  /** The newest 50 deliveries of a store, optionally of one state: the webhooks page's table. */
+  function storeDeliveries(tenantId: string, status: string | null) {
+    let deliveries = db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(50);
+    if (status) deliveries = deliveries.where('state', '=', status as 'dead');
+    return deliveries.execute();
+  }
+
+  /**
+   * A server-sent event stream that polls `read` each second and sends
+   * `event` with the region's HTML whenever its fingerprint changes; ended by
+   * the browser leaving or the server closing.
+   */
+  function liveRegion<T>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    event: string,
+    first: T,
+    read: () => Promise<T | undefined>,
+    fingerprint: (value: T) => string,
+    render: (value: T) => Record<string, unknown>,
+  ): void {
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      connection: 'keep-alive',
+    });
+    let last = fingerprint(first);
+    res.write(': live\n\n');
+    let busy = false;
+    const timer = setInterval(async () => {
+      if (busy) return;
+      busy = true;
+      try {
+        const now = await read();
+        if (now !== undefined && fingerprint(now) !== last) {
+          last = fingerprint(now);
+          res.write(`event: ${event}\ndata: ${JSON.stringify(render(now))}\n\n`);
+        }
+      } catch {
+        // The database closed under the stream (shutdown): the close handler ends it.
+      } finally {
+        busy = false;
+      }
+    }, LIVE_POLL_MS);
+    const stop = () => {
+      clearInterval(timer);
+      open.delete(stop);
+      res.end();
+    };
+    open.add(stop);
+    request.raw.on('close', stop);
+  }
   const DeliveryParams = Type.Object({
     tenantId: Type.String({ minLength: 1, maxLength: 64 }),
     id: Type.String({ minLength: 1, maxLength: 64 }),
@@ -210,15 +273,7 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
         .where('webhook_subscriptions.tenant_id', '=', found.store.id)
         .orderBy('webhook_subscriptions.created_at', 'desc')
         .execute();
-      let deliveries = db
-        .selectFrom('webhook_deliveries')
-        .selectAll()
-        .where('tenant_id', '=', found.store.id)
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(50);
-      if (status) deliveries = deliveries.where('state', '=', status as 'dead');
-      const rows = await deliveries.execute();
+      const rows = await storeDeliveries(found.store.id, status);
       return page(request, reply, t, found.seller, {
         title: t.text('webhooks.title', { store: found.store.name }),
         body: webhooksView(t, {
@@ -398,6 +453,32 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
+  // Server-sent events: the webhooks page's deliveries table, re-rendered when a delivery is added or changes.
+  app.get<{ Params: { tenantId: string }; Querystring: { status?: string } }>(
+    '/console/stores/:tenantId/webhooks/deliveries/live',
+    { schema: { hide: true, params: StoreParams } },
+    async (request, reply) => {
+      const seller = await signedIn(request);
+      const store = seller?.tenants.find((s) => s.id === request.params.tenantId);
+      if (!seller || !store)
+        return reply.code(404).send({ message: 'Not found', slug: 'NOT_FOUND', details: [], request_id: request.id });
+      const status = ['pending', 'succeeded', 'dead'].includes(request.query.status ?? '')
+        ? (request.query.status as string)
+        : null;
+      const t = requestTranslator(request);
+      const first = await storeDeliveries(store.id, status);
+      liveRegion(
+        request,
+        reply,
+        'deliveries',
+        first,
+        () => storeDeliveries(store.id, status),
+        (rows) => rows.map((d) => `${d.id}:${d.state}:${d.attempts}:${d.last_status_code}`).join(','),
+        (rows) => ({ html: deliveriesRegion(t, store.id, rows.map(deliveryViewOf)) }),
+      );
+    },
+  );
+
   // Server-sent events: the attempts region, re-rendered whenever a new attempt or state is recorded.
   app.get<{ Params: { tenantId: string; id: string } }>(
     '/console/stores/:tenantId/webhooks/deliveries/:id/live',
@@ -411,41 +492,15 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
       const t = requestTranslator(request);
       const first = await visibleDelivery(db, viewer, request.params.id);
       if (!first) return reply.code(404).send({ message: 'Not found', slug: 'NOT_FOUND', details: [], request_id: request.id });
-      reply.hijack();
-      const res = reply.raw;
-      res.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-store',
-        'x-content-type-options': 'nosniff',
-        connection: 'keep-alive',
-      });
-      const fingerprint = (d: NonNullable<typeof first>) => `${d.status}|${d.attempt_log.length}|${d.next_attempt_at}`;
-      let last = fingerprint(first);
-      res.write(': live\n\n');
-      let busy = false;
-      const timer = setInterval(async () => {
-        if (busy) return;
-        busy = true;
-        try {
-          const now = await visibleDelivery(db, viewer, request.params.id);
-          if (now && fingerprint(now) !== last) {
-            last = fingerprint(now);
-            const html = attemptsRegion(t, now.attempt_log as AttemptView[], now.next_attempt_at);
-            res.write(`event: attempts\ndata: ${JSON.stringify({ html, status: now.status })}\n\n`);
-          }
-        } catch {
-          // The database closed under the stream (shutdown): the close handler ends it.
-        } finally {
-          busy = false;
-        }
-      }, LIVE_POLL_MS);
-      const stop = () => {
-        clearInterval(timer);
-        open.delete(stop);
-        res.end();
-      };
-      open.add(stop);
-      request.raw.on('close', stop);
+      liveRegion(
+        request,
+        reply,
+        'attempts',
+        first,
+        () => visibleDelivery(db, viewer, request.params.id),
+        (d) => `${d.status}|${d.attempt_log.length}|${d.next_attempt_at}`,
+        (d) => ({ html: attemptsRegion(t, d.attempt_log as AttemptView[], d.next_attempt_at), status: d.status }),
+      );
     },
   );
 }

@@ -155,12 +155,6 @@ export function webhooksView(
       return `<option value="${value}"${(input.status ?? '') === value ? ' selected' : ''}>${label}</option>`;
     })
     .join('');
-  const rows = input.deliveries
-    .map(
-      (d) =>
-        `<tr><td><a href="${base}/deliveries/${encodeURIComponent(d.id)}" aria-label="${escapeHtml(t.text('webhooks.open', { id: d.id }))}"><code>${escapeHtml(d.id.slice(0, 8))}</code></a></td><td>${escapeHtml(t.dateTime(d.createdAt))}</td><td>${escapeHtml(d.topic)}</td><td><span class="pill${d.status === 'dead' ? ' bad' : ''}">${t.html(`webhooks.status.${d.status}`)}</span></td><td class="num">${t.number(d.attempts)}</td><td class="num">${d.lastStatusCode ?? '—'}</td></tr>`,
-    )
-    .join('\n');
   return `${crumbs([{ href: '/console', label: t.text('console.stores.title') }, { label: input.store.name }], t)}
 ${storeNav(t, input.store.id, 'webhooks')}
 <h1>${t.html('webhooks.title', { store: input.store.name })}</h1>
@@ -183,11 +177,23 @@ ${hiddenFields({ csrf: input.csrf })}
 <select id="status" name="status">${options}</select>
 <button type="submit" class="secondary">${t.html('webhooks.filter.apply')}</button>
 </form>
-${
-  input.deliveries.length === 0
+<section id="delivery-list" aria-live="polite" data-live="${base}/deliveries/live${input.status ? `?status=${input.status}` : ''}">
+${deliveriesRegion(t, input.store.id, input.deliveries)}
+</section>`;
+}
+
+/** The deliveries table, also sent whole over server-sent events when a delivery is added or changes. */
+export function deliveriesRegion(t: Translator, storeId: string, deliveries: DeliveryView[]): string {
+  const base = `/console/stores/${encodeURIComponent(storeId)}/webhooks`;
+  const rows = deliveries
+    .map(
+      (d) =>
+        `<tr><td><a href="${base}/deliveries/${encodeURIComponent(d.id)}" aria-label="${escapeHtml(t.text('webhooks.open', { id: d.id }))}"><code>${escapeHtml(d.id.slice(0, 8))}</code></a></td><td>${escapeHtml(t.dateTime(d.createdAt))}</td><td>${escapeHtml(d.topic)}</td><td><span class="pill${d.status === 'dead' ? ' bad' : ''}">${t.html(`webhooks.status.${d.status}`)}</span></td><td class="num">${t.number(d.attempts)}</td><td class="num">${d.lastStatusCode ?? '—'}</td></tr>`,
+    )
+    .join('\n');
+  return deliveries.length === 0
     ? `<p>${t.html('webhooks.noDeliveries')}</p>`
-    : `<div class="table-wrap"><table aria-labelledby="deliveries"><thead><tr><th scope="col">ID</th><th scope="col">${t.html('webhooks.col.created')}</th><th scope="col">${t.html('webhooks.col.topic')}</th><th scope="col">${t.html('webhooks.col.status')}</th><th scope="col">${t.html('webhooks.col.attempts')}</th><th scope="col">${t.html('webhooks.col.lastStatus')}</th></tr></thead><tbody>${rows}</tbody></table></div>`
-}`;
+    : `<div class="table-wrap"><table aria-labelledby="deliveries"><thead><tr><th scope="col">ID</th><th scope="col">${t.html('webhooks.col.created')}</th><th scope="col">${t.html('webhooks.col.topic')}</th><th scope="col">${t.html('webhooks.col.status')}</th><th scope="col">${t.html('webhooks.col.attempts')}</th><th scope="col">${t.html('webhooks.col.lastStatus')}</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 export interface AttemptView {

@@ -485,7 +485,7 @@ if (data && host) {
     chart(labels.backlog, [{ label: labels.backlog, stroke: '#2563eb', width: 2 }], [points.map((p) => p.backlog)]),
     chart(labels.oldest, [{ label: labels.oldest, stroke: '#d97706', width: 2 }], [points.map((p) => p.oldestPendingSeconds)]),
     chart(labels.deliveries, [{ label: labels.succeeded, stroke: '#16a34a', width: 2 }, { label: labels.failed, stroke: '#dc2626', width: 2 }],
-      [points.map((p) => p.succeeded), points.map((p) => p.failed)]),
+      [points.map((p) => p.succeeded / 60), points.map((p) => p.failed / 60)]),
     chart(labels.quotes, [{ label: 'p50', stroke: '#2563eb', width: 2 }, { label: 'p99', stroke: '#d97706', width: 2 }],
       [points.map((p) => p.quoteP50Ms), points.map((p) => p.quoteP99Ms)]),
   ];

@@ -166,5 +166,5 @@ export function healthView(t: Translator, input: { points: HealthPoint[]; trunca
 <figcaption>${t.html('health.caption')}${input.truncated ? ` ${t.html('health.truncated')}` : ''}</figcaption>
 </figure>
 <script type="application/json" id="health-data">${data}</script>
-<details><summary>${t.html('shipping.chart.table')}</summary><div class="table-wrap"><table><caption>${t.html('shipping.chart.table')}</caption><thead><tr><th scope="col">${t.html('shipping.col.from')}</th><th scope="col">${t.html('health.chart.backlog')}</th><th scope="col">${t.html('health.chart.oldest')}</th><th scope="col">${t.html('health.chart.succeeded')}</th><th scope="col">${t.html('health.chart.failed')}</th><th scope="col">p50 (ms)</th><th scope="col">p99 (ms)</th></tr></thead><tbody>${rows}</tbody></table></div></details>`;
+<details><summary>${t.html('shipping.chart.table')}</summary><div class="table-wrap"><table><caption>${t.html('shipping.chart.table')}</caption><thead><tr><th scope="col">${t.html('shipping.col.from')}</th><th scope="col">${t.html('health.chart.backlog')}</th><th scope="col">${t.html('health.chart.oldest')}</th><th scope="col">${t.html('health.col.succeededPerMinute')}</th><th scope="col">${t.html('health.col.failedPerMinute')}</th><th scope="col">p50 (ms)</th><th scope="col">p99 (ms)</th></tr></thead><tbody>${rows}</tbody></table></div></details>`;
 }

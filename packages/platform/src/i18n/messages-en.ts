@@ -276,7 +276,7 @@ export const en = {
   'health.intro': "The last hour, minute by minute, from the platform's own tables.",
   'health.chart.backlog': 'Waiting (events + deliveries)',
   'health.chart.oldest': 'Oldest waiting (s)',
-  'health.chart.deliveries': 'Delivery attempts per minute',
+  'health.chart.deliveries': 'Delivery attempts per second (each minute’s average)',
   'health.chart.succeeded': 'Succeeded',
   'health.chart.failed': 'Failed',
   'health.chart.quotes': 'Quote latency (ms)',
@@ -296,6 +296,8 @@ export const en = {
   'records.record': 'Record',
   'records.json': 'JSON of record {id}',
   'records.next': 'Next page',
+  "health.col.succeededPerMinute": "Succeeded (per minute)",
+  "health.col.failedPerMinute": "Failed (per minute)",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -278,7 +278,7 @@ export const ptBR: Record<MessageKey, string> = {
   'health.intro': 'A última hora, minuto a minuto, a partir das tabelas da própria plataforma.',
   'health.chart.backlog': 'Em espera (eventos + entregas)',
   'health.chart.oldest': 'Mais antigo em espera (s)',
-  'health.chart.deliveries': 'Tentativas de entrega por minuto',
+  'health.chart.deliveries': 'Tentativas de entrega por segundo (média de cada minuto)',
   'health.chart.succeeded': 'Com sucesso',
   'health.chart.failed': 'Com falha',
   'health.chart.quotes': 'Latência das cotações (ms)',
@@ -298,4 +298,6 @@ export const ptBR: Record<MessageKey, string> = {
   'records.record': 'Registro',
   'records.json': 'JSON do registro {id}',
   'records.next': 'Próxima página',
+  "health.col.succeededPerMinute": "Com sucesso (por minuto)",
+  "health.col.failedPerMinute": "Com falha (por minuto)",
 };

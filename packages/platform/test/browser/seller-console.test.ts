@@ -68,6 +68,13 @@ describe.each(testDatabaseTargets())('seller console in Chromium on $dialect', (
     const subscription = page.getByRole('table', { name: 'Assinaturas' }).getByRole('row').nth(1);
     await expect(subscription.textContent()).resolves.toMatch(/Acme Integrações.*sac_ticket.*v1.*\/hooks.*ativa.*1/);
     expect(await seriousAxeViolations(page)).toEqual([]);
+    // A new delivery appears in the list live, without a reload.
+    await page.locator('#delivery-list[data-connected]').waitFor({ state: 'attached', timeout: 10_000 });
+    await page.evaluate('window.listMarker = 1');
+    await recordChange(platform, { tenantId });
+    await dispatcherOf(platform).runOnce();
+    await expect.poll(() => page.locator('#delivery-list tbody tr').count(), { timeout: 10_000 }).toBe(2);
+    expect(await page.evaluate('window.listMarker')).toBe(1);
     await page.getByRole('link', { name: `Abrir entrega ${deliveryId}` }).click();
     await expect(page.getByRole('heading', { name: `Entrega ${deliveryId}` }).count()).resolves.toBe(1);
     const attempts = page.locator('#attempts');
@@ -97,7 +104,7 @@ describe.each(testDatabaseTargets())('seller console in Chromium on $dialect', (
     await page.getByRole('status').getByText('Reenviada', { exact: false }).waitFor({ timeout: 10_000 });
     // From here the page is not reloaded: a marker set now survives only if the attempt arrives live.
     await page.evaluate('window.marker = 1');
-    await page.waitForFunction("document.querySelector('#attempts')?.getAttribute('data-live') !== null");
+    await page.locator('#attempts[data-connected]').waitFor({ state: 'attached', timeout: 10_000 });
     await dispatcherOf(platform).runOnce();
     await attempts.getByText('sucesso').waitFor({ timeout: 10_000 });
     await expect(attempts.getByRole('row').count()).resolves.toBe(3);
