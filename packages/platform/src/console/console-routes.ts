@@ -12,6 +12,7 @@ import {
   sessionSellerId,
   startSession,
 } from '../identity/login-session.js';
+import { sellerFreightRoutes } from '../shipping/freight/freight-routes.js';
 import { redeliverDelivery, redeliverFailedSince } from '../webhooks/delivery-admin-routes.js';
 import { sellerWebhookRoutes, visibleDelivery, type WebhookViewer } from '../webhooks/seller-webhook-routes.js';
 import { rotateSubscriptionSecret, setSubscriptionState } from '../webhooks/subscription-store.js';
@@ -139,6 +140,7 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
   await shippingConsoleRoutes(app, kit);
   await operatorConsoleRoutes(app, kit);
   await recordsConsoleRoutes(app, kit);
+  await app.register(sellerFreightRoutes);
 
   app.get('/console', { schema: { hide: true } }, async (request, reply) => {
     const seller = await signedIn(request);

@@ -10,6 +10,7 @@ import { csrfTokenValid, sessionSellerId } from '../identity/login-session.js';
 import { runListForRequest } from '../lists/list-engine.js';
 import { outboundPolicyOf } from '../outbound/address-policy.js';
 import { freightTablesOf } from '../shipping/freight/freight-lookup.js';
+import { deleteFreightTable } from '../shipping/freight/freight-table-store.js';
 import { DEFAULT_SKUS, DEFAULT_ZIPCODE, type QuoteCheckReport, runQuoteCheck } from '../shipping/quote-check.js';
 import type { QuoteCallRecord } from '../shipping/quote-log/quote-call-rows.js';
 import { quoteCallList } from '../shipping/quote-log/quote-log-list.js';
@@ -90,7 +91,14 @@ export async function shippingConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
       body: shippingView(t, {
         store: found.store,
         settings: settings ?? null,
-        freightTables: tables.map((table) => ({ name: table.name, rows: Number(table.row_count), updatedAt: table.updated_at })),
+        freightTables: tables.map((table) => ({
+          id: table.table_id,
+          name: table.name,
+          distributionCenterId: table.distribution_center_id,
+          rows: Number(table.row_count),
+          updatedAt: table.updated_at,
+        })),
+        uploaded: typeof request.query.uploaded === 'string' ? request.query.uploaded.slice(0, 32) : null,
         calls: rows as QuoteCallRecord[],
         stats,
         window,
@@ -149,6 +157,27 @@ export async function shippingConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
       } finally {
         testing.delete(found.store.id);
       }
+    },
+  );
+
+  app.post<{ Params: { tenantId: string; tableId: string } }>(
+    '/console/stores/:tenantId/shipping/freight-tables/:tableId/delete',
+    {
+      schema: {
+        hide: true,
+        params: Type.Object({
+          tenantId: Type.String({ minLength: 1, maxLength: 64 }),
+          tableId: Type.String({ minLength: 1, maxLength: 32 }),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const found = await kit.storeOf(request, reply, request.params.tenantId);
+      if (!found) return reply;
+      const back = `/console/stores/${encodeURIComponent(found.store.id)}/shipping`;
+      if (!csrfTokenValid(request, (request.body as Record<string, unknown> | undefined)?.csrf)) return kit.seeOther(reply, back);
+      await deleteFreightTable(platform.database, found.store.id, request.params.tableId);
+      return kit.seeOther(reply, `${back}#freight`);
     },
   );
 
@@ -229,6 +258,54 @@ export async function shippingConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
  * carry the same figures for anyone who cannot see the chart.
  */
 const SHIPPING_JS = `import uPlot from './uplot.esm.js';
+// The freight-table upload: the file goes as text/csv to the seller API, with a progress bar.
+const upload = document.getElementById('freight-upload');
+if (upload) {
+  upload.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const form = new FormData(upload);
+    const file = form.get('file');
+    const id = String(form.get('table_id'));
+    const query = new URLSearchParams({ name: String(form.get('name')) });
+    if (form.get('distribution_center_id')) query.set('distribution_center_id', String(form.get('distribution_center_id')));
+    const progress = document.getElementById('freight-progress');
+    const result = document.getElementById('freight-result');
+    const button = upload.querySelector('button[type="submit"]');
+    const xhr = new XMLHttpRequest();
+    xhr.open('PUT', upload.dataset.api + '/' + encodeURIComponent(id) + '?' + query);
+    xhr.setRequestHeader('content-type', 'text/csv');
+    xhr.setRequestHeader('x-csrf-token', upload.dataset.csrf);
+    xhr.upload.addEventListener('progress', (e) => { if (e.lengthComputable) progress.value = Math.round((e.loaded / e.total) * 100); });
+    xhr.addEventListener('load', () => {
+      button.disabled = false;
+      if (xhr.status === 200 || xhr.status === 201) {
+        location.assign(location.pathname + '?uploaded=' + encodeURIComponent(id) + '#freight');
+        return;
+      }
+      let body = {};
+      try { body = JSON.parse(xhr.responseText); } catch {}
+      const alert = document.createElement('div');
+      alert.setAttribute('role', 'alert');
+      const title = document.createElement('p');
+      title.className = 'error';
+      title.textContent = result.dataset.failed + ' ' + (body.message || xhr.status);
+      const list = document.createElement('ul');
+      for (const detail of (body.details || []).slice(0, 100)) {
+        const item = document.createElement('li');
+        item.textContent = detail.message;
+        list.append(item);
+      }
+      alert.append(title, list);
+      result.replaceChildren(alert);
+    });
+    xhr.addEventListener('error', () => { button.disabled = false; result.textContent = result.dataset.failed; });
+    progress.hidden = false;
+    progress.value = 0;
+    button.disabled = true;
+    result.textContent = '';
+    xhr.send(file);
+  });
+}
 const data = document.getElementById('quote-stats');
 const host = document.getElementById('quote-chart');
 if (data && host) {

@@ -5,7 +5,7 @@ import type { QuoteCheckReport } from '../shipping/quote-check.js';
 import type { QuoteCallRecord } from '../shipping/quote-log/quote-call-rows.js';
 import type { QuoteStats, QuoteWindow } from '../shipping/quote-log/quote-stats.js';
 import type { ShippingSettings } from '../shipping/shipping-settings.js';
-import { storeCrumbs, storeNav } from './console-views.js';
+import { postButton, storeCrumbs, storeNav } from './console-views.js';
 
 /** The URL as the page shows it: the query may hold the seller's token (spec "Authentication" rule 12). */
 function shownUrl(url: string): string {
@@ -47,31 +47,60 @@ ${warnings ? `<h3>${t.html('check.advice')}</h3><ul>${warnings}</ul>` : ''}
 <div class="table-wrap"><table><caption>${t.html('check.caption')}</caption><thead><tr><th scope="col">${t.html('check.col.rule')}</th><th scope="col">${t.html('check.col.description')}</th><th scope="col">${t.html('check.col.verdict')}</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
-function settingsView(
-  t: Translator,
-  settings: ShippingSettings | null,
-  freightTables: Array<{ name: string; rows: number; updatedAt: string }>,
-): string {
+function settingsView(t: Translator, settings: ShippingSettings | null): string {
   if (!settings) return `<p>${t.html('shipping.notConfigured')}</p>`;
   const methods = settings.methods.map((m) => t.html(`shipping.method.${m}` as MessageKey)).join(', ');
   const centres = settings.distributionCenterIds.length
     ? settings.distributionCenterIds.map((id) => `<code>${escapeHtml(id)}</code>`).join(', ')
     : t.html('shipping.none');
-  const tables = freightTables.length
-    ? `<div class="table-wrap"><table><caption>${t.html('shipping.freightTables')}</caption><thead><tr><th scope="col">${t.html('shipping.col.table')}</th><th scope="col">${t.html('shipping.col.rows')}</th><th scope="col">${t.html('shipping.col.updated')}</th></tr></thead><tbody>${freightTables
-        .map(
-          (table) =>
-            `<tr><td>${escapeHtml(table.name)}</td><td class="num">${t.number(table.rows)}</td><td>${escapeHtml(t.dateTime(table.updatedAt))}</td></tr>`,
-        )
-        .join('')}</tbody></table></div>`
-    : '';
   return `<dl class="facts">
 <dt>${t.html('shipping.methods')}</dt><dd>${methods}</dd>
 <dt>${t.html('shipping.url')}</dt><dd>${settings.url ? `<code>${escapeHtml(shownUrl(settings.url))}</code>` : t.html('shipping.none')}</dd>
 <dt>${t.html('shipping.centres')}</dt><dd>${centres}</dd>
 <dt>${t.html('shipping.fallback')}</dt><dd>${settings.fallback ? t.html('shipping.method.freight_table') : t.html('shipping.none')}</dd>
-</dl>
-${tables}`;
+</dl>`;
+}
+
+export interface FreightTableView {
+  id: string;
+  name: string;
+  distributionCenterId: string | null;
+  rows: number;
+  updatedAt: string;
+}
+
+/** The store's freight tables: download, delete, and the upload form (its progress bar needs the page's module). */
+function freightView(t: Translator, store: { id: string }, tables: FreightTableView[], csrf: string): string {
+  const api = `/seller/v1/stores/${encodeURIComponent(store.id)}/shipping/freight-tables`;
+  const base = `/console/stores/${encodeURIComponent(store.id)}/shipping/freight-tables`;
+  const rows = tables
+    .map(
+      (table) =>
+        `<tr><td><code>${escapeHtml(table.id)}</code></td><td>${escapeHtml(table.name)}</td><td>${table.distributionCenterId ? `<code>${escapeHtml(table.distributionCenterId)}</code>` : '—'}</td><td class="num">${t.number(table.rows)}</td><td>${escapeHtml(t.dateTime(table.updatedAt))}</td><td><a href="${api}/${encodeURIComponent(table.id)}?format=csv" download>${t.html('freight.download', { id: table.id })}</a> ${postButton(`${base}/${encodeURIComponent(table.id)}/delete`, csrf, t.text('freight.delete', { id: table.id }))}</td></tr>`,
+    )
+    .join('');
+  const list = tables.length
+    ? `<div class="table-wrap"><table><caption>${t.html('shipping.freightTables')}</caption><thead><tr><th scope="col">${t.html('freight.col.id')}</th><th scope="col">${t.html('shipping.col.table')}</th><th scope="col">${t.html('shipping.centres')}</th><th scope="col">${t.html('shipping.col.rows')}</th><th scope="col">${t.html('shipping.col.updated')}</th><th scope="col">${t.html('webhooks.col.actions')}</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    : `<p>${t.html('freight.none')}</p>`;
+  return `<h2 id="freight">${t.html('shipping.freightTables')}</h2>
+${list}
+<h3 id="freight-upload-heading">${t.html('freight.upload')}</h3>
+<p class="muted">${t.html('freight.uploadHint')}</p>
+<form id="freight-upload" data-api="${api}" data-csrf="${escapeHtml(csrf)}" aria-labelledby="freight-upload-heading">
+<label for="freight-file">${t.html('freight.file')}</label>
+<input type="file" id="freight-file" name="file" accept=".csv,text/csv" required>
+<label for="freight-id">${t.html('freight.col.id')}</label>
+<input type="text" id="freight-id" name="table_id" required maxlength="32" pattern="[!-~]{1,32}" aria-describedby="freight-id-hint">
+<p class="muted" id="freight-id-hint">${t.html('freight.idHint')}</p>
+<label for="freight-name">${t.html('shipping.col.table')}</label>
+<input type="text" id="freight-name" name="name" required maxlength="200">
+<label for="freight-centre">${t.html('freight.centre')}</label>
+<input type="text" id="freight-centre" name="distribution_center_id" maxlength="32">
+<div class="actions"><button type="submit">${t.html('freight.submit')}</button></div>
+<progress id="freight-progress" max="100" value="0" hidden aria-label="${escapeHtml(t.text('freight.progress'))}"></progress>
+<div id="freight-result" aria-live="polite" data-done="${escapeHtml(t.text('freight.done'))}" data-failed="${escapeHtml(t.text('freight.failed'))}"></div>
+<noscript><p>${t.html('freight.noscript')}</p></noscript>
+</form>`;
 }
 
 export function shippingView(
@@ -79,7 +108,7 @@ export function shippingView(
   input: {
     store: { id: string; name: string };
     settings: ShippingSettings | null;
-    freightTables: Array<{ name: string; rows: number; updatedAt: string }>;
+    freightTables: FreightTableView[];
     calls: QuoteCallRecord[];
     stats: QuoteStats;
     window: QuoteWindow;
@@ -88,6 +117,8 @@ export function shippingView(
     report: QuoteCheckReport | null;
     testError: string | null;
     testCalls: number;
+    /** The table id just uploaded or deleted, for the notice. */
+    uploaded: string | null;
   },
 ): string {
   const base = `/console/stores/${encodeURIComponent(input.store.id)}/shipping`;
@@ -118,7 +149,9 @@ export function shippingView(
 ${storeNav(t, input.store.id, 'shipping')}
 <h1>${t.html('shipping.title', { store: input.store.name })}</h1>
 <h2>${t.html('shipping.settings')}</h2>
-${settingsView(t, input.settings, input.freightTables)}
+${settingsView(t, input.settings)}
+${input.uploaded ? `<p class="notice" role="status">${t.html('freight.uploaded', { id: input.uploaded })}</p>` : ''}
+${freightView(t, input.store, input.freightTables, input.csrf)}
 <h2 id="test">${t.html('shipping.test.heading')}</h2>
 <p>${t.html('shipping.test.intro', { calls: input.testCalls, seconds: input.testCalls })}</p>
 ${input.testError ? `<p class="error" role="alert">${escapeHtml(input.testError)}</p>` : ''}

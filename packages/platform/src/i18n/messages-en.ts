@@ -296,8 +296,24 @@ export const en = {
   'records.record': 'Record',
   'records.json': 'JSON of record {id}',
   'records.next': 'Next page',
-  "health.col.succeededPerMinute": "Succeeded (per minute)",
-  "health.col.failedPerMinute": "Failed (per minute)",
+  'health.col.succeededPerMinute': 'Succeeded (per minute)',
+  'health.col.failedPerMinute': 'Failed (per minute)',
+  'freight.download': 'Download {id}',
+  'freight.delete': 'Delete {id}',
+  'freight.col.id': 'Table id',
+  'freight.none': 'No freight table yet.',
+  'freight.upload': 'Upload a freight table',
+  'freight.uploadHint':
+    'A VTEX-layout spreadsheet (ZipCodeStart; ZipCodeEnd; WeightStart; WeightEnd; AbsoluteMoneyCost; …) as CSV with ; or , between cells. Uploading an existing id replaces that table at once, all or nothing; a spreadsheet with problems changes nothing and lists them.',
+  'freight.file': 'CSV file',
+  'freight.idHint': '1 to 32 characters without spaces; it names the delivery option.',
+  'freight.centre': 'Distribution centre (optional)',
+  'freight.submit': 'Upload',
+  'freight.progress': 'Upload progress',
+  'freight.done': 'Uploaded.',
+  'freight.failed': 'The table was not changed:',
+  'freight.noscript': 'Uploading needs JavaScript; without it, use feira freight import.',
+  'freight.uploaded': 'Freight table {id} saved.',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogueStock, configureDemoSellerShipping, type DemoSeller, startDemoSeller } from '../../src/demo/demo-seller.js';
 import { testDatabaseTargets } from '../../src/storage/test-databases.js';
 import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform } from '../../src/testing.js';
+import { vtexCsv } from '../shipping/freight-kit.js';
 import { addProducts, cart, putSettings } from '../shipping/shipping-kit.js';
 import { seriousAxeViolations } from './axe.js';
 
@@ -131,6 +132,67 @@ describe.each(testDatabaseTargets())('shipping console in Chromium on $dialect',
     expect(body.buckets.reduce((sum, b) => sum + b.failed, 0)).toBe(1);
     const calls = await page.context().request.get(`${platform.url}/seller/v1/shipping/quote-calls?outcome=ok`);
     expect(((await calls.json()) as { results: unknown[] }).results).toEqual([]);
+    await page.context().close();
+  }, 120_000);
+
+  it("issue 21 §5 / issue 20: a seller uploads a freight table from the console with a progress bar, downloads it, sees a bad spreadsheet's problems with nothing changed, and deletes it; another store is a 404 and a change without the CSRF token a 403", async () => {
+    const seller = await platform.createSeller({ tenants: 1 });
+    const tenantId = seller.tenantIds[0] as string;
+    const page = await signIn('pt-BR', seller.login, seller.password);
+    await page.goto(`${platform.url}/console/stores/${tenantId}/shipping`);
+    await page.getByText('Nenhuma tabela de frete ainda.').waitFor({ timeout: 10_000 });
+
+    const good = vtexCsv([
+      '01000000;39999999;SP;0;1000;12,50;0;0;;2;BRA;0',
+      '01000000;39999999;SP;1001;30000;19,90;0;1,5;;3;BRA;0',
+    ]);
+    await page.getByLabel('Arquivo CSV').setInputFiles({ name: 'sedex.csv', mimeType: 'text/csv', buffer: Buffer.from(good) });
+    await page.getByLabel('Id da tabela').fill('SEDEX');
+    await page.getByLabel('Tabela', { exact: true }).fill('Sedex Sudeste');
+    await page.getByLabel('Centro de distribuição (opcional)').fill('CD-SP');
+    await page.getByRole('button', { name: 'Enviar', exact: true }).click();
+    await page.getByRole('status').getByText('Tabela de frete SEDEX salva.').waitFor({ timeout: 10_000 });
+    expect(await page.locator('#freight-progress').count()).toBe(1);
+    const row = page.getByRole('table', { name: 'Tabelas de frete' }).getByRole('row').nth(1);
+    await expect(row.textContent()).resolves.toMatch(/SEDEX.*Sedex Sudeste.*CD-SP.*2/);
+    expect(await seriousAxeViolations(page)).toEqual([]);
+
+    // The download is the table as uploaded, in the VTEX layout.
+    const csv = await page
+      .context()
+      .request.get(`${platform.url}/seller/v1/stores/${tenantId}/shipping/freight-tables/SEDEX?format=csv`);
+    expect(csv.status()).toBe(200);
+    expect(csv.headers()['content-type']).toContain('text/csv');
+    expect((await csv.text()).split(/\r?\n/).filter(Boolean)).toHaveLength(3);
+
+    // A spreadsheet with a bad cell: its problem is listed and the table is unchanged.
+    const bad = vtexCsv(['01000000;39999999;SP;0;1000;doze;0;0;;2;BRA;0']);
+    await page.getByLabel('Arquivo CSV').setInputFiles({ name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from(bad) });
+    await page.getByLabel('Id da tabela').fill('SEDEX');
+    await page.getByLabel('Tabela', { exact: true }).fill('Sedex Sudeste');
+    await page.getByRole('button', { name: 'Enviar', exact: true }).click();
+    await page.locator('#freight-result [role="alert"]').waitFor({ timeout: 10_000 });
+    await expect(page.locator('#freight-result').textContent()).resolves.toMatch(/line 2.*AbsoluteMoneyCost/i);
+    const kept = await platform.database.db
+      .selectFrom('freight_tables')
+      .select('row_count')
+      .where('owner', '=', tenantId)
+      .executeTakeFirstOrThrow();
+    expect(Number(kept.row_count)).toBe(2);
+
+    // Another seller's store, and a change without the CSRF token.
+    const other = await platform.createSeller({ tenants: 1 });
+    const foreign = await page
+      .context()
+      .request.get(`${platform.url}/seller/v1/stores/${other.tenantIds[0]}/shipping/freight-tables`);
+    expect(foreign.status()).toBe(404);
+    const forged = await page
+      .context()
+      .request.delete(`${platform.url}/seller/v1/stores/${tenantId}/shipping/freight-tables/SEDEX`);
+    expect(forged.status()).toBe(403);
+
+    await page.getByRole('button', { name: 'Excluir SEDEX' }).click();
+    await page.getByText('Nenhuma tabela de frete ainda.').waitFor({ timeout: 10_000 });
     await page.context().close();
   }, 120_000);
 });

@@ -2,9 +2,11 @@ import { Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { listTenantsOfSeller } from '../../accounts/seller-repository.js';
 import { requireAdminToken } from '../../admin/admin-auth.js';
 import { invalidParameter, notFound, PlatformError } from '../../core/platform-error.js';
 import { documentedList, errorResponse } from '../../http/openapi-document.js';
+import { csrfTokenValid, sessionSellerId } from '../../identity/login-session.js';
 import { runListForRequest } from '../../lists/list-engine.js';
 import { defineListResource } from '../../lists/list-resource.js';
 import type { Database } from '../../storage/database.js';
@@ -137,7 +139,31 @@ interface TableScope {
   params: ReturnType<typeof Type.Object>;
   tag: string;
   operation: string;
+  /** Who may call: the admin token, or a seller's console session for their own store. */
+  guard: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  security: Array<Record<string, string[]>>;
   ownerOf(request: FastifyRequest): Promise<string>;
+}
+
+/**
+ * A seller's own store through the console session (issue 21 §5, issue 20):
+ * another seller's store answers 404 like an unknown one, and a change needs
+ * the session's CSRF token in `X-CSRF-Token`.
+ */
+const GUARD_REFUSALS = {
+  401: errorResponse('No admin token (admin routes), or no console session (seller routes)'),
+  403: errorResponse("Seller routes: the session's CSRF token is missing or wrong in X-CSRF-Token"),
+};
+
+async function sellerStoreGuard(request: FastifyRequest): Promise<void> {
+  const sellerId = await sessionSellerId(request);
+  if (!sellerId) throw new PlatformError('UNAUTHORIZED', { message: 'Sign in to the console first' });
+  const tenantId = (request.params as { tenant_id: string }).tenant_id;
+  const tenants = await listTenantsOfSeller(request.server.platform.database.db, sellerId);
+  if (!tenants.some((tenant) => tenant.id === tenantId)) throw notFound('Tenant');
+  if (request.method !== 'GET' && !csrfTokenValid(request, request.headers['x-csrf-token'])) {
+    throw new PlatformError('FORBIDDEN', { message: 'The X-CSRF-Token header is missing or wrong' });
+  }
 }
 
 async function tenantOwner(database: Database, tenantId: string): Promise<string> {
@@ -148,6 +174,8 @@ async function tenantOwner(database: Database, tenantId: string): Promise<string
 
 /** `text/csv` unless the client prefers JSON (a plain `Accept: text/csv` asks for the rows). */
 function wantsCsv(request: FastifyRequest): boolean {
+  // `?format=csv` for a plain link (a browser cannot set Accept on one).
+  if ((request.query as { format?: unknown } | undefined)?.format === 'csv') return true;
   const accept = request.headers.accept ?? '';
   return /(^|,)\s*text\/csv\b/i.test(accept) && !/(^|,)\s*application\/json\b/i.test(accept);
 }
@@ -191,20 +219,17 @@ async function* tableCsv(database: Database, versionKey: number): AsyncGenerator
  * one set of handlers for both. A PUT of `text/csv` replaces a table
  * atomically; GET reads its summary or, with `Accept: text/csv`, its rows.
  */
+/** The admin's freight tables: a store's, and the marketplace delivery service's. */
 export async function freightRoutes(instance: FastifyInstance): Promise<void> {
-  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-  const platform = app.shipping;
-  app.addSchema(FreightTableSummary);
-  app.addSchema(FreightImportProblems);
-  // This plugin's routes only: the body stays a stream, parsed as it arrives.
-  app.addContentTypeParser(['text/csv', 'application/csv'], (_request, payload, done) => done(null, new CsvBody(payload)));
-
-  const scopes: TableScope[] = [
+  const platform = instance.shipping;
+  await tableRoutes(instance, [
     {
       prefix: '/admin/v1/tenants/:tenant_id/shipping/freight-tables',
       params: Type.Object({ tenant_id: Type.String({ minLength: 1, maxLength: 64 }) }),
       tag: 'shipping',
       operation: 'StoreFreightTable',
+      guard: requireAdminToken,
+      security: adminSecurity,
       ownerOf: (request) => tenantOwner(platform.database, (request.params as { tenant_id: string }).tenant_id),
     },
     {
@@ -212,9 +237,38 @@ export async function freightRoutes(instance: FastifyInstance): Promise<void> {
       params: Type.Object({}),
       tag: 'delivery-service',
       operation: 'DeliveryServiceFreightTable',
+      guard: requireAdminToken,
+      security: adminSecurity,
       ownerOf: async () => MARKETPLACE_OWNER,
     },
-  ];
+  ]);
+}
+
+/**
+ * A seller's own freight tables through the console session (issue 21 §5):
+ * registered among the browser pages, the only routes with the cookie plugin.
+ */
+export async function sellerFreightRoutes(instance: FastifyInstance): Promise<void> {
+  await tableRoutes(instance, [
+    {
+      prefix: '/seller/v1/stores/:tenant_id/shipping/freight-tables',
+      params: Type.Object({ tenant_id: Type.String({ minLength: 1, maxLength: 64 }) }),
+      tag: 'shipping',
+      operation: 'SellerFreightTable',
+      guard: sellerStoreGuard,
+      security: [{ consoleSession: [] }],
+      ownerOf: async (request) => (request.params as { tenant_id: string }).tenant_id,
+    },
+  ]);
+}
+
+async function tableRoutes(instance: FastifyInstance, scopes: TableScope[]): Promise<void> {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const platform = app.shipping;
+  app.addSchema(FreightTableSummary);
+  app.addSchema(FreightImportProblems);
+  // This plugin's routes only: the body stays a stream, parsed as it arrives.
+  app.addContentTypeParser(['text/csv', 'application/csv'], (_request, payload, done) => done(null, new CsvBody(payload)));
 
   for (const scope of scopes) {
     const itemParams = Type.Object({ ...scope.params.properties, table_id: TABLE_ID });
@@ -222,18 +276,19 @@ export async function freightRoutes(instance: FastifyInstance): Promise<void> {
     app.put(
       `${scope.prefix}/:table_id`,
       {
-        preHandler: requireAdminToken,
+        preHandler: scope.guard,
         bodyLimit: FREIGHT_CSV_MAX_BYTES,
         schema: {
           operationId: `put${scope.operation}`,
           tags: [scope.tag],
           summary: 'Create or replace a freight table from a VTEX-layout spreadsheet (text/csv); atomic, all or nothing',
           description: `Columns ${FREIGHT_COLUMNS.join(', ')}; header names case-insensitive; ; or , between cells; decimal comma or point; UTF-8 with or without BOM. At most ${FREIGHT_CSV_MAX_BYTES} bytes. Quotes keep reading the previous rows until the new ones are committed. A spreadsheet with problems is refused with a 422 listing each bad cell (at most 100) and nothing changes.`,
-          security: adminSecurity,
+          security: scope.security,
           params: itemParams,
           querystring: ImportQuery,
           consumes: ['text/csv'],
           response: {
+            ...GUARD_REFUSALS,
             200: Type.Ref(FreightTableSummary),
             201: Type.Ref(FreightTableSummary),
             404: errorResponse('No such store'),
@@ -292,15 +347,19 @@ export async function freightRoutes(instance: FastifyInstance): Promise<void> {
     app.get(
       `${scope.prefix}/:table_id`,
       {
-        preHandler: requireAdminToken,
+        preHandler: scope.guard,
         schema: {
           operationId: `get${scope.operation}`,
           tags: [scope.tag],
           summary: 'A freight table: its summary (JSON), or with Accept: text/csv its rows in the VTEX layout',
-          security: adminSecurity,
+          security: scope.security,
           params: itemParams,
           produces: ['application/json', 'text/csv'],
-          response: { 200: Type.Ref(FreightTableSummary), 404: errorResponse('No such store or freight table') },
+          response: {
+            ...GUARD_REFUSALS,
+            200: Type.Ref(FreightTableSummary),
+            404: errorResponse('No such store or freight table'),
+          },
         },
       },
       async (request, reply: FastifyReply) => {
@@ -318,14 +377,18 @@ export async function freightRoutes(instance: FastifyInstance): Promise<void> {
     app.delete(
       `${scope.prefix}/:table_id`,
       {
-        preHandler: requireAdminToken,
+        preHandler: scope.guard,
         schema: {
           operationId: `delete${scope.operation}`,
           tags: [scope.tag],
           summary: 'Remove a freight table (quotes stop using it at once)',
-          security: adminSecurity,
+          security: scope.security,
           params: itemParams,
-          response: { 204: { type: 'null', description: 'Removed' }, 404: errorResponse('No such store or freight table') },
+          response: {
+            ...GUARD_REFUSALS,
+            204: { type: 'null', description: 'Removed' },
+            404: errorResponse('No such store or freight table'),
+          },
         },
       },
       async (request, reply) => {
@@ -339,15 +402,19 @@ export async function freightRoutes(instance: FastifyInstance): Promise<void> {
     app.get(
       scope.prefix,
       {
-        preHandler: requireAdminToken,
+        preHandler: scope.guard,
         schema: {
           operationId: `list${scope.operation}s`,
           tags: [scope.tag],
           summary:
             'The freight tables, with the list conventions (filters on id, name, distribution_center_id, row_count, dates)',
-          security: adminSecurity,
+          security: scope.security,
           params: scope.params,
-          response: { 200: documentedList('Freight tables (list conventions)'), 404: errorResponse('No such store') },
+          response: {
+            ...GUARD_REFUSALS,
+            200: documentedList('Freight tables (list conventions)'),
+            404: errorResponse('No such store'),
+          },
         },
         config: { listResource: freightTableList as never },
       },
