@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 
 /**
  * The console's one stylesheet and one progressive-enhancement module, served
@@ -71,13 +71,44 @@ if (countdowns.length > 0) {
 }
 `;
 
-export async function consoleAssets(app: FastifyInstance): Promise<void> {
-  const send = (type: string, body: string) => async (_request: unknown, reply: import('fastify').FastifyReply) =>
+/**
+ * The chart pages' shared module: time-series charts drawn with uPlot from
+ * the page's JSON data block, with time axes and legends in the page's
+ * language, colours for light and dark, and resizing with the window.
+ * `drawCharts(host, labels, x, charts)`: x in Unix seconds; each chart is
+ * `{ title, height, series: [uPlot series], values: [arrays], unit? }`.
+ */
+export const CHARTS_JS = `import uPlot from './uplot.esm.js';
+export function drawCharts(host, labels, x, charts) {
+  const dark = matchMedia('(prefers-color-scheme: dark)').matches;
+  const axis = { stroke: dark ? '#cbd5e1' : '#334155', grid: { stroke: dark ? '#334155' : '#e2e8f0' } };
+  const lang = document.documentElement.lang || 'en';
+  const short = new Intl.DateTimeFormat(lang, { hour: '2-digit', minute: '2-digit' });
+  const full = new Intl.DateTimeFormat(lang, { dateStyle: 'short', timeStyle: 'short' });
+  const time = { label: labels.time, value: (u, v) => (v == null ? '--' : full.format(new Date(v * 1000))) };
+  const timeAxis = { ...axis, values: (u, splits) => splits.map((v) => short.format(new Date(v * 1000))) };
+  const width = () => Math.max(280, host.clientWidth);
+  const drawn = charts.map((c) => new uPlot({
+    width: width(), height: c.height, title: c.title, series: [time, ...c.series],
+    axes: [timeAxis, c.unit ? { ...axis, label: c.unit } : axis],
+  }, [x, ...c.values], host));
+  addEventListener('resize', () => { for (const chart of drawn) chart.setSize({ width: width(), height: chart.height }); });
+  return drawn;
+}
+`;
+
+/** A route handler sending one of the console's static assets (cached 5 minutes, never sniffed). */
+export function sendAsset(type: string, body: string) {
+  return async (_request: unknown, reply: FastifyReply) =>
     reply
       .header('content-type', `${type}; charset=utf-8`)
       .header('x-content-type-options', 'nosniff')
       .header('cache-control', 'public, max-age=300')
       .send(body);
-  app.get('/console/assets/console.css', { schema: { hide: true } }, send('text/css', CONSOLE_CSS));
-  app.get('/console/assets/console.js', { schema: { hide: true } }, send('text/javascript', CONSOLE_JS));
+}
+
+export async function consoleAssets(app: FastifyInstance): Promise<void> {
+  app.get('/console/assets/console.css', { schema: { hide: true } }, sendAsset('text/css', CONSOLE_CSS));
+  app.get('/console/assets/console.js', { schema: { hide: true } }, sendAsset('text/javascript', CONSOLE_JS));
+  app.get('/console/assets/charts.js', { schema: { hide: true } }, sendAsset('text/javascript', CHARTS_JS));
 }

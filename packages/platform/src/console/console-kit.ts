@@ -10,7 +10,22 @@ import type { WebhookViewer } from '../webhooks/seller-webhook-routes.js';
  * token and a 303 back. A section module takes it rather than reaching for
  * another module's closures.
  */
+/** Who the page header names: a seller, or the operator with their own sign-out and home. */
+export interface ConsoleWho {
+  name: string | null;
+  signOutAction?: string;
+  home?: { href: string; label: string };
+}
+
 export interface ConsoleKit {
+  /** Sends a console page framed for `who`. */
+  frame(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    t: Translator,
+    who: ConsoleWho,
+    options: Omit<PageOptions, 't' | 'chrome'>,
+  ): FastifyReply;
   /** Sends a console page: the chrome, the console stylesheet and module, plus the page's own. */
   page(
     request: FastifyRequest,

@@ -18,7 +18,7 @@ import { sellerWebhookRoutes, visibleDelivery, type WebhookViewer } from '../web
 import { rotateSubscriptionSecret, setSubscriptionState } from '../webhooks/subscription-store.js';
 import { connectedApps, disconnectApp } from './connected-apps.js';
 import { consoleAssets } from './console-assets.js';
-import type { ConsoleKit } from './console-kit.js';
+import type { ConsoleKit, ConsoleWho } from './console-kit.js';
 import {
   type AttemptView,
   appsView,
@@ -75,11 +75,12 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
     for (const stop of open) stop();
   });
 
-  function page(
+  /** The console's page frame: its stylesheet and live module plus the page's own, and the header of whoever is signed in. */
+  function frame(
     request: FastifyRequest,
     reply: FastifyReply,
     t: Translator,
-    seller: Seller | null,
+    who: ConsoleWho,
     options: Omit<PageOptions, 't' | 'chrome'>,
   ) {
     return sendPage(reply, {
@@ -91,10 +92,22 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
       chrome: chrome({
         t,
         csrf: csrfToken(request, reply),
-        sellerName: seller?.name ?? null,
-        back: request.method === 'GET' ? request.url : '/console',
+        sellerName: who.name,
+        back: request.method === 'GET' ? request.url : (who.home?.href ?? '/console'),
+        ...(who.signOutAction ? { signOutAction: who.signOutAction } : {}),
+        ...(who.home ? { home: who.home } : {}),
       }),
     });
+  }
+
+  function page(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    t: Translator,
+    seller: Seller | null,
+    options: Omit<PageOptions, 't' | 'chrome'>,
+  ) {
+    return frame(request, reply, t, { name: seller?.name ?? null }, options);
   }
 
   async function signedIn(request: FastifyRequest): Promise<Seller | null> {
@@ -136,7 +149,7 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
     return { seller, store, viewer };
   }
 
-  const kit: ConsoleKit = { page, storeOf, csrfToken, seeOther };
+  const kit: ConsoleKit = { frame, page, storeOf, csrfToken, seeOther };
   await shippingConsoleRoutes(app, kit);
   await operatorConsoleRoutes(app, kit);
   await recordsConsoleRoutes(app, kit);

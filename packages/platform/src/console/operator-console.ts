@@ -4,10 +4,10 @@ import { createSeller, findSellerById, listTenantsOfSellers } from '../accounts/
 import { addStore, deleteClient, deleteSeller, renameStore, updateSeller } from '../admin/account-changes.js';
 import { PlatformError } from '../core/platform-error.js';
 import { requestTranslator, type Translator } from '../i18n/i18n.js';
-import { type PageOptions, sendPage } from '../identity/html-page.js';
+import type { PageOptions } from '../identity/html-page.js';
 import { csrfTokenValid } from '../identity/login-session.js';
+import { sendAsset } from './console-assets.js';
 import type { ConsoleKit } from './console-kit.js';
-import { chrome } from './console-views.js';
 import { isOperator, signInOperator, signOutOperator } from './operator-session.js';
 import { accountsView, type HealthPoint, healthView, operatorSignInView, sellerView } from './operator-views.js';
 
@@ -53,21 +53,17 @@ export async function operatorConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
     signedIn: boolean,
     options: Omit<PageOptions, 't' | 'chrome'>,
   ) {
-    return sendPage(reply, {
-      ...options,
+    return kit.frame(
+      request,
+      reply,
       t,
-      layout: 'wide',
-      styles: ['/console/assets/console.css', ...(options.styles ?? [])],
-      scripts: ['/console/assets/console.js', ...(options.scripts ?? [])],
-      chrome: chrome({
-        t,
-        csrf: kit.csrfToken(request, reply),
-        sellerName: signedIn ? t.text('operator.who') : null,
-        back: request.method === 'GET' ? request.url : '/console/operator',
+      {
+        name: signedIn ? t.text('operator.who') : null,
         signOutAction: '/console/operator/logout',
         home: { href: '/console/operator', label: t.text('operator.name') },
-      }),
-    });
+      },
+      options,
+    );
   }
 
   function signInPage(request: FastifyRequest, reply: FastifyReply, status = 200, error: string | null = null) {
@@ -166,13 +162,7 @@ export async function operatorConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
     });
   }
 
-  app.get('/console/assets/health.js', { schema: { hide: true } }, async (_request, reply) =>
-    reply
-      .header('content-type', 'text/javascript; charset=utf-8')
-      .header('x-content-type-options', 'nosniff')
-      .header('cache-control', 'public, max-age=300')
-      .send(HEALTH_JS),
-  );
+  app.get('/console/assets/health.js', { schema: { hide: true } }, sendAsset('text/javascript', HEALTH_JS));
 
   app.get('/console/operator', { schema: { hide: true } }, async (request, reply) => {
     if (!(await isOperator(request))) return signInPage(request, reply);
@@ -308,38 +298,33 @@ export async function operatorConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
     },
   );
 
+  /** Adding or renaming a store: the same guard, the same name rule, back to the seller's page. */
+  async function storeChange(
+    request: FastifyRequest<{ Params: { id: string } }>,
+    reply: FastifyReply,
+    change: (name: string) => Promise<unknown>,
+  ) {
+    const back = `/console/operator/sellers/${encodeURIComponent(request.params.id)}`;
+    if (!(await guard(request, reply, back))) return reply;
+    const name = field(request.body, 'name', 200);
+    if (!name) {
+      const error = requestTranslator(request).text('operator.store.invalid');
+      return sellerPage(request, reply, request.params.id, { status: 422, error });
+    }
+    await change(name);
+    return kit.seeOther(reply, `${back}?stores=1`);
+  }
+
   app.post<{ Params: { id: string } }>(
     '/console/operator/sellers/:id/stores',
     { schema: { hide: true, params: SellerParams } },
-    async (request, reply) => {
-      const back = `/console/operator/sellers/${encodeURIComponent(request.params.id)}`;
-      if (!(await guard(request, reply, back))) return reply;
-      const name = field(request.body, 'name', 200);
-      if (!name)
-        return sellerPage(request, reply, request.params.id, {
-          status: 422,
-          error: requestTranslator(request).text('operator.store.invalid'),
-        });
-      await addStore(db, request.params.id, name, deps);
-      return kit.seeOther(reply, `${back}?stores=1`);
-    },
+    (request, reply) => storeChange(request, reply, (name) => addStore(db, request.params.id, name, deps)),
   );
 
   app.post<{ Params: { id: string; tenantId: string } }>(
     '/console/operator/sellers/:id/stores/:tenantId',
     { schema: { hide: true, params: StoreParams } },
-    async (request, reply) => {
-      const back = `/console/operator/sellers/${encodeURIComponent(request.params.id)}`;
-      if (!(await guard(request, reply, back))) return reply;
-      const name = field(request.body, 'name', 200);
-      if (!name)
-        return sellerPage(request, reply, request.params.id, {
-          status: 422,
-          error: requestTranslator(request).text('operator.store.invalid'),
-        });
-      await renameStore(db, request.params.id, request.params.tenantId, name);
-      return kit.seeOther(reply, `${back}?stores=1`);
-    },
+    (request, reply) => storeChange(request, reply, (name) => renameStore(db, request.params.id, request.params.tenantId, name)),
   );
 
   app.post<{ Params: { id: string } }>(
@@ -465,30 +450,21 @@ export async function healthOverHour(app: FastifyInstance, now: Date): Promise<{
 }
 
 /** The health page's module: four small uPlot charts from the page's JSON data block (the table has the same figures). */
-const HEALTH_JS = `import uPlot from './uplot.esm.js';
+const HEALTH_JS = `import { drawCharts } from './charts.js';
 const data = document.getElementById('health-data');
 const host = document.getElementById('health-chart');
 if (data && host) {
   const points = JSON.parse(data.textContent);
   const labels = JSON.parse(host.getAttribute('data-labels'));
   const x = points.map((p) => Date.parse(p.start) / 1000);
-  const dark = matchMedia('(prefers-color-scheme: dark)').matches;
-  const axis = { stroke: dark ? '#cbd5e1' : '#334155', grid: { stroke: dark ? '#334155' : '#e2e8f0' } };
-  const lang = document.documentElement.lang || 'en';
-  const short = new Intl.DateTimeFormat(lang, { hour: '2-digit', minute: '2-digit' });
-  const full = new Intl.DateTimeFormat(lang, { dateStyle: 'short', timeStyle: 'short' });
-  const time = { label: labels.time, value: (u, v) => (v == null ? '--' : full.format(new Date(v * 1000))) };
-  const timeAxis = { ...axis, values: (u, splits) => splits.map((v) => short.format(new Date(v * 1000))) };
-  const width = () => Math.max(280, host.clientWidth);
-  const chart = (title, series, values) => new uPlot({ width: width(), height: 170, title, series: [time, ...series], axes: [timeAxis, axis] }, [x, ...values], host);
-  const charts = [
-    chart(labels.backlog, [{ label: labels.backlog, stroke: '#2563eb', width: 2 }], [points.map((p) => p.backlog)]),
-    chart(labels.oldest, [{ label: labels.oldest, stroke: '#d97706', width: 2 }], [points.map((p) => p.oldestPendingSeconds)]),
-    chart(labels.deliveries, [{ label: labels.succeeded, stroke: '#16a34a', width: 2 }, { label: labels.failed, stroke: '#dc2626', width: 2 }],
-      [points.map((p) => p.succeeded / 60), points.map((p) => p.failed / 60)]),
-    chart(labels.quotes, [{ label: 'p50', stroke: '#2563eb', width: 2 }, { label: 'p99', stroke: '#d97706', width: 2 }],
-      [points.map((p) => p.quoteP50Ms), points.map((p) => p.quoteP99Ms)]),
-  ];
-  addEventListener('resize', () => { for (const c of charts) c.setSize({ width: width(), height: c.height }); });
+  const line = (label, stroke) => ({ label, stroke, width: 2 });
+  drawCharts(host, labels, x, [
+    { title: labels.backlog, height: 170, series: [line(labels.backlog, '#2563eb')], values: [points.map((p) => p.backlog)] },
+    { title: labels.oldest, height: 170, series: [line(labels.oldest, '#d97706')], values: [points.map((p) => p.oldestPendingSeconds)] },
+    { title: labels.deliveries, height: 170, series: [line(labels.succeeded, '#16a34a'), line(labels.failed, '#dc2626')],
+      values: [points.map((p) => p.succeeded / 60), points.map((p) => p.failed / 60)] },
+    { title: labels.quotes, height: 170, unit: 'ms', series: [line('p50', '#2563eb'), line('p99', '#d97706')],
+      values: [points.map((p) => p.quoteP50Ms), points.map((p) => p.quoteP99Ms)] },
+  ]);
 }
 `;

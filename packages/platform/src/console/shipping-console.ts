@@ -17,6 +17,7 @@ import { quoteCallList } from '../shipping/quote-log/quote-log-list.js';
 import { isQuoteWindow, QUOTE_WINDOWS, type QuoteWindow, quoteStats } from '../shipping/quote-log/quote-stats.js';
 import { checkQuoteUrl } from '../shipping/quote-url.js';
 import { findShippingSettings } from '../shipping/shipping-settings.js';
+import { sendAsset } from './console-assets.js';
 import type { ConsoleKit } from './console-kit.js';
 import { shippingView } from './shipping-views.js';
 
@@ -41,15 +42,9 @@ export async function shippingConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
     readFile(`${uplotDir}uPlot.esm.js`, 'utf8'),
     readFile(`${uplotDir}uPlot.min.css`, 'utf8'),
   ]);
-  const asset = (type: string, body: string) => async (_r: unknown, reply: import('fastify').FastifyReply) =>
-    reply
-      .header('content-type', `${type}; charset=utf-8`)
-      .header('x-content-type-options', 'nosniff')
-      .header('cache-control', 'public, max-age=300')
-      .send(body);
-  app.get('/console/assets/uplot.esm.js', { schema: { hide: true } }, asset('text/javascript', uplotJs));
-  app.get('/console/assets/uplot.css', { schema: { hide: true } }, asset('text/css', uplotCss));
-  app.get('/console/assets/shipping.js', { schema: { hide: true } }, asset('text/javascript', SHIPPING_JS));
+  app.get('/console/assets/uplot.esm.js', { schema: { hide: true } }, sendAsset('text/javascript', uplotJs));
+  app.get('/console/assets/uplot.css', { schema: { hide: true } }, sendAsset('text/css', uplotCss));
+  app.get('/console/assets/shipping.js', { schema: { hide: true } }, sendAsset('text/javascript', SHIPPING_JS));
 
   const StoreParams = Type.Object({ tenantId: Type.String({ minLength: 1, maxLength: 64 }) });
   const OUTCOME_FILTERS = ['ok', 'failed'] as const;
@@ -257,7 +252,7 @@ export async function shippingConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
  * embeds (a JSON data block, never executed), with uPlot. The page's tables
  * carry the same figures for anyone who cannot see the chart.
  */
-const SHIPPING_JS = `import uPlot from './uplot.esm.js';
+const SHIPPING_JS = `import { drawCharts } from './charts.js';
 // The freight-table upload: the file goes as text/csv to the seller API, with a progress bar.
 const upload = document.getElementById('freight-upload');
 if (upload) {
@@ -312,25 +307,14 @@ if (data && host) {
   const stats = JSON.parse(data.textContent);
   const labels = JSON.parse(host.getAttribute('data-labels'));
   const x = stats.buckets.map((b) => Date.parse(b.start) / 1000);
-  const dark = matchMedia('(prefers-color-scheme: dark)').matches;
-  const axis = { stroke: dark ? '#cbd5e1' : '#334155', grid: { stroke: dark ? '#334155' : '#e2e8f0' } };
-  const lang = document.documentElement.lang || 'en';
-  const short = new Intl.DateTimeFormat(lang, { hour: '2-digit', minute: '2-digit' });
-  const full = new Intl.DateTimeFormat(lang, { dateStyle: 'short', timeStyle: 'short' });
-  const time = { label: labels.time, value: (u, v) => (v == null ? '--' : full.format(new Date(v * 1000))) };
-  const timeAxis = { ...axis, values: (u, splits) => splits.map((v) => short.format(new Date(v * 1000))) };
-  const width = () => Math.max(280, host.clientWidth);
-  const latency = new uPlot({
-    width: width(), height: 220, title: labels.latency,
-    series: [time, { label: 'p50', stroke: '#2563eb', width: 2 }, { label: 'p99', stroke: '#d97706', width: 2 },
-      { label: labels.deadline, stroke: '#dc2626', dash: [6, 4], points: { show: false } }],
-    axes: [timeAxis, { ...axis, label: 'ms' }],
-  }, [x, stats.buckets.map((b) => b.p50Ms), stats.buckets.map((b) => b.p99Ms), x.map(() => stats.deadlineMs)], host);
-  const outcomes = new uPlot({
-    width: width(), height: 180, title: labels.outcomes,
-    series: [time, { label: labels.ok, stroke: '#16a34a', fill: 'rgba(22,163,74,.15)' }, { label: labels.failed, stroke: '#dc2626', fill: 'rgba(220,38,38,.15)' }],
-    axes: [timeAxis, axis],
-  }, [x, stats.buckets.map((b) => b.ok), stats.buckets.map((b) => b.failed)], host);
-  addEventListener('resize', () => { for (const chart of [latency, outcomes]) chart.setSize({ width: width(), height: chart.height }); });
+  drawCharts(host, labels, x, [
+    { title: labels.latency, height: 220, unit: 'ms',
+      series: [{ label: 'p50', stroke: '#2563eb', width: 2 }, { label: 'p99', stroke: '#d97706', width: 2 },
+        { label: labels.deadline, stroke: '#dc2626', dash: [6, 4], points: { show: false } }],
+      values: [stats.buckets.map((b) => b.p50Ms), stats.buckets.map((b) => b.p99Ms), x.map(() => stats.deadlineMs)] },
+    { title: labels.outcomes, height: 180,
+      series: [{ label: labels.ok, stroke: '#16a34a', fill: 'rgba(22,163,74,.15)' }, { label: labels.failed, stroke: '#dc2626', fill: 'rgba(220,38,38,.15)' }],
+      values: [stats.buckets.map((b) => b.ok), stats.buckets.map((b) => b.failed)] },
+  ]);
 }
 `;

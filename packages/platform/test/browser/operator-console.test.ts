@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseTargets } from '../../src/storage/test-databases.js';
 import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform, TEST_ADMIN_TOKEN } from '../../src/testing.js';
 import { seriousAxeViolations } from './axe.js';
+import { signInToConsole } from './console-sign-in.js';
 
 /**
  * Issue 20, the operator console in Chromium: the admin token becomes an
@@ -149,13 +150,8 @@ describe.each(testDatabaseTargets())('operator console in Chromium on $dialect',
 
   it('issue 20: a seller signed in to the console cannot reach the operator console or its actions', async () => {
     const seller = await platform.createSeller({ tenants: 1 });
-    const context = await browser.newContext({ locale: 'en-US' });
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/console`);
-    await page.getByLabel('Login').fill(seller.login);
-    await page.getByLabel('Password').fill(seller.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Your stores' }).waitFor({ timeout: 10_000 });
+    const page = await signInToConsole(browser, platform.url, seller, 'en-US');
+    const context = page.context();
     const response = await page.goto(`${platform.url}/console/operator`);
     expect(response?.status()).toBe(200);
     await page.getByRole('heading', { name: 'Operator sign-in' }).waitFor({ timeout: 10_000 });

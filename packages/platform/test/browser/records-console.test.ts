@@ -4,6 +4,7 @@ import { seedRecords } from '../../src/records/seed-records.js';
 import { testDatabaseTargets } from '../../src/storage/test-databases.js';
 import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform } from '../../src/testing.js';
 import { seriousAxeViolations } from './axe.js';
+import { signInToConsole } from './console-sign-in.js';
 
 /**
  * Issue 20, the console's records in Chromium: the store's orders in a table
@@ -35,13 +36,8 @@ describe.each(testDatabaseTargets())('records console in Chromium on $dialect', 
       .execute();
     expect(approved.length).toBeGreaterThan(20);
 
-    const context = await browser.newContext({ locale: 'en-US' });
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/console`);
-    await page.getByLabel('Login').fill(seller.login);
-    await page.getByLabel('Password').fill(seller.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Your stores' }).waitFor({ timeout: 10_000 });
+    const page = await signInToConsole(browser, platform.url, seller, 'en-US');
+    const context = page.context();
     await page.goto(`${platform.url}/console/stores/${tenantId}/records`);
     await page.getByRole('heading', { name: 'Records of Store 1' }).waitFor({ timeout: 10_000 });
     expect(await seriousAxeViolations(page)).toEqual([]);

@@ -6,6 +6,7 @@ import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform, testTls 
 import { type LoopbackReceiver, startReceiver } from '../webhooks/loopback-receiver.js';
 import { dispatcherOf, recordChange, SELLER_SCOPES, signup } from '../webhooks/webhook-kit.js';
 import { seriousAxeViolations } from './axe.js';
+import { signInToConsole } from './console-sign-in.js';
 
 /**
  * Issue 20, the seller console in a real Chromium: sign in (pt-BR) with the
@@ -121,13 +122,8 @@ describe.each(testDatabaseTargets())('seller console in Chromium on $dialect', (
 
   it('issue 20 / spec-notes W4: "resend all failed since" sends every dead delivery of the store again, and the dispatcher delivers them', async () => {
     const { seller, tenantId, deliveryId } = await sellerWithFailedDelivery();
-    const context = await browser.newContext({ locale: 'en-US' });
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/console`);
-    await page.getByLabel('Login').fill(seller.login);
-    await page.getByLabel('Password').fill(seller.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Your stores' }).waitFor({ timeout: 10_000 });
+    const page = await signInToConsole(browser, platform.url, seller, 'en-US');
+    const context = page.context();
     await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
     // Disabled, the subscription's pending delivery ends dead at its next attempt (W4).
     await page.getByRole('button', { name: 'Disable' }).click();
@@ -174,13 +170,8 @@ describe.each(testDatabaseTargets())('seller console in Chromium on $dialect', (
 
   it('issue 20 / spec "States and transitions": rotating a v1 secret shows it once with the grace hour counting down; disable and re-enable', async () => {
     const { seller, tenantId } = await sellerWithFailedDelivery();
-    const context = await browser.newContext({ locale: 'pt-BR' });
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/console`);
-    await page.getByLabel('Login').fill(seller.login);
-    await page.getByLabel('Senha').fill(seller.password);
-    await page.getByRole('button', { name: 'Entrar' }).click();
-    await page.getByRole('heading', { name: 'Suas lojas' }).waitFor({ timeout: 10_000 });
+    const page = await signInToConsole(browser, platform.url, seller, 'pt-BR');
+    const context = page.context();
     await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
     await page.getByRole('button', { name: 'Trocar segredo' }).click();
     await page.getByRole('heading', { name: 'Novo segredo' }).waitFor({ timeout: 10_000 });
@@ -216,13 +207,8 @@ describe.each(testDatabaseTargets())('seller console in Chromium on $dialect', (
       ['open:order-order:read', 'open:webhook:write'],
       platform.clock,
     );
-    const context = await browser.newContext({ locale: 'pt-BR' });
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/console`);
-    await page.getByLabel('Login').fill(seller.login);
-    await page.getByLabel('Senha').fill(seller.password);
-    await page.getByRole('button', { name: 'Entrar' }).click();
-    await page.getByRole('heading', { name: 'Suas lojas' }).waitFor({ timeout: 10_000 });
+    const page = await signInToConsole(browser, platform.url, seller, 'pt-BR');
+    const context = page.context();
     await page.getByRole('link', { name: 'Store 1' }).click();
     await page.getByRole('navigation', { name: 'Seções da loja' }).getByRole('link', { name: 'Aplicativos conectados' }).click();
     await page.getByRole('heading', { name: 'Aplicativos conectados a Store 1' }).waitFor({ timeout: 10_000 });
@@ -258,13 +244,8 @@ describe.each(testDatabaseTargets())('seller console in Chromium on $dialect', (
   it("issue 20: a seller cannot open another seller's store or delivery by URL (404), in the page or the JSON API", async () => {
     const mine = await platform.createSeller({ tenants: 1 });
     const theirs = await sellerWithFailedDelivery();
-    const context = await browser.newContext({ locale: 'en-US' });
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/console`);
-    await page.getByLabel('Login').fill(mine.login);
-    await page.getByLabel('Password').fill(mine.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Your stores' }).waitFor({ timeout: 10_000 });
+    const page = await signInToConsole(browser, platform.url, mine, 'en-US');
+    const context = page.context();
     for (const path of [
       `/console/stores/${theirs.tenantId}/webhooks`,
       `/console/stores/${theirs.tenantId}/webhooks/deliveries/${theirs.deliveryId}`,

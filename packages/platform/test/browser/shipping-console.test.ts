@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogueStock, configureDemoSellerShipping, type DemoSeller, startDemoSeller } from '../../src/demo/demo-seller.js';
 import { testDatabaseTargets } from '../../src/storage/test-databases.js';
@@ -8,6 +8,7 @@ import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform } from '.
 import { vtexCsv } from '../shipping/freight-kit.js';
 import { addProducts, cart, putSettings } from '../shipping/shipping-kit.js';
 import { seriousAxeViolations } from './axe.js';
+import { signInToConsole } from './console-sign-in.js';
 
 /**
  * Issue 20, the console's shipping page in Chromium: a seller tests their quote
@@ -41,16 +42,8 @@ describe.each(testDatabaseTargets())('shipping console in Chromium on $dialect',
     await platform?.close();
   });
 
-  async function signIn(locale: string, login: string, password: string): Promise<Page> {
-    const context = await browser.newContext({ locale });
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/console`);
-    await page.locator('#login').fill(login);
-    await page.locator('#password').fill(password);
-    await page.locator('form[action="/console/login"] button[type="submit"]').click();
-    await page.waitForURL(`${platform.url}/console`);
-    return page;
-  }
+  const signIn = (locale: string, login: string, password: string) =>
+    signInToConsole(browser, platform.url, { login, password }, locale);
 
   it('issue 20 / spec "Seller-implemented shipping-quote endpoint": "Test my endpoint" shows every rule passed for a conforming seller, in pt-BR; the quote log lists a storefront quote and draws the chart; axe finds nothing serious', async () => {
     const seller = await platform.createSeller({ tenants: 1 });
