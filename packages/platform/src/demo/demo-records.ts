@@ -38,10 +38,7 @@ export async function seedDemoRecords(platform: PlatformContext, tenants: Readon
   for (const tenant of tenants) {
     await seedRecords(platform.database, tenant.id, DEMO_RECORD_COUNTS, { clock: platform.clock, random: platform.random });
     for (const product of DEMO_PRODUCTS) {
-      await insertRecord(productKind, platform.database.db, tenant.id, product, {
-        clock: platform.clock,
-        random: platform.random,
-      });
+      await insertRecord(productKind, platform.database.db, tenant.id, product, platform);
     }
   }
 }

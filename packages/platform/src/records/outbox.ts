@@ -1,8 +1,10 @@
 import type { Topic } from '@feira/contract';
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import type { Clock } from '../core/clock.js';
-import type { Random } from '../core/random.js';
+import { type Random, timeOrderedUuid } from '../core/random.js';
+import type { Database } from '../storage/database.js';
 import type { Schema } from '../storage/schema.js';
+import type { RecordTables } from './record-tables.js';
 
 export type ChangeStatus = 'CREATION' | 'UPDATE' | 'DELETION';
 
@@ -15,36 +17,47 @@ export interface RecordChange {
   resource: string;
 }
 
-/**
- * Appends the webhook message for a record change to the outbox. Call it with
- * the transaction that changes the record (spec-notes W6): the event
- * commits with the change or not at all. The body is serialized here, once,
- * in the spec's shape, and delivered byte for byte.
- */
-export async function appendEvent(
-  trx: Kysely<Schema>,
-  change: RecordChange,
-  deps: { clock: Clock; random: Random },
-): Promise<string> {
-  const id = deps.random.uuid();
-  const body = JSON.stringify({
-    data: { status: change.status, params: { id: change.recordId }, resource: change.resource },
+/** What appending an event needs. */
+export interface OutboxDeps {
+  clock: Clock;
+  random: Random;
+  /**
+   * Its outbox signal wakes the dispatcher at once (else it would find the
+   * event at its next poll); its dialect lets a record insert and its event go
+   * to PostgreSQL as one statement (record-write.ts). Required, so that no
+   * write path forgets it: the platform context (`app.platform`) has it.
+   */
+  database: Pick<Database, 'outboxSignal' | 'dialect'>;
+}
+
+/** The outbox row of a record change: the webhook message serialized once, in the spec's shape, delivered byte for byte. */
+export function outboxEventRow(change: RecordChange, deps: OutboxDeps): Insertable<RecordTables['outbox_events']> {
+  const createdAt = deps.clock.now();
+  return {
+    id: timeOrderedUuid(deps.random, createdAt),
     tenant_id: change.tenantId,
     topic: change.topic,
-  });
-  await trx
-    .insertInto('outbox_events')
-    .values({
-      id,
+    status: change.status,
+    record_id: change.recordId,
+    resource: change.resource,
+    body: JSON.stringify({
+      data: { status: change.status, params: { id: change.recordId }, resource: change.resource },
       tenant_id: change.tenantId,
       topic: change.topic,
-      status: change.status,
-      record_id: change.recordId,
-      resource: change.resource,
-      body,
-      created_at: deps.clock.now().toISOString(),
-      dispatched_at: null,
-    })
-    .execute();
-  return id;
+    }),
+    created_at: createdAt.toISOString(),
+    dispatched_at: null,
+  };
+}
+
+/**
+ * Appends the webhook message for a record change to the outbox. Call it with
+ * the transaction that changes the record (spec-notes W6): the event commits
+ * with the change or not at all. Returns the event's id.
+ */
+export async function appendEvent(trx: Kysely<Schema>, change: RecordChange, deps: OutboxDeps): Promise<string> {
+  const row = outboxEventRow(change, deps);
+  await trx.insertInto('outbox_events').values(row).execute();
+  deps.database.outboxSignal.notify();
+  return row.id;
 }

@@ -242,7 +242,7 @@ describe.each(testDatabaseTargets())('record APIs on $dialect', (target) => {
   });
 
   it('spec-notes W6: insertOrder inside a caller’s transaction commits or rolls back together with its event', async () => {
-    const deps = { clock: platform.clock, random: platform.app.platform.random };
+    const deps = { clock: platform.clock, random: platform.app.platform.random, database: platform.database };
     const input = { customer: { id: 'c', name: 'C' }, items: [{ sku: 'A', quantity: 1, price: 5 }] };
     let rolledBackId = '';
     await expect(

@@ -106,7 +106,7 @@ function adminWriteRoutes(instance: FastifyInstance, kind: AnyKind): void {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { platform } = app;
   const db = () => platform.database.db;
-  const deps = { clock: platform.clock, random: platform.random };
+  const deps = { clock: platform.clock, random: platform.random, database: platform.database };
   const security = [{ adminToken: [] }];
   const errors = { 401: ErrorResponse, 404: ErrorResponse, 422: ErrorResponse };
   const path = `/admin/v1/tenants/:tenant_id/${kind.table}`;

@@ -1,10 +1,8 @@
-import type { Kysely } from 'kysely';
-import type { Clock } from '../core/clock.js';
+import type { Kysely, QueryCreator } from 'kysely';
 import { notFound, PlatformError } from '../core/platform-error.js';
-import type { Random } from '../core/random.js';
 import type { Schema } from '../storage/schema.js';
 import { isUniqueViolation } from '../storage/unique-violation.js';
-import { appendEvent, type ChangeStatus, type RecordChange } from './outbox.js';
+import { appendEvent, type ChangeStatus, type OutboxDeps, outboxEventRow, type RecordChange } from './outbox.js';
 import {
   type RecordFields,
   type RecordKeyColumn,
@@ -21,10 +19,8 @@ import {
  */
 
 /** What every record write needs: time and ids come from the platform's injected seams. */
-export interface RecordWriteDeps {
-  clock: Clock;
-  random: Random;
-}
+/** What a write needs: the clock and ids, and the database whose outbox signal wakes the dispatcher. */
+export type RecordWriteDeps = OutboxDeps;
 
 /**
  * Kysely checks a row against its table when the table is a literal; a kind's
@@ -103,6 +99,23 @@ export async function insertRecord<T extends RecordTable, Rec, Input>(
   const now = deps.clock.now().toISOString();
   const id = deps.random.uuid();
   const row = completeRow<T>(kind.create(input, deps.random), { id, tenant_id: tenantId, created_at: now, updated_at: now });
+  if (deps.database.dialect === 'postgres') {
+    // One statement, `WITH record AS (INSERT …) INSERT INTO outbox_events …`: atomic by itself, one round
+    // trip instead of four (BEGIN, two INSERTs, COMMIT), in the caller's transaction or alone. Each pg query
+    // cost the platform ~100 µs of CPU in the webhook benchmark's order writes (BENCHMARKS.md).
+    const event = outboxEventRow(change(kind, tenantId, id, 'CREATION'), deps);
+    await refusingDuplicates(kind, () =>
+      db
+        .with('record', (qb) =>
+          (qb as unknown as QueryCreator<Record<string, RecordRow>>).insertInto(kind.table as string).values(row as RecordRow),
+        )
+        .insertInto('outbox_events')
+        .values(event)
+        .execute(),
+    );
+    deps.database.outboxSignal.notify();
+    return kind.present(row);
+  }
   await refusingDuplicates(kind, () =>
     inTransaction(db, async (trx) => {
       await recordDatabase(trx)

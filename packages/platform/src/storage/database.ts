@@ -3,8 +3,10 @@ import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { createOutboxSignal, type OutboxSignal } from './outbox-signal.js';
 import type { Schema } from './schema.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
+import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -18,6 +20,10 @@ export interface Database {
   readonly sqliteFile?: string;
   /** PostgreSQL: the pool under Kysely, for what Kysely cannot say (COPY of a freight import). */
   readonly pgPool?: pg.Pool;
+  /** SQLite on a file: the thread that checkpoints its WAL off the event loop (wal-checkpointer.ts). */
+  readonly walCheckpointer?: WalCheckpointer;
+  /** "New outbox events": how the webhook dispatcher hears of a commit before its next poll (outbox-signal.ts). */
+  readonly outboxSignal: OutboxSignal;
   close(): Promise<void>;
 }
 
@@ -68,12 +74,18 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
     const file = url.slice('sqlite:'.length);
     const sqlite = openSqliteConnection(file);
     const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+    const checkpointer = file === ':memory:' ? null : startWalCheckpointer(sqlite, file);
     return {
       db,
       dialect,
       displayUrl: url,
       ...(file === ':memory:' ? {} : { sqliteFile: file }),
-      close: () => db.destroy(),
+      ...(checkpointer ? { walCheckpointer: checkpointer } : {}),
+      outboxSignal: createOutboxSignal('sqlite'),
+      close: async () => {
+        await checkpointer?.stop();
+        await db.destroy();
+      },
     };
   }
   const pool = new pg.Pool({
@@ -89,5 +101,16 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
   // A broken idle connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect, displayUrl: redactUrl(url), pgPool: pool, close: () => db.destroy() };
+  const outboxSignal = createOutboxSignal('postgres', pool.options);
+  return {
+    db,
+    dialect,
+    displayUrl: redactUrl(url),
+    pgPool: pool,
+    outboxSignal,
+    close: async () => {
+      await outboxSignal.close();
+      await db.destroy();
+    },
+  };
 }

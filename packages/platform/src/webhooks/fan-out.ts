@@ -1,6 +1,8 @@
+import { type Kysely, sql } from 'kysely';
 import type { Clock } from '../core/clock.js';
-import type { Random } from '../core/random.js';
+import { type Random, timeOrderedUuid } from '../core/random.js';
 import type { Database } from '../storage/database.js';
+import type { Schema } from '../storage/schema.js';
 import { type ClaimedDelivery, claimOutboxEvents } from './claim-queries.js';
 
 /** Leases the fan-out takes for the worker running it, so it can send at once without a separate claim. */
@@ -36,7 +38,9 @@ export async function fanOutEvents(
   limit: number,
   lease?: FanOutLease,
 ): Promise<FanOutResult> {
-  const nowIso = deps.clock.now().toISOString();
+  const now = deps.clock.now();
+  const nowIso = now.toISOString();
+  if (database.dialect === 'postgres') return fanOutInOneStatement(database.db, now, limit, lease);
   return database.db.transaction().execute(async (trx) => {
     const events = await claimOutboxEvents(trx, database.dialect, limit, nowIso);
     if (events.length === 0) return { events: 0, leased: [] };
@@ -55,7 +59,7 @@ export async function fanOutEvents(
     const leased: FanOutResult['leased'] = [];
     const rows = events.flatMap((event) =>
       (byKey.get(`${event.tenant_id}\u0000${event.topic}`) ?? []).map((subscriptionId) => {
-        const id = deps.random.uuid();
+        const id = timeOrderedUuid(deps.random, now);
         const take = lease !== undefined && leased.length < lease.max;
         if (take)
           leased.push({
@@ -96,4 +100,89 @@ export async function fanOutEvents(
     }
     return { events: events.length, leased: leased.filter((l) => inserted.has(l.claim.id)) };
   });
+}
+
+interface FanOutRow {
+  events: number;
+  id: string | null;
+  event_id: string | null;
+  subscription_id: string | null;
+  fence: number | null;
+  body: string | null;
+}
+
+/**
+ * PostgreSQL: the same fan-out as one statement, so one round trip instead of
+ * five (BEGIN, claim, subscriptions, insert, COMMIT). Measured on the
+ * `webhook-delivery` benchmark, each pg query cost the platform ~100 µs of CPU
+ * whatever it did; at 500 events/s the fan-out was most of them. A single
+ * statement is atomic by itself: claim, inserts and the "dispatched" mark
+ * commit together or not at all, as in the transaction above. Delivery ids are
+ * made in SQL as the SQLite path makes them (UUID v7: the clock's milliseconds,
+ * then random bits). The first `lease.max` new deliveries (by event order) are
+ * leased to the worker; each comes back with its event's body.
+ */
+async function fanOutInOneStatement(
+  db: Kysely<Schema>,
+  now: Date,
+  limit: number,
+  lease: FanOutLease | undefined,
+): Promise<FanOutResult> {
+  const nowIso = now.toISOString();
+  const max = lease?.max ?? 0;
+  const worker = lease?.worker ?? null;
+  const leaseUntil = lease?.leaseUntilIso ?? null;
+  const { rows } = await sql<FanOutRow>`
+    with claimed as (
+      update outbox_events set dispatched_at = ${nowIso}
+      where seq in (
+        select seq from outbox_events where dispatched_at is null order by seq limit ${limit} for update skip locked
+      )
+      returning seq, id, tenant_id, topic, body, created_at
+    ),
+    targets as (
+      select c.id as event_id, c.tenant_id, c.topic, c.created_at, s.id as subscription_id,
+             row_number() over (order by c.seq, s.id) as n,
+             lpad(to_hex(${now.getTime()}::bigint), 12, '0') || '7'
+               || substr(replace(gen_random_uuid()::text, '-', ''), 14) as hex
+      from claimed c
+      join webhook_subscriptions s on s.tenant_id = c.tenant_id and s.topic = c.topic and s.state = 'active'
+    ),
+    inserted as (
+      insert into webhook_deliveries (
+        id, event_id, subscription_id, tenant_id, topic, state, next_attempt_at,
+        lease_owner, lease_until, fence, event_created_at, created_at, updated_at
+      )
+      select
+        substr(hex, 1, 8) || '-' || substr(hex, 9, 4) || '-' || substr(hex, 13, 4) || '-'
+          || substr(hex, 17, 4) || '-' || substr(hex, 21, 12),
+        event_id, subscription_id, tenant_id, topic, 'pending', ${nowIso},
+        case when n <= ${max} then ${worker}::text end,
+        case when n <= ${max} then ${leaseUntil}::text end,
+        case when n <= ${max} then 1 else 0 end,
+        created_at, ${nowIso}, ${nowIso}
+      from targets
+      on conflict (event_id, subscription_id) do nothing
+      returning id, event_id, subscription_id, fence
+    )
+    select (select count(*) from claimed)::int as events,
+           i.id, i.event_id, i.subscription_id, i.fence,
+           case when i.fence = 1 then c.body end as body
+    from claimed c left join inserted i on i.event_id = c.id
+  `.execute(db);
+  const leased: FanOutResult['leased'] = [];
+  for (const row of rows) {
+    if (row.id === null || row.fence !== 1 || row.body === null) continue;
+    leased.push({
+      claim: {
+        id: row.id,
+        event_id: row.event_id as string,
+        subscription_id: row.subscription_id as string,
+        attempts: 0,
+        fence: 1,
+      },
+      body: row.body,
+    });
+  }
+  return { events: rows[0]?.events ?? 0, leased };
 }

@@ -8,6 +8,8 @@ import { shippingMethods } from './0008-shipping-methods.js';
 import { standardWebhooks } from './0009-standard-webhooks.js';
 import { attemptRequests } from './0010-attempt-requests.js';
 import { operatorSessions } from './0011-operator-sessions.js';
+import { outboxUndispatchedIndex } from './0012-outbox-undispatched-index.js';
+import { outboxNotify } from './0013-outbox-notify.js';
 import type { MigrationFactory } from './helpers.js';
 
 /**
@@ -25,4 +27,6 @@ export const migrations: Record<string, MigrationFactory> = {
   '0009-standard-webhooks': standardWebhooks,
   '0010-attempt-requests': attemptRequests,
   '0011-operator-sessions': operatorSessions,
+  '0012-outbox-undispatched-index': outboxUndispatchedIndex,
+  '0013-outbox-notify': outboxNotify,
 };

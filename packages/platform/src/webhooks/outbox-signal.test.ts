@@ -1,0 +1,135 @@
+import { sql } from 'kysely';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type LoopbackReceiver, startReceiver } from '../../test/webhooks/loopback-receiver.js';
+import { dispatcherOf, recordChange, sellerWithToken, signup } from '../../test/webhooks/webhook-kit.js';
+import { createTestPlatform, TEST_ADMIN_TOKEN, type TestPlatform, testDatabaseTargets, testTls } from '../testing.js';
+import type { WebhookDispatcher } from './webhook-dispatcher.js';
+
+/** Polls `check` every 10 ms until it holds, failing after `deadlineMs`. */
+async function until(what: string, check: () => boolean | Promise<boolean>, deadlineMs = 5_000): Promise<void> {
+  const end = Date.now() + deadlineMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`${what}: not after ${deadlineMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+// A poll this long cannot deliver within the tests' 5 s deadlines: only the outbox signal can.
+const SLEEPY = { pollIntervalMs: 600_000, maxPollIntervalMs: 600_000 };
+
+describe.each(testDatabaseTargets())('outbox signal on $dialect (issue 22)', (target) => {
+  let platform: TestPlatform;
+  let hooks: LoopbackReceiver;
+  let dispatcher: WebhookDispatcher | null = null;
+
+  beforeAll(async () => {
+    platform = await createTestPlatform(target, { outboundCa: testTls.ca });
+  });
+  afterEach(async () => {
+    await dispatcher?.stop();
+    dispatcher = null;
+    await hooks?.close();
+  });
+  afterAll(() => platform.close());
+
+  /** A running dispatcher that has finished its first pass and now sleeps for ten minutes. */
+  async function sleepingDispatcher(): Promise<WebhookDispatcher> {
+    const running = dispatcherOf(platform, SLEEPY);
+    running.start();
+    await until('the signal listening', () => platform.database.outboxSignal.listening());
+    await until('a first pass', () => running.stats().passes >= 1);
+    // PostgreSQL: the LISTEN connection's own "look now" pass, once connected.
+    if (target.dialect === 'postgres') await until('the pass after connecting', () => running.stats().passes >= 2);
+    return running;
+  }
+
+  it('W6 / issue 22: an event committed while the dispatcher sleeps between polls is delivered at once, not at the next poll', async () => {
+    hooks = await startReceiver({ tls: true });
+    const seller = await sellerWithToken(platform);
+    await signup(platform, seller, 'v1', hooks.url);
+    dispatcher = await sleepingDispatcher();
+    const passes = dispatcher.stats().passes;
+
+    const recordId = platform.app.platform.random.uuid();
+    await recordChange(platform, { tenantId: seller.tenantId, recordId });
+    const [request] = await hooks.waitFor(1, 5_000);
+    expect(JSON.parse(request!.raw.toString('utf8')).data.params.id).toBe(recordId);
+    expect(dispatcher.stats().passes).toBeGreaterThan(passes);
+
+    // Several commits in a row: each is heard, none waits for the poll.
+    for (let i = 0; i < 5; i++) await recordChange(platform, { tenantId: seller.tenantId });
+    expect(await hooks.waitFor(6, 5_000)).toHaveLength(6);
+  });
+
+  it('W6 / issue 22: an order written through the admin API is delivered at once too', async () => {
+    hooks = await startReceiver({ tls: true });
+    const seller = await sellerWithToken(platform);
+    await signup(platform, seller, 'v1', hooks.url, ['order']);
+    dispatcher = await sleepingDispatcher();
+    const created = await platform.app.inject({
+      method: 'POST',
+      url: `/admin/v1/tenants/${seller.tenantId}/orders`,
+      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+      payload: { customer: { id: 'c1', name: 'Ana' }, items: [{ sku: 'A', quantity: 1, price: 5 }] },
+    });
+    expect(created.statusCode).toBe(201);
+    const [request] = await hooks.waitFor(1, 5_000);
+    expect(JSON.parse(request!.raw.toString('utf8'))).toMatchObject({
+      data: { status: 'CREATION', params: { id: created.json().id } },
+      topic: 'order',
+    });
+  });
+
+  it('W6 / issue 22: a rolled-back write wakes the dispatcher for nothing and sends nothing', async () => {
+    hooks = await startReceiver({ tls: true });
+    const seller = await sellerWithToken(platform);
+    await signup(platform, seller, 'v1', hooks.url);
+    dispatcher = await sleepingDispatcher();
+    const { appendEvent } = await import('../records/outbox.js');
+    await expect(
+      platform.database.db.transaction().execute(async (trx) => {
+        await appendEvent(
+          trx,
+          {
+            tenantId: seller.tenantId,
+            topic: 'sac_ticket',
+            status: 'CREATION',
+            recordId: 'r1',
+            resource: '/seller/v0/tickets/r1',
+          },
+          platform.app.platform,
+        );
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    // The next committed event is the only one delivered.
+    const recordId = platform.app.platform.random.uuid();
+    await recordChange(platform, { tenantId: seller.tenantId, recordId });
+    const received = await hooks.waitFor(1, 5_000);
+    expect(received.map((r) => JSON.parse(r.raw.toString('utf8')).data.params.id)).toEqual([recordId]);
+    await dispatcher.stop();
+    dispatcher = null;
+    expect(hooks.received).toHaveLength(1);
+  });
+
+  it.runIf(target.dialect === 'postgres')(
+    'issue 22: when the LISTEN connection is cut, it reconnects by itself and the next commit is heard again',
+    async () => {
+      hooks = await startReceiver({ tls: true });
+      const seller = await sellerWithToken(platform);
+      await signup(platform, seller, 'v1', hooks.url);
+      dispatcher = await sleepingDispatcher();
+      const pid = platform.database.outboxSignal.listenerPid();
+      expect(pid).toEqual(expect.any(Number));
+      await sql`select pg_terminate_backend(${pid})`.execute(platform.database.db);
+      await until('a new LISTEN connection', () => {
+        const now = platform.database.outboxSignal.listenerPid();
+        return now !== null && now !== pid;
+      });
+      const recordId = platform.app.platform.random.uuid();
+      await recordChange(platform, { tenantId: seller.tenantId, recordId });
+      const [request] = await hooks.waitFor(1, 5_000);
+      expect(JSON.parse(request!.raw.toString('utf8')).data.params.id).toBe(recordId);
+    },
+  );
+});
