@@ -58,21 +58,42 @@ export interface ClaimedDelivery {
 
 /**
  * Leases up to `limit` due deliveries to `worker` until `leaseUntilIso`, and
- * increments each one's fencing token. A delivery whose lease expired (its
- * worker died or stalled) is due again. `skipSubscriptions` leaves out
- * endpoints this worker already has enough requests in flight to.
+ * increments each one's fencing token. `which` picks the deliveries:
+ *
+ * - `unleased`: due and held by nobody (retries, fan-out beyond a worker's
+ *   room, released leases). Their partial index (migration 0015) holds only
+ *   such rows: a delivery the fan-out leased and sent never enters it, so the
+ *   claim a dispatcher runs every poll does not walk the row versions that
+ *   every successful delivery leaves behind (on PostgreSQL, 18,871 dead
+ *   entries read per empty claim after a 10,000-event backlog, 21 ms).
+ * - `expired`: held under a lease that ran out (its worker died or stalled).
+ *   Rarer, and looked for less often (once per lease renewal period).
+ *
+ * `skipSubscriptions` leaves out endpoints this worker already has enough
+ * requests in flight to. The state is a literal, not a parameter, so that
+ * SQLite matches the partial indexes.
  */
 export async function claimDueDeliveries(
   db: Kysely<Schema>,
   dialect: DialectName,
-  options: { worker: string; limit: number; nowIso: string; leaseUntilIso: string; skipSubscriptions: readonly string[] },
+  options: {
+    worker: string;
+    limit: number;
+    nowIso: string;
+    leaseUntilIso: string;
+    skipSubscriptions: readonly string[];
+    which: 'unleased' | 'expired';
+  },
 ): Promise<ClaimedDelivery[]> {
   let due = db
     .selectFrom('webhook_deliveries')
     .select('id')
-    .where('state', '=', 'pending')
-    .where('next_attempt_at', '<=', options.nowIso)
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', options.nowIso)]));
+    .where('state', '=', sql.lit('pending'))
+    .where('next_attempt_at', '<=', options.nowIso);
+  due =
+    options.which === 'unleased'
+      ? due.where('lease_until', 'is', null)
+      : due.where('lease_until', 'is not', null).where('lease_until', '<=', options.nowIso);
   if (options.skipSubscriptions.length > 0) due = due.where('subscription_id', 'not in', options.skipSubscriptions);
   const claimable = lockForClaim(due.orderBy('next_attempt_at').limit(options.limit), dialect);
   return db

@@ -130,6 +130,8 @@ export class WebhookDispatcher {
   #signalled = false;
   /** When the running loop last looked for due deliveries (performance.now()). */
   #lastClaimAt = Number.NEGATIVE_INFINITY;
+  /** …and last looked for deliveries under an expired lease. */
+  #lastExpiredClaimAt = Number.NEGATIVE_INFINITY;
   #unsubscribe: (() => void) | null = null;
   /** Deliveries this worker holds a lease on (queued or in flight), by id: what a renewal extends. */
   readonly #held = new Map<string, ClaimedDelivery>();
@@ -201,25 +203,35 @@ export class WebhookDispatcher {
     return events;
   }
 
-  /** Claims due deliveries up to free capacity and starts sending them; returns how many were claimed. */
-  async claimAndSend(): Promise<number> {
-    const limit = Math.min(this.#batchSize, this.#maxInFlight - this.#inFlight - this.#queued());
-    if (limit <= 0) return 0;
-    const now = this.#deps.clock.now();
-    // Endpoints that already have a full queue here are left out: one slow receiver cannot fill this worker.
-    const buffered = [...this.#originBySubscription]
-      .filter(([, origin]) => (this.#queues.get(origin)?.length ?? 0) >= this.#perEndpoint)
-      .map(([id]) => id);
-    const claims = await claimDueDeliveries(this.#deps.database.db, this.#deps.database.dialect, {
-      worker: this.worker,
-      limit,
-      nowIso: now.toISOString(),
-      leaseUntilIso: new Date(now.getTime() + this.#leaseMs).toISOString(),
-      skipSubscriptions: buffered,
-    });
-    if (claims.length === 0) return 0;
-    await this.#enqueue(claims, null, now, now.getTime() + this.#leaseMs);
-    return claims.length;
+  /**
+   * Claims due deliveries up to free capacity and starts sending them; returns
+   * how many were claimed. Those under an expired lease are looked for too
+   * unless `expired` is false (the running loop looks for them once per lease
+   * renewal period: a crashed worker's deliveries wait a lease anyway).
+   */
+  async claimAndSend(options: { expired?: boolean } = {}): Promise<number> {
+    let claimed = 0;
+    for (const which of options.expired === false ? (['unleased'] as const) : (['unleased', 'expired'] as const)) {
+      const limit = Math.min(this.#batchSize, this.#maxInFlight - this.#inFlight - this.#queued());
+      if (limit <= 0) break;
+      const now = this.#deps.clock.now();
+      // Endpoints that already have a full queue here are left out: one slow receiver cannot fill this worker.
+      const buffered = [...this.#originBySubscription]
+        .filter(([, origin]) => (this.#queues.get(origin)?.length ?? 0) >= this.#perEndpoint)
+        .map(([id]) => id);
+      const claims = await claimDueDeliveries(this.#deps.database.db, this.#deps.database.dialect, {
+        worker: this.worker,
+        limit,
+        nowIso: now.toISOString(),
+        leaseUntilIso: new Date(now.getTime() + this.#leaseMs).toISOString(),
+        skipSubscriptions: buffered,
+        which,
+      });
+      if (claims.length === 0) continue;
+      await this.#enqueue(claims, null, now, now.getTime() + this.#leaseMs);
+      claimed += claims.length;
+    }
+    return claimed;
   }
 
   /** Queues claimed deliveries per endpoint origin and starts sending; bodies are read unless the fan-out had them. */
@@ -377,7 +389,9 @@ export class WebhookDispatcher {
         const claimDue = !this.#signalled || performance.now() - this.#lastClaimAt >= this.#pollMs;
         this.#signalled = false;
         if (claimDue) this.#lastClaimAt = performance.now();
-        const claimed = claimDue ? await this.claimAndSend() : 0;
+        const expired = claimDue && performance.now() - this.#lastExpiredClaimAt >= this.#renewMs;
+        if (expired) this.#lastExpiredClaimAt = performance.now();
+        const claimed = claimDue ? await this.claimAndSend({ expired }) : 0;
         const fanned = await this.fanOut();
         busy = fanned > 0 || claimed > 0;
       } catch (error) {

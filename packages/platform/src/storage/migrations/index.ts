@@ -10,6 +10,8 @@ import { attemptRequests } from './0010-attempt-requests.js';
 import { operatorSessions } from './0011-operator-sessions.js';
 import { outboxUndispatchedIndex } from './0012-outbox-undispatched-index.js';
 import { outboxNotify } from './0013-outbox-notify.js';
+import { queueAutovacuum } from './0014-queue-autovacuum.js';
+import { claimIndexes } from './0015-claim-indexes.js';
 import type { MigrationFactory } from './helpers.js';
 
 /**
@@ -29,4 +31,6 @@ export const migrations: Record<string, MigrationFactory> = {
   '0011-operator-sessions': operatorSessions,
   '0012-outbox-undispatched-index': outboxUndispatchedIndex,
   '0013-outbox-notify': outboxNotify,
+  '0014-queue-autovacuum': queueAutovacuum,
+  '0015-claim-indexes': claimIndexes,
 };
