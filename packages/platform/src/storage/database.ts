@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
-import { createOutboxSignal, type OutboxSignal } from './outbox-signal.js';
+import { localOutboxSignal, type OutboxSignal, postgresOutboxSignal } from './outbox-signal.js';
 import type { Schema } from './schema.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
@@ -81,7 +81,7 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
       displayUrl: url,
       ...(file === ':memory:' ? {} : { sqliteFile: file }),
       ...(checkpointer ? { walCheckpointer: checkpointer } : {}),
-      outboxSignal: createOutboxSignal('sqlite'),
+      outboxSignal: localOutboxSignal(),
       close: async () => {
         await checkpointer?.stop();
         await db.destroy();
@@ -101,7 +101,7 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
   // A broken idle connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
-  const outboxSignal = createOutboxSignal('postgres', pool.options);
+  const outboxSignal = postgresOutboxSignal(pool.options);
   return {
     db,
     dialect,

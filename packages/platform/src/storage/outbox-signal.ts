@@ -1,5 +1,4 @@
 import pg from 'pg';
-import type { DialectName } from './database.js';
 
 /**
  * "The outbox has new events": lets the webhook dispatcher start a pass the
@@ -170,7 +169,12 @@ class PostgresOutboxSignal implements OutboxSignal {
   }
 }
 
-/** The signal for a database: in-process on SQLite, LISTEN/NOTIFY on PostgreSQL (`config`: the pool's connection settings). */
-export function createOutboxSignal(dialect: DialectName, config?: pg.ClientConfig): OutboxSignal {
-  return dialect === 'postgres' ? new PostgresOutboxSignal(config ?? {}) : new LocalOutboxSignal();
+/** SQLite's signal: in process (one process writes a SQLite file). */
+export function localOutboxSignal(): OutboxSignal {
+  return new LocalOutboxSignal();
+}
+
+/** PostgreSQL's signal: LISTEN on a connection made with `config` (the pool's settings, search_path included). */
+export function postgresOutboxSignal(config: pg.ClientConfig): OutboxSignal {
+  return new PostgresOutboxSignal(config);
 }
