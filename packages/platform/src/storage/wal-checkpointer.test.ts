@@ -3,16 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { pollUntil } from '../testing.js';
 import { type Database, openDatabase } from './database.js';
 
-/** Polls `check` every 10 ms until it holds, failing after `deadlineMs`. */
-async function until(what: string, check: () => boolean | Promise<boolean>, deadlineMs = 10_000): Promise<void> {
-  const end = Date.now() + deadlineMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`${what}: not after ${deadlineMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+/** Waits for `check` to hold (the shared pollUntil, every 10 ms), failing after `deadlineMs`. */
+const until = (what: string, check: () => boolean | Promise<boolean>, deadlineMs = 10_000) =>
+  pollUntil(what, async () => (await check()) || undefined, { deadlineMs, intervalMs: 10 });
 
 async function autocheckpoint(database: Database): Promise<number> {
   const { rows } = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(database.db);

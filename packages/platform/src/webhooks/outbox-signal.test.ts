@@ -2,17 +2,12 @@ import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type LoopbackReceiver, startReceiver } from '../../test/webhooks/loopback-receiver.js';
 import { dispatcherOf, recordChange, sellerWithToken, signup } from '../../test/webhooks/webhook-kit.js';
-import { createTestPlatform, TEST_ADMIN_TOKEN, type TestPlatform, testDatabaseTargets, testTls } from '../testing.js';
+import { createTestPlatform, pollUntil, TEST_ADMIN_TOKEN, type TestPlatform, testDatabaseTargets, testTls } from '../testing.js';
 import type { WebhookDispatcher } from './webhook-dispatcher.js';
 
-/** Polls `check` every 10 ms until it holds, failing after `deadlineMs`. */
-async function until(what: string, check: () => boolean | Promise<boolean>, deadlineMs = 5_000): Promise<void> {
-  const end = Date.now() + deadlineMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`${what}: not after ${deadlineMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+/** Waits for `check` to hold (the shared pollUntil, every 10 ms), failing after `deadlineMs`. */
+const until = (what: string, check: () => boolean | Promise<boolean>, deadlineMs = 5_000) =>
+  pollUntil(what, async () => (await check()) || undefined, { deadlineMs, intervalMs: 10 });
 
 // A poll this long cannot deliver within the tests' 5 s deadlines: only the outbox signal can.
 const SLEEPY = { pollIntervalMs: 600_000, maxPollIntervalMs: 600_000 };
