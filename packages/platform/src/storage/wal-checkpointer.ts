@@ -1,6 +1,6 @@
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type SqliteDatabase from 'better-sqlite3';
+import { startSqliteThread } from './sqlite-thread.js';
 
 /** SQLite's own default: the writer checkpoints once the WAL holds this many pages. */
 const WRITER_AUTOCHECKPOINT_PAGES = 1000;
@@ -12,9 +12,7 @@ const WRITER_AUTOCHECKPOINT_PAGES = 1000;
 const FALLBACK_AUTOCHECKPOINT_PAGES = 8000;
 
 /**
- * The checkpointer thread: plain JavaScript evaluated from this string, so it
- * runs the same from TypeScript sources (tests) and from dist/ (as the quote
- * log's writer thread does). A PASSIVE checkpoint copies what it can without
+ * The checkpointer thread (sqlite-thread.ts). A PASSIVE checkpoint copies what it can without
  * waiting on readers or the writer; with nothing new in the WAL it returns at
  * once, without a sync.
  */
@@ -72,12 +70,7 @@ export function startWalCheckpointer(
   options: { intervalMs?: number } = {},
 ): WalCheckpointer {
   writer.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
-  const thread = new Worker(WORKER_SOURCE, {
-    eval: true,
-    // Not the parent's flags: a loader (tsx) or --input-type=module would change how this CommonJS source runs.
-    execArgv: [],
-    workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3'), intervalMs: options.intervalMs ?? 100 },
-  });
+  const thread = startSqliteThread(WORKER_SOURCE, { file, intervalMs: options.intervalMs ?? 100 });
   let frames = 0;
   let running = true;
   thread.on('message', (message: { checkpointedFrames?: number }) => {

@@ -1,9 +1,9 @@
-import { createRequire } from 'node:module';
 import { basename, dirname, extname, join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { Kysely, type Migration, Migrator, SqliteDialect } from 'kysely';
 import { type Database, openSqliteConnection } from '../../storage/database.js';
 import { withStatementCache } from '../../storage/sqlite-statement-cache.js';
+import { startSqliteThread } from '../../storage/sqlite-thread.js';
 import { insertQuoteCalls, type QuoteCallRecord, type QuoteLogTables } from './quote-call-rows.js';
 import type { QuoteLogStore } from './quote-log-store.js';
 
@@ -65,10 +65,8 @@ const COLUMNS = [
 ] as const satisfies readonly (keyof QuoteCallRecord)[];
 
 /**
- * The writer thread: plain JavaScript evaluated from this string, so it runs
- * the same from TypeScript sources (tests) and from dist/. It gets
- * better-sqlite3's resolved path, since an evaluated worker cannot resolve
- * packages, and the INSERT compiled by Kysely on the main thread.
+ * The writer thread (storage/sqlite-thread.ts). It gets the INSERT compiled
+ * by Kysely on the main thread.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -196,12 +194,7 @@ class OpenLogFile {
       await moveEarlierRows(platformDatabase, db);
       const placeholder = Object.fromEntries(COLUMNS.map((column) => [column, null])) as unknown as QuoteCallRecord;
       const insertSql = insertQuoteCalls(db, [placeholder]).compile().sql;
-      worker = new Worker(WORKER_SOURCE, {
-        eval: true,
-        // Not the parent's flags: a loader (tsx) or --input-type=module would change how this CommonJS source runs.
-        execArgv: [],
-        workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3'), insertSql, columns: COLUMNS },
-      });
+      worker = startSqliteThread(WORKER_SOURCE, { file, insertSql, columns: COLUMNS });
     } catch (error) {
       await db.destroy();
       throw error;
