@@ -84,7 +84,7 @@ class PostgresOutboxSignal implements OutboxSignal {
   readonly #listeners = new Listeners();
   readonly #config: pg.ClientConfig;
   #client: pg.Client | null = null;
-  #connected = false;
+  /** The LISTEN connection's server process once it listens; null while there is none. */
   #pid: number | null = null;
   #retry: NodeJS.Timeout | null = null;
   #closed = false;
@@ -105,11 +105,11 @@ class PostgresOutboxSignal implements OutboxSignal {
   }
 
   listening(): boolean {
-    return this.#connected;
+    return this.#pid !== null;
   }
 
   listenerPid(): number | null {
-    return this.#connected ? this.#pid : null;
+    return this.#pid;
   }
 
   async close(): Promise<void> {
@@ -124,7 +124,7 @@ class PostgresOutboxSignal implements OutboxSignal {
     const lost = () => {
       if (this.#client !== client) return;
       this.#client = null;
-      this.#connected = false;
+      this.#pid = null;
       client.end().catch(() => {});
       this.#scheduleReconnect();
     };
@@ -136,13 +136,12 @@ class PostgresOutboxSignal implements OutboxSignal {
         await client.query<{ schema: string; pid: number }>('select current_schema() as schema, pg_backend_pid() as pid')
       ).rows;
       const schema = session?.schema;
-      this.#pid = session?.pid ?? null;
       client.on('notification', (message) => {
         if (message.channel === OUTBOX_CHANNEL && message.payload === schema) this.#listeners.emit();
       });
       await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
       if (this.#client !== client) return;
-      this.#connected = true;
+      this.#pid = session?.pid ?? null;
       // Events committed while no connection listened were not heard: look once now.
       this.#listeners.emit();
     } catch {
@@ -164,7 +163,7 @@ class PostgresOutboxSignal implements OutboxSignal {
     this.#retry = null;
     const client = this.#client;
     this.#client = null;
-    this.#connected = false;
+    this.#pid = null;
     await client?.end().catch(() => {});
   }
 }
