@@ -18,8 +18,7 @@ import {
  * (spec-notes W6), so a webhook announces exactly the changes that committed.
  */
 
-/** What every record write needs: time and ids come from the platform's injected seams. */
-/** What a write needs: the clock and ids, and the database whose outbox signal wakes the dispatcher. */
+/** What every record write needs: time and ids from the injected seams, and the database its outbox event signals. */
 export type RecordWriteDeps = OutboxDeps;
 
 /**

@@ -3,7 +3,8 @@ import type { DialectName } from '../storage/database.js';
 import type { Schema } from '../storage/schema.js';
 
 /**
- * The one place where claiming differs by dialect (spec-notes W6).
+ * Where claiming differs by dialect (spec-notes W6); the PostgreSQL fan-out
+ * (fan-out.ts) inlines the same outbox claim in its one statement.
  * Both claims are a single `UPDATE … WHERE key IN (SELECT … LIMIT n) RETURNING`;
  * on PostgreSQL the inner SELECT adds `FOR UPDATE SKIP LOCKED`, so concurrent
  * dispatchers each take different rows without waiting on one another. SQLite

@@ -75,7 +75,7 @@ describe.each(testDatabaseTargets())('outbox signal on $dialect (issue 22)', (ta
     });
   });
 
-  it('W6 / issue 22: a rolled-back write wakes the dispatcher for nothing and sends nothing', async () => {
+  it('W6 / issue 22: a write rolled back after signalling sends nothing, and the next committed event is still delivered at once', async () => {
     hooks = await startReceiver({ tls: true });
     const seller = await sellerWithToken(platform);
     await signup(platform, seller, 'v1', hooks.url);

@@ -397,7 +397,7 @@ export class WebhookDispatcher {
       } catch (error) {
         this.#deps.log?.error({ err: error }, 'webhook dispatcher pass failed');
       }
-      // An empty claim still scans the due rows of saturated endpoints: back off (up to 250 ms)
+      // An empty claim still scans the due rows of saturated endpoints: back off (up to maxPollIntervalMs)
       // until something changes (new events, a claim that found work, an endpoint's queue running dry).
       this.#lastPassAt = this.#deps.clock.now().getTime();
       this.#passes += 1;
