@@ -20,20 +20,3 @@ export const cryptoRandom: Random = {
 export function randomToken(random: Random, length = 32): string {
   return random.bytes(length).toString('base64url');
 }
-
-/**
- * A UUID version 7 (RFC 9562): 48 bits of Unix milliseconds, then random bits.
- * Ids made one after another sort together, so rows keyed by them are appended
- * to the end of their indexes instead of scattered over them: for the outbox
- * and the delivery table, written thousands of rows a second, that is fewer
- * pages touched per commit.
- */
-export function timeOrderedUuid(random: Random, at: Date): string {
-  const bytes = random.bytes(16);
-  const ms = at.getTime();
-  bytes.writeUIntBE(ms, 0, 6);
-  bytes[6] = 0x70 | ((bytes[6] as number) & 0x0f);
-  bytes[8] = 0x80 | ((bytes[8] as number) & 0x3f);
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}

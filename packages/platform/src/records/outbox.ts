@@ -1,7 +1,7 @@
 import type { Topic } from '@feira/contract';
 import type { Insertable, Kysely } from 'kysely';
 import type { Clock } from '../core/clock.js';
-import { type Random, timeOrderedUuid } from '../core/random.js';
+import type { Random } from '../core/random.js';
 import type { Database } from '../storage/database.js';
 import type { Schema } from '../storage/schema.js';
 import type { RecordTables } from './record-tables.js';
@@ -34,7 +34,7 @@ export interface OutboxDeps {
 export function outboxEventRow(change: RecordChange, deps: OutboxDeps): Insertable<RecordTables['outbox_events']> {
   const createdAt = deps.clock.now();
   return {
-    id: timeOrderedUuid(deps.random, createdAt),
+    id: deps.random.uuid(),
     tenant_id: change.tenantId,
     topic: change.topic,
     status: change.status,

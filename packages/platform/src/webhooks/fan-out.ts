@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Clock } from '../core/clock.js';
-import { type Random, timeOrderedUuid } from '../core/random.js';
+import type { Random } from '../core/random.js';
 import type { Database } from '../storage/database.js';
 import type { Schema } from '../storage/schema.js';
 import { type ClaimedDelivery, claimOutboxEvents } from './claim-queries.js';
@@ -38,8 +38,7 @@ export async function fanOutEvents(
   limit: number,
   lease?: FanOutLease,
 ): Promise<FanOutResult> {
-  const now = deps.clock.now();
-  const nowIso = now.toISOString();
+  const nowIso = deps.clock.now().toISOString();
   if (database.dialect === 'postgres') return fanOutInOneStatement(database.db, nowIso, limit, lease);
   return database.db.transaction().execute(async (trx) => {
     const events = await claimOutboxEvents(trx, database.dialect, limit, nowIso);
@@ -59,7 +58,7 @@ export async function fanOutEvents(
     const leased: FanOutResult['leased'] = [];
     const rows = events.flatMap((event) =>
       (byKey.get(`${event.tenant_id}\u0000${event.topic}`) ?? []).map((subscriptionId) => {
-        const id = timeOrderedUuid(deps.random, now);
+        const id = deps.random.uuid();
         const take = lease !== undefined && leased.length < lease.max;
         if (take)
           leased.push({
@@ -118,8 +117,7 @@ interface FanOutRow {
  * whatever it did; at 500 events/s the fan-out was most of them. A single
  * statement is atomic by itself: claim, inserts and the "dispatched" mark
  * commit together or not at all, as in the transaction above. Delivery ids are
- * PostgreSQL's own random UUIDs (not the time-ordered ones of the SQLite path,
- * whose benefit was measured on SQLite's page writes only). The first `lease.max` new deliveries (by event order) are
+ * random UUIDs, as on SQLite. The first `lease.max` new deliveries (by event order) are
  * leased to the worker; each comes back with its event's body.
  */
 async function fanOutInOneStatement(
