@@ -2,6 +2,7 @@ import type { Topic } from '@feira/contract';
 import type { Insertable, Kysely } from 'kysely';
 import type { Clock } from '../core/clock.js';
 import type { Random } from '../core/random.js';
+import { timeOrderedUuid } from '../core/uuid-v7.js';
 import type { Database } from '../storage/database.js';
 import type { Schema } from '../storage/schema.js';
 import type { RecordTables } from './record-tables.js';
@@ -34,7 +35,8 @@ export interface OutboxDeps {
 export function outboxEventRow(change: RecordChange, deps: OutboxDeps): Insertable<RecordTables['outbox_events']> {
   const createdAt = deps.clock.now();
   return {
-    id: deps.random.uuid(),
+    // Time-ordered: appended to the outbox's id index, and to the deliveries' (event_id, subscription_id) index after it.
+    id: timeOrderedUuid(deps.random, createdAt),
     tenant_id: change.tenantId,
     topic: change.topic,
     status: change.status,

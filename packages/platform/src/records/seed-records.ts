@@ -1,13 +1,14 @@
 import { CompiledQuery, type Kysely, sql } from 'kysely';
 import type { Clock } from '../core/clock.js';
 import type { Random } from '../core/random.js';
+import { UUID_V7_RANDOM_BYTES, uuidV7 } from '../core/uuid-v7.js';
 import type { Database } from '../storage/database.js';
 import type { Schema } from '../storage/schema.js';
 import { withIndexesRebuiltAfter } from './bulk-load-indexes.js';
 import type { RecordKeyColumn, RecordKind, RecordTable, SeedRowContext } from './record-kind.js';
 import { RECORD_KINDS } from './record-kinds.js';
 import { assertTenantExists } from './record-write.js';
-import { fastGenerator, isoTimestamps, UUID_V7_RANDOM_BYTES, uuidV7 } from './seed-records-values.js';
+import { fastGenerator, isoTimestamps } from './seed-records-values.js';
 
 /** How many records of each kind to create, by table name. */
 export type SeedCounts = Partial<Record<RecordTable, number>>;

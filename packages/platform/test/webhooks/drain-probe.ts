@@ -8,8 +8,9 @@
 // wall rates move with the other processes, CPU time much less.
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { sql } from 'kysely';
 import { appendEvent } from '../../src/records/outbox.js';
-import { createTestPlatform, testDatabaseTargets, testTls } from '../../src/testing.js';
+import { createTestPlatform, ManualClock, testDatabaseTargets, testTls } from '../../src/testing.js';
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js';
 import { forkThroughputReceiver } from './forked-receiver.js';
 import { sellerWithToken, signup } from './webhook-kit.js';
@@ -21,7 +22,10 @@ const { url, stats } = receiver;
 // PROBE_DIALECT=postgres (with FEIRA_TEST_DATABASE_URL) drains from PostgreSQL; its server's CPU is not counted.
 const target = testDatabaseTargets().find((t) => t.dialect === (process.env.PROBE_DIALECT ?? 'sqlite'));
 if (!target) throw new Error('PROBE_DIALECT names a database that is not configured');
-const platform = await createTestPlatform(target, { outboundCa: testTls.ca });
+// The wall clock, as `feira start` runs: a frozen test clock would give every time-ordered id the same millisecond.
+const clock = new ManualClock();
+clock.now = () => new Date();
+const platform = await createTestPlatform(target, { outboundCa: testTls.ca, clock });
 const seller = await sellerWithToken(platform);
 await signup(platform, seller, 'v1', url, ['order']);
 const commit = (count: number, from: number) =>
@@ -35,6 +39,8 @@ const commit = (count: number, from: number) =>
     }
   });
 for (let i = 0; i < N; i += 1000) await commit(Math.min(1000, N - i), i);
+for (const statement of (process.env.PROBE_SQL ?? '').split(';').filter((x) => x.trim()))
+  await sql.raw(statement).execute(platform.database.db);
 const dispatcher = new WebhookDispatcher(platform.app.platform, JSON.parse(process.env.PROBE_OPTIONS ?? '{}'));
 let session: Session | null = null;
 if (profileFile) {
