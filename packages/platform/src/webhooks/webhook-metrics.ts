@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Database } from '../storage/database.js';
 
@@ -66,12 +67,14 @@ export function registerBacklogGauges(registry: Registry, database: Database, no
     help: 'Deliveries waiting for their next attempt (including retries scheduled later)',
     registers: [registry],
     async collect() {
-      const row = await database.db
-        .selectFrom('webhook_deliveries')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('state', '=', 'pending')
-        .executeTakeFirst();
-      this.set(Number(row?.n ?? 0));
+      let pending = 0;
+      for (const leased of [false, true]) {
+        const row = await pendingDeliveries(database, leased)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirst();
+        pending += Number(row?.n ?? 0);
+      }
+      this.set(pending);
     },
   });
   new Gauge({
@@ -84,13 +87,31 @@ export function registerBacklogGauges(registry: Registry, database: Database, no
         .select((eb) => eb.fn.min('created_at').as('oldest'))
         .where('dispatched_at', 'is', null)
         .executeTakeFirst();
-      const delivery = await database.db
-        .selectFrom('webhook_deliveries')
-        .select((eb) => eb.fn.min('event_created_at').as('oldest'))
-        .where('state', '=', 'pending')
-        .executeTakeFirst();
-      const oldest = [outbox?.oldest, delivery?.oldest].filter((v): v is string => typeof v === 'string').sort()[0];
+      const deliveries = [];
+      for (const leased of [false, true]) {
+        deliveries.push(
+          await pendingDeliveries(database, leased)
+            .select((eb) => eb.fn.min('event_created_at').as('oldest'))
+            .executeTakeFirst(),
+        );
+      }
+      const oldest = [outbox?.oldest, ...deliveries.map((d) => d?.oldest)]
+        .filter((v): v is string => typeof v === 'string')
+        .sort()[0];
       this.set(oldest ? Math.max(0, (now().getTime() - Date.parse(oldest)) / 1000) : 0);
     },
   });
+}
+
+/**
+ * Pending deliveries held by nobody, or under a lease: each half is one of the
+ * claims' partial indexes (migration 0015), so a gauge reads only pending rows,
+ * never the succeeded ones that make up most of the table. The state is a
+ * literal so that SQLite matches the indexes' `WHERE`.
+ */
+function pendingDeliveries(database: Database, leased: boolean) {
+  return database.db
+    .selectFrom('webhook_deliveries')
+    .where('state', '=', sql.lit('pending'))
+    .where('lease_until', leased ? 'is not' : 'is', null);
 }

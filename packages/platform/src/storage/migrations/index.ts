@@ -12,6 +12,7 @@ import { outboxUndispatchedIndex } from './0012-outbox-undispatched-index.js';
 import { outboxNotify } from './0013-outbox-notify.js';
 import { queueAutovacuum } from './0014-queue-autovacuum.js';
 import { claimIndexes } from './0015-claim-indexes.js';
+import { dropDueIndex } from './0016-drop-due-index.js';
 import type { MigrationFactory } from './helpers.js';
 
 /**
@@ -33,4 +34,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '0013-outbox-notify': outboxNotify,
   '0014-queue-autovacuum': queueAutovacuum,
   '0015-claim-indexes': claimIndexes,
+  '0016-drop-due-index': dropDueIndex,
 };
