@@ -82,5 +82,10 @@ export {
 export { type Database, type DialectName, dialectOf, openDatabase, redactUrl } from './storage/database.js';
 export { migrateToLatest } from './storage/migrate.js';
 export { redeliverDelivery } from './webhooks/delivery-admin-routes.js';
-export { WebhookDispatcher, type WebhookDispatcherOptions } from './webhooks/webhook-dispatcher.js';
+export {
+  DEFAULT_MAX_IN_FLIGHT,
+  DEFAULT_PER_ENDPOINT_IN_FLIGHT,
+  WebhookDispatcher,
+  type WebhookDispatcherOptions,
+} from './webhooks/webhook-dispatcher.js';
 export { type BackgroundWorkerOptions, type BackgroundWorkers, startBackgroundWorkers } from './workers.js';

@@ -1,5 +1,7 @@
 import {
   createPlatformContext,
+  DEFAULT_MAX_IN_FLIGHT,
+  DEFAULT_PER_ENDPOINT_IN_FLIGHT,
   migrateToLatest,
   openDatabase,
   platformConfig,
@@ -40,16 +42,16 @@ export function register(program: Command): void {
   }
   command
     .option('--redeliver <deliveryIds...>', 'send these deliveries again (same X-Webhook-Id, fresh retry schedule), then exit')
-    .option('--concurrency <n>', 'requests in flight in this process (default 256)')
-    .option('--per-endpoint <n>', 'requests in flight per receiver origin (default 32)')
+    .option('--concurrency <n>', `requests in flight in this process (default ${DEFAULT_MAX_IN_FLIGHT})`)
+    .option('--per-endpoint <n>', `requests in flight per receiver origin (default ${DEFAULT_PER_ENDPOINT_IN_FLIGHT})`)
     .action(async (flags: DispatchFlags) => {
       let config: ReturnType<typeof loadStartConfig>;
       let maxInFlight: number;
       let perEndpointInFlight: number;
       try {
         config = loadStartConfig(flags);
-        maxInFlight = positiveInteger(flags.concurrency, '--concurrency', 256);
-        perEndpointInFlight = positiveInteger(flags.perEndpoint, '--per-endpoint', 32);
+        maxInFlight = positiveInteger(flags.concurrency, '--concurrency', DEFAULT_MAX_IN_FLIGHT);
+        perEndpointInFlight = positiveInteger(flags.perEndpoint, '--per-endpoint', DEFAULT_PER_ENDPOINT_IN_FLIGHT);
       } catch (error) {
         if (error instanceof ConfigError) {
           process.stderr.write(`feira dispatch: ${error.message}\n`);
