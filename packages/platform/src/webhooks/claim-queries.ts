@@ -3,12 +3,11 @@ import type { DialectName } from '../storage/database.js';
 import type { Schema } from '../storage/schema.js';
 
 /**
- * Where claiming differs by dialect (spec-notes W6); the PostgreSQL fan-out
- * (fan-out.ts) inlines the same outbox claim in its one statement.
- * Both claims are a single `UPDATE … WHERE key IN (SELECT … LIMIT n) RETURNING`;
- * on PostgreSQL the inner SELECT adds `FOR UPDATE SKIP LOCKED`, so concurrent
- * dispatchers each take different rows without waiting on one another. SQLite
- * has one writer at a time, so the single statement is already atomic.
+ * The claims (spec-notes W6). Each is a single `UPDATE … WHERE key IN (SELECT
+ * … LIMIT n) RETURNING`; on PostgreSQL the inner SELECT adds `FOR UPDATE SKIP
+ * LOCKED`, so concurrent dispatchers each take different rows without waiting
+ * on one another. SQLite has one writer at a time, so the single statement is
+ * already atomic.
  */
 function lockForClaim<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
@@ -27,20 +26,14 @@ export interface ClaimedEvent {
 }
 
 /**
- * Takes up to `limit` undispatched outbox events and marks them dispatched.
- * Call it inside the transaction that also writes their deliveries: if that
- * transaction fails, the events are undispatched again and nothing is lost.
+ * SQLite's fan-out: takes up to `limit` undispatched outbox events and marks
+ * them dispatched. Call it inside the transaction that also writes their
+ * deliveries: if that transaction fails, the events are undispatched again and
+ * nothing is lost. PostgreSQL's fan-out makes the same claim, with `FOR UPDATE
+ * SKIP LOCKED`, inside its one statement (fan-out.ts).
  */
-export async function claimOutboxEvents(
-  trx: Kysely<Schema>,
-  dialect: DialectName,
-  limit: number,
-  nowIso: string,
-): Promise<ClaimedEvent[]> {
-  const pending = lockForClaim(
-    trx.selectFrom('outbox_events').select('seq').where('dispatched_at', 'is', null).orderBy('seq').limit(limit),
-    dialect,
-  );
+export async function claimOutboxEvents(trx: Kysely<Schema>, limit: number, nowIso: string): Promise<ClaimedEvent[]> {
+  const pending = trx.selectFrom('outbox_events').select('seq').where('dispatched_at', 'is', null).orderBy('seq').limit(limit);
   return trx
     .updateTable('outbox_events')
     .set({ dispatched_at: nowIso })

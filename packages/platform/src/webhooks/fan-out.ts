@@ -43,7 +43,7 @@ export async function fanOutEvents(
   const nowIso = now.toISOString();
   if (database.dialect === 'postgres') return fanOutInOneStatement(database.db, nowIso, limit, lease);
   return database.db.transaction().execute(async (trx) => {
-    const events = await claimOutboxEvents(trx, database.dialect, limit, nowIso);
+    const events = await claimOutboxEvents(trx, limit, nowIso);
     if (events.length === 0) return { events: 0, leased: [] };
     const tenants = [...new Set(events.map((e) => e.tenant_id))];
     const subscriptions = await trx

@@ -136,7 +136,7 @@ describe.each(testDatabaseTargets())('queue queries read only their candidates (
   it('spec-notes W6: the fan-out takes undispatched outbox events through outbox_undispatched_idx', async () => {
     const reads = await readsOf((db) =>
       target.dialect === 'sqlite'
-        ? db.transaction().execute((trx) => claimOutboxEvents(trx, target.dialect, 50, '2026-01-15T12:00:00.000Z'))
+        ? db.transaction().execute((trx) => claimOutboxEvents(trx, 50, '2026-01-15T12:00:00.000Z'))
         : fanOutEvents({ ...database, db }, { clock: new ManualClock(), random: cryptoRandom }, 50),
     );
     expectPartialIndexes(reads);
