@@ -10,10 +10,10 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { sql } from 'kysely';
 import { appendEvent } from '../../src/records/outbox.js';
-import { createTestPlatform, ManualClock, testDatabaseTargets, testTls } from '../../src/testing.js';
+import { createTestPlatform, testDatabaseTargets, testTls } from '../../src/testing.js';
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js';
 import { forkThroughputReceiver } from './forked-receiver.js';
-import { sellerWithToken, signup } from './webhook-kit.js';
+import { sellerWithToken, signup, wallClock } from './webhook-kit.js';
 
 const N = Number(process.argv[2] ?? 5000);
 const profileFile = process.argv[3];
@@ -22,10 +22,7 @@ const { url, stats } = receiver;
 // PROBE_DIALECT=postgres (with FEIRA_TEST_DATABASE_URL) drains from PostgreSQL; its server's CPU is not counted.
 const target = testDatabaseTargets().find((t) => t.dialect === (process.env.PROBE_DIALECT ?? 'sqlite'));
 if (!target) throw new Error('PROBE_DIALECT names a database that is not configured');
-// The wall clock, as `feira start` runs: a frozen test clock would give every time-ordered id the same millisecond.
-const clock = new ManualClock();
-clock.now = () => new Date();
-const platform = await createTestPlatform(target, { outboundCa: testTls.ca, clock });
+const platform = await createTestPlatform(target, { outboundCa: testTls.ca, clock: wallClock() });
 const seller = await sellerWithToken(platform);
 await signup(platform, seller, 'v1', url, ['order']);
 const commit = (count: number, from: number) =>

@@ -8,12 +8,12 @@ import { appendEvent } from '../../src/records/outbox.js';
 import { createTestPlatform, testDatabaseTargets, testTls } from '../../src/testing.js';
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js';
 import { forkThroughputReceiver } from './forked-receiver.js';
-import { sellerWithToken, signup } from './webhook-kit.js';
+import { sellerWithToken, signup, wallClock } from './webhook-kit.js';
 
 const N = Number(process.argv[2] ?? 5000);
 const receiver = await forkThroughputReceiver();
 const { url, stats } = receiver;
-const platform = await createTestPlatform(testDatabaseTargets()[0]!, { outboundCa: testTls.ca });
+const platform = await createTestPlatform(testDatabaseTargets()[0]!, { outboundCa: testTls.ca, clock: wallClock() });
 const seller = await sellerWithToken(platform);
 await signup(platform, seller, 'v1', url);
 const bodies: string[] = [];
