@@ -84,8 +84,8 @@ export const DEFAULT_LEASE_MS = 10_000;
  * Requests in flight (and queued) per dispatcher, over all endpoints. A worker
  * with room for a thousand leases fans out 500 events per transaction and
  * records up to 1,000 results per transaction: fewer, larger commits. With
- * 256 and 200 a SQLite drain ran at 10,400-12,100 deliveries/s, with these
- * 12,400-14,100/s (BENCHMARKS.md, fourth pass).
+ * 256 and 200 a SQLite drain probe ran at 10,400-12,100 deliveries/s, with
+ * these 11,900-12,700/s (BENCHMARKS.md, fourth pass).
  */
 export const DEFAULT_MAX_IN_FLIGHT = 1_000;
 /** Requests in flight per endpoint origin (the bare-loop baseline gets as many connections). */
