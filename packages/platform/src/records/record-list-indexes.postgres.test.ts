@@ -7,6 +7,7 @@ import { runList } from '../lists/list-engine.js';
 import type { Database } from '../storage/database.js';
 import type { Schema } from '../storage/schema.js';
 import { openPostgresTestDatabase } from '../storage/test-databases.js';
+import { type PlanNode, postgresPlanNodes } from '../storage/test-query-plans.js';
 import type { AnyRecordList } from './record-kind.js';
 import { recordKindOf } from './record-kinds.js';
 import { seedRecords } from './seed-records.js';
@@ -30,18 +31,6 @@ import { recordListSortCases } from './test-support/record-list-sorts.js';
 
 const url = process.env.FEIRA_TEST_DATABASE_URL;
 const settings = { publicUrl: 'http://127.0.0.1:8080', secretKey: 'index-usage-test-secret' };
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Index Cond'?: string;
-  Plans?: PlanNode[];
-}
-
-function nodes(plan: PlanNode): PlanNode[] {
-  return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
-}
 
 describe.runIf(url)('list queries use the list indexes (PostgreSQL query plans)', () => {
   let database: Database;
@@ -105,10 +94,7 @@ describe.runIf(url)('list queries use the list indexes (PostgreSQL query plans)'
     if (next) await runList(list, base(), { query: Object.fromEntries(new URL(next).searchParams), url: '/x' }, settings);
     expect(captured.length).toBeGreaterThan(0);
     const result: PlanNode[][] = [];
-    for (const compiled of captured) {
-      const explained = await explainer.query(`explain (format json) ${compiled.sql}`, compiled.parameters as unknown[]);
-      result.push(nodes((explained.rows[0]['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]?.Plan as PlanNode));
-    }
+    for (const compiled of captured) result.push(await postgresPlanNodes(explainer, compiled));
     return result;
   };
 

@@ -11,6 +11,7 @@ import { runList } from '../lists/list-engine.js';
 import { type Database, openDatabase } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import type { Schema } from '../storage/schema.js';
+import { sqlitePlan } from '../storage/test-query-plans.js';
 import { seedRecords } from './seed-records.js';
 import { recordListSortCases } from './test-support/record-list-sorts.js';
 
@@ -75,10 +76,7 @@ describe('list queries use the list indexes (SQLite query plans)', () => {
       await runList(list, base(), { query: Object.fromEntries(next.searchParams), url: '/x' }, settings);
       expect(captured).toHaveLength(2);
       for (const [page, query] of captured.entries()) {
-        const plan = raw
-          .prepare(`explain query plan ${query.sql}`)
-          .all(...(query.parameters as unknown[]))
-          .map((row) => (row as { detail: string }).detail);
+        const plan = sqlitePlan(raw, query);
         expect(plan.join(' | ')).not.toMatch(/TEMP B-TREE/);
         // sku is unique per tenant: the (tenant_id, sku) constraint index serves that sort as well.
         expect(plan.join(' | ')).toMatch(

@@ -7,6 +7,7 @@ import type { Database } from '../storage/database.js';
 import { openSqliteConnection } from '../storage/database.js';
 import type { Schema } from '../storage/schema.js';
 import { testDatabaseTargets } from '../storage/test-databases.js';
+import { postgresPlanNodes, sqlitePlan } from '../storage/test-query-plans.js';
 import { claimDueDeliveries, claimOutboxEvents } from './claim-queries.js';
 import { fanOutEvents } from './fan-out.js';
 import { registerBacklogGauges } from './webhook-metrics.js';
@@ -29,17 +30,6 @@ const QUEUE_INDEXES =
   /^(webhook_deliveries_unleased_idx|webhook_deliveries_leased_idx|outbox_undispatched_idx|webhook_deliveries_pkey|sqlite_autoindex_webhook_deliveries_1|outbox_events_pkey|rowid)$/;
 const QUEUE_TABLES = ['webhook_deliveries', 'outbox_events'];
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-function nodes(plan: PlanNode): PlanNode[] {
-  return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
-}
-
 describe.each(testDatabaseTargets())('queue queries read only their candidates ($dialect query plans)', (target) => {
   let database: Database;
   let logged: Kysely<Schema>;
@@ -58,8 +48,7 @@ describe.each(testDatabaseTargets())('queue queries read only their candidates (
       logged = new Kysely<Schema>({ dialect: new SqliteDialect({ database: raw }), log });
       closeLogged = () => logged.destroy();
       explain = async (query) =>
-        (raw.prepare(`explain query plan ${query.sql}`).all(...(query.parameters as unknown[])) as Array<{ detail: string }>)
-          .map((row) => row.detail)
+        sqlitePlan(raw, query)
           .filter((detail) => /^(SCAN|SEARCH) /.test(detail))
           .map((detail) => {
             const table = detail.split(' ')[1] as string;
@@ -80,8 +69,7 @@ describe.each(testDatabaseTargets())('queue queries read only their candidates (
         try {
           await client.query('set enable_seqscan = off');
           await client.query('set enable_bitmapscan = off');
-          const { rows } = await client.query(`explain (format json) ${query.sql}`, query.parameters as unknown[]);
-          return nodes((rows[0]['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]?.Plan as PlanNode)
+          return (await postgresPlanNodes(client, query))
             .filter((node) => node['Node Type'].endsWith('Scan') && node['Relation Name'])
             .map((node) => ({ table: node['Relation Name'] as string, index: node['Index Name'] ?? null }));
         } finally {
