@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cryptoRandom } from './random.js';
-import { timeOrderedUuid, UUID_V7_RANDOM_BYTES, uuidV7 } from './uuid-v7.js';
+import { timeOrderedUuid, timeOrderedUuids, UUID_V7_RANDOM_BYTES, uuidV7 } from './uuid-v7.js';
 
 // Time-ordered ids key the seeded records, the outbox and the deliveries: clients
 // read them as UUIDs, and the tables rely on their order to append to their indexes.
@@ -37,5 +37,24 @@ describe('UUID v7', () => {
     expect([...ids].sort()).toEqual(ids);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
+  it('timeOrderedUuids: distinct v7 ids carrying the given millisecond, from one draw of random bits', () => {
+    const draws: number[] = [];
+    const counting = {
+      ...cryptoRandom,
+      bytes(n: number) {
+        draws.push(n);
+        return cryptoRandom.bytes(n);
+      },
+    };
+    const at = new Date('2026-11-25T05:00:00.123Z');
+    const ids = timeOrderedUuids(counting, at, 500);
+    expect(draws).toEqual([500 * UUID_V7_RANDOM_BYTES]);
+    expect(new Set(ids).size).toBe(500);
+    for (const id of ids) {
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(Number.parseInt(id.replaceAll('-', '').slice(0, 12), 16)).toBe(at.getTime());
+    }
   });
 });

@@ -31,3 +31,9 @@ export const UUID_V7_RANDOM_BYTES = 10;
 export function timeOrderedUuid(random: Random, at: Date): string {
   return uuidV7(at.getTime(), random.bytes(UUID_V7_RANDOM_BYTES), 0);
 }
+
+/** `count` UUID v7 for `at`, their random bits drawn in one call (a draw per id was 3 % of a drain's CPU). */
+export function timeOrderedUuids(random: Random, at: Date, count: number): string[] {
+  const bytes = random.bytes(count * UUID_V7_RANDOM_BYTES);
+  return Array.from({ length: count }, (_, i) => uuidV7(at.getTime(), bytes, i * UUID_V7_RANDOM_BYTES));
+}

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Clock } from '../core/clock.js';
 import type { Random } from '../core/random.js';
-import { UUID_V7_RANDOM_BYTES, uuidV7 } from '../core/uuid-v7.js';
+import { timeOrderedUuids } from '../core/uuid-v7.js';
 import type { Database } from '../storage/database.js';
 import type { Schema } from '../storage/schema.js';
 import { type ClaimedDelivery, claimOutboxEvents } from './claim-queries.js';
@@ -58,41 +58,38 @@ export async function fanOutEvents(
       byKey.set(key, [...(byKey.get(key) ?? []), s.id]);
     }
     const leased: FanOutResult['leased'] = [];
-    const targets = events.map((event) => byKey.get(`${event.tenant_id}\u0000${event.topic}`) ?? []);
-    // Time-ordered ids, so the fan-out's inserts append to the id and (event_id, subscription_id)
-    // indexes; their random bits are drawn once per fan-out (a draw per id was 3 % of a drain's CPU).
-    const randomBits = deps.random.bytes(targets.reduce((n, t) => n + t.length, 0) * UUID_V7_RANDOM_BYTES);
-    let drawn = 0;
-    const rows = events.flatMap((event, e) =>
-      (targets[e] ?? []).map((subscriptionId) => {
-        const id = uuidV7(now.getTime(), randomBits, drawn);
-        drawn += UUID_V7_RANDOM_BYTES;
-        const take = lease !== undefined && leased.length < lease.max;
-        if (take)
-          leased.push({
-            claim: { id, event_id: event.id, subscription_id: subscriptionId, attempts: 0, fence: 1 },
-            body: event.body,
-          });
-        return {
-          id,
-          event_id: event.id,
-          subscription_id: subscriptionId,
-          tenant_id: event.tenant_id,
-          topic: event.topic,
-          state: 'pending' as const,
-          next_attempt_at: nowIso,
-          lease_owner: take ? lease.worker : null,
-          lease_until: take ? lease.leaseUntilIso : null,
-          fence: take ? 1 : 0,
-          last_status_code: null,
-          last_error: null,
-          event_created_at: event.created_at,
-          created_at: nowIso,
-          updated_at: nowIso,
-          delivered_at: null,
-        };
-      }),
+    const targets = events.flatMap((event) =>
+      (byKey.get(`${event.tenant_id}\u0000${event.topic}`) ?? []).map((subscriptionId) => ({ event, subscriptionId })),
     );
+    // Time-ordered, so the fan-out's inserts append to the id and (event_id, subscription_id) indexes.
+    const ids = timeOrderedUuids(deps.random, now, targets.length);
+    const rows = targets.map(({ event, subscriptionId }, i) => {
+      const id = ids[i] as string;
+      const take = lease !== undefined && leased.length < lease.max;
+      if (take)
+        leased.push({
+          claim: { id, event_id: event.id, subscription_id: subscriptionId, attempts: 0, fence: 1 },
+          body: event.body,
+        });
+      return {
+        id,
+        event_id: event.id,
+        subscription_id: subscriptionId,
+        tenant_id: event.tenant_id,
+        topic: event.topic,
+        state: 'pending' as const,
+        next_attempt_at: nowIso,
+        lease_owner: take ? lease.worker : null,
+        lease_until: take ? lease.leaseUntilIso : null,
+        fence: take ? 1 : 0,
+        last_status_code: null,
+        last_error: null,
+        event_created_at: event.created_at,
+        created_at: nowIso,
+        updated_at: nowIso,
+        delivered_at: null,
+      };
+    });
     // Chunks keep each statement under SQLite's bound-parameter limit. A delivery that already
     // existed (`do nothing`) is not returned, and so is not sent under a lease it does not hold.
     const inserted = new Set<string>();
