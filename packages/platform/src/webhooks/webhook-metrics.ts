@@ -67,14 +67,10 @@ export function registerBacklogGauges(registry: Registry, database: Database, no
     help: 'Deliveries waiting for their next attempt (including retries scheduled later)',
     registers: [registry],
     async collect() {
-      let pending = 0;
-      for (const leased of [false, true]) {
-        const row = await pendingDeliveries(database, leased)
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirst();
-        pending += Number(row?.n ?? 0);
-      }
-      this.set(pending);
+      const halves = await Promise.all(
+        pendingDeliveries(database).map((half) => half.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst()),
+      );
+      this.set(halves.reduce((sum, row) => sum + Number(row?.n ?? 0), 0));
     },
   });
   new Gauge({
@@ -87,14 +83,11 @@ export function registerBacklogGauges(registry: Registry, database: Database, no
         .select((eb) => eb.fn.min('created_at').as('oldest'))
         .where('dispatched_at', 'is', null)
         .executeTakeFirst();
-      const deliveries = [];
-      for (const leased of [false, true]) {
-        deliveries.push(
-          await pendingDeliveries(database, leased)
-            .select((eb) => eb.fn.min('event_created_at').as('oldest'))
-            .executeTakeFirst(),
-        );
-      }
+      const deliveries = await Promise.all(
+        pendingDeliveries(database).map((half) =>
+          half.select((eb) => eb.fn.min('event_created_at').as('oldest')).executeTakeFirst(),
+        ),
+      );
       const oldest = [outbox?.oldest, ...deliveries.map((d) => d?.oldest)]
         .filter((v): v is string => typeof v === 'string')
         .sort()[0];
@@ -109,9 +102,7 @@ export function registerBacklogGauges(registry: Registry, database: Database, no
  * never the succeeded ones that make up most of the table. The state is a
  * literal so that SQLite matches the indexes' `WHERE`.
  */
-function pendingDeliveries(database: Database, leased: boolean) {
-  return database.db
-    .selectFrom('webhook_deliveries')
-    .where('state', '=', sql.lit('pending'))
-    .where('lease_until', leased ? 'is not' : 'is', null);
+function pendingDeliveries(database: Database) {
+  const pending = database.db.selectFrom('webhook_deliveries').where('state', '=', sql.lit('pending'));
+  return [pending.where('lease_until', 'is', null), pending.where('lease_until', 'is not', null)];
 }
