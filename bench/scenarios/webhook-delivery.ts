@@ -1,5 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
+import { DEFAULT_PER_ENDPOINT_IN_FLIGHT } from '@feira/platform';
 import { testTls } from '@feira/platform/testing';
 import { request } from 'undici';
 import { type Arrivals, sustainedRate, waitFor } from '../lib/deliveries.js';
@@ -22,7 +23,7 @@ const BULLMQ_SENDER = new URL('../processes/bullmq-sender.ts', import.meta.url);
 const SELLER_ACCESS = new URL('../processes/fixtures/seller-access.ts', import.meta.url).href;
 const WEBHOOK_EVENTS = new URL('../processes/fixtures/webhook-events.ts', import.meta.url).href;
 /** The dispatcher's default in-flight limit per endpoint; the bare loop gets the same number of connections. */
-const CONNECTIONS = 32;
+const CONNECTIONS = DEFAULT_PER_ENDPOINT_IN_FLIGHT;
 const COMMIT_RATE = 500;
 const BACKLOG = { quick: 1_000, full: 60_000 } as const;
 
