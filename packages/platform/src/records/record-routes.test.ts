@@ -188,7 +188,15 @@ describe.each(testDatabaseTargets())('record APIs on $dialect', (target) => {
         headers: ADMIN,
         payload: c.create,
       });
+      // Refused by the insert's foreign key (no look-up first): the same 404 in the uniform shape, and no event.
       expect(unknown.statusCode).toBe(404);
+      expect(unknown.json()).toMatchObject({ message: 'Tenant not found' });
+      const events = await platform.database.db
+        .selectFrom('outbox_events')
+        .select('id')
+        .where('tenant_id', '=', 'nope')
+        .execute();
+      expect(events).toEqual([]);
       const invalid = await platform.app.inject({
         method: 'POST',
         url: path,

@@ -1,7 +1,7 @@
 import type { Kysely, QueryCreator } from 'kysely';
 import { notFound, PlatformError } from '../core/platform-error.js';
 import type { Schema } from '../storage/schema.js';
-import { isUniqueViolation } from '../storage/unique-violation.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../storage/unique-violation.js';
 import { appendEvent, type ChangeStatus, type OutboxDeps, outboxEventRow, type RecordChange } from './outbox.js';
 import {
   type RecordFields,
@@ -45,10 +45,18 @@ export function inTransaction<T>(db: Kysely<Schema>, work: (trx: Kysely<Schema>)
   return db.isTransaction ? work(db) : db.transaction().execute(work);
 }
 
-/** Admin writes name a tenant in the path: an unknown one is a 404, not a foreign-key error. */
+function tenantNotFound(): PlatformError {
+  return new PlatformError('NOT_FOUND', { message: 'Tenant not found' });
+}
+
+/**
+ * Admin reads and changes name a tenant in the path: an unknown one is a 404.
+ * Creates need no such look-up: the insert's foreign key refuses an unknown
+ * tenant, and `insertRecord` turns that into the same 404.
+ */
 export async function assertTenantExists(db: Kysely<Schema>, tenantId: string): Promise<void> {
   const tenant = await db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();
-  if (!tenant) throw new PlatformError('NOT_FOUND', { message: 'Tenant not found' });
+  if (!tenant) throw tenantNotFound();
 }
 
 /** One of the tenant's records, or undefined (another tenant's record is not found either). */
@@ -77,12 +85,17 @@ function change(
   return { tenantId, topic: kind.topic, status, recordId: id, resource: recordPath(kind, id) };
 }
 
-/** Runs a write, turning a unique-constraint violation into the kind's refusal (a 409) when it has one. */
+/**
+ * Runs a write, turning a unique-constraint violation into the kind's refusal
+ * (a 409) when it has one, and a foreign-key violation into "Tenant not found"
+ * (a 404): a record's only parent is its tenant.
+ */
 async function refusingDuplicates<T>(kind: { uniqueViolation?(): PlatformError }, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (error) {
     if (kind.uniqueViolation && isUniqueViolation(error)) throw kind.uniqueViolation();
+    if (isForeignKeyViolation(error)) throw tenantNotFound();
     throw error;
   }
 }

@@ -8,3 +8,14 @@ export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
 }
+
+/**
+ * True when a database error is a foreign-key violation (better-sqlite3
+ * `SQLITE_CONSTRAINT_FOREIGNKEY`, pg SQLSTATE 23503): a write naming a parent
+ * row that does not exist, such as a record for an unknown tenant.
+ */
+export function isForeignKeyViolation(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  return code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '23503';
+}
