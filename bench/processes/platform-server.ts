@@ -67,6 +67,12 @@ for (const module of options.fixtures ?? []) {
   Object.assign(operations, fixture.fixtureOperations(app));
 }
 
+/** The process's CPU time so far (µs, user + system): a phase's cost per unit of work, steadier than a rate on a shared host. */
+operations.cpuMicros = async () => {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+};
+
 // CPU profiles of a measured phase only (not of start-up or data preparation): see BENCHMARKS.md, Profiling.
 let profiler: Session | null = null;
 operations.profileStart = async () => {

@@ -27,6 +27,10 @@ const CONNECTIONS = DEFAULT_PER_ENDPOINT_IN_FLIGHT;
 const COMMIT_RATE = 500;
 const BACKLOG = { quick: 1_000, full: 60_000 } as const;
 
+function ms(value: number): string {
+  return `${value.toFixed(1)} ms`;
+}
+
 /** What the peer comparison needs from one measurement: sustained rate and commit→delivery p99. */
 interface DeliveryRun {
   figures: Figure[];
@@ -149,6 +153,7 @@ async function measureDialect(ctx: ScenarioContext, kind: DatabaseKind): Promise
     await platform.call('createOrders', { tenantId: access.tenantId, count: backlog }, 1_800_000);
     await receiver.call('reset');
     ctx.log(`${label}: dispatching the backlog`);
+    const drainCpuFrom = await platform.call<number>('cpuMicros');
     await profiled(ctx, platform, `webhook-delivery-${label}-drain`, async () => {
       await platform.call('startDispatcher');
       await waitFor(
@@ -157,31 +162,36 @@ async function measureDialect(ctx: ScenarioContext, kind: DatabaseKind): Promise
         async () => (await receiver.call<number>('count')) >= backlog,
       );
     });
+    const drainCpu = ((await platform.call<number>('cpuMicros')) - drainCpuFrom) / backlog;
     const drained = await receiver.call<Arrivals>('arrivals');
     const deliveriesPerSecond = sustainedRate(drained.times);
 
     // Commit→delivery latency at 500 orders/s through the admin API (open loop).
     await receiver.call('reset');
     ctx.log(`${label}: commit→delivery at ${COMMIT_RATE}/s`);
-    const writes = await generator.run({
-      origin: platform.origin,
-      connections: 64,
-      ratePerSecond: COMMIT_RATE,
-      warmupMs: timing.warmupMs,
-      durationMs: timing.durationMs,
-      requests: [
-        {
-          method: 'POST',
-          path: `/admin/v1/tenants/${access.tenantId}/orders`,
-          headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, 'content-type': 'application/json' },
-          body: JSON.stringify({
-            customer: { id: 'cust-bench', name: 'Ana Silva' },
-            items: [{ sku: 'SKU-BENCH-1', quantity: 1, price: 10 }],
-          }),
-        },
-      ],
-      okStatuses: [201],
-    });
+    const liveCpuFrom = await platform.call<number>('cpuMicros');
+    const writes = await profiled(ctx, platform, `webhook-delivery-${label}-live`, () =>
+      generator.run({
+        origin: platform.origin,
+        connections: 64,
+        ratePerSecond: COMMIT_RATE,
+        warmupMs: timing.warmupMs,
+        durationMs: timing.durationMs,
+        requests: [
+          {
+            method: 'POST',
+            path: `/admin/v1/tenants/${access.tenantId}/orders`,
+            headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, 'content-type': 'application/json' },
+            body: JSON.stringify({
+              customer: { id: 'cust-bench', name: 'Ana Silva' },
+              items: [{ sku: 'SKU-BENCH-1', quantity: 1, price: 10 }],
+            }),
+          },
+        ],
+        okStatuses: [201],
+      }),
+    );
+    const liveCpu = (await platform.call<number>('cpuMicros')) - liveCpuFrom;
     const expected = writes.requests + writes.errors; // every order the platform accepted in the window, at least
     await waitFor('delivering the 500/s orders', 60_000, async () => (await receiver.call<number>('count')) >= expected);
     await delay(500); // deliveries of orders written in the warm-up and tail still arriving are included too
@@ -194,6 +204,17 @@ async function measureDialect(ctx: ScenarioContext, kind: DatabaseKind): Promise
     // Drop the warm-up share of the earliest orders.
     const measured = sorted.slice(Math.floor((sorted.length * timing.warmupMs) / (timing.warmupMs + timing.durationMs)));
     const latency = summarizeMicros(measured.map((id) => ((live.byId[id] as number) - (createdAt[id] as number)) * 1000));
+    // Where the time went: the admin write itself, commit→first attempt started (the dispatcher), and the request.
+    const sentAt = await platform.call<Record<string, number>>('firstAttemptAt', { ids: measured });
+    const withSend = measured.filter((id) => sentAt[id] !== undefined);
+    const toSend = summarizeMicros(withSend.map((id) => ((sentAt[id] as number) - (createdAt[id] as number)) * 1000));
+    const inFlight = summarizeMicros(withSend.map((id) => ((live.byId[id] as number) - (sentAt[id] as number)) * 1000));
+    ctx.notes.push(
+      `${label} at ${COMMIT_RATE}/s, p50 / p99 / max: admin write ${ms(writes.latency.p50Ms)} / ${ms(writes.latency.p99Ms)} / ${ms(writes.latency.maxMs)}; ` +
+        `commit→send ${ms(toSend.p50Ms)} / ${ms(toSend.p99Ms)} / ${ms(toSend.maxMs)}; ` +
+        `send→arrival ${ms(inFlight.p50Ms)} / ${ms(inFlight.p99Ms)} / ${ms(inFlight.maxMs)}; ` +
+        `commit→delivery max ${ms(latency.maxMs)}`,
+    );
 
     await generator.stop();
     await stopPlatform(ctx, platform, `platform (${label})`);
@@ -215,6 +236,12 @@ async function measureDialect(ctx: ScenarioContext, kind: DatabaseKind): Promise
       figure(`${label} commit→delivery p50 at ${COMMIT_RATE}/s`, latency.p50Ms, 'ms'),
       figure(`${label} commit→delivery p99 at ${COMMIT_RATE}/s`, latency.p99Ms, 'ms'),
       figure(`${label} admin order writes achieved`, writes.requestsPerSecond, 'orders/s'),
+      figure(`${label} platform CPU per delivery, backlog drain`, Math.round(drainCpu), 'µs'),
+      figure(
+        `${label} platform CPU per order at ${COMMIT_RATE}/s (API write and its delivery)`,
+        Math.round(liveCpu / ids.length),
+        'µs',
+      ),
     ];
     return { figures, rate: deliveriesPerSecond, p99Ms: latency.p99Ms };
   } catch (error) {
