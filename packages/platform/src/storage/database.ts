@@ -88,18 +88,11 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
       },
     };
   }
-  const pool = new pg.Pool({
+  const pool = newPgPool({
     connectionString: url,
-    max: options.poolSize ?? 10,
+    max: options.poolSize ?? DEFAULT_POOL_SIZE,
     ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
-    types: {
-      // int8 (counts, cents, sequence numbers) as JS numbers: every value we store fits in 2^53.
-      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
-    },
   });
-  // A broken idle connection must not crash the process; the next query reconnects.
-  pool.on('error', () => {});
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
   const outboxSignal = postgresOutboxSignal(pool.options);
   return {
@@ -113,4 +106,40 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
       await db.destroy();
     },
   };
+}
+
+/** Connections of a process's main PostgreSQL pool (API requests). */
+export const DEFAULT_POOL_SIZE = 10;
+
+function newPgPool(config: pg.PoolConfig): pg.Pool {
+  const pool = new pg.Pool({
+    ...config,
+    types: {
+      // int8 (counts, cents, sequence numbers) as JS numbers: every value we store fits in 2^53.
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
+  });
+  // A broken idle connection must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  return pool;
+}
+
+/**
+ * PostgreSQL: the same database through a pool of its own (same server,
+ * schema and outbox signal), for a loop that must not queue behind the API's
+ * requests for a connection. Its `close()` closes only that pool. SQLite has
+ * one connection: the same database, whose `close()` here does nothing.
+ */
+export function withOwnPool(database: Database, options: { poolSize: number; applicationName: string }): Database {
+  if (database.dialect !== 'postgres' || !database.pgPool) return { ...database, close: async () => {} };
+  const { connectionString, options: serverOptions } = database.pgPool.options;
+  const pool = newPgPool({
+    connectionString,
+    max: options.poolSize,
+    application_name: options.applicationName,
+    ...(serverOptions ? { options: serverOptions } : {}),
+  });
+  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+  return { ...database, db, pgPool: pool, close: () => db.destroy() };
 }

@@ -91,6 +91,11 @@ export const DEFAULT_MAX_IN_FLIGHT = 1_000;
 /** Requests in flight per endpoint origin (the bare-loop baseline gets as many connections). */
 export const DEFAULT_PER_ENDPOINT_IN_FLIGHT = 32;
 
+/** A dispatcher's default name, in leases, attempt records and its connections' `application_name`: host, pid and a random tag. */
+export function dispatcherWorkerName(random: Random): string {
+  return `${hostname()}:${process.pid}:${random.uuid().slice(0, 8)}`;
+}
+
 function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
@@ -158,7 +163,7 @@ export class WebhookDispatcher {
 
   constructor(deps: WebhookDispatcherDeps, options: WebhookDispatcherOptions = {}) {
     this.#deps = deps;
-    this.worker = options.worker ?? `${hostname()}:${process.pid}:${deps.random.uuid().slice(0, 8)}`;
+    this.worker = options.worker ?? dispatcherWorkerName(deps.random);
     this.#batchSize = options.batchSize ?? 500;
     this.#maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
     this.#perEndpoint = options.perEndpointInFlight ?? DEFAULT_PER_ENDPOINT_IN_FLIGHT;
