@@ -55,11 +55,13 @@ export function outboxEventRow(change: RecordChange, deps: OutboxDeps): Insertab
 /**
  * Appends the webhook message for a record change to the outbox. Call it with
  * the transaction that changes the record (spec-notes W6): the event commits
- * with the change or not at all. Returns the event's id.
+ * with the change or not at all. Returns the event's id. Whoever commits that
+ * transaction calls `deps.database.outboxSignal.notify()` after the commit
+ * (`inTransaction` in record-write.ts does), or dispatchers find the event
+ * only at their next poll.
  */
 export async function appendEvent(trx: Kysely<Schema>, change: RecordChange, deps: OutboxDeps): Promise<string> {
   const row = outboxEventRow(change, deps);
   await trx.insertInto('outbox_events').values(row).execute();
-  deps.database.outboxSignal.notify();
   return row.id;
 }

@@ -37,12 +37,21 @@ function completeRow<T extends RecordTable>(fields: RecordFields<T>, keys: Pick<
 }
 
 /**
- * Runs `work` in a transaction: the caller's, when `db` already is one (the
- * checkout creates an order inside its own), or a new one. Either way the record
- * change and its outbox event commit together (spec-notes W6).
+ * Runs `work`, which appends outbox events, in a transaction: the caller's,
+ * when `db` already is one, or a new one. Either way the record change and its
+ * outbox event commit together (spec-notes W6). After a transaction of its own
+ * commits, it signals the dispatchers (storage/outbox-signal.ts); a caller
+ * passing its transaction signals after committing it.
  */
-export function inTransaction<T>(db: Kysely<Schema>, work: (trx: Kysely<Schema>) => Promise<T>): Promise<T> {
-  return db.isTransaction ? work(db) : db.transaction().execute(work);
+export async function inTransaction<T>(
+  db: Kysely<Schema>,
+  deps: OutboxDeps,
+  work: (trx: Kysely<Schema>) => Promise<T>,
+): Promise<T> {
+  if (db.isTransaction) return work(db);
+  const result = await db.transaction().execute(work);
+  deps.database.outboxSignal.notify();
+  return result;
 }
 
 function tenantNotFound(): PlatformError {
@@ -125,11 +134,12 @@ export async function insertRecord<T extends RecordTable, Rec, Input>(
         .values(event)
         .execute(),
     );
-    deps.database.outboxSignal.notify();
+    // Committed, unless `db` is the caller's transaction (the caller signals after its commit).
+    if (!db.isTransaction) deps.database.outboxSignal.notify();
     return kind.present(row);
   }
   await refusingDuplicates(kind, () =>
-    inTransaction(db, async (trx) => {
+    inTransaction(db, deps, async (trx) => {
       await recordDatabase(trx)
         .insertInto(kind.table as string)
         .values(row as RecordRow)
@@ -150,7 +160,7 @@ export async function updateRecord<T extends RecordTable, Rec, Patch>(
   deps: RecordWriteDeps,
 ): Promise<Rec> {
   return refusingDuplicates(kind, () =>
-    inTransaction(db, async (trx) => {
+    inTransaction(db, deps, async (trx) => {
       const current = await findRecord(kind, trx, tenantId, id);
       if (!current) throw notFound(kind.label);
       const changes = { ...kind.patch(current, patch), updated_at: deps.clock.now().toISOString() };
@@ -174,7 +184,7 @@ export async function deleteRecord<T extends RecordTable>(
   id: string,
   deps: RecordWriteDeps,
 ): Promise<void> {
-  await inTransaction(db, async (trx) => {
+  await inTransaction(db, deps, async (trx) => {
     const result = await recordDatabase(trx)
       .deleteFrom(kind.table as string)
       .where('tenant_id', '=', tenantId)

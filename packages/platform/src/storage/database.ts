@@ -94,7 +94,7 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
     ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
   });
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
-  const outboxSignal = postgresOutboxSignal(pool.options);
+  const outboxSignal = postgresOutboxSignal(pool.options, (text, values) => pool.query(text, values));
   return {
     db,
     dialect,

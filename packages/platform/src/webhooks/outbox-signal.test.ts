@@ -2,6 +2,8 @@ import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type LoopbackReceiver, startReceiver } from '../../test/webhooks/loopback-receiver.js';
 import { dispatcherOf, recordChange, sellerWithToken, signup } from '../../test/webhooks/webhook-kit.js';
+import { insertOrder } from '../records/kinds/orders.js';
+import { openDatabase } from '../storage/database.js';
 import { createTestPlatform, pollUntil, TEST_ADMIN_TOKEN, type TestPlatform, testDatabaseTargets, testTls } from '../testing.js';
 import type { WebhookDispatcher } from './webhook-dispatcher.js';
 
@@ -106,6 +108,31 @@ describe.each(testDatabaseTargets())('outbox signal on $dialect (issue 22)', (ta
     dispatcher = null;
     expect(hooks.received).toHaveLength(1);
   });
+
+  it.runIf(target.dialect === 'postgres')(
+    'W6 / issue 22: an order written by another process (its own pool and signal) wakes this process’s sleeping dispatcher at once',
+    async () => {
+      hooks = await startReceiver({ tls: true });
+      const seller = await sellerWithToken(platform);
+      await signup(platform, seller, 'v1', hooks.url, ['order']);
+      dispatcher = await sleepingDispatcher();
+      // Another process's view of the same schema: what `feira start` on a second host opens.
+      const searchPath = /search_path=(\S+)/.exec(String(platform.database.pgPool?.options.options))?.[1] as string;
+      const other = await openDatabase(process.env.FEIRA_TEST_DATABASE_URL as string, { searchPath });
+      try {
+        const order = await insertOrder(
+          other.db,
+          seller.tenantId,
+          { customer: { id: 'c1', name: 'Ana' }, items: [{ sku: 'A', quantity: 1, price: 5 }] },
+          { clock: platform.clock, random: platform.app.platform.random, database: other },
+        );
+        const [request] = await hooks.waitFor(1, 5_000);
+        expect(JSON.parse(request!.raw.toString('utf8')).data.params.id).toBe(order.id);
+      } finally {
+        await other.close();
+      }
+    },
+  );
 
   it.runIf(target.dialect === 'postgres')(
     'issue 22: when the LISTEN connection is cut, it reconnects by itself and the next commit is heard again',

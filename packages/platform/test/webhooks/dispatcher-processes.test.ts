@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appendEvent } from '../../src/records/outbox.js';
+import { inTransaction } from '../../src/records/record-write.js';
 import type { Database } from '../../src/storage/database.js';
 import { createTestPlatform, pollUntil, type TestPlatform, testDatabaseTargets, testTls } from '../../src/testing.js';
 import { DEFAULT_LEASE_MS } from '../../src/webhooks/webhook-dispatcher.js';
@@ -47,7 +48,8 @@ function exited(child: ChildProcess): Promise<void> {
 async function writeEvents(platform: TestPlatform, tenantId: string, count: number): Promise<string[]> {
   const ids: string[] = [];
   for (let start = 0; start < count; start += 100) {
-    await platform.database.db.transaction().execute(async (trx) => {
+    // As a record write does: committed, then signalled (storage/outbox-signal.ts).
+    await inTransaction(platform.database.db, platform.app.platform, async (trx) => {
       for (let i = start; i < Math.min(count, start + 100); i++) {
         const recordId = `ticket-${i}`;
         ids.push(

@@ -2,6 +2,7 @@
 // through the outbox, and run a dispatcher on the test platform.
 import type { Topic } from '@feira/contract';
 import { appendEvent, type RecordChange } from '../../src/records/outbox.js';
+import { inTransaction } from '../../src/records/record-write.js';
 import { ManualClock, type TestPlatform } from '../../src/testing.js';
 import { WebhookDispatcher, type WebhookDispatcherOptions } from '../../src/webhooks/webhook-dispatcher.js';
 
@@ -57,13 +58,13 @@ export async function signup(
   });
 }
 
-/** Writes one event exactly as a record write does: inside a transaction, through the outbox. */
+/** Writes one event exactly as a record write does: inside a transaction, through the outbox, signalled after the commit. */
 export async function recordChange(
   platform: TestPlatform,
   change: Partial<RecordChange> & { tenantId: string },
 ): Promise<string> {
   const recordId = change.recordId ?? platform.app.platform.random.uuid();
-  return platform.database.db.transaction().execute((trx) =>
+  return inTransaction(platform.database.db, platform.app.platform, (trx) =>
     appendEvent(
       trx,
       {

@@ -13,6 +13,7 @@ import { outboxNotify } from './0013-outbox-notify.js';
 import { queueAutovacuum } from './0014-queue-autovacuum.js';
 import { claimIndexes } from './0015-claim-indexes.js';
 import { dropDueIndex } from './0016-drop-due-index.js';
+import { outboxNotifyAfterCommit } from './0017-outbox-notify-after-commit.js';
 import type { MigrationFactory } from './helpers.js';
 
 /**
@@ -35,4 +36,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '0014-queue-autovacuum': queueAutovacuum,
   '0015-claim-indexes': claimIndexes,
   '0016-drop-due-index': dropDueIndex,
+  '0017-outbox-notify-after-commit': outboxNotifyAfterCommit,
 };
