@@ -1,9 +1,11 @@
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type LoopbackReceiver, startReceiver } from '../../test/webhooks/loopback-receiver.js';
 import { dispatcherOf, recordChange, sellerWithToken, signup } from '../../test/webhooks/webhook-kit.js';
 import { insertOrder } from '../records/kinds/orders.js';
 import { openDatabase } from '../storage/database.js';
+import { OUTBOX_CHANNEL } from '../storage/outbox-signal.js';
 import { createTestPlatform, pollUntil, TEST_ADMIN_TOKEN, type TestPlatform, testDatabaseTargets, testTls } from '../testing.js';
 import type { WebhookDispatcher } from './webhook-dispatcher.js';
 
@@ -130,6 +132,44 @@ describe.each(testDatabaseTargets())('outbox signal on $dialect (issue 22)', (ta
         expect(JSON.parse(request!.raw.toString('utf8')).data.params.id).toBe(order.id);
       } finally {
         await other.close();
+      }
+    },
+  );
+
+  it.runIf(target.dialect === 'postgres')(
+    'issue 22: a writer whose own dispatcher has room wakes only that one; a writer without a dispatcher notifies the others',
+    async () => {
+      hooks = await startReceiver({ tls: true });
+      const seller = await sellerWithToken(platform);
+      await signup(platform, seller, 'v1', hooks.url, ['order']);
+      dispatcher = await sleepingDispatcher();
+      const searchPath = /search_path=(\S+)/.exec(String(platform.database.pgPool?.options.options))?.[1] as string;
+      // What every other process's LISTEN connection hears.
+      const heard: string[] = [];
+      const listener = new pg.Client({ connectionString: process.env.FEIRA_TEST_DATABASE_URL as string });
+      await listener.connect();
+      listener.on('notification', (message) => {
+        if (message.payload?.startsWith(`${searchPath} `)) heard.push(message.payload);
+      });
+      await listener.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      const other = await openDatabase(process.env.FEIRA_TEST_DATABASE_URL as string, { searchPath });
+      const order = { customer: { id: 'c1', name: 'Ana' }, items: [{ sku: 'A', quantity: 1, price: 5 }] };
+      try {
+        await insertOrder(platform.database.db, seller.tenantId, order, platform.app.platform);
+        await hooks.waitFor(1, 5_000);
+        // A process with no dispatcher of its own (an API worker started with --no-dispatcher).
+        await insertOrder(other.db, seller.tenantId, order, {
+          clock: platform.clock,
+          random: platform.app.platform.random,
+          database: other,
+        });
+        await hooks.waitFor(2, 5_000);
+        await until('the second writer heard', () => heard.length > 0);
+        // Notifications arrive in commit order: one from the first writer would have come first.
+        expect(heard).toHaveLength(1);
+      } finally {
+        await other.close();
+        await listener.end();
       }
     },
   );

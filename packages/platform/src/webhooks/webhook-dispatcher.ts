@@ -340,7 +340,10 @@ export class WebhookDispatcher {
       this.#renewing = this.#renewing.then(() => this.renewLeases());
     }, this.#renewMs);
     this.#renewTimer.unref();
-    this.#unsubscribe = this.#deps.database.outboxSignal.subscribe(() => this.#onOutboxSignal());
+    this.#unsubscribe = this.#deps.database.outboxSignal.subscribe(
+      () => this.#onOutboxSignal(),
+      () => !this.#stopping && this.#room() > 0,
+    );
     this.#loop = this.#run();
   }
 
