@@ -1,3 +1,4 @@
+import type { Topic } from '@feira/contract';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,8 @@ import type { WebhookDispatcher } from './webhook-dispatcher.js';
 /** Waits for `check` to hold (the shared pollUntil, every 10 ms), failing after `deadlineMs`. */
 const until = (what: string, check: () => boolean | Promise<boolean>, deadlineMs = 5_000) =>
   pollUntil(what, async () => (await check()) || undefined, { deadlineMs, intervalMs: 10 });
+
+const ORDER = { customer: { id: 'c1', name: 'Ana' }, items: [{ sku: 'A', quantity: 1, price: 5 }] };
 
 // A poll this long cannot deliver within the tests' 5 s deadlines: only the outbox signal can.
 const SLEEPY = { pollIntervalMs: 600_000, maxPollIntervalMs: 600_000 };
@@ -42,18 +45,32 @@ describe.each(testDatabaseTargets())('outbox signal on $dialect (issue 22)', (ta
     return running;
   }
 
-  it('W6 / issue 22: an event committed while the dispatcher sleeps between polls is delivered at once, not at the next poll', async () => {
+  /** A seller subscribed to `topics` at a fresh receiver (`hooks`), and a dispatcher sleeping between polls. */
+  async function subscribedSeller(topics: Topic[] = ['sac_ticket']) {
     hooks = await startReceiver({ tls: true });
     const seller = await sellerWithToken(platform);
-    await signup(platform, seller, 'v1', hooks.url);
-    dispatcher = await sleepingDispatcher();
-    const passes = dispatcher.stats().passes;
+    await signup(platform, seller, 'v1', hooks.url, topics);
+    const running = await sleepingDispatcher();
+    dispatcher = running;
+    return { seller, running };
+  }
+
+  /** PostgreSQL: another process's view of the same schema (its own pool and signal), as `feira start` on a second host opens. */
+  async function otherProcess() {
+    const searchPath = /search_path=(\S+)/.exec(String(platform.database.pgPool?.options.options))?.[1] as string;
+    const database = await openDatabase(process.env.FEIRA_TEST_DATABASE_URL as string, { searchPath });
+    return { searchPath, database, deps: { clock: platform.clock, random: platform.app.platform.random, database } };
+  }
+
+  it('W6 / issue 22: an event committed while the dispatcher sleeps between polls is delivered at once, not at the next poll', async () => {
+    const { seller, running } = await subscribedSeller();
+    const passes = running.stats().passes;
 
     const recordId = platform.app.platform.random.uuid();
     await recordChange(platform, { tenantId: seller.tenantId, recordId });
     const [request] = await hooks.waitFor(1, 5_000);
     expect(JSON.parse(request!.raw.toString('utf8')).data.params.id).toBe(recordId);
-    expect(dispatcher.stats().passes).toBeGreaterThan(passes);
+    expect(running.stats().passes).toBeGreaterThan(passes);
 
     // Several commits in a row: each is heard, none waits for the poll.
     for (let i = 0; i < 5; i++) await recordChange(platform, { tenantId: seller.tenantId });
@@ -61,10 +78,7 @@ describe.each(testDatabaseTargets())('outbox signal on $dialect (issue 22)', (ta
   });
 
   it('W6 / issue 22: an order written through the admin API is delivered at once too', async () => {
-    hooks = await startReceiver({ tls: true });
-    const seller = await sellerWithToken(platform);
-    await signup(platform, seller, 'v1', hooks.url, ['order']);
-    dispatcher = await sleepingDispatcher();
+    const { seller } = await subscribedSeller(['order']);
     const created = await platform.app.inject({
       method: 'POST',
       url: `/admin/v1/tenants/${seller.tenantId}/orders`,
@@ -79,11 +93,8 @@ describe.each(testDatabaseTargets())('outbox signal on $dialect (issue 22)', (ta
     });
   });
 
-  it('W6 / issue 22: a write rolled back after signalling sends nothing, and the next committed event is still delivered at once', async () => {
-    hooks = await startReceiver({ tls: true });
-    const seller = await sellerWithToken(platform);
-    await signup(platform, seller, 'v1', hooks.url);
-    dispatcher = await sleepingDispatcher();
+  it('W6 / issue 22: a write rolled back sends nothing (it signals only after a commit), and the next committed event is still delivered at once', async () => {
+    const { seller, running } = await subscribedSeller();
     const { appendEvent } = await import('../records/outbox.js');
     await expect(
       platform.database.db.transaction().execute(async (trx) => {
@@ -106,7 +117,7 @@ describe.each(testDatabaseTargets())('outbox signal on $dialect (issue 22)', (ta
     await recordChange(platform, { tenantId: seller.tenantId, recordId });
     const received = await hooks.waitFor(1, 5_000);
     expect(received.map((r) => JSON.parse(r.raw.toString('utf8')).data.params.id)).toEqual([recordId]);
-    await dispatcher.stop();
+    await running.stop();
     dispatcher = null;
     expect(hooks.received).toHaveLength(1);
   });
@@ -114,24 +125,14 @@ describe.each(testDatabaseTargets())('outbox signal on $dialect (issue 22)', (ta
   it.runIf(target.dialect === 'postgres')(
     'W6 / issue 22: an order written by another process (its own pool and signal) wakes this process’s sleeping dispatcher at once',
     async () => {
-      hooks = await startReceiver({ tls: true });
-      const seller = await sellerWithToken(platform);
-      await signup(platform, seller, 'v1', hooks.url, ['order']);
-      dispatcher = await sleepingDispatcher();
-      // Another process's view of the same schema: what `feira start` on a second host opens.
-      const searchPath = /search_path=(\S+)/.exec(String(platform.database.pgPool?.options.options))?.[1] as string;
-      const other = await openDatabase(process.env.FEIRA_TEST_DATABASE_URL as string, { searchPath });
+      const { seller } = await subscribedSeller(['order']);
+      const other = await otherProcess();
       try {
-        const order = await insertOrder(
-          other.db,
-          seller.tenantId,
-          { customer: { id: 'c1', name: 'Ana' }, items: [{ sku: 'A', quantity: 1, price: 5 }] },
-          { clock: platform.clock, random: platform.app.platform.random, database: other },
-        );
+        const order = await insertOrder(other.database.db, seller.tenantId, ORDER, other.deps);
         const [request] = await hooks.waitFor(1, 5_000);
         expect(JSON.parse(request!.raw.toString('utf8')).data.params.id).toBe(order.id);
       } finally {
-        await other.close();
+        await other.database.close();
       }
     },
   );
@@ -139,36 +140,27 @@ describe.each(testDatabaseTargets())('outbox signal on $dialect (issue 22)', (ta
   it.runIf(target.dialect === 'postgres')(
     'issue 22: a writer whose own dispatcher has room wakes only that one; a writer without a dispatcher notifies the others',
     async () => {
-      hooks = await startReceiver({ tls: true });
-      const seller = await sellerWithToken(platform);
-      await signup(platform, seller, 'v1', hooks.url, ['order']);
-      dispatcher = await sleepingDispatcher();
-      const searchPath = /search_path=(\S+)/.exec(String(platform.database.pgPool?.options.options))?.[1] as string;
+      const { seller } = await subscribedSeller(['order']);
+      const other = await otherProcess();
       // What every other process's LISTEN connection hears.
       const heard: string[] = [];
       const listener = new pg.Client({ connectionString: process.env.FEIRA_TEST_DATABASE_URL as string });
       await listener.connect();
       listener.on('notification', (message) => {
-        if (message.payload?.startsWith(`${searchPath} `)) heard.push(message.payload);
+        if (message.payload?.startsWith(`${other.searchPath} `)) heard.push(message.payload);
       });
       await listener.query(`LISTEN ${OUTBOX_CHANNEL}`);
-      const other = await openDatabase(process.env.FEIRA_TEST_DATABASE_URL as string, { searchPath });
-      const order = { customer: { id: 'c1', name: 'Ana' }, items: [{ sku: 'A', quantity: 1, price: 5 }] };
       try {
-        await insertOrder(platform.database.db, seller.tenantId, order, platform.app.platform);
+        await insertOrder(platform.database.db, seller.tenantId, ORDER, platform.app.platform);
         await hooks.waitFor(1, 5_000);
         // A process with no dispatcher of its own (an API worker started with --no-dispatcher).
-        await insertOrder(other.db, seller.tenantId, order, {
-          clock: platform.clock,
-          random: platform.app.platform.random,
-          database: other,
-        });
+        await insertOrder(other.database.db, seller.tenantId, ORDER, other.deps);
         await hooks.waitFor(2, 5_000);
         await until('the second writer heard', () => heard.length > 0);
         // Notifications arrive in commit order: one from the first writer would have come first.
         expect(heard).toHaveLength(1);
       } finally {
-        await other.close();
+        await other.database.close();
         await listener.end();
       }
     },
@@ -177,10 +169,7 @@ describe.each(testDatabaseTargets())('outbox signal on $dialect (issue 22)', (ta
   it.runIf(target.dialect === 'postgres')(
     'issue 22: when the LISTEN connection is cut, it reconnects by itself and the next commit is heard again',
     async () => {
-      hooks = await startReceiver({ tls: true });
-      const seller = await sellerWithToken(platform);
-      await signup(platform, seller, 'v1', hooks.url);
-      dispatcher = await sleepingDispatcher();
+      const { seller } = await subscribedSeller();
       const pid = platform.database.outboxSignal.listenerPid();
       expect(pid).toEqual(expect.any(Number));
       await sql`select pg_terminate_backend(${pid})`.execute(platform.database.db);
