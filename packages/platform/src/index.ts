@@ -53,7 +53,14 @@ export { transactionKind } from './records/kinds/transactions.js';
 export { appendEvent, type RecordChange } from './records/outbox.js';
 export { type RecordKind, type RecordTable, recordPath } from './records/record-kind.js';
 export { type AnyRecordKind, RECORD_KINDS, recordKindOf, recordKindOfTopic } from './records/record-kinds.js';
-export { deleteRecord, findRecord, insertRecord, type RecordWriteDeps, updateRecord } from './records/record-write.js';
+export {
+  deleteRecord,
+  findRecord,
+  insertRecord,
+  inTransaction,
+  type RecordWriteDeps,
+  updateRecord,
+} from './records/record-write.js';
 export { type SeedCounts, type SeedDeps, type SeedResult, seedRecords } from './records/seed-records.js';
 export { type RunningPlatform, type StartPlatformOptions, startPlatform } from './server.js';
 export { FREIGHT_COLUMNS, type FreightRow, readFreightCsv } from './shipping/freight/freight-csv.js';
