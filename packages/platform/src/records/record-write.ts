@@ -48,10 +48,14 @@ export async function inTransaction<T>(
   deps: OutboxDeps,
   work: (trx: Kysely<Schema>) => Promise<T>,
 ): Promise<T> {
-  if (db.isTransaction) return work(db);
-  const result = await db.transaction().execute(work);
-  deps.database.outboxSignal.notify();
+  const result = db.isTransaction ? await work(db) : await db.transaction().execute(work);
+  signalIfCommitted(db, deps);
   return result;
+}
+
+/** Wakes the dispatchers after a write on `db` that appended events, once it is committed: unless `db` is the caller's transaction. */
+function signalIfCommitted(db: Kysely<Schema>, deps: OutboxDeps): void {
+  if (!db.isTransaction) deps.database.outboxSignal.notify();
 }
 
 function tenantNotFound(): PlatformError {
@@ -99,7 +103,7 @@ function change(
  * (a 409) when it has one, and a foreign-key violation into "Tenant not found"
  * (a 404): a record's only parent is its tenant.
  */
-async function refusingDuplicates<T>(kind: { uniqueViolation?(): PlatformError }, write: () => Promise<T>): Promise<T> {
+async function refusingViolations<T>(kind: { uniqueViolation?(): PlatformError }, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (error) {
@@ -125,7 +129,7 @@ export async function insertRecord<T extends RecordTable, Rec, Input>(
     // trip instead of four (BEGIN, two INSERTs, COMMIT), in the caller's transaction or alone. Each pg query
     // cost the platform ~100 µs of CPU in the webhook benchmark's order writes (BENCHMARKS.md).
     const event = outboxEventRow(change(kind, tenantId, id, 'CREATION'), deps);
-    await refusingDuplicates(kind, () =>
+    await refusingViolations(kind, () =>
       db
         .with('record', (qb) =>
           (qb as unknown as QueryCreator<Record<string, RecordRow>>).insertInto(kind.table as string).values(row as RecordRow),
@@ -134,11 +138,10 @@ export async function insertRecord<T extends RecordTable, Rec, Input>(
         .values(event)
         .execute(),
     );
-    // Committed, unless `db` is the caller's transaction (the caller signals after its commit).
-    if (!db.isTransaction) deps.database.outboxSignal.notify();
+    signalIfCommitted(db, deps);
     return kind.present(row);
   }
-  await refusingDuplicates(kind, () =>
+  await refusingViolations(kind, () =>
     inTransaction(db, deps, async (trx) => {
       await recordDatabase(trx)
         .insertInto(kind.table as string)
@@ -159,7 +162,7 @@ export async function updateRecord<T extends RecordTable, Rec, Patch>(
   patch: Patch,
   deps: RecordWriteDeps,
 ): Promise<Rec> {
-  return refusingDuplicates(kind, () =>
+  return refusingViolations(kind, () =>
     inTransaction(db, deps, async (trx) => {
       const current = await findRecord(kind, trx, tenantId, id);
       if (!current) throw notFound(kind.label);
