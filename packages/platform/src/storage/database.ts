@@ -109,7 +109,7 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
 }
 
 /** Connections of a process's main PostgreSQL pool (API requests). */
-export const DEFAULT_POOL_SIZE = 10;
+const DEFAULT_POOL_SIZE = 10;
 
 function newPgPool(config: pg.PoolConfig): pg.Pool {
   const pool = new pg.Pool({

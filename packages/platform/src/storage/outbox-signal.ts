@@ -53,8 +53,8 @@ export const OUTBOX_CHANNEL = 'feira_outbox';
 const RECONNECT_MS = 1_000;
 
 class Listeners {
-  readonly #listeners = new Set<() => void>();
-  readonly #rooms = new Set<() => boolean>();
+  /** Each listener, with how it tells whether it has room for new events (if it does). */
+  readonly #listeners = new Map<() => void, (() => boolean) | undefined>();
   #scheduled = false;
 
   get size(): number {
@@ -62,17 +62,13 @@ class Listeners {
   }
 
   add(listener: () => void, hasRoom?: () => boolean): () => void {
-    this.#listeners.add(listener);
-    if (hasRoom) this.#rooms.add(hasRoom);
-    return () => {
-      this.#listeners.delete(listener);
-      if (hasRoom) this.#rooms.delete(hasRoom);
-    };
+    this.#listeners.set(listener, hasRoom);
+    return () => this.#listeners.delete(listener);
   }
 
   /** Whether a listener of this process can take new events now. */
   anyWithRoom(): boolean {
-    for (const hasRoom of this.#rooms) if (hasRoom()) return true;
+    for (const hasRoom of this.#listeners.values()) if (hasRoom?.()) return true;
     return false;
   }
 
@@ -82,7 +78,7 @@ class Listeners {
     this.#scheduled = true;
     setImmediate(() => {
       this.#scheduled = false;
-      for (const listener of this.#listeners) listener();
+      for (const listener of this.#listeners.keys()) listener();
     });
   }
 }
