@@ -3,7 +3,9 @@
 //   (PROBE_DIALECT=postgres for PostgreSQL)
 // Commits N order events to a SQLite platform with one v1 subscription, then starts one
 // dispatcher with the default options (as `feira start` runs it; PROBE_OPTIONS=<json> overrides
-// them; PROBE_SQL=<statements;…> runs schema changes to try first) and reports the drain rate
+// them; PROBE_SQL=<statements;…> runs schema changes to try first; on PostgreSQL pass
+// PROBE_SQL='analyze outbox_events', or the claim plans for a table it believes nearly empty and
+// reads the whole backlog each time; a long-lived table has been analyzed by autovacuum) and reports the drain rate
 // and the dispatcher process's CPU time per delivery, taken over the last 90 % as the benchmark
 // does. CPU per delivery is the figure to compare on a busy machine: wall rates move with the
 // other processes, CPU time much less.
