@@ -9,7 +9,7 @@
 // and the dispatcher process's CPU time per delivery, taken over the last 90 % as the benchmark
 // does. CPU per delivery is the figure to compare on a busy machine: wall rates move with the
 // other processes, CPU time much less.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { sql } from 'kysely';
 import { appendEvent } from '../../src/records/outbox.js';
@@ -19,6 +19,22 @@ import { forkThroughputReceiver } from './forked-receiver.js';
 import { sellerWithToken, signup, wallClock } from './webhook-kit.js';
 
 const N = Number(process.argv[2] ?? 5000);
+
+/**
+ * Busy CPU time of the whole machine so far (Linux /proc/stat, all cores, µs; null elsewhere): with
+ * PostgreSQL and the receiver on the same cores, what a delivery costs in all, the figure that bounds
+ * the drain when the machine is saturated.
+ */
+function machineBusyMicros(): number | null {
+  try {
+    const [, ...ticks] = (readFileSync('/proc/stat', 'utf8').split('\n')[0] as string).trim().split(/\s+/);
+    const [user, nice, system, , , irq, softirq, steal] = ticks.map(Number) as number[];
+    // USER_HZ is 100 on Linux: a tick is 10 ms.
+    return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) * 10_000;
+  } catch {
+    return null;
+  }
+}
 const profileFile = process.argv[3];
 const receiver = await forkThroughputReceiver();
 const { url, stats } = receiver;
@@ -54,17 +70,20 @@ const t0 = performance.now();
 dispatcher.start();
 let tenth = 0;
 let cpuTenth = cpu0;
+let machineTenth = machineBusyMicros();
 for (;;) {
   const { count } = await stats();
   if (!tenth && count >= N / 10) {
     tenth = performance.now();
     cpuTenth = process.cpuUsage();
+    machineTenth = machineBusyMicros();
   }
   if (count >= N) break;
   await new Promise((r) => setTimeout(r, 10));
 }
 const t1 = performance.now();
 const cpu1 = process.cpuUsage(cpuTenth);
+const machine1 = machineBusyMicros();
 if (session) {
   const { profile } = await session.post('Profiler.stop');
   writeFileSync(profileFile as string, JSON.stringify(profile));
@@ -78,6 +97,7 @@ console.log(
     rateLast90: Math.round(rest / ((t1 - tenth) / 1000)),
     cpuUsPerDelivery: Math.round((cpu1.user + cpu1.system) / rest),
     cpuShare: Number(((cpu1.user + cpu1.system) / 1000 / (t1 - tenth)).toFixed(2)),
+    machineCpuUsPerDelivery: machine1 === null || machineTenth === null ? null : Math.round((machine1 - machineTenth) / rest),
     receiver: await stats(),
   }),
 );
