@@ -7,8 +7,9 @@
 // PROBE_SQL='analyze outbox_events', or the claim plans for a table it believes nearly empty and
 // reads the whole backlog each time; a long-lived table has been analyzed by autovacuum) and reports the drain rate
 // and the dispatcher process's CPU time per delivery, taken over the last 90 % as the benchmark
-// does. CPU per delivery is the figure to compare on a busy machine: wall rates move with the
-// other processes, CPU time much less.
+// does, with the whole machine's (PostgreSQL and the receiver included). CPU per delivery is the
+// figure to compare on a busy machine: wall rates move with the other processes, CPU time much
+// less; the machine's figure also counts work a change moves from the database to the platform.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { sql } from 'kysely';
