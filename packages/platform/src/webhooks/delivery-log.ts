@@ -164,7 +164,9 @@ async function applySuccesses(trx: Kysely<Schema>, finished: readonly FinishedAt
   for (const f of finished) {
     if (!f.result.ok) continue;
     const code = f.result.statusCode ?? 200;
-    byStatus.set(code, [...(byStatus.get(code) ?? []), f]);
+    const group = byStatus.get(code);
+    if (group) group.push(f);
+    else byStatus.set(code, [f]);
   }
   for (const [statusCode, group] of byStatus) {
     for (let i = 0; i < group.length; i += 500) {

@@ -55,7 +55,9 @@ export async function fanOutEvents(
     const byKey = new Map<string, string[]>();
     for (const s of subscriptions) {
       const key = `${s.tenant_id}\u0000${s.topic}`;
-      byKey.set(key, [...(byKey.get(key) ?? []), s.id]);
+      const ids = byKey.get(key);
+      if (ids) ids.push(s.id);
+      else byKey.set(key, [s.id]);
     }
     const leased: FanOutResult['leased'] = [];
     const targets = events.flatMap((event) =>
