@@ -8,10 +8,9 @@ import { documentedList, documentedObject, errorResponse } from '../http/openapi
 import { runListForRequest } from '../lists/list-engine.js';
 import { defineListResource } from '../lists/list-resource.js';
 import type { Schema } from '../storage/schema.js';
-import type { WebhookTables } from './webhook-tables.js';
+import type { SubscriptionRow, WebhookTables } from './webhook-tables.js';
 
 type DeliveryRow = Selectable<WebhookTables['webhook_deliveries']>;
-type SubscriptionRow = Selectable<WebhookTables['webhook_subscriptions']>;
 
 export function presentDelivery(row: DeliveryRow) {
   return {

@@ -5,6 +5,7 @@ import { dispatcherOf, recordChange, sellerWithToken, signup } from '../../test/
 import { buildApp } from '../app.js';
 import { epochSeconds } from '../core/clock.js';
 import { createTestPlatform, type TestPlatform, testConfig, testDatabaseTargets, testTls } from '../testing.js';
+import { fanOutEvents } from './fan-out.js';
 import { signUp } from './subscription-store.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 
@@ -234,5 +235,38 @@ describe.each(testDatabaseTargets())('webhook delivery on $dialect', (target) =>
       slow.release();
       await dispatcher.stop();
     }
+  });
+});
+
+describe.each(testDatabaseTargets())('fan-out on $dialect', (target) => {
+  let platform: TestPlatform;
+  beforeAll(async () => {
+    platform = await createTestPlatform(target, { outboundCa: testTls.ca });
+  });
+  afterAll(() => platform.close());
+
+  it('spec-notes W6: the fan-out hands back the subscriptions of the deliveries it leased, each once and as stored, so the dispatcher need not read them again', async () => {
+    const seller = await sellerWithToken(platform);
+    await signup(platform, seller, 'v1', 'https://127.0.0.1:9/hooks', ['order']);
+    for (let i = 0; i < 3; i++)
+      await recordChange(platform, { tenantId: seller.tenantId, topic: 'order', resource: `/v1/orders/${i}` });
+    const deps = { clock: platform.clock, random: platform.app.platform.random };
+    const leaseUntilIso = new Date(platform.clock.now().getTime() + 10_000).toISOString();
+
+    const result = await fanOutEvents(platform.database, deps, 10, { worker: 'w1', leaseUntilIso, max: 10 });
+
+    const stored = await platform.database.db
+      .selectFrom('webhook_subscriptions')
+      .selectAll()
+      .where('tenant_id', '=', seller.tenantId)
+      .execute();
+    expect(stored).toHaveLength(1);
+    expect(result.leased).toHaveLength(3);
+    expect(result.subscriptions).toEqual(stored);
+
+    // Without a lease nothing is sent by this worker, so no subscription comes back.
+    await recordChange(platform, { tenantId: seller.tenantId, topic: 'order', resource: '/v1/orders/3' });
+    const unleased = await fanOutEvents(platform.database, deps, 10);
+    expect(unleased).toMatchObject({ events: 1, leased: [], subscriptions: [] });
   });
 });

@@ -1,5 +1,4 @@
 import { hostname } from 'node:os';
-import type { Selectable } from 'kysely';
 import type { Dispatcher } from 'undici';
 import { BatchingWriter } from '../core/batching-writer.js';
 import type { Clock } from '../core/clock.js';
@@ -14,7 +13,7 @@ import { fanOutEvents } from './fan-out.js';
 import { OpenedSecrets } from './opened-secrets.js';
 import { webhookMetrics } from './webhook-metrics.js';
 import { signingSecrets } from './webhook-secret.js';
-import type { WebhookTables } from './webhook-tables.js';
+import type { SubscriptionRow } from './webhook-tables.js';
 
 export interface WebhookDispatcherDeps {
   database: Database;
@@ -60,8 +59,6 @@ export interface WebhookDispatcherOptions {
   /** …or this long after the first of them finished (default 50 ms). */
   flushDelayMs?: number;
 }
-
-type SubscriptionRow = Selectable<WebhookTables['webhook_subscriptions']>;
 
 /** What the dispatcher writes to the delivery log, in batches. */
 type ResultRow =
@@ -205,15 +202,21 @@ export class WebhookDispatcher {
     if (capacity <= 0) return 0;
     const now = this.#deps.clock.now();
     const leaseUntil = now.getTime() + this.#leaseMs;
-    const { events, leased } = await fanOutEvents(this.#deps.database, this.#deps, Math.min(this.#batchSize, capacity), {
-      worker: this.worker,
-      leaseUntilIso: new Date(leaseUntil).toISOString(),
-      max: capacity,
-    });
+    const { events, leased, subscriptions } = await fanOutEvents(
+      this.#deps.database,
+      this.#deps,
+      Math.min(this.#batchSize, capacity),
+      {
+        worker: this.worker,
+        leaseUntilIso: new Date(leaseUntil).toISOString(),
+        max: capacity,
+      },
+    );
     if (leased.length > 0) {
       await this.#enqueue(
         leased.map((l) => l.claim),
         new Map(leased.map((l) => [l.claim.event_id, l.body])),
+        subscriptions,
         now,
         leaseUntil,
       );
@@ -252,28 +255,35 @@ export class WebhookDispatcher {
         this.#moreExpired = claims.length === limit;
       }
       if (claims.length === 0) continue;
-      await this.#enqueue(claims, null, now, now.getTime() + this.#leaseMs);
+      await this.#enqueue(claims, null, [], now, now.getTime() + this.#leaseMs);
       claimed += claims.length;
     }
     return claimed;
   }
 
-  /** Queues claimed deliveries per endpoint origin and starts sending; bodies are read unless the fan-out had them. */
+  /**
+   * Queues claimed deliveries per endpoint origin and starts sending; bodies and subscriptions are
+   * read unless the fan-out had them.
+   */
   async #enqueue(
     claims: ClaimedDelivery[],
     knownBodies: Map<string, string> | null,
+    knownSubscriptions: readonly SubscriptionRow[],
     now: Date,
     leaseUntil: number,
   ): Promise<void> {
     const { db } = this.#deps.database;
     // Each subscription's URL is parsed once per claim, not once per delivery.
     const subscriptions = new Map<string, { row: SubscriptionRow; target: DeliveryTarget }>();
-    for (const ids of chunks([...new Set(claims.map((c) => c.subscription_id))], 500)) {
-      for (const row of await db.selectFrom('webhook_subscriptions').selectAll().where('id', 'in', ids).execute()) {
-        const target = deliveryTarget(row.url);
-        subscriptions.set(row.id, { row, target });
-        this.#originBySubscription.set(row.id, target.origin);
-      }
+    const add = (row: SubscriptionRow) => {
+      const target = deliveryTarget(row.url);
+      subscriptions.set(row.id, { row, target });
+      this.#originBySubscription.set(row.id, target.origin);
+    };
+    for (const row of knownSubscriptions) add(row);
+    const unknown = [...new Set(claims.map((c) => c.subscription_id))].filter((id) => !subscriptions.has(id));
+    for (const ids of chunks(unknown, 500)) {
+      for (const row of await db.selectFrom('webhook_subscriptions').selectAll().where('id', 'in', ids).execute()) add(row);
     }
     const bodies = knownBodies ?? new Map<string, string>();
     for (const ids of knownBodies ? [] : chunks([...new Set(claims.map((c) => c.event_id))], 500)) {

@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 export type WebhookVersion = 'v0' | 'v1';
 export type SubscriptionState = 'active' | 'disabled';
@@ -69,3 +69,6 @@ export interface WebhookTables {
     started_at: string;
   };
 }
+
+/** A subscription as read from its table. */
+export type SubscriptionRow = Selectable<WebhookTables['webhook_subscriptions']>;
