@@ -10,9 +10,13 @@
 // does, with the whole machine's (PostgreSQL and the receiver included). CPU per delivery is the
 // figure to compare on a busy machine: wall rates move with the other processes, CPU time much
 // less; the machine's figure also counts work a change moves from the database to the platform.
+// PROBE_SENDS=none answers every request with a 200 at once, inside the process, instead of posting it
+// (each is still signed): the bookkeeping's own ceiling, what a dispatcher whose sends cost nothing
+// on its event loop (a sender thread, say) could at best reach on this machine.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { sql } from 'kysely';
+import type { Dispatcher } from 'undici';
 import { appendEvent } from '../../src/records/outbox.js';
 import { createTestPlatform, testDatabaseTargets, testTls } from '../../src/testing.js';
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js';
@@ -38,7 +42,26 @@ function machineBusyMicros(): number | null {
 }
 const profileFile = process.argv[3];
 const receiver = await forkThroughputReceiver();
-const { url, stats } = receiver;
+const { url } = receiver;
+const sendsNone = process.env.PROBE_SENDS === 'none';
+let answered = 0;
+/**
+ * PROBE_SENDS=none: a 200 for every request with no socket, answered from the event loop's check phase
+ * as a socket's answer would come from its poll phase (answered on a microtask, a SQLite drain never
+ * yields to timers, and the probe could not time it).
+ */
+const answerAtOnce = {
+  dispatch(_options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    setImmediate(() => {
+      handler.onConnect?.(() => {});
+      handler.onHeaders?.(200, [], () => {}, 'OK');
+      handler.onComplete?.([]);
+      answered += 1;
+    });
+    return true;
+  },
+} as unknown as Dispatcher;
+const stats = async () => (sendsNone ? { count: answered, connections: 0 } : receiver.stats());
 // PROBE_DIALECT=postgres (with FEIRA_TEST_DATABASE_URL) drains from PostgreSQL; its server's CPU is not counted.
 const target = testDatabaseTargets().find((t) => t.dialect === (process.env.PROBE_DIALECT ?? 'sqlite'));
 if (!target) throw new Error('PROBE_DIALECT names a database that is not configured');
@@ -58,7 +81,10 @@ const commit = (count: number, from: number) =>
 for (let i = 0; i < N; i += 1000) await commit(Math.min(1000, N - i), i);
 for (const statement of (process.env.PROBE_SQL ?? '').split(';').filter((x) => x.trim()))
   await sql.raw(statement).execute(platform.database.db);
-const dispatcher = new WebhookDispatcher(platform.app.platform, JSON.parse(process.env.PROBE_OPTIONS ?? '{}'));
+const dispatcher = new WebhookDispatcher(
+  sendsNone ? { ...platform.app.platform, outbound: answerAtOnce } : platform.app.platform,
+  JSON.parse(process.env.PROBE_OPTIONS ?? '{}'),
+);
 let session: Session | null = null;
 if (profileFile) {
   session = new Session();
