@@ -248,25 +248,43 @@ describe.each(testDatabaseTargets())('fan-out on $dialect', (target) => {
   it('spec-notes W6: the fan-out hands back the subscriptions of the deliveries it leased, each once and as stored, so the dispatcher need not read them again', async () => {
     const seller = await sellerWithToken(platform);
     await signup(platform, seller, 'v1', 'https://127.0.0.1:9/hooks', ['order']);
-    for (let i = 0; i < 3; i++)
-      await recordChange(platform, { tenantId: seller.tenantId, topic: 'order', resource: `/v1/orders/${i}` });
-    const deps = { clock: platform.clock, random: platform.app.platform.random };
-    const leaseUntilIso = new Date(platform.clock.now().getTime() + 10_000).toISOString();
-
-    const result = await fanOutEvents(platform.database, deps, 10, { worker: 'w1', leaseUntilIso, max: 10 });
-
+    // A second app of the same store, subscribed to the same topic.
+    await signUp(
+      platform.database.db,
+      { clientId: 'second-app', tenantId: seller.tenantId, topics: ['order'], url: 'https://127.0.0.1:9/other', version: 'v1' },
+      platform.app.platform,
+    );
     const stored = await platform.database.db
       .selectFrom('webhook_subscriptions')
       .selectAll()
       .where('tenant_id', '=', seller.tenantId)
+      .orderBy('id')
       .execute();
-    expect(stored).toHaveLength(1);
-    expect(result.leased).toHaveLength(3);
-    expect(result.subscriptions).toEqual(stored);
+    expect(stored).toHaveLength(2);
+    const deps = { clock: platform.clock, random: platform.app.platform.random };
+    const lease = (max: number) => ({
+      worker: 'w1',
+      leaseUntilIso: new Date(platform.clock.now().getTime() + 10_000).toISOString(),
+      max,
+    });
+    const write = (n: number) =>
+      recordChange(platform, { tenantId: seller.tenantId, topic: 'order', resource: `/v1/orders/${n}` });
+    const byId = (rows: Array<{ id: string }>) => [...rows].sort((a, b) => a.id.localeCompare(b.id));
+
+    // Three events × two subscriptions: six deliveries leased, each subscription's row once.
+    for (let i = 0; i < 3; i++) await write(i);
+    const all = await fanOutEvents(platform.database, deps, 10, lease(10));
+    expect(all.leased).toHaveLength(6);
+    expect(byId(all.subscriptions)).toEqual(stored);
+
+    // Room for one delivery: only that delivery's subscription comes back.
+    await write(3);
+    const one = await fanOutEvents(platform.database, deps, 10, lease(1));
+    expect(one.leased).toHaveLength(1);
+    expect(one.subscriptions.map((s) => s.id)).toEqual([one.leased[0]?.claim.subscription_id]);
 
     // Without a lease nothing is sent by this worker, so no subscription comes back.
-    await recordChange(platform, { tenantId: seller.tenantId, topic: 'order', resource: '/v1/orders/3' });
-    const unleased = await fanOutEvents(platform.database, deps, 10);
-    expect(unleased).toMatchObject({ events: 1, leased: [], subscriptions: [] });
+    await write(4);
+    expect(await fanOutEvents(platform.database, deps, 10)).toMatchObject({ events: 1, leased: [], subscriptions: [] });
   });
 });

@@ -215,8 +215,7 @@ export class WebhookDispatcher {
     if (leased.length > 0) {
       await this.#enqueue(
         leased.map((l) => l.claim),
-        new Map(leased.map((l) => [l.claim.event_id, l.body])),
-        subscriptions,
+        { bodies: new Map(leased.map((l) => [l.claim.event_id, l.body])), subscriptions },
         now,
         leaseUntil,
       );
@@ -255,20 +254,19 @@ export class WebhookDispatcher {
         this.#moreExpired = claims.length === limit;
       }
       if (claims.length === 0) continue;
-      await this.#enqueue(claims, null, [], now, now.getTime() + this.#leaseMs);
+      await this.#enqueue(claims, null, now, now.getTime() + this.#leaseMs);
       claimed += claims.length;
     }
     return claimed;
   }
 
   /**
-   * Queues claimed deliveries per endpoint origin and starts sending; bodies and subscriptions are
-   * read unless the fan-out had them.
+   * Queues claimed deliveries per endpoint origin and starts sending. The bodies and subscriptions
+   * of the deliveries are read here, except those a fan-out already read in its own statement (`fromFanOut`).
    */
   async #enqueue(
     claims: ClaimedDelivery[],
-    knownBodies: Map<string, string> | null,
-    knownSubscriptions: readonly SubscriptionRow[],
+    fromFanOut: { bodies: Map<string, string>; subscriptions: readonly SubscriptionRow[] } | null,
     now: Date,
     leaseUntil: number,
   ): Promise<void> {
@@ -280,13 +278,14 @@ export class WebhookDispatcher {
       subscriptions.set(row.id, { row, target });
       this.#originBySubscription.set(row.id, target.origin);
     };
-    for (const row of knownSubscriptions) add(row);
-    const unknown = [...new Set(claims.map((c) => c.subscription_id))].filter((id) => !subscriptions.has(id));
-    for (const ids of chunks(unknown, 500)) {
+    for (const row of fromFanOut?.subscriptions ?? []) add(row);
+    const unreadSubscriptions = [...new Set(claims.map((c) => c.subscription_id))].filter((id) => !subscriptions.has(id));
+    for (const ids of chunks(unreadSubscriptions, 500)) {
       for (const row of await db.selectFrom('webhook_subscriptions').selectAll().where('id', 'in', ids).execute()) add(row);
     }
-    const bodies = knownBodies ?? new Map<string, string>();
-    for (const ids of knownBodies ? [] : chunks([...new Set(claims.map((c) => c.event_id))], 500)) {
+    const bodies = fromFanOut?.bodies ?? new Map<string, string>();
+    const unreadBodies = [...new Set(claims.map((c) => c.event_id))].filter((id) => !bodies.has(id));
+    for (const ids of chunks(unreadBodies, 500)) {
       for (const row of await db.selectFrom('outbox_events').select(['id', 'body']).where('id', 'in', ids).execute()) {
         bodies.set(row.id, row.body);
       }
