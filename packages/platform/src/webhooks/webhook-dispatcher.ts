@@ -147,6 +147,12 @@ export class WebhookDispatcher {
   #lastExpiredClaimAt = Number.NEGATIVE_INFINITY;
   /** The last look for expired leases filled its claim: look again at the next pass. */
   #moreExpired = false;
+  /**
+   * The last fan-out, or the last look for due deliveries, took as many as it asked for: more may be
+   * waiting, so the running loop makes its next pass at once. One that took fewer saw all there was.
+   */
+  #outboxFilled = false;
+  #dueFilled = false;
   #unsubscribe: (() => void) | null = null;
   /** Deliveries this worker holds a lease on (queued or in flight), by id: what a renewal extends. */
   readonly #held = new Map<string, ClaimedDelivery>();
@@ -199,19 +205,17 @@ export class WebhookDispatcher {
     // Events wait in the outbox until this worker has room for their deliveries (another worker with
     // room takes them meanwhile): fanned out without a lease they would only have to be claimed later.
     const capacity = this.#maxInFlight - this.#inFlight - this.#queued();
+    this.#outboxFilled = false;
     if (capacity <= 0) return 0;
     const now = this.#deps.clock.now();
     const leaseUntil = now.getTime() + this.#leaseMs;
-    const { events, leased, subscriptions } = await fanOutEvents(
-      this.#deps.database,
-      this.#deps,
-      Math.min(this.#batchSize, capacity),
-      {
-        worker: this.worker,
-        leaseUntilIso: new Date(leaseUntil).toISOString(),
-        max: capacity,
-      },
-    );
+    const limit = Math.min(this.#batchSize, capacity);
+    const { events, leased, subscriptions } = await fanOutEvents(this.#deps.database, this.#deps, limit, {
+      worker: this.worker,
+      leaseUntilIso: new Date(leaseUntil).toISOString(),
+      max: capacity,
+    });
+    this.#outboxFilled = events === limit;
     if (leased.length > 0) {
       await this.#enqueue(
         leased.map((l) => l.claim),
@@ -231,6 +235,7 @@ export class WebhookDispatcher {
    */
   async claimAndSend(options: { expired?: boolean } = {}): Promise<number> {
     let claimed = 0;
+    this.#dueFilled = false;
     for (const which of options.expired === false ? (['unleased'] as const) : (['unleased', 'expired'] as const)) {
       const limit = Math.min(this.#batchSize, this.#maxInFlight - this.#inFlight - this.#queued());
       if (limit <= 0) break;
@@ -253,6 +258,7 @@ export class WebhookDispatcher {
       if (which === 'expired' && (claims.length === limit || buffered.length === 0)) {
         this.#moreExpired = claims.length === limit;
       }
+      if (which === 'unleased' && claims.length === limit) this.#dueFilled = true;
       if (claims.length === 0) continue;
       await this.#enqueue(claims, null, now, now.getTime() + this.#leaseMs);
       claimed += claims.length;
@@ -416,7 +422,8 @@ export class WebhookDispatcher {
 
   async #run(): Promise<void> {
     while (!this.#stopping) {
-      let busy = false;
+      let found = false;
+      let more = false;
       try {
         // Due deliveries first (retries, and fan-out beyond this worker's room: the older work),
         // then new events, whose deliveries the fan-out leases to this worker and sends at once.
@@ -429,7 +436,10 @@ export class WebhookDispatcher {
         if (expired) this.#lastExpiredClaimAt = performance.now();
         const claimed = claimDue ? await this.claimAndSend({ expired }) : 0;
         const fanned = await this.fanOut();
-        busy = fanned > 0 || claimed > 0;
+        found = fanned > 0 || claimed > 0;
+        // (A pass that found nothing may still have `#moreExpired` from a look that left full endpoints out:
+        // it waits for their queues to run low, see #pump, rather than spinning on empty claims.)
+        more = found && (this.#outboxFilled || this.#dueFilled || this.#moreExpired);
       } catch (error) {
         this.#deps.log?.error({ err: error }, 'webhook dispatcher pass failed');
       }
@@ -437,14 +447,17 @@ export class WebhookDispatcher {
       // until something changes (new events, a claim that found work, an endpoint's queue running dry).
       this.#lastPassAt = this.#deps.clock.now().getTime();
       this.#passes += 1;
-      this.#idlePasses = busy ? 0 : this.#idlePasses + 1;
+      this.#idlePasses = found ? 0 : this.#idlePasses + 1;
       const full = this.#inFlight + this.#queued() >= this.#maxInFlight;
+      // The next pass comes at once only when a claim came back full. A pass that took less than it asked
+      // for saw all there was: at 500 orders/s, passing again at once cost each order an empty fan-out and
+      // a look for due deliveries, two more transactions (BENCHMARKS.md, eighth pass).
       // A signal that came during the pass may be for events it did not see: no pause then.
       // Nor after stop() was called during the pass: it would wait a whole poll interval.
-      if (!this.#stopping && (full || (!busy && !this.#signalled))) {
+      if (!this.#stopping && (full || (!more && !this.#signalled))) {
         this.#waitingForCapacity = full;
         await this.#pause(
-          full ? this.#renewMs : Math.min(this.#maxPollMs, this.#pollMs * 2 ** Math.min(this.#idlePasses - 1, 16)),
+          full ? this.#renewMs : Math.min(this.#maxPollMs, this.#pollMs * 2 ** Math.min(Math.max(this.#idlePasses - 1, 0), 16)),
         );
       }
     }
