@@ -33,3 +33,23 @@ export async function createScratchSchema(url: string): Promise<ScratchSchema> {
   await withClient(url, (c) => c.query(`create schema ${schema}`));
   return { url, schema, drop: () => withClient(url, (c) => c.query(`drop schema if exists ${schema} cascade`)).then(() => {}) };
 }
+
+/**
+ * The server settings a reader needs beside PostgreSQL figures: its version, and whether autovacuum
+ * runs (a CI image may turn it off; then no table is vacuumed or analyzed during a run, as none would
+ * be on a production server).
+ */
+export async function postgresServerSummary(url: string): Promise<string> {
+  const names = ['server_version', 'autovacuum', 'fsync', 'synchronous_commit', 'shared_buffers'];
+  const { rows } = await withClient(url, (c) =>
+    c.query<{ name: string; setting: string }>(
+      'select name, current_setting(name) as setting from pg_settings where name = any($1) order by name',
+      [names],
+    ),
+  );
+  const setting = new Map(rows.map((r) => [r.name, r.setting]));
+  return `PostgreSQL ${setting.get('server_version') ?? '?'}, ${names
+    .slice(1)
+    .map((n) => `${n} ${setting.get(n) ?? '?'}`)
+    .join(', ')}`;
+}

@@ -1,5 +1,6 @@
 // @feira/platform/testing: what tests (of this package and of others) use to
 // run the real platform on an isolated database with a clock they control.
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SCOPE_NAMES, type Scope } from '@feira/contract';
@@ -227,6 +228,23 @@ export async function pollUntil<T>(
     if (value !== undefined) return value;
     if (performance.now() > end) throw new Error(`timed out after ${deadlineMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/**
+ * Busy CPU time of the whole machine so far (Linux /proc/stat, all cores, µs; null elsewhere): with a
+ * database server and a receiver on the same cores, the difference over a phase is what its work cost
+ * in all, the figure that bounds a rate when the machine is saturated. For the drain probe and the
+ * benchmarks.
+ */
+export function machineBusyMicros(): number | null {
+  try {
+    const [, ...ticks] = (readFileSync('/proc/stat', 'utf8').split('\n')[0] as string).trim().split(/\s+/);
+    const [user, nice, system, , , irq, softirq, steal] = ticks.map(Number) as number[];
+    // USER_HZ is 100 on Linux: a tick is 10 ms.
+    return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) * 10_000;
+  } catch {
+    return null;
   }
 }
 

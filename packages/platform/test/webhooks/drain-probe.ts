@@ -13,33 +13,18 @@
 // PROBE_SENDS=none answers every request with a 200 at once, inside the process, instead of posting it
 // (each is still signed): the bookkeeping's own ceiling, what a dispatcher whose sends cost nothing
 // on its event loop (a sender thread, say) could at best reach on this machine.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { sql } from 'kysely';
 import type { Dispatcher } from 'undici';
 import { appendEvent } from '../../src/records/outbox.js';
-import { createTestPlatform, testDatabaseTargets, testTls } from '../../src/testing.js';
+import { createTestPlatform, machineBusyMicros, testDatabaseTargets, testTls } from '../../src/testing.js';
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js';
 import { forkThroughputReceiver } from './forked-receiver.js';
 import { sellerWithToken, signup, wallClock } from './webhook-kit.js';
 
 const N = Number(process.argv[2] ?? 5000);
 
-/**
- * Busy CPU time of the whole machine so far (Linux /proc/stat, all cores, µs; null elsewhere): with
- * PostgreSQL and the receiver on the same cores, what a delivery costs in all, the figure that bounds
- * the drain when the machine is saturated.
- */
-function machineBusyMicros(): number | null {
-  try {
-    const [, ...ticks] = (readFileSync('/proc/stat', 'utf8').split('\n')[0] as string).trim().split(/\s+/);
-    const [user, nice, system, , , irq, softirq, steal] = ticks.map(Number) as number[];
-    // USER_HZ is 100 on Linux: a tick is 10 ms.
-    return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) * 10_000;
-  } catch {
-    return null;
-  }
-}
 const profileFile = process.argv[3];
 const receiver = await forkThroughputReceiver();
 const { url } = receiver;
