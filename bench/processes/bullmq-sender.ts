@@ -1,5 +1,6 @@
 // The peer of the webhook-delivery scenario: what a Node team would build
-// instead of Feira's dispatcher. A BullMQ queue on Redis (127.0.0.1:6379) and a
+// instead of Feira's dispatcher. A BullMQ queue on Redis (127.0.0.1, port
+// FEIRA_BENCH_REDIS_PORT, 6379 by default) and a
 // worker with concurrency 32 that signs each message as Feira's v1 does
 // (HMAC-SHA256 over `<timestamp>.<body>`, hex, `X-Signature-256: sha256=…`,
 // `X-Timestamp`, `X-Webhook-Id`) and posts it with undici through an Agent of

@@ -1,0 +1,133 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { join } from 'node:path';
+
+/**
+ * A Redis server of the benchmark's own, configured as BullMQ's "Going to
+ * production" guide asks: AOF persistence with `appendfsync everysec` and
+ * `maxmemory-policy noeviction`. The machine's own Redis may keep nothing on
+ * disk (this project's CI image does not), which is how a queue runs in
+ * development, not in production.
+ */
+export const PRODUCTION_REDIS_ARGS = [
+  '--appendonly',
+  'yes',
+  '--appendfsync',
+  'everysec',
+  '--maxmemory-policy',
+  'noeviction',
+  '--save',
+  '',
+];
+
+export interface RedisServer {
+  port: number;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function answers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.setTimeout(500);
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (data) => {
+      socket.destroy();
+      resolve(data.toString().startsWith('+PONG'));
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/**
+ * Starts `redis-server` on a free loopback port with its files in `dir`, or
+ * returns why it cannot (no `redis-server` on the PATH, say).
+ */
+export async function startRedisServer(dir: string, args: readonly string[]): Promise<RedisServer | string> {
+  mkdirSync(dir, { recursive: true });
+  const port = await freePort();
+  let child: ChildProcess;
+  try {
+    child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--dir', dir, ...args], {
+      stdio: 'ignore',
+    });
+  } catch (error) {
+    return `redis-server could not be started (${error instanceof Error ? error.message : String(error)})`;
+  }
+  const failed = new Promise<string>((resolve) => {
+    child.once('error', (error) => resolve(`redis-server could not be started (${error.message})`));
+    child.once('exit', (code) => resolve(`redis-server exited with code ${code}`));
+  });
+  // A run stopped by Ctrl-C or a crash leaves no server behind.
+  const kill = () => child.kill('SIGKILL');
+  process.once('exit', kill);
+  const deadline = performance.now() + 10_000;
+  while (performance.now() < deadline) {
+    const problem = await Promise.race([failed, answers(port).then((ok) => (ok ? null : undefined))]);
+    if (problem === null) {
+      return {
+        port,
+        stop: async () => {
+          process.off('exit', kill);
+          if (child.exitCode !== null) return;
+          const exited = new Promise((resolve) => child.once('exit', resolve));
+          child.kill('SIGTERM');
+          await exited;
+        },
+      };
+    }
+    if (typeof problem === 'string') return problem;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  kill();
+  return `redis-server did not answer on port ${port} within 10 s`;
+}
+
+/** Where the scenario's own Redis keeps its append-only file. */
+export function redisDir(scratchDir: string): string {
+  return join(scratchDir, 'redis');
+}
+
+/** One inline command's reply, raw (RESP), from the Redis on `port`. */
+function command(port: number, line: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    let reply = '';
+    socket.setTimeout(2_000);
+    socket.once('connect', () => socket.write(`${line}\r\n`));
+    socket.on('data', (data) => {
+      reply += data.toString();
+      // CONFIG GET answers an array of two bulk strings: five lines and a final CRLF.
+      if (reply.split('\r\n').length > 5) {
+        socket.destroy();
+        resolve(reply);
+      }
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      reject(new Error(`Redis on port ${port} did not answer ${line}`));
+    });
+    socket.once('error', reject);
+  });
+}
+
+/** How the Redis on `port` keeps its data: `appendonly …, appendfsync …, save '…'`. */
+export async function redisPersistence(port: number): Promise<string> {
+  const setting = async (key: string) => (await command(port, `CONFIG GET ${key}`)).split('\r\n')[4] ?? '?';
+  return `appendonly ${await setting('appendonly')}, appendfsync ${await setting('appendfsync')}, save '${await setting('save')}'`;
+}
