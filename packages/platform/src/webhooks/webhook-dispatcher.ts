@@ -60,6 +60,15 @@ export interface WebhookDispatcherOptions {
   flushDelayMs?: number;
 }
 
+/**
+ * What one claim or fan-out took. `full`: as many as it asked for, so more may be waiting; one that
+ * took fewer saw all there was.
+ */
+interface Batch {
+  taken: number;
+  full: boolean;
+}
+
 /** What the dispatcher writes to the delivery log, in batches. */
 type ResultRow =
   | { kind: 'finished'; attempt: FinishedAttempt }
@@ -147,12 +156,6 @@ export class WebhookDispatcher {
   #lastExpiredClaimAt = Number.NEGATIVE_INFINITY;
   /** The last look for expired leases filled its claim: look again at the next pass. */
   #moreExpired = false;
-  /**
-   * The last fan-out, or the last look for due deliveries, took as many as it asked for: more may be
-   * waiting, so the running loop makes its next pass at once. One that took fewer saw all there was.
-   */
-  #outboxFilled = false;
-  #dueFilled = false;
   #unsubscribe: (() => void) | null = null;
   /** Deliveries this worker holds a lease on (queued or in flight), by id: what a renewal extends. */
   readonly #held = new Map<string, ClaimedDelivery>();
@@ -202,11 +205,14 @@ export class WebhookDispatcher {
    * Returns how many events were taken.
    */
   async fanOut(): Promise<number> {
+    return (await this.#fanOutBatch()).taken;
+  }
+
+  async #fanOutBatch(): Promise<Batch> {
     // Events wait in the outbox until this worker has room for their deliveries (another worker with
     // room takes them meanwhile): fanned out without a lease they would only have to be claimed later.
     const capacity = this.#maxInFlight - this.#inFlight - this.#queued();
-    this.#outboxFilled = false;
-    if (capacity <= 0) return 0;
+    if (capacity <= 0) return { taken: 0, full: false };
     const now = this.#deps.clock.now();
     const leaseUntil = now.getTime() + this.#leaseMs;
     const limit = Math.min(this.#batchSize, capacity);
@@ -215,7 +221,6 @@ export class WebhookDispatcher {
       leaseUntilIso: new Date(leaseUntil).toISOString(),
       max: capacity,
     });
-    this.#outboxFilled = events === limit;
     if (leased.length > 0) {
       await this.#enqueue(
         leased.map((l) => l.claim),
@@ -224,7 +229,7 @@ export class WebhookDispatcher {
         leaseUntil,
       );
     }
-    return events;
+    return { taken: events, full: events === limit };
   }
 
   /**
@@ -234,8 +239,12 @@ export class WebhookDispatcher {
    * renewal period: a crashed worker's deliveries wait a lease anyway).
    */
   async claimAndSend(options: { expired?: boolean } = {}): Promise<number> {
+    return (await this.#claimBatch(options)).taken;
+  }
+
+  async #claimBatch(options: { expired?: boolean }): Promise<Batch> {
     let claimed = 0;
-    this.#dueFilled = false;
+    let full = false;
     for (const which of options.expired === false ? (['unleased'] as const) : (['unleased', 'expired'] as const)) {
       const limit = Math.min(this.#batchSize, this.#maxInFlight - this.#inFlight - this.#queued());
       if (limit <= 0) break;
@@ -258,12 +267,12 @@ export class WebhookDispatcher {
       if (which === 'expired' && (claims.length === limit || buffered.length === 0)) {
         this.#moreExpired = claims.length === limit;
       }
-      if (which === 'unleased' && claims.length === limit) this.#dueFilled = true;
+      if (claims.length === limit) full = true;
       if (claims.length === 0) continue;
       await this.#enqueue(claims, null, now, now.getTime() + this.#leaseMs);
       claimed += claims.length;
     }
-    return claimed;
+    return { taken: claimed, full };
   }
 
   /**
@@ -423,7 +432,7 @@ export class WebhookDispatcher {
   async #run(): Promise<void> {
     while (!this.#stopping) {
       let found = false;
-      let more = false;
+      let full = false;
       try {
         // Due deliveries first (retries, and fan-out beyond this worker's room: the older work),
         // then new events, whose deliveries the fan-out leases to this worker and sends at once.
@@ -434,12 +443,10 @@ export class WebhookDispatcher {
         if (claimDue) this.#lastClaimAt = performance.now();
         const expired = claimDue && (this.#moreExpired || performance.now() - this.#lastExpiredClaimAt >= this.#renewMs);
         if (expired) this.#lastExpiredClaimAt = performance.now();
-        const claimed = claimDue ? await this.claimAndSend({ expired }) : 0;
-        const fanned = await this.fanOut();
-        found = fanned > 0 || claimed > 0;
-        // (A pass that found nothing may still have `#moreExpired` from a look that left full endpoints out:
-        // it waits for their queues to run low, see #pump, rather than spinning on empty claims.)
-        more = found && (this.#outboxFilled || this.#dueFilled || this.#moreExpired);
+        const claimed = claimDue ? await this.#claimBatch({ expired }) : { taken: 0, full: false };
+        const fanned = await this.#fanOutBatch();
+        found = fanned.taken > 0 || claimed.taken > 0;
+        full = fanned.full || claimed.full;
       } catch (error) {
         this.#deps.log?.error({ err: error }, 'webhook dispatcher pass failed');
       }
@@ -448,16 +455,16 @@ export class WebhookDispatcher {
       this.#lastPassAt = this.#deps.clock.now().getTime();
       this.#passes += 1;
       this.#idlePasses = found ? 0 : this.#idlePasses + 1;
-      const full = this.#inFlight + this.#queued() >= this.#maxInFlight;
+      const noRoom = this.#inFlight + this.#queued() >= this.#maxInFlight;
       // The next pass comes at once only when a claim came back full. A pass that took less than it asked
       // for saw all there was: at 500 orders/s, passing again at once cost each order an empty fan-out and
       // a look for due deliveries, two more transactions (BENCHMARKS.md, eighth pass).
       // A signal that came during the pass may be for events it did not see: no pause then.
       // Nor after stop() was called during the pass: it would wait a whole poll interval.
-      if (!this.#stopping && (full || (!more && !this.#signalled))) {
-        this.#waitingForCapacity = full;
+      if (!this.#stopping && (noRoom || (!full && !this.#signalled))) {
+        this.#waitingForCapacity = noRoom;
         await this.#pause(
-          full ? this.#renewMs : Math.min(this.#maxPollMs, this.#pollMs * 2 ** Math.min(Math.max(this.#idlePasses - 1, 0), 16)),
+          noRoom ? this.#renewMs : Math.min(this.#maxPollMs, this.#pollMs * 2 ** Math.min(Math.max(this.#idlePasses - 1, 0), 16)),
         );
       }
     }
