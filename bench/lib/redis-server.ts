@@ -37,23 +37,6 @@ async function freePort(): Promise<number> {
   });
 }
 
-function answers(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.setTimeout(500);
-    socket.once('connect', () => socket.write('PING\r\n'));
-    socket.once('data', (data) => {
-      socket.destroy();
-      resolve(data.toString().startsWith('+PONG'));
-    });
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
 /**
  * Starts `redis-server` on a free loopback port with its files in `dir`, or
  * returns why it cannot (no `redis-server` on the PATH, say).
@@ -78,7 +61,7 @@ export async function startRedisServer(dir: string, args: readonly string[]): Pr
   process.once('exit', kill);
   const deadline = performance.now() + 10_000;
   while (performance.now() < deadline) {
-    const problem = await Promise.race([failed, answers(port).then((ok) => (ok ? null : undefined))]);
+    const problem = await Promise.race([failed, redisAnswers(port).then((ok) => (ok ? null : undefined))]);
     if (problem === null) {
       return {
         port,
@@ -103,17 +86,19 @@ export function redisDir(scratchDir: string): string {
   return join(scratchDir, 'redis');
 }
 
-/** One inline command's reply, raw (RESP), from the Redis on `port`. */
-function command(port: number, line: string): Promise<string> {
+/**
+ * One inline command's reply, raw (RESP), from the Redis on `port`; `lines` is how many
+ * CRLF-terminated lines the reply has (1 for a simple string, 5 for a two-element array).
+ */
+function command(port: number, line: string, lines: number, timeoutMs = 2_000): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host: '127.0.0.1', port });
     let reply = '';
-    socket.setTimeout(2_000);
+    socket.setTimeout(timeoutMs);
     socket.once('connect', () => socket.write(`${line}\r\n`));
     socket.on('data', (data) => {
       reply += data.toString();
-      // CONFIG GET answers an array of two bulk strings: five lines and a final CRLF.
-      if (reply.split('\r\n').length > 5) {
+      if (reply.split('\r\n').length > lines) {
         socket.destroy();
         resolve(reply);
       }
@@ -126,8 +111,16 @@ function command(port: number, line: string): Promise<string> {
   });
 }
 
+/** Whether a Redis on 127.0.0.1:`port` answers PING. */
+export async function redisAnswers(port: number, timeoutMs = 500): Promise<boolean> {
+  return command(port, 'PING', 1, timeoutMs).then(
+    (reply) => reply.startsWith('+PONG'),
+    () => false,
+  );
+}
+
 /** How the Redis on `port` keeps its data: `appendonly …, appendfsync …, save '…'`. */
 export async function redisPersistence(port: number): Promise<string> {
-  const setting = async (key: string) => (await command(port, `CONFIG GET ${key}`)).split('\r\n')[4] ?? '?';
+  const setting = async (key: string) => (await command(port, `CONFIG GET ${key}`, 5)).split('\r\n')[4] ?? '?';
   return `appendonly ${await setting('appendonly')}, appendfsync ${await setting('appendfsync')}, save '${await setting('save')}'`;
 }
