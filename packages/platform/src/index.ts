@@ -88,6 +88,7 @@ export {
 } from './shipping/shipping-settings.js';
 export { type Database, type DialectName, dialectOf, openDatabase, redactUrl } from './storage/database.js';
 export { migrateToLatest } from './storage/migrate.js';
+export type { QuietWindowStats } from './storage/wal-checkpointer.js';
 export { redeliverDelivery } from './webhooks/delivery-admin-routes.js';
 export {
   DEFAULT_MAX_IN_FLIGHT,

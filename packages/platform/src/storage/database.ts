@@ -32,6 +32,8 @@ export interface OpenDatabaseOptions {
   poolSize?: number;
   /** PostgreSQL schema to use as search_path (tests isolate themselves this way). */
   searchPath?: string;
+  /** SQLite on a file: how often the checkpointer thread runs, and the WAL size that asks for a quiet window (tests). */
+  walCheckpoint?: { intervalMs?: number; quietAtPages?: number };
 }
 
 export function dialectOf(url: string): DialectName {
@@ -74,7 +76,14 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
     const file = url.slice('sqlite:'.length);
     const sqlite = openSqliteConnection(file);
     const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-    const checkpointer = file === ':memory:' ? null : startWalCheckpointer(sqlite, file);
+    // A quiet window holds Kysely's one connection: queries wait their turn as they do behind a transaction.
+    const checkpointer =
+      file === ':memory:'
+        ? null
+        : startWalCheckpointer(sqlite, file, {
+            ...options.walCheckpoint,
+            holdWrites: (during) => db.connection().execute(() => during()),
+          });
     return {
       db,
       dialect,

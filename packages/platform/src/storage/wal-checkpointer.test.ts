@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'kysely';
+import { Kysely, SqliteDialect, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pollUntil } from '../testing.js';
-import { type Database, openDatabase } from './database.js';
+import { type Database, type OpenDatabaseOptions, openDatabase, openSqliteConnection } from './database.js';
+import { startWalCheckpointer } from './wal-checkpointer.js';
 
 /** Waits for `check` to hold (the shared pollUntil, every 10 ms), failing after `deadlineMs`. */
 const until = (what: string, check: () => boolean | Promise<boolean>, deadlineMs = 10_000) =>
@@ -32,19 +33,19 @@ describe('WAL checkpoints on a thread (issue 22)', () => {
     dir = null;
   });
 
-  async function open(): Promise<Database> {
+  async function open(walCheckpoint?: OpenDatabaseOptions['walCheckpoint']): Promise<Database> {
     const folder = mkdtempSync(join(tmpdir(), 'feira-wal-'));
     dir = folder;
-    database = await openDatabase(`sqlite:${join(folder, 'feira.db')}`);
+    database = await openDatabase(`sqlite:${join(folder, 'feira.db')}`, walCheckpoint ? { walCheckpoint } : {});
     await sql`create table filler (id integer primary key, bytes blob)`.execute(database.db);
     return database;
   }
 
-  it('issue 22: the thread copies the WAL into the database file, so the WAL stays small while the writer never checkpoints under 8,000 pages', async () => {
+  it('issue 22: the thread copies the WAL into the database file, so the WAL stays small while the writer never checkpoints under 16,000 pages', async () => {
     const db = await open();
     const checkpointer = db.walCheckpointer;
     expect(checkpointer?.running()).toBe(true);
-    expect(await autocheckpoint(db)).toBe(8000);
+    expect(await autocheckpoint(db)).toBe(16_000);
     // 6,000 pages in 20 commits: past SQLite's usual 1,000-page threshold six times over.
     for (let round = 0; round < 20; round++) {
       const before = checkpointer?.checkpointedFrames() ?? 0;
@@ -67,6 +68,71 @@ describe('WAL checkpoints on a thread (issue 22)', () => {
     // The commit past 1,000 pages checkpointed, and the next write restarted the WAL from its start.
     const { rows } = await sql<{ log: number }>`pragma wal_checkpoint(passive)`.execute(db.db);
     expect(Number(rows[0]?.log)).toBeLessThan(1_000);
+  });
+
+  it('issue 22: under steady writes (a commit on every turn of the event loop) the thread restarts the WAL in quiet windows, so the WAL stays near the window threshold and the writer never reaches its fallback (it never checkpoints on the event loop)', async () => {
+    const db = await open({ intervalMs: 10, quietAtPages: 500 });
+    const wal = join(dir as string, 'feira.db-wal');
+    let largest = 0;
+    // 20,000 pages in commits of 4, one per turn: each checkpoint of the thread overlaps new commits,
+    // so without quiet windows the WAL is never all copied when a write begins, is never reused, and
+    // grows to the writer's fallback (16,000 pages), which then checkpoints on the event loop.
+    for (let i = 0; i < 5_000; i++) {
+      await writePages(db, 4);
+      await new Promise((resolve) => setImmediate(resolve));
+      if (i % 25 === 0) largest = Math.max(largest, statSync(wal).size);
+    }
+    const quiet = db.walCheckpointer?.quietWindows();
+    expect(quiet?.windows).toBeGreaterThan(0);
+    expect(quiet?.complete).toBeGreaterThan(0);
+    // The WAL file keeps the largest size it reached (it is reused, not truncated).
+    expect(largest).toBeLessThan(8_000 * 4096);
+    await until('the thread copying the last pages', () => statSync(join(dir as string, 'feira.db')).size > 19_000 * 3900);
+  });
+
+  it("issue 22: the writer's queries wait while a quiet window lasts, and a window whose thread never answers ends anyway (the writer checkpoints by itself again)", async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'feira-wal-'));
+    dir = folder;
+    const file = join(folder, 'feira.db');
+    const writer = openSqliteConnection(file);
+    const kysely = new Kysely<Record<string, never>>({ dialect: new SqliteDialect({ database: writer }) });
+    const events: string[] = [];
+    let windowOpened: (() => void) | null = null;
+    const opened = new Promise<void>((resolve) => {
+      windowOpened = resolve;
+    });
+    const checkpointer = startWalCheckpointer(writer, file, {
+      intervalMs: 10,
+      quietAtPages: 50,
+      // The thread dies as the window opens: it never says its checkpoint is done.
+      holdWrites: (during) =>
+        kysely.connection().execute(async () => {
+          await checkpointer.thread.terminate();
+          windowOpened?.();
+          await during();
+          events.push('window closed');
+        }),
+    });
+    try {
+      await sql`create table filler (id integer primary key, bytes blob)`.execute(kysely);
+      // 100 pages in one commit: the WAL holds at least that many until a write after a full checkpoint.
+      await kysely.transaction().execute(async (trx) => {
+        for (let i = 0; i < 100; i++) await sql`insert into filler (bytes) values (randomblob(3900))`.execute(trx);
+      });
+      await opened;
+      const count = sql<{ n: number }>`select count(*) as n from filler`.execute(kysely).then(({ rows }) => {
+        events.push('query answered');
+        return Number(rows[0]?.n);
+      });
+      expect(await count).toBe(100);
+      expect(events).toEqual(['window closed', 'query answered']);
+      expect(checkpointer.running()).toBe(false);
+      const { rows } = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(kysely);
+      expect(Number(rows[0]?.wal_autocheckpoint)).toBe(1000);
+    } finally {
+      await checkpointer.stop();
+      await kysely.destroy();
+    }
   });
 
   it('an in-memory database has no file to checkpoint and no thread', async () => {
