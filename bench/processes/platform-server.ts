@@ -73,6 +73,9 @@ operations.cpuMicros = async () => {
   return user + system;
 };
 
+/** SQLite on a file: the WAL checkpointer's quiet windows so far (storage/wal-checkpointer.ts); else null. */
+operations.walQuietWindows = async () => database.walCheckpointer?.quietWindows() ?? null;
+
 // CPU profiles of a measured phase only (not of start-up or data preparation): see BENCHMARKS.md, Profiling.
 let profiler: Session | null = null;
 operations.profileStart = async () => {

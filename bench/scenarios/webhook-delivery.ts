@@ -1,6 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { DEFAULT_PER_ENDPOINT_IN_FLIGHT } from '@feira/platform';
+import { DEFAULT_PER_ENDPOINT_IN_FLIGHT, type QuietWindowStats } from '@feira/platform';
 import { machineBusyMicros, testTls } from '@feira/platform/testing';
 import { request } from 'undici';
 import { type Arrivals, sustainedRate, waitFor } from '../lib/deliveries.js';
@@ -197,6 +197,7 @@ async function measureDialect(ctx: ScenarioContext, kind: DatabaseKind): Promise
     await receiver.call('reset');
     ctx.log(`${label}: commit→delivery at ${COMMIT_RATE}/s`);
     const liveCpuFrom = await platform.call<number>('cpuMicros');
+    const quietFrom = await platform.call<QuietWindowStats | null>('walQuietWindows');
     const writes = await profiled(ctx, platform, `webhook-delivery-${label}-live`, () =>
       generator.run({
         origin: platform.origin,
@@ -219,6 +220,7 @@ async function measureDialect(ctx: ScenarioContext, kind: DatabaseKind): Promise
       }),
     );
     const liveCpu = (await platform.call<number>('cpuMicros')) - liveCpuFrom;
+    const quietTo = await platform.call<QuietWindowStats | null>('walQuietWindows');
     const expected = writes.requests + writes.errors; // every order the platform accepted in the window, at least
     await waitFor('delivering the 500/s orders', 60_000, async () => (await receiver.call<number>('count')) >= expected);
     await delay(500); // deliveries of orders written in the warm-up and tail still arriving are included too
@@ -242,6 +244,14 @@ async function measureDialect(ctx: ScenarioContext, kind: DatabaseKind): Promise
         `send→arrival ${ms(inFlight.p50Ms)} / ${ms(inFlight.p99Ms)} / ${ms(inFlight.maxMs)}; ` +
         `commit→delivery max ${ms(latency.maxMs)}`,
     );
+    if (quietFrom && quietTo) {
+      // Each window kept the writer's database work waiting while the checkpointer thread restarted the WAL.
+      const windows = quietTo.windows - quietFrom.windows;
+      ctx.notes.push(
+        `${label} at ${COMMIT_RATE}/s: ${windows} WAL quiet windows (${quietTo.complete - quietFrom.complete} complete), ` +
+          `mean ${windows ? ms((quietTo.totalMs - quietFrom.totalMs) / windows) : '—'}, longest over the run ${ms(quietTo.longestMs)}`,
+      );
+    }
 
     await generator.stop();
     await stopPlatform(ctx, platform, `platform (${label})`);
