@@ -35,6 +35,13 @@ function ms(value: number): string {
   return `${value.toFixed(1)} ms`;
 }
 
+/** "N (M complete, mean X ms)": the SQLite checkpointer's quiet windows between two readings. */
+function quietWindowsBetween(from: QuietWindowStats, to: QuietWindowStats): string {
+  const windows = to.windows - from.windows;
+  const mean = windows ? ms((to.totalMs - from.totalMs) / windows) : '—';
+  return `${windows} (${to.complete - from.complete} complete, mean ${mean})`;
+}
+
 /** What the peer comparison needs from one measurement: sustained rate, commit→delivery p99, machine CPU per delivery. */
 interface DeliveryRun {
   figures: Figure[];
@@ -177,6 +184,7 @@ async function measureDialect(ctx: ScenarioContext, kind: DatabaseKind): Promise
     await receiver.call('reset');
     ctx.log(`${label}: dispatching the backlog`);
     const drainCpuFrom = await platform.call<number>('cpuMicros');
+    const quietBeforeDrain = await platform.call<QuietWindowStats | null>('walQuietWindows');
     const [, drainMachineUs] = await machineCpuPer(
       () =>
         profiled(ctx, platform, `webhook-delivery-${label}-drain`, async () => {
@@ -197,7 +205,7 @@ async function measureDialect(ctx: ScenarioContext, kind: DatabaseKind): Promise
     await receiver.call('reset');
     ctx.log(`${label}: commit→delivery at ${COMMIT_RATE}/s`);
     const liveCpuFrom = await platform.call<number>('cpuMicros');
-    const quietFrom = await platform.call<QuietWindowStats | null>('walQuietWindows');
+    const quietBeforeLive = await platform.call<QuietWindowStats | null>('walQuietWindows');
     const writes = await profiled(ctx, platform, `webhook-delivery-${label}-live`, () =>
       generator.run({
         origin: platform.origin,
@@ -220,7 +228,7 @@ async function measureDialect(ctx: ScenarioContext, kind: DatabaseKind): Promise
       }),
     );
     const liveCpu = (await platform.call<number>('cpuMicros')) - liveCpuFrom;
-    const quietTo = await platform.call<QuietWindowStats | null>('walQuietWindows');
+    const quietAfterLive = await platform.call<QuietWindowStats | null>('walQuietWindows');
     const expected = writes.requests + writes.errors; // every order the platform accepted in the window, at least
     await waitFor('delivering the 500/s orders', 60_000, async () => (await receiver.call<number>('count')) >= expected);
     await delay(500); // deliveries of orders written in the warm-up and tail still arriving are included too
@@ -244,12 +252,11 @@ async function measureDialect(ctx: ScenarioContext, kind: DatabaseKind): Promise
         `send→arrival ${ms(inFlight.p50Ms)} / ${ms(inFlight.p99Ms)} / ${ms(inFlight.maxMs)}; ` +
         `commit→delivery max ${ms(latency.maxMs)}`,
     );
-    if (quietFrom && quietTo) {
-      // Each window kept the writer's database work waiting while the checkpointer thread restarted the WAL.
-      const windows = quietTo.windows - quietFrom.windows;
+    if (quietBeforeDrain && quietBeforeLive && quietAfterLive) {
+      // Each window kept the writer's queries waiting while the checkpointer thread restarted the WAL.
       ctx.notes.push(
-        `${label} at ${COMMIT_RATE}/s: ${windows} WAL quiet windows (${quietTo.complete - quietFrom.complete} complete), ` +
-          `mean ${windows ? ms((quietTo.totalMs - quietFrom.totalMs) / windows) : '—'}, longest over the run ${ms(quietTo.longestMs)}`,
+        `${label} WAL quiet windows: ${quietWindowsBetween(quietBeforeDrain, quietBeforeLive)} in the drain, ` +
+          `${quietWindowsBetween(quietBeforeLive, quietAfterLive)} at ${COMMIT_RATE}/s; longest ${ms(quietAfterLive.longestMs)}`,
       );
     }
 
