@@ -132,7 +132,7 @@ export interface WalCheckpointer {
  * syncs the database file: SQLite syncs it only in a checkpoint that reaches
  * the end of the WAL, so the window's checkpoint would otherwise sync every
  * page copied since the last restart (14–16 ms a window at 8,000 pages; now
- * under 2 ms on average). A window lasts at most `QUIET_TIMEOUT_MS`.
+ * 1.6–3.2 ms on average). A window lasts at most `QUIET_TIMEOUT_MS`.
  */
 export function startWalCheckpointer(
   writer: SqliteDatabase.Database,
