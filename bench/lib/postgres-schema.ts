@@ -53,3 +53,16 @@ export async function postgresServerSummary(url: string): Promise<string> {
     .map((n) => `${n} ${setting.get(n) ?? '?'}`)
     .join(', ')}`;
 }
+
+/**
+ * WAL flushes the whole server has made so far (`pg_stat_wal.wal_sync`, PostgreSQL 14 and later; null
+ * before): read before and after a phase, the difference is how many commits waited for the disk.
+ */
+export async function walSyncs(url: string): Promise<number | null> {
+  try {
+    const { rows } = await withClient(url, (c) => c.query<{ wal_sync: string }>('select wal_sync from pg_stat_wal'));
+    return rows[0] ? Number(rows[0].wal_sync) : null;
+  } catch {
+    return null;
+  }
+}
