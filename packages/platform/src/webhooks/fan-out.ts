@@ -1,10 +1,9 @@
 import { type Kysely, sql } from 'kysely';
 import type { Clock } from '../core/clock.js';
-import type { Random } from '../core/random.js';
-import { timeOrderedUuids } from '../core/uuid-v7.js';
 import type { Database } from '../storage/database.js';
 import type { Schema } from '../storage/schema.js';
 import { type ClaimedDelivery, claimOutboxEvents } from './claim-queries.js';
+import { DELIVERY_ID_FROM_PARTS, deliveryId, deliveryIdParts } from './delivery-id.js';
 import type { SubscriptionRow } from './webhook-tables.js';
 
 /** Leases the fan-out takes for the worker running it, so it can send at once without a separate claim. */
@@ -41,7 +40,7 @@ export interface FanOutResult {
  */
 export async function fanOutEvents(
   database: Database,
-  deps: { clock: Clock; random: Random },
+  deps: { clock: Clock },
   limit: number,
   lease?: FanOutLease,
 ): Promise<FanOutResult> {
@@ -69,10 +68,8 @@ export async function fanOutEvents(
     const targets = events.flatMap((event) =>
       (byKey.get(`${event.tenant_id}\u0000${event.topic}`) ?? []).map((subscriptionId) => ({ event, subscriptionId })),
     );
-    // Time-ordered, so the fan-out's inserts append to the id and (event_id, subscription_id) indexes.
-    const ids = timeOrderedUuids(deps.random, now, targets.length);
-    const rows = targets.map(({ event, subscriptionId }, i) => {
-      const id = ids[i] as string;
+    const rows = targets.map(({ event, subscriptionId }) => {
+      const id = deliveryId(event.id, subscriptionId, event.created_at);
       const take = lease !== undefined && leased.length < lease.max;
       if (take)
         leased.push({
@@ -133,10 +130,8 @@ interface FanOutRow {
  * `webhook-delivery` benchmark, each pg query cost the platform ~100 µs of CPU
  * whatever it did; at 500 events/s the fan-out was most of them. A single
  * statement is atomic by itself: claim, inserts and the "dispatched" mark
- * commit together or not at all, as in the transaction above. Delivery ids are
- * PostgreSQL's random UUIDs: the time-ordered ids that made SQLite's inserts
- * a third as costly, built in SQL, made no difference to a PostgreSQL drain
- * (BENCHMARKS.md, fourth pass). The first `lease.max` new deliveries (by event
+ * commit together or not at all, as in the transaction above. Delivery ids
+ * are computed in SQL as delivery-id.ts computes them for SQLite. The first `lease.max` new deliveries (by event
  * order) are leased to the worker; each comes back with its event's body, and
  * the first of each subscription with the subscription's row, so that the
  * dispatcher sends without a second round trip to read it (at 500 events/s,
@@ -161,7 +156,8 @@ async function fanOutInOneStatement(
     ),
     targets as (
       select c.id as event_id, c.tenant_id, c.topic, c.created_at, s.id as subscription_id,
-             row_number() over (order by c.seq, s.id) as n
+             row_number() over (order by c.seq, s.id) as n,
+             ${sql.raw(deliveryIdParts('c.id', 's.id', 'c.created_at'))}
       from claimed c
       join webhook_subscriptions s on s.tenant_id = c.tenant_id and s.topic = c.topic and s.state = 'active'
     ),
@@ -171,7 +167,7 @@ async function fanOutInOneStatement(
         lease_owner, lease_until, fence, event_created_at, created_at, updated_at
       )
       select
-        gen_random_uuid()::text, event_id, subscription_id, tenant_id, topic, 'pending', ${nowIso},
+        ${sql.raw(DELIVERY_ID_FROM_PARTS)}, event_id, subscription_id, tenant_id, topic, 'pending', ${nowIso},
         case when n <= ${max} then ${worker}::text end,
         case when n <= ${max} then ${leaseUntil}::text end,
         case when n <= ${max} then 1 else 0 end,

@@ -5,6 +5,7 @@ import { dispatcherOf, recordChange, sellerWithToken, signup } from '../../test/
 import { buildApp } from '../app.js';
 import { epochSeconds } from '../core/clock.js';
 import { createTestPlatform, type TestPlatform, testConfig, testDatabaseTargets, testTls } from '../testing.js';
+import { deliveryId } from './delivery-id.js';
 import { fanOutEvents } from './fan-out.js';
 import { signUp } from './subscription-store.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
@@ -286,5 +287,35 @@ describe.each(testDatabaseTargets())('fan-out on $dialect', (target) => {
     // Without a lease nothing is sent by this worker, so no subscription comes back.
     await write(4);
     expect(await fanOutEvents(platform.database, deps, 10)).toMatchObject({ events: 1, leased: [], subscriptions: [] });
+  });
+
+  it('spec-notes W5 / W6: a fan-out that a database crash undid after its deliveries went out is done again under the same X-Webhook-Id, so the receiver can drop the copy', async () => {
+    const hooks = await startReceiver({ tls: true });
+    try {
+      const seller = await sellerWithToken(platform);
+      const res = await signup(platform, seller, 'v1', hooks.url, ['order']);
+      const subscriptionId = res.json().subscriptions[0].id as string;
+      const eventId = await recordChange(platform, { tenantId: seller.tenantId, topic: 'order' });
+      await dispatcherOf(platform).drain();
+      const [first] = await hooks.waitFor(1);
+
+      // The crash undoes the fan-out's commit as a whole (PostgreSQL: it does not wait for the WAL
+      // flush; SQLite: no commit does): the deliveries are gone and the event is back in the outbox.
+      const { db } = platform.database;
+      const deliveries = db.selectFrom('webhook_deliveries').select('id').where('event_id', '=', eventId);
+      await db.deleteFrom('webhook_delivery_attempts').where('delivery_id', 'in', deliveries).execute();
+      await db.deleteFrom('webhook_deliveries').where('event_id', '=', eventId).execute();
+      await db.updateTable('outbox_events').set({ dispatched_at: null }).where('id', '=', eventId).execute();
+      await dispatcherOf(platform).drain();
+      const [, again] = await hooks.waitFor(2);
+
+      expect(again?.headers['x-webhook-id']).toBe(first?.headers['x-webhook-id']);
+      // The id is a function of the event and the subscription, computed alike by SQLite's fan-out
+      // (in JavaScript) and PostgreSQL's (in SQL).
+      const event = await db.selectFrom('outbox_events').select('created_at').where('id', '=', eventId).executeTakeFirstOrThrow();
+      expect(first?.headers['x-webhook-id']).toBe(deliveryId(eventId, subscriptionId, event.created_at));
+    } finally {
+      await hooks.close();
+    }
   });
 });
