@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { ASYNC_COMMIT_SQL } from './async-commit.js';
 
 /**
  * "The outbox has new events": lets the webhook dispatcher start a pass the
@@ -139,10 +140,7 @@ class PostgresOutboxSignal implements OutboxSignal {
       return;
     }
     this.#sending = true;
-    this.#query(`select set_config('synchronous_commit', 'off', true), pg_notify($1, current_schema() || ' ' || $2)`, [
-      OUTBOX_CHANNEL,
-      this.#sender,
-    ])
+    this.#query(`select ${ASYNC_COMMIT_SQL}, pg_notify($1, current_schema() || ' ' || $2)`, [OUTBOX_CHANNEL, this.#sender])
       // A signal that cannot be sent (the database is down) is a delay, not a loss: dispatchers poll.
       .catch(() => {})
       .finally(() => {

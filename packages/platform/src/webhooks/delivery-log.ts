@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Random } from '../core/random.js';
+import { ASYNC_COMMIT_SQL } from '../storage/async-commit.js';
 import type { Database } from '../storage/database.js';
 import type { Schema } from '../storage/schema.js';
 import type { ClaimedDelivery } from './claim-queries.js';
@@ -27,7 +28,8 @@ export type RecordedOutcome = 'succeeded' | 'failed' | 'dead' | 'stale';
  * Writes finished attempts to the delivery log in one transaction (batched
  * for throughput). Every write is fenced: a worker whose lease was taken
  * over (its fencing token is no longer the row's) records nothing, so a
- * stalled worker cannot overwrite a newer attempt's result.
+ * stalled worker cannot overwrite a newer attempt's result. On PostgreSQL
+ * the transaction does not wait for the WAL flush (storage/async-commit.ts).
  */
 export async function recordAttempts(
   database: Database,
@@ -38,6 +40,8 @@ export async function recordAttempts(
 ): Promise<RecordedOutcome[]> {
   if (finished.length === 0 && skipped.length === 0 && released.length === 0) return [];
   return database.db.transaction().execute(async (trx) => {
+    // Results undone by a database crash are redone: the deliveries are sent again once their lease runs out.
+    if (database.dialect === 'postgres') await sql.raw(`select ${ASYNC_COMMIT_SQL}`).execute(trx);
     const outcomes: RecordedOutcome[] = [];
     const attemptRows = [];
     const succeededSubscriptions = new Set<string>();

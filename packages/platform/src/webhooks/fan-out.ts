@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Clock } from '../core/clock.js';
+import { ASYNC_COMMIT_SQL } from '../storage/async-commit.js';
 import type { Database } from '../storage/database.js';
 import type { Schema } from '../storage/schema.js';
 import { type ClaimedDelivery, claimOutboxEvents } from './claim-queries.js';
@@ -130,9 +131,11 @@ interface FanOutRow {
  * `webhook-delivery` benchmark, each pg query cost the platform ~100 µs of CPU
  * whatever it did; at 500 events/s the fan-out was most of them. A single
  * statement is atomic by itself: claim, inserts and the "dispatched" mark
- * commit together or not at all, as in the transaction above. Delivery ids
- * are computed in SQL as delivery-id.ts computes them for SQLite. The first `lease.max` new deliveries (by event
- * order) are leased to the worker; each comes back with its event's body, and
+ * commit together or not at all, as in the transaction above. It commits
+ * without waiting for the WAL flush (storage/async-commit.ts): a fan-out a
+ * database crash undoes is done again, under the same delivery ids
+ * (delivery-id.ts, computed here in SQL). The first `lease.max` new
+ * deliveries (by event order) are leased to the worker; each comes back with its event's body, and
  * the first of each subscription with the subscription's row, so that the
  * dispatcher sends without a second round trip to read it (at 500 events/s,
  * when a fan-out takes one or two events, that read was one query per event).
@@ -176,7 +179,7 @@ async function fanOutInOneStatement(
       on conflict (event_id, subscription_id) do nothing
       returning id, event_id, subscription_id, fence
     )
-    select (select count(*) from claimed)::int as events,
+    select (select count(*) from claimed)::int as events, (select ${sql.raw(ASYNC_COMMIT_SQL)}) as async_commit,
            i.id, i.event_id, i.subscription_id, i.fence,
            case when i.fence = 1 then c.body end as body,
            case when i.fence = 1 and i.first then
