@@ -2,7 +2,13 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PRODUCTION_REDIS_ARGS, type RedisServer, redisPersistence, startRedisServer } from './redis-server.js';
+import {
+  DURABLE_REDIS_ARGS,
+  PRODUCTION_REDIS_ARGS,
+  type RedisServer,
+  redisPersistence,
+  startRedisServer,
+} from './redis-server.js';
 
 // The webhook benchmark's peer runs on this server: a real redis-server (Debian's package, which .ci/run installs).
 describe('the benchmark peer’s own Redis (issue 22)', () => {
@@ -31,6 +37,13 @@ describe('the benchmark peer’s own Redis (issue 22)', () => {
     await started.stop();
     server = null;
     await expect(redisPersistence(started.port)).rejects.toThrow();
+  });
+
+  it('issue 22: the durable variant syncs every write before answering (appendfsync always), the rest as in production', async () => {
+    const started = await startRedisServer(scratch(), DURABLE_REDIS_ARGS);
+    if (typeof started === 'string') throw new Error(started);
+    server = started;
+    expect(await redisPersistence(started.port)).toBe("appendonly yes, appendfsync always, save ''");
   });
 
   it('issue 22: a server that cannot start is a reason, not a hang', async () => {

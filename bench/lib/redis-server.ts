@@ -21,6 +21,15 @@ export const PRODUCTION_REDIS_ARGS = [
   '',
 ];
 
+/**
+ * The same server syncing its append-only file before it answers each write
+ * (`appendfsync always`): an acknowledged enqueue survives a crash of the
+ * server or of the host, as an order Feira has committed on PostgreSQL does.
+ * The benchmark measures the peer on it beside the production one, for
+ * comparison only.
+ */
+export const DURABLE_REDIS_ARGS = PRODUCTION_REDIS_ARGS.map((arg) => (arg === 'everysec' ? 'always' : arg));
+
 export interface RedisServer {
   port: number;
   stop(): Promise<void>;
@@ -81,9 +90,9 @@ export async function startRedisServer(dir: string, args: readonly string[]): Pr
   return `redis-server did not answer on port ${port} within 10 s`;
 }
 
-/** Where the scenario's own Redis keeps its append-only file. */
-export function redisDir(scratchDir: string): string {
-  return join(scratchDir, 'redis');
+/** Where the scenario's own Redis keeps its append-only file (`name` tells two such servers apart). */
+export function redisDir(scratchDir: string, name = 'redis'): string {
+  return join(scratchDir, name);
 }
 
 /**

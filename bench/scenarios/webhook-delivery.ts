@@ -14,7 +14,14 @@ import {
   stopPlatform,
 } from '../lib/platform-process.js';
 import { postgresServerSummary, walSyncs } from '../lib/postgres-schema.js';
-import { PRODUCTION_REDIS_ARGS, redisAnswers, redisDir, redisPersistence, startRedisServer } from '../lib/redis-server.js';
+import {
+  DURABLE_REDIS_ARGS,
+  PRODUCTION_REDIS_ARGS,
+  redisAnswers,
+  redisDir,
+  redisPersistence,
+  startRedisServer,
+} from '../lib/redis-server.js';
 import { type Figure, figure, type Scenario, type ScenarioContext } from '../lib/scenario.js';
 import { summarizeMicros } from '../lib/stats.js';
 import { timingFor } from '../lib/timing.js';
@@ -373,6 +380,23 @@ export const webhookDelivery: Scenario = {
     } else if (noRedis) {
       ctx.notes.push(`BullMQ peer on the machine's Redis not run: ${noRedis}`);
     }
+    // Full mode also measures the peer on a Redis that syncs every enqueue before answering: an order Feira
+    // reports committed on PostgreSQL has waited for its WAL flush, so this is the peer at the same durability.
+    let durable: PeerRun | null = null;
+    if (ctx.mode === 'full') {
+      const synced = await startRedisServer(redisDir(ctx.scratchDir, 'redis-always'), DURABLE_REDIS_ARGS);
+      if (typeof synced === 'string') {
+        if (process.env.CI) throw new Error(`BullMQ peer (AOF always): ${synced}`);
+        ctx.notes.push(`BullMQ peer on a Redis syncing every write not run: ${synced}`);
+      } else {
+        ctx.log('BullMQ peer, Redis with AOF (fsync every write): backlog, then 500/s');
+        try {
+          durable = await measurePeer(ctx, synced.port);
+        } finally {
+          await synced.stop();
+        }
+      }
+    }
     ctx.notes.push(
       'BullMQ peer: worker concurrency 32, undici Agent of 32 connections, same signature scheme and receiver code; ' +
         'completed jobs kept; its "commit" is the enqueue (no transactional outbox)',
@@ -380,6 +404,7 @@ export const webhookDelivery: Scenario = {
     const peers: Array<[string, PeerRun]> = [];
     if (production) peers.push(['BullMQ + Redis (AOF everysec)', production]);
     if (machine) peers.push(["BullMQ + the machine's Redis", machine]);
+    if (durable) peers.push(['BullMQ + Redis (AOF always)', durable]);
     for (const [name, run] of peers) {
       ctx.notes.push(`${name}: ${run.redis}`);
       figures.push(
@@ -390,22 +415,28 @@ export const webhookDelivery: Scenario = {
       );
     }
     // Feira against each peer: the first (the production-configured one when it ran) is the targets' baseline,
-    // the machine's Redis beside it is for comparison only.
+    // the machine's Redis and the Redis syncing every write beside it are for comparison only.
+    const against = (name: string, i: number) =>
+      i === 0
+        ? 'the BullMQ peer'
+        : name === 'BullMQ + Redis (AOF always)'
+          ? 'BullMQ syncing every enqueue'
+          : "BullMQ on the machine's Redis";
     for (const [i, [name, peer]] of peers.entries()) {
-      const against = i === 0 ? 'the BullMQ peer' : "BullMQ on the machine's Redis";
+      const peerName = against(name, i);
       for (const [label, run] of runs) {
         const ratio = run.rate !== null && peer.rate ? run.rate / peer.rate : 0;
         const p99Lower = run.p99Ms !== null && peer.p99Ms !== null && run.p99Ms < peer.p99Ms;
         figures.push(
-          figure(`${label} Feira sustained deliveries vs ${against}`, run.rate, 'deliveries/s', {
+          figure(`${label} Feira sustained deliveries vs ${peerName}`, run.rate, 'deliveries/s', {
             baseline: { name, value: peer.rate, unit: 'deliveries/s' },
             ...(i === 0 ? { target: { text: '≥ 1.0× the peer', met: ratio >= 1 } } : {}),
           }),
-          figure(`${label} Feira commit→delivery p99 vs ${against}`, run.p99Ms, 'ms', {
+          figure(`${label} Feira commit→delivery p99 vs ${peerName}`, run.p99Ms, 'ms', {
             baseline: { name: `${name}, enqueue→delivery p99`, value: peer.p99Ms, unit: 'ms' },
             ...(i === 0 ? { target: { text: 'lower than the peer', met: p99Lower } } : {}),
           }),
-          figure(`${label} Feira machine CPU per delivery vs ${against}`, run.machineUs, 'µs', {
+          figure(`${label} Feira machine CPU per delivery vs ${peerName}`, run.machineUs, 'µs', {
             baseline: { name: `${name}, machine CPU per delivery`, value: peer.machineUs, unit: 'µs' },
           }),
         );
