@@ -1,8 +1,8 @@
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Clock } from '../core/clock.js';
 import { ASYNC_COMMIT_SQL } from '../storage/async-commit.js';
 import type { Database } from '../storage/database.js';
-import type { Schema } from '../storage/schema.js';
+import { queryNamed } from '../storage/named-statement.js';
 import { type ClaimedDelivery, claimOutboxEvents } from './claim-queries.js';
 import { DELIVERY_ID_FROM_PARTS, deliveryId, deliveryIdParts } from './delivery-id.js';
 import type { SubscriptionRow } from './webhook-tables.js';
@@ -47,7 +47,7 @@ export async function fanOutEvents(
 ): Promise<FanOutResult> {
   const now = deps.clock.now();
   const nowIso = now.toISOString();
-  if (database.dialect === 'postgres') return fanOutInOneStatement(database.db, nowIso, limit, lease);
+  if (database.dialect === 'postgres') return fanOutInOneStatement(database, nowIso, limit, lease);
   return database.db.transaction().execute(async (trx) => {
     const events = await claimOutboxEvents(trx, limit, nowIso);
     if (events.length === 0) return { events: 0, leased: [], subscriptions: [] };
@@ -114,6 +114,9 @@ export async function fanOutEvents(
   });
 }
 
+/** The fan-out's prepared statement's name on each PostgreSQL connection (its text never changes within a process). */
+const FAN_OUT_STATEMENT = 'feira_fan_out';
+
 interface FanOutRow {
   events: number;
   id: string | null;
@@ -141,7 +144,7 @@ interface FanOutRow {
  * when a fan-out takes one or two events, that read was one query per event).
  */
 async function fanOutInOneStatement(
-  db: Kysely<Schema>,
+  database: Database,
   nowIso: string,
   limit: number,
   lease: FanOutLease | undefined,
@@ -149,7 +152,7 @@ async function fanOutInOneStatement(
   const max = lease?.max ?? 0;
   const worker = lease?.worker ?? null;
   const leaseUntil = lease?.leaseUntilIso ?? null;
-  const { rows } = await sql<FanOutRow>`
+  const query = sql<FanOutRow>`
     with claimed as (
       update outbox_events set dispatched_at = ${nowIso}
       where seq in (
@@ -189,7 +192,12 @@ async function fanOutInOneStatement(
     left join (
       select *, row_number() over (partition by subscription_id, fence order by id) = 1 as first from inserted
     ) i on i.event_id = c.id
-  `.execute(db);
+  `.compile(database.db);
+  // A named statement: each connection parses and plans it once, then reuses the plan. Planned afresh,
+  // it cost PostgreSQL 0.3–0.4 ms per call, 40–50 % of running it when a fan-out takes an event or two.
+  const rows = database.pgPool
+    ? await queryNamed(database.pgPool, FAN_OUT_STATEMENT, query)
+    : (await database.db.executeQuery(query)).rows;
   const leased: FanOutResult['leased'] = [];
   const subscriptions: SubscriptionRow[] = [];
   for (const row of rows) {

@@ -124,7 +124,9 @@ describe.each(testDatabaseTargets())('queue queries read only their candidates (
     const reads = await readsOf((db) =>
       target.dialect === 'sqlite'
         ? db.transaction().execute((trx) => claimOutboxEvents(trx, 50, '2026-01-15T12:00:00.000Z'))
-        : fanOutEvents({ ...database, db }, { clock: new ManualClock() }, 50),
+        : // Without the pool, the fan-out goes through Kysely (and so through the explaining `db`); with
+          // it, the same text runs as a named statement.
+          fanOutEvents({ ...database, db, pgPool: undefined }, { clock: new ManualClock() }, 50),
     );
     expectPartialIndexes(reads);
     expect(reads.filter((r) => r.table === 'outbox_events').map((r) => r.index)).toContain('outbox_undispatched_idx');

@@ -4,6 +4,8 @@ import { type LoopbackReceiver, type ReceivedRequest, startReceiver } from '../.
 import { dispatcherOf, recordChange, sellerWithToken, signup } from '../../test/webhooks/webhook-kit.js';
 import { buildApp } from '../app.js';
 import { epochSeconds } from '../core/clock.js';
+import { withOwnPool } from '../storage/database.js';
+import { namedStatementsRefused } from '../storage/named-statement.js';
 import { createTestPlatform, type TestPlatform, testConfig, testDatabaseTargets, testTls } from '../testing.js';
 import { deliveryId } from './delivery-id.js';
 import { fanOutEvents } from './fan-out.js';
@@ -288,6 +290,40 @@ describe.each(testDatabaseTargets())('fan-out on $dialect', (target) => {
     await write(4);
     expect(await fanOutEvents(platform.database, deps, 10)).toMatchObject({ events: 1, leased: [], subscriptions: [] });
   });
+
+  it.skipIf(target.dialect !== 'postgres')(
+    'issue 22: on PostgreSQL the fan-out is a statement each connection prepares once; a connection that refuses it by name (PgBouncer before 1.21) gets it unnamed, and no event waits',
+    async () => {
+      const seller = await sellerWithToken(platform);
+      await signup(platform, seller, 'v1', 'https://127.0.0.1:9/hooks', ['order']);
+      // One connection, so every statement below meets the same server session.
+      const single = withOwnPool(platform.database, { poolSize: 1, applicationName: 'fan-out-statement-test' });
+      const pool = single.pgPool as NonNullable<typeof single.pgPool>;
+      try {
+        const fanOut = async () => {
+          await recordChange(platform, { tenantId: seller.tenantId, topic: 'order' });
+          return (await fanOutEvents(single, { clock: platform.clock }, 100)).events;
+        };
+        const prepared = async () =>
+          (await pool.query<{ name: string }>('select name from pg_prepared_statements')).rows.map((r) => r.name);
+
+        expect(await fanOut()).toBeGreaterThanOrEqual(1);
+        expect(await fanOut()).toBe(1);
+        expect(await prepared()).toEqual(['feira_fan_out']);
+        expect(namedStatementsRefused(pool)).toBe(false);
+
+        // What a transaction-mode PgBouncer before 1.21 does: the next statement lands on a server
+        // connection that never saw the name. The client still believes it prepared, so it only binds.
+        await pool.query('deallocate feira_fan_out');
+        expect(await fanOut()).toBe(1);
+        expect(namedStatementsRefused(pool)).toBe(true);
+        expect(await fanOut()).toBe(1);
+        expect(await prepared()).toEqual([]);
+      } finally {
+        await single.close();
+      }
+    },
+  );
 
   it('spec-notes W5 / W6: a fan-out that a database crash undid after its deliveries went out is done again under the same X-Webhook-Id, so the receiver can drop the copy', async () => {
     const hooks = await startReceiver({ tls: true });
