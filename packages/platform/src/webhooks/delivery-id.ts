@@ -27,20 +27,18 @@ export function deliveryId(eventId: string, subscriptionId: string, eventCreated
 }
 
 /**
- * `deliveryId` as a PostgreSQL expression over three text columns (the event's
- * id, the subscription's id and the event's ISO creation time). `digest` and
- * `msHex` name the intermediate columns the caller computes with
- * `deliveryIdParts`, so the hash is taken once per row.
+ * `deliveryId` as a PostgreSQL expression over three text expressions of the
+ * row it is computed for (the event's id, the subscription's id and the
+ * event's ISO creation time): the layout of `uuidV7` (RFC 9562 §5.7), byte for
+ * byte, with the hash taken once per row.
  */
-export function deliveryIdParts(eventId: string, subscriptionId: string, eventCreatedAt: string): string {
-  return (
-    `sha256(convert_to(${eventId} || ':' || ${subscriptionId}, 'UTF8')) as digest, ` +
-    `lpad(to_hex(round(extract(epoch from ${eventCreatedAt}::timestamptz) * 1000)::bigint), 12, '0') as ms_hex`
-  );
+export function deliveryIdSql(eventId: string, subscriptionId: string, eventCreatedAt: string): string {
+  return `(
+    select substr(ms, 1, 8) || '-' || substr(ms, 9, 4) || '-7' || substr(h, 2, 3) || '-' ||
+           to_hex(128 | (('x' || substr(h, 5, 2))::bit(8)::int & 63)) || substr(h, 7, 2) || '-' || substr(h, 9, 12)
+    from (
+      select encode(sha256(convert_to(${eventId} || ':' || ${subscriptionId}, 'UTF8')), 'hex') as h,
+             lpad(to_hex(round(extract(epoch from ${eventCreatedAt}::timestamptz) * 1000)::bigint), 12, '0') as ms
+    ) parts
+  )`;
 }
-
-/** The id from `deliveryIdParts`' two columns: the layout of `uuidV7` (RFC 9562 §5.7), byte for byte. */
-export const DELIVERY_ID_FROM_PARTS = `
-  substr(ms_hex, 1, 8) || '-' || substr(ms_hex, 9, 4) || '-7' || substr(encode(digest, 'hex'), 2, 3) || '-' ||
-  to_hex(128 | (get_byte(digest, 2) & 63)) || substr(encode(digest, 'hex'), 7, 2) || '-' ||
-  substr(encode(digest, 'hex'), 9, 12)`;

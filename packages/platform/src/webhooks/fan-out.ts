@@ -4,7 +4,7 @@ import { ASYNC_COMMIT_SQL } from '../storage/async-commit.js';
 import type { Database } from '../storage/database.js';
 import { queryNamed } from '../storage/named-statement.js';
 import { type ClaimedDelivery, claimOutboxEvents } from './claim-queries.js';
-import { DELIVERY_ID_FROM_PARTS, deliveryId, deliveryIdParts } from './delivery-id.js';
+import { deliveryId, deliveryIdSql } from './delivery-id.js';
 import type { SubscriptionRow } from './webhook-tables.js';
 
 /** Leases the fan-out takes for the worker running it, so it can send at once without a separate claim. */
@@ -162,8 +162,7 @@ async function fanOutInOneStatement(
     ),
     targets as (
       select c.id as event_id, c.tenant_id, c.topic, c.created_at, s.id as subscription_id,
-             row_number() over (order by c.seq, s.id) as n,
-             ${sql.raw(deliveryIdParts('c.id', 's.id', 'c.created_at'))}
+             row_number() over (order by c.seq, s.id) as n
       from claimed c
       join webhook_subscriptions s on s.tenant_id = c.tenant_id and s.topic = c.topic and s.state = 'active'
     ),
@@ -173,7 +172,7 @@ async function fanOutInOneStatement(
         lease_owner, lease_until, fence, event_created_at, created_at, updated_at
       )
       select
-        ${sql.raw(DELIVERY_ID_FROM_PARTS)}, event_id, subscription_id, tenant_id, topic, 'pending', ${nowIso},
+        ${sql.raw(deliveryIdSql('event_id', 'subscription_id', 'created_at'))}, event_id, subscription_id, tenant_id, topic, 'pending', ${nowIso},
         case when n <= ${max} then ${worker}::text end,
         case when n <= ${max} then ${leaseUntil}::text end,
         case when n <= ${max} then 1 else 0 end,
