@@ -91,7 +91,7 @@ export async function startRedisServer(dir: string, args: readonly string[]): Pr
 }
 
 /** Where the scenario's own Redis keeps its append-only file (`name` tells two such servers apart). */
-export function redisDir(scratchDir: string, name = 'redis'): string {
+export function redisDir(scratchDir: string, name: string): string {
   return join(scratchDir, name);
 }
 

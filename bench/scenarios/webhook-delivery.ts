@@ -129,6 +129,28 @@ async function measurePeer(ctx: ScenarioContext, redisPort: number): Promise<Pee
   }
 }
 
+/**
+ * The peer on a `redis-server` of the scenario's own (in `dir` under the scratch folder, started with `args`),
+ * stopped afterwards; null, with a note, where no such server starts (an error in CI, where one must).
+ */
+async function measurePeerOnOwnRedis(
+  ctx: ScenarioContext,
+  redis: { dir: string; args: readonly string[]; what: string },
+): Promise<PeerRun | null> {
+  const own = await startRedisServer(redisDir(ctx.scratchDir, redis.dir), redis.args);
+  if (typeof own === 'string') {
+    if (process.env.CI) throw new Error(`BullMQ peer (${redis.what}): ${own}`);
+    ctx.notes.push(`BullMQ peer on a ${redis.what} not run: ${own}`);
+    return null;
+  }
+  ctx.log(`BullMQ peer, ${redis.what}: backlog, then 500/s`);
+  try {
+    return await measurePeer(ctx, own.port);
+  } finally {
+    await own.stop();
+  }
+}
+
 async function measureDialect(ctx: ScenarioContext, kind: DatabaseKind): Promise<DeliveryRun> {
   const timing = timingFor(ctx.mode);
   const label = kind === 'sqlite' ? 'SQLite' : 'PostgreSQL';
@@ -359,20 +381,11 @@ export const webhookDelivery: Scenario = {
       ? null
       : `Redis does not answer on 127.0.0.1:${MACHINE_REDIS_PORT}`;
     if (noRedis && process.env.CI) throw new Error(`BullMQ peer: ${noRedis}`);
-    const own = await startRedisServer(redisDir(ctx.scratchDir), PRODUCTION_REDIS_ARGS);
-    if (typeof own === 'string') {
-      if (process.env.CI) throw new Error(`BullMQ peer: ${own}`);
-      ctx.notes.push(`BullMQ peer on a Redis of its own (AOF) not run: ${own}`);
-    }
-    let production: PeerRun | null = null;
-    if (typeof own !== 'string') {
-      ctx.log('BullMQ peer, Redis with AOF (fsync every second): backlog, then 500/s');
-      try {
-        production = await measurePeer(ctx, own.port);
-      } finally {
-        await own.stop();
-      }
-    }
+    const production = await measurePeerOnOwnRedis(ctx, {
+      dir: 'redis',
+      args: PRODUCTION_REDIS_ARGS,
+      what: 'Redis with AOF (fsync every second)',
+    });
     let machine: PeerRun | null = null;
     if (!noRedis && (ctx.mode === 'full' || production === null)) {
       ctx.log("BullMQ peer, the machine's Redis: backlog, then 500/s");
@@ -382,29 +395,25 @@ export const webhookDelivery: Scenario = {
     }
     // Full mode also measures the peer on a Redis that syncs every enqueue before answering: an order Feira
     // reports committed on PostgreSQL has waited for its WAL flush, so this is the peer at the same durability.
-    let durable: PeerRun | null = null;
-    if (ctx.mode === 'full') {
-      const synced = await startRedisServer(redisDir(ctx.scratchDir, 'redis-always'), DURABLE_REDIS_ARGS);
-      if (typeof synced === 'string') {
-        if (process.env.CI) throw new Error(`BullMQ peer (AOF always): ${synced}`);
-        ctx.notes.push(`BullMQ peer on a Redis syncing every write not run: ${synced}`);
-      } else {
-        ctx.log('BullMQ peer, Redis with AOF (fsync every write): backlog, then 500/s');
-        try {
-          durable = await measurePeer(ctx, synced.port);
-        } finally {
-          await synced.stop();
-        }
-      }
-    }
+    const durable =
+      ctx.mode === 'full'
+        ? await measurePeerOnOwnRedis(ctx, {
+            dir: 'redis-always',
+            args: DURABLE_REDIS_ARGS,
+            what: 'Redis with AOF (fsync every write)',
+          })
+        : null;
     ctx.notes.push(
       'BullMQ peer: worker concurrency 32, undici Agent of 32 connections, same signature scheme and receiver code; ' +
         'completed jobs kept; its "commit" is the enqueue (no transactional outbox)',
     );
-    const peers: Array<[string, PeerRun]> = [];
-    if (production) peers.push(['BullMQ + Redis (AOF everysec)', production]);
-    if (machine) peers.push(["BullMQ + the machine's Redis", machine]);
-    if (durable) peers.push(['BullMQ + Redis (AOF always)', durable]);
+    // Each peer with how Feira's figures name it. The first (the production-configured one when it ran) is
+    // the targets' baseline; the machine's Redis and the Redis syncing every write are for comparison only.
+    const peers: Array<[string, PeerRun, string]> = [];
+    if (production) peers.push(['BullMQ + Redis (AOF everysec)', production, 'the BullMQ peer']);
+    if (machine)
+      peers.push(["BullMQ + the machine's Redis", machine, peers.length ? "BullMQ on the machine's Redis" : 'the BullMQ peer']);
+    if (durable) peers.push(['BullMQ + Redis (AOF always)', durable, 'BullMQ syncing every enqueue']);
     for (const [name, run] of peers) {
       ctx.notes.push(`${name}: ${run.redis}`);
       figures.push(
@@ -414,16 +423,7 @@ export const webhookDelivery: Scenario = {
         figure(`${name} machine CPU per delivery, backlog drain (every process)`, run.machineUs, 'µs'),
       );
     }
-    // Feira against each peer: the first (the production-configured one when it ran) is the targets' baseline,
-    // the machine's Redis and the Redis syncing every write beside it are for comparison only.
-    const against = (name: string, i: number) =>
-      i === 0
-        ? 'the BullMQ peer'
-        : name === 'BullMQ + Redis (AOF always)'
-          ? 'BullMQ syncing every enqueue'
-          : "BullMQ on the machine's Redis";
-    for (const [i, [name, peer]] of peers.entries()) {
-      const peerName = against(name, i);
+    for (const [i, [name, peer, peerName]] of peers.entries()) {
       for (const [label, run] of runs) {
         const ratio = run.rate !== null && peer.rate ? run.rate / peer.rate : 0;
         const p99Lower = run.p99Ms !== null && peer.p99Ms !== null && run.p99Ms < peer.p99Ms;
