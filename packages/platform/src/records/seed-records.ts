@@ -1,9 +1,10 @@
-import { CompiledQuery, type Kysely, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Clock } from '../core/clock.js';
 import type { Random } from '../core/random.js';
 import { UUID_V7_RANDOM_BYTES, uuidV7 } from '../core/uuid-v7.js';
 import type { Database } from '../storage/database.js';
 import type { Schema } from '../storage/schema.js';
+import { multiRowInsert } from '../storage/statement-shapes.js';
 import { withIndexesRebuiltAfter } from './bulk-load-indexes.js';
 import type { RecordKeyColumn, RecordKind, RecordTable, SeedRowContext } from './record-kind.js';
 import { RECORD_KINDS } from './record-kinds.js';
@@ -78,10 +79,10 @@ export interface BulkInsertOptions {
 }
 
 /**
- * Inserts a table's rows fast: one multi-row INSERT text per batch length,
- * compiled by Kysely once (identifiers quoted per dialect) and prepared once
- * (SQLite's statement cache, storage/), bound with a flat array of values (no
- * per-row objects, no per-row query building), many batches per transaction.
+ * Inserts a table's rows fast: one multi-row INSERT per batch length,
+ * compiled once (storage/statement-shapes.ts) and bound with a flat array of
+ * values (no per-row objects, no per-row query building), many batches per
+ * transaction.
  * A large load into a smaller table drops the list indexes and rebuilds each
  * once at the end instead of updating them row by row.
  */
@@ -90,21 +91,7 @@ export async function bulkInsert(database: Database, load: TableLoad, options: B
   if (n === 0) return;
   const { batchSize } = options;
   const width = columns.length;
-  const texts = new Map<number, string>();
-  const textFor = (trx: Kysely<Schema>, rows: number) => {
-    let text = texts.get(rows);
-    if (!text) {
-      const template = Object.fromEntries(columns.map((column) => [column, 0]));
-      const compiled = trx
-        .insertInto(table)
-        .values(Array.from({ length: rows }, () => template) as never)
-        .compile();
-      if (compiled.parameters.length !== rows * width) throw new Error(`seed: unexpected INSERT shape for ${table}`);
-      text = compiled.sql;
-      texts.set(rows, text);
-    }
-    return text;
-  };
+  const shapes = multiRowInsert<Schema>(`seed insert into ${table}`, table, columns);
   const insertRange = async (trx: Kysely<Schema>, from: number, to: number) => {
     for (let b = from; b < to; b += batchSize) {
       const rows = Math.min(to, b + batchSize) - b;
@@ -112,7 +99,7 @@ export async function bulkInsert(database: Database, load: TableLoad, options: B
       // A fresh array per batch: Kysely freezes a compiled query's parameters.
       const values: unknown[] = new Array(rows * width);
       for (let r = 0; r < rows; r++) load.fill(values, r * width, b + r, ids, r * UUID_V7_RANDOM_BYTES);
-      await trx.executeQuery(CompiledQuery.raw(textFor(trx, rows), values));
+      await trx.executeQuery(shapes.query(trx, database.dialect, rows, values));
     }
     options.onBatch(to - from);
   };

@@ -1,8 +1,9 @@
 import { type Kysely, sql } from 'kysely';
 import type { Random } from '../core/random.js';
 import { ASYNC_COMMIT_SQL } from '../storage/async-commit.js';
-import type { Database } from '../storage/database.js';
+import type { Database, DialectName } from '../storage/database.js';
 import type { Schema } from '../storage/schema.js';
+import { multiRowInsert, StatementShapes } from '../storage/statement-shapes.js';
 import type { ClaimedDelivery } from './claim-queries.js';
 import type { AttemptResult } from './delivery-request.js';
 import { DISABLE_AFTER_FAILING_MS, nextAttemptAt } from './retry-schedule.js';
@@ -46,7 +47,7 @@ export async function recordAttempts(
     const attemptRows = [];
     const succeededSubscriptions = new Set<string>();
     const failed: Array<{ subscriptionId: string; at: string }> = [];
-    const applied = await applySuccesses(trx, finished);
+    const applied = await applySuccesses(trx, database.dialect, finished);
     for (const f of finished) {
       const attempt = f.claim.attempts + 1;
       const at = f.finishedAt.toISOString();
@@ -121,10 +122,9 @@ export async function recordAttempts(
       }
     }
     for (let i = 0; i < attemptRows.length; i += 500) {
-      await trx
-        .insertInto('webhook_delivery_attempts')
-        .values(attemptRows.slice(i, i + 500))
-        .execute();
+      const chunk = attemptRows.slice(i, i + 500);
+      const values = chunk.flatMap((row) => ATTEMPT_COLUMNS.map((column) => row[column]));
+      await trx.executeQuery(INSERT_ATTEMPTS.query(trx, database.dialect, chunk.length, values));
     }
     // A success ends the subscription's failure run (W4).
     if (succeededSubscriptions.size > 0) {
@@ -157,12 +157,67 @@ export async function recordAttempts(
   });
 }
 
+/** The attempt log's columns, in the order its batched INSERT binds them. */
+const ATTEMPT_COLUMNS = [
+  'delivery_id',
+  'attempt',
+  'fence',
+  'worker',
+  'outcome',
+  'status_code',
+  'duration_ms',
+  'error',
+  'response_body',
+  'request_headers',
+  'next_attempt_at',
+  'started_at',
+] as const;
+
+const INSERT_ATTEMPTS = multiRowInsert<Schema>('attempt log insert', 'webhook_delivery_attempts', ATTEMPT_COLUMNS);
+
+/** Binds the status code and time (3 values), then each row's id, then each row's `id:fence`. */
+const MARK_SUCCEEDED = new StatementShapes<Schema>(
+  'success update',
+  (db, rows) =>
+    db
+      .updateTable('webhook_deliveries')
+      .set({
+        state: sql.lit('succeeded'),
+        attempts: sql<number>`attempts + 1`,
+        next_attempt_at: sql.lit(null),
+        lease_owner: sql.lit(null),
+        lease_until: sql.lit(null),
+        last_status_code: 0,
+        last_error: sql.lit(null),
+        updated_at: '',
+        delivered_at: '',
+      })
+      .where(
+        'id',
+        'in',
+        Array.from({ length: rows }, () => ''),
+      )
+      .where(
+        sql<string>`id || ':' || fence`,
+        'in',
+        Array.from({ length: rows }, () => ''),
+      )
+      .returning('id')
+      .compile(),
+  2,
+  3,
+);
+
 /**
  * Successes are the bulk of the traffic: they are written with one fenced
  * UPDATE per status code and 500 rows (`id IN (…)` finds the rows by key, the
  * `id:fence` pair keeps a stale worker out). Returns the ids updated.
  */
-async function applySuccesses(trx: Kysely<Schema>, finished: readonly FinishedAttempt[]): Promise<Set<string>> {
+async function applySuccesses(
+  trx: Kysely<Schema>,
+  dialect: DialectName,
+  finished: readonly FinishedAttempt[],
+): Promise<Set<string>> {
   const applied = new Set<string>();
   const byStatus = new Map<number, FinishedAttempt[]>();
   for (const f of finished) {
@@ -176,31 +231,10 @@ async function applySuccesses(trx: Kysely<Schema>, finished: readonly FinishedAt
     for (let i = 0; i < group.length; i += 500) {
       const chunk = group.slice(i, i + 500);
       const at = new Date(Math.max(...chunk.map((f) => f.finishedAt.getTime()))).toISOString();
-      const rows = await trx
-        .updateTable('webhook_deliveries')
-        .set({
-          state: 'succeeded',
-          attempts: sql<number>`attempts + 1`,
-          next_attempt_at: null,
-          lease_owner: null,
-          lease_until: null,
-          last_status_code: statusCode,
-          last_error: null,
-          updated_at: at,
-          delivered_at: at,
-        })
-        .where(
-          'id',
-          'in',
-          chunk.map((f) => f.claim.id),
-        )
-        .where(
-          sql<string>`id || ':' || fence`,
-          'in',
-          chunk.map((f) => `${f.claim.id}:${f.claim.fence}`),
-        )
-        .returning('id')
-        .execute();
+      const values: unknown[] = [statusCode, at, at];
+      for (const f of chunk) values.push(f.claim.id);
+      for (const f of chunk) values.push(`${f.claim.id}:${f.claim.fence}`);
+      const { rows } = await trx.executeQuery<{ id: string }>(MARK_SUCCEEDED.query(trx, dialect, chunk.length, values));
       for (const row of rows) applied.add(row.id);
     }
   }

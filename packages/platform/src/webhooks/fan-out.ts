@@ -3,6 +3,8 @@ import type { Clock } from '../core/clock.js';
 import { ASYNC_COMMIT_SQL } from '../storage/async-commit.js';
 import type { Database } from '../storage/database.js';
 import { queryNamed } from '../storage/named-statement.js';
+import type { Schema } from '../storage/schema.js';
+import { multiRowInsert } from '../storage/statement-shapes.js';
 import { type ClaimedDelivery, claimOutboxEvents } from './claim-queries.js';
 import { deliveryId, deliveryIdSql } from './delivery-id.js';
 import type { SubscriptionRow } from './webhook-tables.js';
@@ -69,7 +71,9 @@ export async function fanOutEvents(
     const targets = events.flatMap((event) =>
       (byKey.get(`${event.tenant_id}\u0000${event.topic}`) ?? []).map((subscriptionId) => ({ event, subscriptionId })),
     );
-    const rows = targets.map(({ event, subscriptionId }) => {
+    // One flat array of values in DELIVERY_COLUMNS order, bound to a statement compiled once per batch length.
+    const values: unknown[] = [];
+    for (const { event, subscriptionId } of targets) {
       const id = deliveryId(event.id, subscriptionId, event.created_at);
       const take = lease !== undefined && leased.length < lease.max;
       if (take)
@@ -77,42 +81,58 @@ export async function fanOutEvents(
           claim: { id, event_id: event.id, subscription_id: subscriptionId, attempts: 0, fence: 1 },
           body: event.body,
         });
-      return {
+      values.push(
         id,
-        event_id: event.id,
-        subscription_id: subscriptionId,
-        tenant_id: event.tenant_id,
-        topic: event.topic,
-        state: 'pending' as const,
-        next_attempt_at: nowIso,
-        lease_owner: take ? lease.worker : null,
-        lease_until: take ? lease.leaseUntilIso : null,
-        fence: take ? 1 : 0,
-        last_status_code: null,
-        last_error: null,
-        event_created_at: event.created_at,
-        created_at: nowIso,
-        updated_at: nowIso,
-        delivered_at: null,
-      };
-    });
+        event.id,
+        subscriptionId,
+        event.tenant_id,
+        event.topic,
+        nowIso, // next_attempt_at
+        take ? lease.worker : null, // lease_owner
+        take ? lease.leaseUntilIso : null, // lease_until
+        take ? 1 : 0, // fence
+        event.created_at, // event_created_at
+        nowIso, // created_at
+        nowIso, // updated_at
+      );
+    }
     // Chunks keep each statement under SQLite's bound-parameter limit. A delivery that already
     // existed (`do nothing`) is not returned, and so is not sent under a lease it does not hold.
     const inserted = new Set<string>();
-    for (let i = 0; i < rows.length; i += 500) {
-      const chunk = await trx
-        .insertInto('webhook_deliveries')
-        .values(rows.slice(i, i + 500))
-        .onConflict((oc) => oc.columns(['event_id', 'subscription_id']).doNothing())
-        .returning('id')
-        .execute();
-      if (lease) for (const row of chunk) inserted.add(row.id);
+    const width = DELIVERY_COLUMNS.length;
+    for (let i = 0; i < targets.length; i += 500) {
+      const rows = Math.min(500, targets.length - i);
+      const chunk = values.slice(i * width, (i + rows) * width);
+      const result = await trx.executeQuery<{ id: string }>(INSERT_DELIVERIES.query(trx, 'sqlite', rows, chunk));
+      if (lease) for (const row of result.rows) inserted.add(row.id);
     }
     const sent = leased.filter((l) => inserted.has(l.claim.id));
     const used = new Set(sent.map((l) => l.claim.subscription_id));
     return { events: events.length, leased: sent, subscriptions: subscriptions.filter((s) => used.has(s.id)) };
   });
 }
+
+/** The columns SQLite's fan-out binds per delivery; the others are constants of the statement. */
+const DELIVERY_COLUMNS = [
+  'id',
+  'event_id',
+  'subscription_id',
+  'tenant_id',
+  'topic',
+  'next_attempt_at',
+  'lease_owner',
+  'lease_until',
+  'fence',
+  'event_created_at',
+  'created_at',
+  'updated_at',
+] as const;
+
+/** A new delivery: pending, no attempt yet, leased to the fanning-out worker or to nobody. */
+const INSERT_DELIVERIES = multiRowInsert<Schema>('fan-out insert', 'webhook_deliveries', DELIVERY_COLUMNS, {
+  constants: { state: sql.lit('pending'), attempts: sql.lit(0) },
+  finish: (insert) => insert.onConflict((oc) => oc.columns(['event_id', 'subscription_id']).doNothing()).returning('id'),
+});
 
 /** The fan-out's prepared statement's name on each PostgreSQL connection (its text never changes within a process). */
 const FAN_OUT_STATEMENT = 'feira_fan_out';

@@ -1,12 +1,13 @@
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
-import { CompiledQuery, type Kysely, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Clock } from '../../core/clock.js';
 import { PlatformError } from '../../core/platform-error.js';
 import type { Database } from '../../storage/database.js';
 import type { Schema } from '../../storage/schema.js';
+import { multiRowInsert } from '../../storage/statement-shapes.js';
 import { type FreightCsvResult, type FreightRow, readFreightCsv } from './freight-csv.js';
 
 /** Owner of the marketplace delivery service's tables (spec-notes Q8); stores own theirs by tenant id. */
@@ -139,25 +140,13 @@ async function copyWriter(pool: pg.Pool, versionKey: number): Promise<FreightRow
 
 /**
  * The writer of an import's rows. PostgreSQL: COPY (copyWriter). SQLite: a
- * multi-row VALUES statement per batch, compiled by Kysely once per batch
- * length and reused (the driver's statement cache prepares it once), each
+ * multi-row VALUES statement per batch, compiled once per batch
+ * length (storage/statement-shapes.ts) and prepared once, each
  * batch its own short transaction so quotes are not held up by the import.
  */
 export async function freightRowWriter(database: Database, versionKey: number): Promise<FreightRowWriter> {
   if (database.dialect === 'postgres' && database.pgPool) return copyWriter(database.pgPool, versionKey);
-  const texts = new Map<number, string>();
-  const textFor = (rows: number) => {
-    let text = texts.get(rows);
-    if (!text) {
-      const template = Object.fromEntries(ROW_COLUMNS.map((column) => [column, 0]));
-      text = database.db
-        .insertInto('freight_rows')
-        .values(Array.from({ length: rows }, () => template) as never)
-        .compile().sql;
-      texts.set(rows, text);
-    }
-    return text;
-  };
+  const shapes = multiRowInsert<Schema>('freight rows insert', 'freight_rows', ROW_COLUMNS);
   const width = ROW_COLUMNS.length;
   return {
     async write(rows) {
@@ -166,7 +155,7 @@ export async function freightRowWriter(database: Database, versionKey: number): 
         const one = rowValues(versionKey, row);
         for (let c = 0; c < width; c++) values[r * width + c] = one[c];
       });
-      await database.db.executeQuery(CompiledQuery.raw(textFor(rows.length), values));
+      await database.db.executeQuery(shapes.query(database.db, database.dialect, rows.length, values));
     },
     async finish() {},
     async abort() {},

@@ -1,0 +1,94 @@
+import { type Kysely, sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Database } from './database.js';
+import type { Schema } from './schema.js';
+import { StatementShapes } from './statement-shapes.js';
+import { testDatabaseTargets } from './test-databases.js';
+
+/** A multi-row INSERT of outbox events' keys and bodies, as the shapes in webhooks/ are written. */
+function eventInsert(compiled: number[]) {
+  return new StatementShapes<Schema>(
+    'test insert',
+    (db: Kysely<Schema>, rows) => {
+      compiled.push(rows);
+      const template = {
+        id: 0,
+        tenant_id: 0,
+        topic: sql.lit('order'),
+        status: sql.lit('CREATION'),
+        record_id: sql.lit('r1'),
+        resource: sql.lit('/v1/orders/r1'),
+        body: 0,
+        created_at: 0,
+      };
+      return db
+        .insertInto('outbox_events')
+        .values(Array.from({ length: rows }, () => template) as never)
+        .returning('id')
+        .compile();
+    },
+    4,
+  );
+}
+
+describe.each(testDatabaseTargets())('statement shapes ($dialect)', ({ dialect, open }) => {
+  let database: Database | undefined;
+  afterEach(async () => {
+    await database?.close();
+    database = undefined;
+  });
+
+  it('binds each batch to a text compiled once per row count, and the rows land as bound', async () => {
+    database = await open();
+    const compiled: number[] = [];
+    const shapes = eventInsert(compiled);
+    const row = (n: number) => [`e${n}`, 't1', `{"n":${n}}`, `2026-01-15T12:00:0${n}.000Z`];
+    for (const batch of [
+      [1, 2],
+      [3, 4],
+      [5, 6, 7],
+    ]) {
+      const query = shapes.query(database.db, dialect, batch.length, batch.flatMap(row));
+      await database.db.executeQuery(query);
+    }
+    expect(compiled).toEqual([2, 3]);
+    const events = await database.db
+      .selectFrom('outbox_events')
+      .select(['id', 'topic', 'body', 'created_at'])
+      .orderBy('id')
+      .execute();
+    expect(events).toEqual(
+      [1, 2, 3, 4, 5, 6, 7].map((n) => ({
+        id: `e${n}`,
+        topic: 'order',
+        body: `{"n":${n}}`,
+        created_at: `2026-01-15T12:00:0${n}.000Z`,
+      })),
+    );
+  });
+
+  it('refuses a batch bound with a number of values its shape does not take, and runs nothing', async () => {
+    database = await open();
+    const shapes = eventInsert([]);
+    expect(() => shapes.query(database?.db as Kysely<Schema>, dialect, 2, ['e1', 't1', '{}'])).toThrow(
+      'test insert: 3 values bound for 2 rows, expected 8',
+    );
+    const misdeclared = new StatementShapes<Schema>(
+      'misdeclared',
+      (db, rows) =>
+        db
+          .selectFrom('outbox_events')
+          .select('id')
+          .where(
+            'id',
+            'in',
+            Array.from({ length: rows }, () => ''),
+          )
+          .compile(),
+      2,
+    );
+    expect(() => misdeclared.query(database?.db as Kysely<Schema>, dialect, 1, ['a', 'b'])).toThrow(
+      'misdeclared: its 1-row statement takes 1 values, expected 2',
+    );
+  });
+});
