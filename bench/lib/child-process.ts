@@ -2,9 +2,6 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { peakRssBytes } from './peak-rss.js';
 
-/** Makes `@feira/*` resolve to the TypeScript sources in children, so the bench always measures the code in the tree. */
-export const TSCONFIG_PATH = fileURLToPath(new URL('../../tsconfig.typecheck.json', import.meta.url));
-
 type Message =
   | { type: 'ready'; info: unknown }
   | { type: 'result'; id: number; ok: true; value: unknown }
@@ -44,7 +41,6 @@ export class ChildRegistry {
       execArgv: ['--import', 'tsx', ...(start.execArgv ?? [])],
       env: {
         ...process.env,
-        TSX_TSCONFIG_PATH: TSCONFIG_PATH,
         FEIRA_BENCH_CHILD_OPTIONS: JSON.stringify(start.options ?? {}),
         ...start.env,
       },

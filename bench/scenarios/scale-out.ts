@@ -46,9 +46,7 @@ async function startCluster(ctx: ScenarioContext, databaseUrl: string, workers: 
   const child: ChildProcess = spawn(
     process.execPath,
     [
-      '--import',
-      'tsx',
-      'packages/cli/src/bin.ts',
+      'packages/cli/bin/feira.js',
       'start',
       '--workers',
       String(workers),
@@ -69,7 +67,6 @@ async function startCluster(ctx: ScenarioContext, databaseUrl: string, workers: 
       env: {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
-        TSX_TSCONFIG_PATH: 'tsconfig.typecheck.json',
         FEIRA_DATABASE: databaseUrl,
         FEIRA_ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
         FEIRA_SECRET_KEY: BENCH_SECRET_KEY,
