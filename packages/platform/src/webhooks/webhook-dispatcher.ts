@@ -572,7 +572,9 @@ export class WebhookDispatcher {
     }
     try {
       const outcomes = await recordAttempts(this.#deps.database, finished, skipped, this.#deps.random, released);
-      for (const outcome of outcomes) this.#metrics.deliveries.inc({ outcome });
+      const counts = new Map<string, number>();
+      for (const outcome of outcomes) counts.set(outcome, (counts.get(outcome) ?? 0) + 1);
+      for (const [outcome, n] of counts) this.#metrics.deliveries.inc({ outcome }, n);
     } catch (error) {
       // Unrecorded results are not lost work: the leases expire and the deliveries are retried (at least once, W6).
       this.#deps.log?.error({ err: error }, 'recording webhook attempts failed');

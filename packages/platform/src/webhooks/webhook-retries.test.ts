@@ -77,6 +77,16 @@ describe.each(testDatabaseTargets())('webhook retries on $dialect', (target) => 
     expect(first.next_attempt_at).toBe(failed.next_attempt_at);
     expect(typeof first.duration_ms).toBe('number');
     expect(second).toMatchObject({ attempt: 2, outcome: 'succeeded', status_code: 204, next_attempt_at: null });
+    // Every column of the log lands where it belongs (the batched insert binds them by position).
+    for (const [entry, request, fence] of [
+      [first, hooks.received[0], 1],
+      [second, hooks.received[1], 2],
+    ] as const) {
+      expect(entry).toMatchObject({ worker: dispatcher.worker, fence });
+      expect(entry.request_headers['x-webhook-id']).toBe(failed.id);
+      expect(entry.request_headers['x-signature-256']).toBe(request?.headers['x-signature-256']);
+      expect(Date.parse(entry.started_at) / 1000).toBe(Number(request?.headers['x-timestamp']));
+    }
   });
 
   it('W4: a 2xx whose answer runs past the 64 KiB drain limit is a success; the log keeps its first 1 KiB', async () => {
