@@ -39,18 +39,43 @@ const db = new Database(workerData.file, { fileMustExist: true });
 db.pragma('busy_timeout = 5000');
 // Only to fsync the database file; closed when the thread stops, while the writer is held (see stop()).
 const dbFd = fs.openSync(workerData.file, 'r');
+// The WAL's header names its generation: SQLite adds one to its checkpoint sequence number (bytes 12-15)
+// each time it starts the WAL over. A checkpoint reports how many frames of this generation are copied
+// in all, so what it copied itself is the growth of that number within one generation.
+let walFd = null;
+const header = Buffer.alloc(16);
+function walGeneration() {
+  try {
+    if (walFd === null) walFd = fs.openSync(workerData.file + '-wal', 'r');
+    return fs.readSync(walFd, header, 0, 16, 0) === 16 ? header.readUInt32BE(12) : -1;
+  } catch {
+    return -1;
+  }
+}
 let frames = 0;
+let generation = -1;
+let copiedInGeneration = 0;
 let quietAsked = false;
 function checkpoint() {
+  const before = walGeneration();
   const [row] = db.pragma('wal_checkpoint(PASSIVE)');
-  if (row && row.checkpointed > 0) frames += row.checkpointed;
+  const after = walGeneration();
+  if (after !== generation) {
+    generation = after;
+    copiedInGeneration = 0;
+  }
+  // A WAL started over between the two reads: what was copied of which generation is unknown, so not counted.
+  if (row && before === after && row.checkpointed > copiedInGeneration) {
+    frames += row.checkpointed - copiedInGeneration;
+    copiedInGeneration = row.checkpointed;
+    parentPort.postMessage({ checkpointedFrames: frames });
+  }
   return row;
 }
 const timer = setInterval(() => {
   if (quietAsked) return;
   try {
     const row = checkpoint();
-    if (row && row.checkpointed > 0) parentPort.postMessage({ checkpointedFrames: frames });
     if (row && row.log >= workerData.quietAtPages) {
       // SQLite syncs the database file only in a checkpoint that reaches the end of the WAL, which none
       // did while the writer appended: every page copied since is still unsynced. Sync them here, off
@@ -75,11 +100,12 @@ parentPort.on('message', (message) => {
       parentPort.postMessage({ error: String((error && error.message) || error) });
     }
     quietAsked = false;
-    parentPort.postMessage({ quietDone: { complete, ms: performance.now() - started }, checkpointedFrames: frames });
+    parentPort.postMessage({ quietDone: { complete, ms: performance.now() - started } });
   } else if (message === 'stop') {
     clearInterval(timer);
     db.close();
     fs.closeSync(dbFd);
+    if (walFd !== null) fs.closeSync(walFd);
     parentPort.close();
   }
 });
@@ -98,7 +124,7 @@ export interface QuietWindowStats {
 }
 
 export interface WalCheckpointer {
-  /** WAL frames the thread has copied into the database file so far (for tests and diagnostics). */
+  /** WAL frames the thread has copied into the database file so far, each counted once (for tests and diagnostics). */
   checkpointedFrames(): number;
   /** Whether checkpoints run on the thread (false once it stopped: the writer runs them again). */
   running(): boolean;
