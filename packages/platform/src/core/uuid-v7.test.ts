@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cryptoRandom } from './random.js';
-import { timeOrderedUuid, timeOrderedUuids, UUID_V7_RANDOM_BYTES, uuidV7 } from './uuid-v7.js';
+import { timeOrderedUuid, timeOrderedUuids, UUID_V7_PATTERN, UUID_V7_RANDOM_BYTES, uuidV7 } from './uuid-v7.js';
 
 // Time-ordered ids key the seeded records, the outbox and the deliveries: clients
 // read them as UUIDs, and the tables rely on their order to append to their indexes.
@@ -14,7 +14,7 @@ describe('UUID v7', () => {
         fc.uint8Array({ minLength: UUID_V7_RANDOM_BYTES, maxLength: UUID_V7_RANDOM_BYTES }),
         (ms, bytes) => {
           const id = uuidV7(ms, bytes, 0);
-          expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+          expect(id).toMatch(UUID_V7_PATTERN);
           expect(Number.parseInt(id.replaceAll('-', '').slice(0, 12), 16)).toBe(ms);
           // The 74 random bits are the given bytes' (12 from the first two, 62 from the other eight).
           const hex = id.replaceAll('-', '');
@@ -36,7 +36,7 @@ describe('UUID v7', () => {
     const ids = Array.from({ length: 1000 }, (_, i) => timeOrderedUuid(cryptoRandom, new Date(start + i)));
     expect([...ids].sort()).toEqual(ids);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(ids[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(ids[0]).toMatch(UUID_V7_PATTERN);
   });
 
   it('timeOrderedUuids: distinct v7 ids carrying the given millisecond, from one draw of random bits', () => {
@@ -53,7 +53,7 @@ describe('UUID v7', () => {
     expect(draws).toEqual([500 * UUID_V7_RANDOM_BYTES]);
     expect(new Set(ids).size).toBe(500);
     for (const id of ids) {
-      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(id).toMatch(UUID_V7_PATTERN);
       expect(Number.parseInt(id.replaceAll('-', '').slice(0, 12), 16)).toBe(at.getTime());
     }
   });

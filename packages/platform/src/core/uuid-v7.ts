@@ -24,6 +24,9 @@ export function uuidV7(ms: number, bytes: Uint8Array, at: number): string {
   );
 }
 
+/** What `uuidV7` makes: lowercase, version 7, the RFC 9562 variant (for checks of stored and sent ids). */
+export const UUID_V7_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
 /** Random bytes one UUID v7 consumes. */
 export const UUID_V7_RANDOM_BYTES = 10;
 

@@ -2,6 +2,7 @@ import { Order, Product, Ticket, Transaction } from '@feira/contract';
 import { Value } from '@sinclair/typebox/value';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UUID_V7_PATTERN } from '../core/uuid-v7.js';
 import { createTestPlatform, type TestPlatform, testDatabaseTargets } from '../testing.js';
 import { secondaryIndexes } from './bulk-load-indexes.js';
 import { seedRecords } from './seed-records.js';
@@ -85,7 +86,7 @@ describe.each(testDatabaseTargets())('seedRecords on $dialect', (target) => {
       expect(rows).toHaveLength(300);
       expect(new Set(rows.map((r) => r.id)).size).toBe(300);
       for (const row of rows) {
-        expect(row.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        expect(row.id).toMatch(UUID_V7_PATTERN);
         expect(Number.parseInt(row.id.replaceAll('-', '').slice(0, 12), 16)).toBe(Date.parse(row.created_at));
         expect(row.created_at <= row.updated_at && row.updated_at <= now, JSON.stringify(row)).toBe(true);
       }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UUID_V7_PATTERN } from '../core/uuid-v7.js';
 import type { Database } from '../storage/database.js';
 import { testDatabaseTargets } from '../storage/test-databases.js';
 import { deliveryId, deliveryIdSql } from './delivery-id.js';
@@ -20,7 +21,7 @@ describe('delivery ids', () => {
 
   it('is a UUID v7 carrying the event’s creation time, so deliveries of later events sort after earlier ones', () => {
     const id = deliveryId(event, 'sub-a', createdAt);
-    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(id).toMatch(UUID_V7_PATTERN);
     expect(Number.parseInt(id.replaceAll('-', '').slice(0, 12), 16)).toBe(Date.parse(createdAt));
     expect(deliveryId(event, 'sub-z', '2026-11-25T21:30:00.124Z') > deliveryId(event, 'sub-a', createdAt)).toBe(true);
   });
