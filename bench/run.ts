@@ -17,7 +17,10 @@ import { scenarios } from './scenarios/index.js';
 // Every process of the run loads `@feira/*` from the compiled packages, as `npm start` runs them (tsx only
 // runs the bench's own TypeScript): build them first, so what is measured is the code in the tree. `tsc -b`
 // is incremental: a tree built already costs it under a second.
-const build = spawnSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
+const build = spawnSync('npm', ['run', 'build', '--silent'], {
+  cwd: fileURLToPath(new URL('..', import.meta.url)),
+  stdio: 'inherit',
+});
 if (build.status !== 0) {
   console.error('bench: `npm run build` failed; nothing was measured');
   process.exit(1);
