@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Random } from '../core/random.js';
 import { ASYNC_COMMIT_SQL } from '../storage/async-commit.js';
 import type { Database, DialectName } from '../storage/database.js';
@@ -7,6 +7,7 @@ import { multiRowInsert, StatementShapes } from '../storage/statement-shapes.js'
 import type { ClaimedDelivery } from './claim-queries.js';
 import type { AttemptResult } from './delivery-request.js';
 import { DISABLE_AFTER_FAILING_MS, nextAttemptAt } from './retry-schedule.js';
+import type { WebhookTables } from './webhook-tables.js';
 
 export interface FinishedAttempt {
   claim: ClaimedDelivery;
@@ -157,21 +158,8 @@ export async function recordAttempts(
   });
 }
 
-/** One row of the attempt log, as recorded. */
-interface AttemptRow {
-  delivery_id: string;
-  attempt: number;
-  fence: number;
-  worker: string;
-  outcome: 'succeeded' | 'failed';
-  status_code: number | null;
-  duration_ms: number;
-  error: string | null;
-  response_body: string | null;
-  request_headers: string;
-  next_attempt_at: string | null;
-  started_at: string;
-}
+/** One row of the attempt log, as recorded (its `seq` is the database's). */
+type AttemptRow = Omit<Selectable<WebhookTables['webhook_delivery_attempts']>, 'seq'>;
 
 /** The attempt log's columns, in the order its batched INSERT binds them… */
 const ATTEMPT_COLUMNS = [
