@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Database } from './database.js';
 import type { Schema } from './schema.js';
-import { StatementShapes } from './statement-shapes.js';
+import { multiRowInsert, StatementShapes } from './statement-shapes.js';
 import { testDatabaseTargets } from './test-databases.js';
 
 /** A multi-row INSERT of outbox events' keys and bodies, as the shapes in webhooks/ are written. */
@@ -73,6 +73,7 @@ describe.each(testDatabaseTargets())('statement shapes ($dialect)', ({ dialect, 
     expect(() => shapes.query(database?.db as Kysely<Schema>, dialect, 2, ['e1', 't1', '{}'])).toThrow(
       'test insert: 3 values bound for 2 rows, expected 8',
     );
+    expect(await database.db.selectFrom('outbox_events').select('id').execute()).toEqual([]);
     const misdeclared = new StatementShapes<Schema>(
       'misdeclared',
       (db, rows) =>
@@ -90,5 +91,46 @@ describe.each(testDatabaseTargets())('statement shapes ($dialect)', ({ dialect, 
     expect(() => misdeclared.query(database?.db as Kysely<Schema>, dialect, 1, ['a', 'b'])).toThrow(
       'misdeclared: its 1-row statement takes 1 values, expected 2',
     );
+  });
+
+  it('multiRowInsert: bound columns in their order, constants in every row, and what finishes the statement', async () => {
+    database = await open();
+    const insert = multiRowInsert<Schema>('outbox insert', 'outbox_events', ['id', 'body', 'tenant_id', 'created_at'], {
+      constants: { topic: sql.lit('order'), status: sql.lit('CREATION'), record_id: sql.lit('r1'), resource: sql.lit('/r1') },
+      finish: (statement) => statement.returning(['id', 'tenant_id']),
+    });
+    const values = ['e1', '{"n":1}', 't1', '2026-01-15T12:00:01.000Z', 'e2', '{"n":2}', 't2', '2026-01-15T12:00:02.000Z'];
+    const { rows } = await database.db.executeQuery(insert.query(database.db, dialect, 2, values));
+    expect(rows).toEqual([
+      { id: 'e1', tenant_id: 't1' },
+      { id: 'e2', tenant_id: 't2' },
+    ]);
+    const stored = await database.db
+      .selectFrom('outbox_events')
+      .select(['id', 'body', 'tenant_id', 'created_at', 'topic', 'status', 'record_id', 'resource'])
+      .orderBy('id')
+      .execute();
+    expect(stored).toEqual([
+      {
+        id: 'e1',
+        body: '{"n":1}',
+        tenant_id: 't1',
+        created_at: '2026-01-15T12:00:01.000Z',
+        topic: 'order',
+        status: 'CREATION',
+        record_id: 'r1',
+        resource: '/r1',
+      },
+      {
+        id: 'e2',
+        body: '{"n":2}',
+        tenant_id: 't2',
+        created_at: '2026-01-15T12:00:02.000Z',
+        topic: 'order',
+        status: 'CREATION',
+        record_id: 'r1',
+        resource: '/r1',
+      },
+    ]);
   });
 });
