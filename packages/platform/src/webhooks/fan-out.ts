@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Clock } from '../core/clock.js';
 import { ASYNC_COMMIT_SQL } from '../storage/async-commit.js';
 import type { Database } from '../storage/database.js';
@@ -7,7 +7,7 @@ import type { Schema } from '../storage/schema.js';
 import { multiRowInsert } from '../storage/statement-shapes.js';
 import { type ClaimedDelivery, claimOutboxEvents } from './claim-queries.js';
 import { deliveryId, deliveryIdSql } from './delivery-id.js';
-import type { SubscriptionRow } from './webhook-tables.js';
+import type { SubscriptionRow, WebhookTables } from './webhook-tables.js';
 
 /** Leases the fan-out takes for the worker running it, so it can send at once without a separate claim. */
 export interface FanOutLease {
@@ -81,20 +81,20 @@ export async function fanOutEvents(
           claim: { id, event_id: event.id, subscription_id: subscriptionId, attempts: 0, fence: 1 },
           body: event.body,
         });
-      values.push(
+      pushDeliveryValues(values, {
         id,
-        event.id,
-        subscriptionId,
-        event.tenant_id,
-        event.topic,
-        nowIso, // next_attempt_at
-        take ? lease.worker : null, // lease_owner
-        take ? lease.leaseUntilIso : null, // lease_until
-        take ? 1 : 0, // fence
-        event.created_at, // event_created_at
-        nowIso, // created_at
-        nowIso, // updated_at
-      );
+        event_id: event.id,
+        subscription_id: subscriptionId,
+        tenant_id: event.tenant_id,
+        topic: event.topic,
+        next_attempt_at: nowIso,
+        lease_owner: take ? lease.worker : null,
+        lease_until: take ? lease.leaseUntilIso : null,
+        fence: take ? 1 : 0,
+        event_created_at: event.created_at,
+        created_at: nowIso,
+        updated_at: nowIso,
+      });
     }
     // Chunks keep each statement under SQLite's bound-parameter limit. A delivery that already
     // existed (`do nothing`) is not returned, and so is not sent under a lease it does not hold.
@@ -112,7 +112,10 @@ export async function fanOutEvents(
   });
 }
 
-/** The columns SQLite's fan-out binds per delivery; the others are constants of the statement. */
+/** What SQLite's fan-out binds per delivery; the other columns are constants of the statement. */
+type NewDelivery = Pick<Selectable<WebhookTables['webhook_deliveries']>, (typeof DELIVERY_COLUMNS)[number]>;
+
+/** …in the order its batched INSERT binds them… */
 const DELIVERY_COLUMNS = [
   'id',
   'event_id',
@@ -127,6 +130,24 @@ const DELIVERY_COLUMNS = [
   'created_at',
   'updated_at',
 ] as const;
+
+/** …and a delivery's values in that order (named reads, as the attempt log's). */
+function pushDeliveryValues(values: unknown[], row: NewDelivery): void {
+  values.push(
+    row.id,
+    row.event_id,
+    row.subscription_id,
+    row.tenant_id,
+    row.topic,
+    row.next_attempt_at,
+    row.lease_owner,
+    row.lease_until,
+    row.fence,
+    row.event_created_at,
+    row.created_at,
+    row.updated_at,
+  );
+}
 
 /** A new delivery: pending, no attempt yet, leased to the fanning-out worker or to nobody. */
 const INSERT_DELIVERIES = multiRowInsert<Schema>('fan-out insert', 'webhook_deliveries', DELIVERY_COLUMNS, {
