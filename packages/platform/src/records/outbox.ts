@@ -35,7 +35,7 @@ export interface OutboxDeps {
 export function outboxEventRow(change: RecordChange, deps: OutboxDeps): Insertable<RecordTables['outbox_events']> {
   const createdAt = deps.clock.now();
   return {
-    // Time-ordered: appended to the outbox's id index, and to the deliveries' (event_id, subscription_id) index after it.
+    // Time-ordered: appended to the outbox's id index, and its deliveries' ids (their time is the event's) to theirs.
     id: timeOrderedUuid(deps.random, createdAt),
     tenant_id: change.tenantId,
     topic: change.topic,

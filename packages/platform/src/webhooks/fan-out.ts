@@ -152,7 +152,8 @@ function pushDeliveryValues(values: unknown[], row: NewDelivery): void {
 /** A new delivery: pending, no attempt yet, leased to the fanning-out worker or to nobody. */
 const INSERT_DELIVERIES = multiRowInsert<Schema>('fan-out insert', 'webhook_deliveries', DELIVERY_COLUMNS, {
   constants: { state: sql.lit('pending'), attempts: sql.lit(0) },
-  finish: (insert) => insert.onConflict((oc) => oc.columns(['event_id', 'subscription_id']).doNothing()).returning('id'),
+  // The id is a function of the event and the subscription (delivery-id.ts): a second fan-out of the pair finds it.
+  finish: (insert) => insert.onConflict((oc) => oc.column('id').doNothing()).returning('id'),
 });
 
 /** The fan-out's prepared statement's name on each PostgreSQL connection (its text never changes within a process). */
@@ -219,7 +220,7 @@ async function fanOutInOneStatement(
         case when n <= ${max} then 1 else 0 end,
         created_at, ${nowIso}, ${nowIso}
       from targets
-      on conflict (event_id, subscription_id) do nothing
+      on conflict (id) do nothing
       returning id, event_id, subscription_id, fence
     )
     select (select count(*) from claimed)::int as events, (select ${sql.raw(ASYNC_COMMIT_SQL)}) as async_commit,

@@ -291,6 +291,38 @@ describe.each(testDatabaseTargets())('fan-out on $dialect', (target) => {
     expect(await fanOutEvents(platform.database, deps, 10)).toMatchObject({ events: 1, leased: [], subscriptions: [] });
   });
 
+  it('spec-notes W6: an event fanned out a second time while its deliveries stand (its outbox mark undone) makes no second delivery, and leases and sends none', async () => {
+    const seller = await sellerWithToken(platform);
+    await signup(platform, seller, 'v1', 'https://127.0.0.1:9/hooks', ['order']);
+    await signUp(
+      platform.database.db,
+      { clientId: 'another-app', tenantId: seller.tenantId, topics: ['order'], url: 'https://127.0.0.1:9/other', version: 'v1' },
+      platform.app.platform,
+    );
+    const deps = { clock: platform.clock, random: platform.app.platform.random };
+    const lease = { worker: 'w1', leaseUntilIso: new Date(platform.clock.now().getTime() + 10_000).toISOString(), max: 10 };
+    const { db } = platform.database;
+    const eventId = await recordChange(platform, { tenantId: seller.tenantId, topic: 'order' });
+    const deliveries = () =>
+      db
+        .selectFrom('webhook_deliveries')
+        .select(['id', 'subscription_id', 'fence'])
+        .where('event_id', '=', eventId)
+        .orderBy('id')
+        .execute();
+
+    const first = await fanOutEvents(platform.database, deps, 10, lease);
+    expect(first.leased).toHaveLength(2);
+    const made = await deliveries();
+    expect(made).toHaveLength(2);
+
+    await db.updateTable('outbox_events').set({ dispatched_at: null }).where('id', '=', eventId).execute();
+    const again = await fanOutEvents(platform.database, deps, 10, { ...lease, worker: 'w2' });
+    expect(again).toMatchObject({ events: 1, leased: [], subscriptions: [] });
+    // The same two rows, still under the first worker's lease (fence 1): nothing for w2 to send.
+    expect(await deliveries()).toEqual(made);
+  });
+
   it.skipIf(target.dialect !== 'postgres')(
     'issue 22: on PostgreSQL the fan-out is a statement each connection prepares once; a connection that refuses it by name (PgBouncer before 1.21) gets it unnamed, and no event waits',
     async () => {

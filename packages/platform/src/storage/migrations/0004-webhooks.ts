@@ -51,7 +51,8 @@ export const webhooks: MigrationFactory = (dialect) => ({
       .addColumn('created_at', 'text', (c) => c.notNull())
       .addColumn('updated_at', 'text', (c) => c.notNull())
       .addColumn('delivered_at', 'text')
-      // A re-run fan-out after a crash finds the same row instead of making a second X-Webhook-Id.
+      // A re-run fan-out after a crash finds the same row instead of making a second X-Webhook-Id
+      // (on PostgreSQL 0018 drops it: the delivery's id, a function of the pair, does the same).
       .addUniqueConstraint('webhook_deliveries_event_subscription_unique', ['event_id', 'subscription_id'])
       .execute();
     await db.schema

@@ -14,6 +14,7 @@ import { queueAutovacuum } from './0014-queue-autovacuum.js';
 import { claimIndexes } from './0015-claim-indexes.js';
 import { dropDueIndex } from './0016-drop-due-index.js';
 import { outboxNotifyAfterCommit } from './0017-outbox-notify-after-commit.js';
+import { dropDeliveryPairUnique } from './0018-drop-delivery-pair-unique.js';
 import type { MigrationFactory } from './helpers.js';
 
 /**
@@ -37,4 +38,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '0015-claim-indexes': claimIndexes,
   '0016-drop-due-index': dropDueIndex,
   '0017-outbox-notify-after-commit': outboxNotifyAfterCommit,
+  '0018-drop-delivery-pair-unique': dropDeliveryPairUnique,
 };
