@@ -139,3 +139,183 @@ describe.each(testDatabaseTargets())('migrations started by two processes at onc
     }
   }, 120_000);
 });
+
+describe.each(testDatabaseTargets())('an upgrade across migrations 0018 and 0019 on $dialect', (target) => {
+  it('issue 22: a delivery log written before them keeps every delivery and attempt in its order, and the fan-out still makes one delivery per event and subscription', async () => {
+    const { randomBytes } = await import('node:crypto');
+    const { Migrator, sql } = await import('kysely');
+    const pg = (await import('pg')).default;
+    const { openDatabase } = await import('./database.js');
+    const { migrations } = await import('./migrations/index.js');
+    const { fanOutEvents } = await import('../webhooks/fan-out.js');
+    const { deliveryId } = await import('../webhooks/delivery-id.js');
+
+    let url: string;
+    let schema: string | undefined;
+    let cleanup: () => Promise<void>;
+    if (target.dialect === 'sqlite') {
+      const { mkdtempSync, rmSync } = await import('node:fs');
+      const { tmpdir } = await import('node:os');
+      const { join } = await import('node:path');
+      const dir = mkdtempSync(join(tmpdir(), 'feira-upgrade-'));
+      url = `sqlite:${join(dir, 'feira.db')}`;
+      cleanup = async () => rmSync(dir, { recursive: true, force: true });
+    } else {
+      url = process.env.FEIRA_TEST_DATABASE_URL as string;
+      const name = `feira_test_${randomBytes(6).toString('hex')}`;
+      schema = name;
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      await admin.query(`create schema ${name}`);
+      await admin.end();
+      cleanup = async () => {
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        await client.query(`drop schema if exists ${name} cascade`);
+        await client.end();
+      };
+    }
+    const database = await openDatabase(url, schema ? { searchPath: schema } : {});
+    try {
+      const { db } = database;
+      // The schema as the previous release left it: every migration before 0018.
+      const before = Object.fromEntries(
+        Object.entries(migrations)
+          .filter(([name]) => name < '0018')
+          .map(([name, factory]) => [name, factory(database.dialect)]),
+      );
+      const old = await new Migrator({
+        db,
+        provider: { getMigrations: async () => before },
+        allowUnorderedMigrations: true,
+        ...(schema ? { migrationTableSchema: schema } : {}),
+      }).migrateToLatest();
+      expect(old.error).toBeUndefined();
+
+      const at = '2026-11-26T10:00:00.000Z';
+      await db
+        .insertInto('sellers')
+        .values({ id: 's1', name: 'Loja', login: 'loja', password_hash: 'x', created_at: at })
+        .execute();
+      await db.insertInto('tenants').values({ id: 't1', seller_id: 's1', name: 'Loja', created_at: at }).execute();
+      await db
+        .insertInto('webhook_subscriptions')
+        .values({
+          id: 'sub-1',
+          client_id: 'app',
+          tenant_id: 't1',
+          topic: 'order',
+          version: 'v1',
+          url: 'https://127.0.0.1:9/hooks',
+          secret_sealed: null,
+          previous_secret_sealed: null,
+          previous_secret_grace_until: null,
+          state: 'active',
+          failing_since: null,
+          disabled_at: null,
+          created_at: at,
+          updated_at: at,
+        })
+        .execute();
+      const events = ['0190a6c8-0000-7000-8000-00000000000a', '0190a6c8-0000-7000-8000-00000000000b'];
+      for (const [i, id] of events.entries()) {
+        const created = `2026-11-26T10:00:0${i}.000Z`;
+        await db
+          .insertInto('outbox_events')
+          .values({
+            id,
+            tenant_id: 't1',
+            topic: 'order',
+            status: 'CREATION',
+            record_id: `r${i}`,
+            resource: `/v1/orders/r${i}`,
+            body: `{"n":${i}}`,
+            created_at: created,
+            dispatched_at: at,
+          })
+          .execute();
+        const delivery = deliveryId(id, 'sub-1', created);
+        await db
+          .insertInto('webhook_deliveries')
+          .values({
+            id: delivery,
+            event_id: id,
+            subscription_id: 'sub-1',
+            tenant_id: 't1',
+            topic: 'order',
+            state: 'succeeded',
+            attempts: 1,
+            next_attempt_at: null,
+            lease_owner: null,
+            lease_until: null,
+            fence: 1,
+            last_status_code: 200,
+            last_error: null,
+            event_created_at: created,
+            created_at: created,
+            updated_at: created,
+            delivered_at: created,
+          })
+          .execute();
+        await db
+          .insertInto('webhook_delivery_attempts')
+          .values({
+            delivery_id: delivery,
+            attempt: 1,
+            fence: 1,
+            worker: 'w0',
+            outcome: 'succeeded',
+            status_code: 200,
+            duration_ms: 3,
+            error: null,
+            response_body: null,
+            request_headers: '{}',
+            next_attempt_at: null,
+            started_at: created,
+          })
+          .execute();
+      }
+      const log = () =>
+        db
+          .selectFrom('webhook_deliveries as d')
+          .innerJoin('webhook_delivery_attempts as a', 'a.delivery_id', 'd.id')
+          .select(['d.id', 'd.event_id', 'd.state', 'd.created_at', 'a.attempt', 'a.outcome'])
+          .where('d.tenant_id', '=', 't1')
+          .orderBy('d.created_at', 'desc')
+          .orderBy('d.id', 'desc')
+          .execute();
+      const written = await log();
+      expect(written.map((r) => r.event_id)).toEqual([...events].reverse());
+
+      expect(await migrateToLatest(database)).toEqual(['0018-drop-delivery-pair-unique', '0019-queue-keys-byte-order']);
+      expect(await log()).toEqual(written);
+      if (schema) {
+        // PostgreSQL: the queue's keys now sort byte by byte, as SQLite's always did.
+        const { rows } = await sql<{ column: string; collation: string | null }>`
+          select table_name || '.' || column_name as column, collation_name as collation
+          from information_schema.columns where table_schema = ${schema} and column_name in ('id', 'delivery_id', 'lease_until')
+            and table_name in ('outbox_events', 'webhook_deliveries', 'webhook_delivery_attempts')
+          order by 1`.execute(db);
+        expect(rows).toEqual(
+          [
+            'outbox_events.id',
+            'webhook_deliveries.id',
+            'webhook_deliveries.lease_until',
+            'webhook_delivery_attempts.delivery_id',
+          ].map((column) => ({ column, collation: 'C' })),
+        );
+      }
+
+      // Both events handed to the fan-out again: their deliveries stand, so none is made or leased.
+      await db.updateTable('outbox_events').set({ dispatched_at: null }).execute();
+      const lease = { worker: 'w1', leaseUntilIso: '2026-11-26T10:01:00.000Z', max: 10 };
+      const again = await fanOutEvents(database, { clock: { now: () => new Date(at) } }, 10, lease);
+      expect(again).toMatchObject({ events: 2, leased: [] });
+      const count = await db.selectFrom('webhook_deliveries').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+      expect(Number(count.n)).toBe(2);
+    } finally {
+      await database.close();
+      await cleanup();
+    }
+  });
+});

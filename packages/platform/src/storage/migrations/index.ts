@@ -15,6 +15,7 @@ import { claimIndexes } from './0015-claim-indexes.js';
 import { dropDueIndex } from './0016-drop-due-index.js';
 import { outboxNotifyAfterCommit } from './0017-outbox-notify-after-commit.js';
 import { dropDeliveryPairUnique } from './0018-drop-delivery-pair-unique.js';
+import { queueKeysByteOrder } from './0019-queue-keys-byte-order.js';
 import type { MigrationFactory } from './helpers.js';
 
 /**
@@ -39,4 +40,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '0016-drop-due-index': dropDueIndex,
   '0017-outbox-notify-after-commit': outboxNotifyAfterCommit,
   '0018-drop-delivery-pair-unique': dropDeliveryPairUnique,
+  '0019-queue-keys-byte-order': queueKeysByteOrder,
 };
