@@ -12,11 +12,15 @@ import { describeMachine } from './lib/machine.js';
 import { type BenchResults, RESULTS_SCHEMA, renderMarkdown, validateResults } from './lib/report.js';
 import type { ScenarioContext, ScenarioResult } from './lib/scenario.js';
 import { timingFor } from './lib/timing.js';
-import { scenarios } from './scenarios/index.js';
+
+const defaultOutput = fileURLToPath(new URL('./results/latest.json', import.meta.url));
+const options = parseBenchOptions(process.argv.slice(2), defaultOutput);
 
 // Every process of the run loads `@feira/*` from the compiled packages, as `npm start` runs them (tsx only
-// runs the bench's own TypeScript): build them first, so what is measured is the code in the tree. `tsc -b`
-// is incremental: a tree built already costs it under a second.
+// runs the bench's own TypeScript), and so do the scenarios in this one: build first, then load them, so what
+// is measured is the code in the tree. (Imported statically, the scenarios were loaded before the build ran: a
+// tree without `dist` failed, and one with an older `dist` ran it here.) `tsc -b` is incremental: a tree built
+// already costs it under a second.
 const build = spawnSync('npm', ['run', 'build', '--silent'], {
   cwd: fileURLToPath(new URL('..', import.meta.url)),
   stdio: 'inherit',
@@ -25,9 +29,7 @@ if (build.status !== 0) {
   console.error('bench: `npm run build` failed; nothing was measured');
   process.exit(1);
 }
-
-const defaultOutput = fileURLToPath(new URL('./results/latest.json', import.meta.url));
-const options = parseBenchOptions(process.argv.slice(2), defaultOutput);
+const { scenarios } = await import('./scenarios/index.js');
 
 if (options.list) {
   for (const s of scenarios) console.log(`${s.id.padEnd(22)} ${s.title}`);
