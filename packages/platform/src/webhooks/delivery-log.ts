@@ -51,26 +51,27 @@ export async function recordAttempts(
     const applied = await applySuccesses(trx, database.dialect, finished);
     for (const f of finished) {
       const attempt = f.claim.attempts + 1;
-      const at = f.result.ok ? '' : f.finishedAt.toISOString();
+      // Successes were written above, in batches; a failure is written here with its own next attempt.
+      const failedAt = f.result.ok ? null : f.finishedAt.toISOString();
       const next = f.result.ok ? null : nextAttemptAt(attempt, f.finishedAt, random, f.result.retryAfterMs);
-      const state = f.result.ok ? 'succeeded' : next ? 'pending' : 'dead';
-      const updated = f.result.ok
-        ? { numUpdatedRows: applied.has(f.claim.id) ? 1n : 0n }
-        : await trx
-            .updateTable('webhook_deliveries')
-            .set({
-              state,
-              attempts: attempt,
-              next_attempt_at: next ? next.toISOString() : null,
-              lease_owner: null,
-              lease_until: null,
-              last_status_code: f.result.statusCode,
-              last_error: f.result.error,
-              updated_at: at,
-            })
-            .where('id', '=', f.claim.id)
-            .where('fence', '=', f.claim.fence)
-            .executeTakeFirst();
+      const updated =
+        failedAt === null
+          ? { numUpdatedRows: applied.has(f.claim.id) ? 1n : 0n }
+          : await trx
+              .updateTable('webhook_deliveries')
+              .set({
+                state: next ? 'pending' : 'dead',
+                attempts: attempt,
+                next_attempt_at: next ? next.toISOString() : null,
+                lease_owner: null,
+                lease_until: null,
+                last_status_code: f.result.statusCode,
+                last_error: f.result.error,
+                updated_at: failedAt,
+              })
+              .where('id', '=', f.claim.id)
+              .where('fence', '=', f.claim.fence)
+              .executeTakeFirst();
       const stale = Number(updated.numUpdatedRows) === 0;
       outcomes.push(stale ? 'stale' : f.result.ok ? 'succeeded' : next ? 'failed' : 'dead');
       // The attempt happened, so it is logged even when its lease was lost; only the delivery's state is fenced.
@@ -89,8 +90,8 @@ export async function recordAttempts(
         started_at: f.startedAt.toISOString(),
       });
       if (stale) continue;
-      if (f.result.ok) succeededSubscriptions.add(f.claim.subscription_id);
-      else failed.push({ subscriptionId: f.claim.subscription_id, at });
+      if (failedAt === null) succeededSubscriptions.add(f.claim.subscription_id);
+      else failed.push({ subscriptionId: f.claim.subscription_id, at: failedAt });
     }
     for (const s of skipped) {
       const updated = await trx
