@@ -248,15 +248,20 @@ describe.each(testDatabaseTargets())('fan-out on $dialect', (target) => {
   });
   afterAll(() => platform.close());
 
-  it('spec-notes W6: the fan-out hands back the subscriptions of the deliveries it leased, each once and as stored, so the dispatcher need not read them again', async () => {
+  /** A store with two apps subscribed to its orders (their receivers never answer: nothing is sent here). */
+  async function storeWithTwoApps() {
     const seller = await sellerWithToken(platform);
     await signup(platform, seller, 'v1', 'https://127.0.0.1:9/hooks', ['order']);
-    // A second app of the same store, subscribed to the same topic.
     await signUp(
       platform.database.db,
       { clientId: 'second-app', tenantId: seller.tenantId, topics: ['order'], url: 'https://127.0.0.1:9/other', version: 'v1' },
       platform.app.platform,
     );
+    return seller;
+  }
+
+  it('spec-notes W6: the fan-out hands back the subscriptions of the deliveries it leased, each once and as stored, so the dispatcher need not read them again', async () => {
+    const seller = await storeWithTwoApps();
     const stored = await platform.database.db
       .selectFrom('webhook_subscriptions')
       .selectAll()
@@ -292,13 +297,7 @@ describe.each(testDatabaseTargets())('fan-out on $dialect', (target) => {
   });
 
   it('spec-notes W6: an event fanned out a second time while its deliveries stand (its outbox mark undone) makes no second delivery, and leases and sends none', async () => {
-    const seller = await sellerWithToken(platform);
-    await signup(platform, seller, 'v1', 'https://127.0.0.1:9/hooks', ['order']);
-    await signUp(
-      platform.database.db,
-      { clientId: 'another-app', tenantId: seller.tenantId, topics: ['order'], url: 'https://127.0.0.1:9/other', version: 'v1' },
-      platform.app.platform,
-    );
+    const seller = await storeWithTwoApps();
     const deps = { clock: platform.clock, random: platform.app.platform.random };
     const lease = { worker: 'w1', leaseUntilIso: new Date(platform.clock.now().getTime() + 10_000).toISOString(), max: 10 };
     const { db } = platform.database;
