@@ -59,12 +59,15 @@ export interface TestPlatform {
   close(): Promise<void>;
 }
 
+/** What a test platform needs of its target: how to open its (migrated) database. */
+type PlatformTarget = Pick<TestDatabaseTarget, 'dialect' | 'open'>;
+
 /**
  * The real app on a fresh database of the given target, with a ManualClock.
  * Pass `deps` to override config, outbound client, and so on.
  */
 export async function createTestPlatform(
-  target: TestDatabaseTarget = testDatabaseTargets()[0] as TestDatabaseTarget,
+  target: PlatformTarget = testDatabaseTargets()[0] as TestDatabaseTarget,
   deps: Partial<Omit<AppDeps, 'database'>> & { clock?: ManualClock } = {},
 ): Promise<TestPlatform> {
   const database = await target.open();
@@ -182,7 +185,7 @@ export interface ListeningPlatform extends TestPlatform {
  * connections, then closes the app and the database.
  */
 export async function listenPlatform(
-  target: TestDatabaseTarget = testDatabaseTargets()[0] as TestDatabaseTarget,
+  target: PlatformTarget = testDatabaseTargets()[0] as TestDatabaseTarget,
   deps: Partial<Omit<AppDeps, 'database'>> & { clock?: ManualClock } = {},
 ): Promise<ListeningPlatform> {
   let handle: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;

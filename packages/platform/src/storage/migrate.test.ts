@@ -141,181 +141,118 @@ describe.each(testDatabaseTargets())('migrations started by two processes at onc
 });
 
 describe.each(testDatabaseTargets())('an upgrade across migrations 0018 and 0019 on $dialect', (target) => {
+  let database: Database | undefined;
+  afterEach(async () => {
+    await database?.close();
+    database = undefined;
+  });
+
   it('issue 22: a delivery log written before them keeps every delivery and attempt in its order, and the fan-out still makes one delivery per event and subscription', async () => {
-    const { randomBytes } = await import('node:crypto');
-    const { Migrator, sql } = await import('kysely');
-    const pg = (await import('pg')).default;
-    const { openDatabase } = await import('./database.js');
-    const { migrations } = await import('./migrations/index.js');
+    const { sql } = await import('kysely');
+    const { ManualClock } = await import('../core/clock.js');
+    const { cryptoRandom } = await import('../core/random.js');
+    const { SecretBox } = await import('../core/secret-box.js');
+    const { appendEvent } = await import('../records/outbox.js');
+    const { recordAttempts } = await import('../webhooks/delivery-log.js');
     const { fanOutEvents } = await import('../webhooks/fan-out.js');
-    const { deliveryId } = await import('../webhooks/delivery-id.js');
+    const { signUp } = await import('../webhooks/subscription-store.js');
 
-    let url: string;
-    let schema: string | undefined;
-    let cleanup: () => Promise<void>;
-    if (target.dialect === 'sqlite') {
-      const { mkdtempSync, rmSync } = await import('node:fs');
-      const { tmpdir } = await import('node:os');
-      const { join } = await import('node:path');
-      const dir = mkdtempSync(join(tmpdir(), 'feira-upgrade-'));
-      url = `sqlite:${join(dir, 'feira.db')}`;
-      cleanup = async () => rmSync(dir, { recursive: true, force: true });
-    } else {
-      url = process.env.FEIRA_TEST_DATABASE_URL as string;
-      const name = `feira_test_${randomBytes(6).toString('hex')}`;
-      schema = name;
-      const admin = new pg.Client({ connectionString: url });
-      await admin.connect();
-      await admin.query(`create schema ${name}`);
-      await admin.end();
-      cleanup = async () => {
-        const client = new pg.Client({ connectionString: url });
-        await client.connect();
-        await client.query(`drop schema if exists ${name} cascade`);
-        await client.end();
+    // The schema as the previous release left it, written to by this release's own write paths
+    // (none of which 0018 or 0019 changed the columns of).
+    database = await target.openEmpty();
+    await migrateToLatest(database, { through: '0017-outbox-notify-after-commit' });
+    const { db } = database;
+    const clock = new ManualClock('2026-11-26T10:00:00.000Z');
+    const deps = { clock, random: cryptoRandom, database };
+    const at = clock.now().toISOString();
+    await db
+      .insertInto('sellers')
+      .values({ id: 's1', name: 'Loja', login: 'loja', password_hash: 'x', created_at: at })
+      .execute();
+    await db.insertInto('tenants').values({ id: 't1', seller_id: 's1', name: 'Loja', created_at: at }).execute();
+    const box = new SecretBox('upgrade-test-server-secret');
+    const input = {
+      clientId: 'app',
+      tenantId: 't1',
+      topics: ['order' as const],
+      url: 'https://127.0.0.1:9/hooks',
+      version: 'v1' as const,
+    };
+    await signUp(db, input, { ...deps, box });
+    const events: string[] = [];
+    for (const recordId of ['r0', 'r1']) {
+      const change = {
+        tenantId: 't1',
+        topic: 'order' as const,
+        status: 'CREATION' as const,
+        recordId,
+        resource: `/v1/orders/${recordId}`,
       };
+      events.push(await appendEvent(db, change, deps));
+      clock.advance(1_000);
     }
-    const database = await openDatabase(url, schema ? { searchPath: schema } : {});
-    try {
-      const { db } = database;
-      // The schema as the previous release left it: every migration before 0018.
-      const before = Object.fromEntries(
-        Object.entries(migrations)
-          .filter(([name]) => name < '0018')
-          .map(([name, factory]) => [name, factory(database.dialect)]),
+    const lease = { worker: 'w0', leaseUntilIso: new Date(clock.now().getTime() + 10_000).toISOString(), max: 10 };
+    const { leased } = await fanOutEvents(database, deps, 10, lease);
+    const result = {
+      ok: true,
+      statusCode: 200,
+      error: null,
+      responseBody: null,
+      requestHeaders: {},
+      durationMs: 3,
+      retryAfterMs: null,
+    };
+    const finished = leased.map(({ claim }) => ({
+      claim,
+      worker: 'w0',
+      startedAt: clock.now(),
+      finishedAt: clock.now(),
+      result,
+    }));
+    expect(await recordAttempts(database, finished, [], cryptoRandom)).toEqual(['succeeded', 'succeeded']);
+
+    const log = () =>
+      db
+        .selectFrom('webhook_deliveries as d')
+        .innerJoin('webhook_delivery_attempts as a', 'a.delivery_id', 'd.id')
+        .select(['d.id', 'd.event_id', 'd.state', 'd.event_created_at', 'a.attempt', 'a.outcome'])
+        .where('d.tenant_id', '=', 't1')
+        .orderBy('d.event_created_at', 'desc')
+        .orderBy('d.id', 'desc')
+        .execute();
+    const written = await log();
+    expect(written.map((r) => r.event_id)).toEqual([...events].reverse());
+
+    expect(await migrateToLatest(database)).toEqual(['0018-drop-delivery-pair-unique', '0019-queue-keys-byte-order']);
+    expect(await log()).toEqual(written);
+    if (target.dialect === 'postgres') {
+      // The queue's keys now sort byte by byte, as SQLite's always did.
+      const { rows } = await sql<{ column: string; collation: string | null }>`
+        select table_name || '.' || column_name as column, collation_name as collation
+        from information_schema.columns where table_schema = current_schema() and column_name in ('id', 'delivery_id', 'lease_until')
+          and table_name in ('outbox_events', 'webhook_deliveries', 'webhook_delivery_attempts')
+        order by 1`.execute(db);
+      expect(rows).toEqual(
+        [
+          'outbox_events.id',
+          'webhook_deliveries.id',
+          'webhook_deliveries.lease_until',
+          'webhook_delivery_attempts.delivery_id',
+        ].map((column) => ({ column, collation: 'C' })),
       );
-      const old = await new Migrator({
-        db,
-        provider: { getMigrations: async () => before },
-        allowUnorderedMigrations: true,
-        ...(schema ? { migrationTableSchema: schema } : {}),
-      }).migrateToLatest();
-      expect(old.error).toBeUndefined();
-
-      const at = '2026-11-26T10:00:00.000Z';
-      await db
-        .insertInto('sellers')
-        .values({ id: 's1', name: 'Loja', login: 'loja', password_hash: 'x', created_at: at })
-        .execute();
-      await db.insertInto('tenants').values({ id: 't1', seller_id: 's1', name: 'Loja', created_at: at }).execute();
-      await db
-        .insertInto('webhook_subscriptions')
-        .values({
-          id: 'sub-1',
-          client_id: 'app',
-          tenant_id: 't1',
-          topic: 'order',
-          version: 'v1',
-          url: 'https://127.0.0.1:9/hooks',
-          secret_sealed: null,
-          previous_secret_sealed: null,
-          previous_secret_grace_until: null,
-          state: 'active',
-          failing_since: null,
-          disabled_at: null,
-          created_at: at,
-          updated_at: at,
-        })
-        .execute();
-      const events = ['0190a6c8-0000-7000-8000-00000000000a', '0190a6c8-0000-7000-8000-00000000000b'];
-      for (const [i, id] of events.entries()) {
-        const created = `2026-11-26T10:00:0${i}.000Z`;
-        await db
-          .insertInto('outbox_events')
-          .values({
-            id,
-            tenant_id: 't1',
-            topic: 'order',
-            status: 'CREATION',
-            record_id: `r${i}`,
-            resource: `/v1/orders/r${i}`,
-            body: `{"n":${i}}`,
-            created_at: created,
-            dispatched_at: at,
-          })
-          .execute();
-        const delivery = deliveryId(id, 'sub-1', created);
-        await db
-          .insertInto('webhook_deliveries')
-          .values({
-            id: delivery,
-            event_id: id,
-            subscription_id: 'sub-1',
-            tenant_id: 't1',
-            topic: 'order',
-            state: 'succeeded',
-            attempts: 1,
-            next_attempt_at: null,
-            lease_owner: null,
-            lease_until: null,
-            fence: 1,
-            last_status_code: 200,
-            last_error: null,
-            event_created_at: created,
-            created_at: created,
-            updated_at: created,
-            delivered_at: created,
-          })
-          .execute();
-        await db
-          .insertInto('webhook_delivery_attempts')
-          .values({
-            delivery_id: delivery,
-            attempt: 1,
-            fence: 1,
-            worker: 'w0',
-            outcome: 'succeeded',
-            status_code: 200,
-            duration_ms: 3,
-            error: null,
-            response_body: null,
-            request_headers: '{}',
-            next_attempt_at: null,
-            started_at: created,
-          })
-          .execute();
-      }
-      const log = () =>
-        db
-          .selectFrom('webhook_deliveries as d')
-          .innerJoin('webhook_delivery_attempts as a', 'a.delivery_id', 'd.id')
-          .select(['d.id', 'd.event_id', 'd.state', 'd.created_at', 'a.attempt', 'a.outcome'])
-          .where('d.tenant_id', '=', 't1')
-          .orderBy('d.created_at', 'desc')
-          .orderBy('d.id', 'desc')
-          .execute();
-      const written = await log();
-      expect(written.map((r) => r.event_id)).toEqual([...events].reverse());
-
-      expect(await migrateToLatest(database)).toEqual(['0018-drop-delivery-pair-unique', '0019-queue-keys-byte-order']);
-      expect(await log()).toEqual(written);
-      if (schema) {
-        // PostgreSQL: the queue's keys now sort byte by byte, as SQLite's always did.
-        const { rows } = await sql<{ column: string; collation: string | null }>`
-          select table_name || '.' || column_name as column, collation_name as collation
-          from information_schema.columns where table_schema = ${schema} and column_name in ('id', 'delivery_id', 'lease_until')
-            and table_name in ('outbox_events', 'webhook_deliveries', 'webhook_delivery_attempts')
-          order by 1`.execute(db);
-        expect(rows).toEqual(
-          [
-            'outbox_events.id',
-            'webhook_deliveries.id',
-            'webhook_deliveries.lease_until',
-            'webhook_delivery_attempts.delivery_id',
-          ].map((column) => ({ column, collation: 'C' })),
-        );
-      }
-
-      // Both events handed to the fan-out again: their deliveries stand, so none is made or leased.
-      await db.updateTable('outbox_events').set({ dispatched_at: null }).execute();
-      const lease = { worker: 'w1', leaseUntilIso: '2026-11-26T10:01:00.000Z', max: 10 };
-      const again = await fanOutEvents(database, { clock: { now: () => new Date(at) } }, 10, lease);
-      expect(again).toMatchObject({ events: 2, leased: [] });
-      const count = await db.selectFrom('webhook_deliveries').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
-      expect(Number(count.n)).toBe(2);
-    } finally {
-      await database.close();
-      await cleanup();
     }
+
+    // Both events handed to the fan-out again: their deliveries stand, so none is made or leased.
+    await db.updateTable('outbox_events').set({ dispatched_at: null }).execute();
+    expect(await fanOutEvents(database, deps, 10, { ...lease, worker: 'w1' })).toMatchObject({ events: 2, leased: [] });
+    const count = await db.selectFrom('webhook_deliveries').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+    expect(Number(count.n)).toBe(2);
+  });
+
+  it('issue 22: migrating through a migration that does not exist is refused before anything runs', async () => {
+    database = await target.openEmpty();
+    await expect(migrateToLatest(database, { through: '0099-nothing' })).rejects.toThrow('no migration named 0099-nothing');
+    // Not even the first migration ran: its table is not there.
+    await expect(database.db.selectFrom('sellers').select('id').execute()).rejects.toThrow(/sellers/);
   });
 });

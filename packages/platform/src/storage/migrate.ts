@@ -36,8 +36,9 @@ function migrator(db: Kysely<Schema>, dialect: Database['dialect'], schema: stri
   });
 }
 
-async function runMigrator(db: Kysely<Schema>, dialect: Database['dialect']): Promise<string[]> {
-  const { error, results } = await migrator(db, dialect, await currentSchema(db, dialect)).migrateToLatest();
+async function runMigrator(db: Kysely<Schema>, dialect: Database['dialect'], through: string | undefined): Promise<string[]> {
+  const runner = migrator(db, dialect, await currentSchema(db, dialect));
+  const { error, results } = await (through === undefined ? runner.migrateToLatest() : runner.migrateTo(through));
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
@@ -52,13 +53,19 @@ const SQLITE_BUSY = /^SQLITE_BUSY/;
  * SQLite, whose DDL Kysely does not wrap in a transaction, one `BEGIN
  * IMMEDIATE` transaction (the file's write lock; the other process waits in
  * its busy timeout). The second process then finds nothing to do.
+ *
+ * `through` stops after the named migration: the schema an earlier release
+ * left, which upgrade tests write data into before migrating the rest.
  */
-export async function migrateToLatest(database: Database): Promise<string[]> {
+export async function migrateToLatest(database: Database, options: { through?: string } = {}): Promise<string[]> {
+  if (options.through !== undefined && !(options.through in migrations)) {
+    throw new Error(`no migration named ${options.through}`);
+  }
   if (database.dialect === 'postgres') {
     return database.db.connection().execute(async (conn) => {
       await sql`select pg_advisory_lock(hashtext('feira-migrate:' || current_schema()))`.execute(conn);
       try {
-        return await runMigrator(conn, database.dialect);
+        return await runMigrator(conn, database.dialect, options.through);
       } finally {
         await sql`select pg_advisory_unlock(hashtext('feira-migrate:' || current_schema()))`.execute(conn);
       }
@@ -69,7 +76,7 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
       return await database.db.connection().execute(async (conn) => {
         await sql`begin immediate`.execute(conn);
         try {
-          const applied = await runMigrator(conn, database.dialect);
+          const applied = await runMigrator(conn, database.dialect, options.through);
           await sql`commit`.execute(conn);
           return applied;
         } catch (error) {

@@ -6,10 +6,11 @@ import pg from 'pg';
 import { type Database, type DialectName, openDatabase } from './database.js';
 import { migrateToLatest } from './migrate.js';
 
-/** One database a test suite runs against. `open()` gives a fresh, isolated, migrated database. */
+/** One database a test suite runs against. `open()` gives a fresh, isolated, migrated database; `openEmpty()` one no migration has run on. */
 export interface TestDatabaseTarget {
   dialect: DialectName;
   open(): Promise<Database>;
+  openEmpty(): Promise<Database>;
 }
 
 /**
@@ -18,17 +19,25 @@ export interface TestDatabaseTarget {
  * the tests instead of skipping them.
  */
 export function testDatabaseTargets(): TestDatabaseTarget[] {
-  const targets: TestDatabaseTarget[] = [{ dialect: 'sqlite', open: openSqliteTestDatabase }];
+  const targets: TestDatabaseTarget[] = [
+    { dialect: 'sqlite', open: () => openSqliteTestDatabase(), openEmpty: () => openSqliteTestDatabase({ migrate: false }) },
+  ];
   const pgUrl = process.env.FEIRA_TEST_DATABASE_URL;
-  if (pgUrl) targets.push({ dialect: 'postgres', open: () => openPostgresTestDatabase(pgUrl) });
+  if (pgUrl) {
+    targets.push({
+      dialect: 'postgres',
+      open: () => openPostgresTestDatabase(pgUrl),
+      openEmpty: () => openPostgresTestDatabase(pgUrl, { migrate: false }),
+    });
+  }
   return targets;
 }
 
-export async function openSqliteTestDatabase(): Promise<Database> {
+export async function openSqliteTestDatabase(options: { migrate?: boolean } = {}): Promise<Database> {
   const dir = mkdtempSync(join(tmpdir(), 'feira-test-'));
   const file = join(dir, 'feira.db');
   const database = await openDatabase(`sqlite:${file}`);
-  await migrateToLatest(database);
+  if (options.migrate !== false) await migrateToLatest(database);
   return {
     ...database,
     close: async () => {
@@ -40,7 +49,10 @@ export async function openSqliteTestDatabase(): Promise<Database> {
 }
 
 /** A fresh schema per database, dropped on close, so parallel test files never see each other's rows. */
-export async function openPostgresTestDatabase(url: string, options: { poolSize?: number } = {}): Promise<Database> {
+export async function openPostgresTestDatabase(
+  url: string,
+  options: { poolSize?: number; migrate?: boolean } = {},
+): Promise<Database> {
   const schema = `feira_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
@@ -60,7 +72,7 @@ export async function openPostgresTestDatabase(url: string, options: { poolSize?
     }
   };
   try {
-    await migrateToLatest(database);
+    if (options.migrate !== false) await migrateToLatest(database);
   } catch (error) {
     // Leave nothing behind when a test database cannot be prepared.
     await database.close();
