@@ -3,10 +3,11 @@
 // leased deliveries, 500 a transaction, then the recording of their successes,
 // as the dispatcher batches them. Prints the process CPU time of each per
 // delivery and, on PostgreSQL, the server's too (every `postgres` process of
-// the machine, read from /proc: its backends, WAL writer and autovacuum). A
-// full benchmark run varies by ±5 % between runs on a shared host; this varies
-// by about ±3 %, so alternate it between two trees to see a change to the
-// dispatcher's database path:
+// the machine, read from /proc: its backends, WAL writer and autovacuum; do
+// not run anything else against PostgreSQL meanwhile). A full benchmark run
+// varies by ±5 % or more between runs on a shared host; this varies by about
+// ±3 % on SQLite and ±7 % on PostgreSQL, so alternate it between two trees to
+// see a change to the dispatcher's database path:
 //
 //   node --import tsx bench/tools/dispatcher-db-path.ts                   # this tree, SQLite
 //   node --import tsx bench/tools/dispatcher-db-path.ts --root /tmp/base  # another checkout's sources

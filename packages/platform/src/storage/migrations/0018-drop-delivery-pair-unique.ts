@@ -9,7 +9,7 @@ import type { MigrationFactory } from './helpers.js';
  * relies on it. The constraint's index was written by every delivery twice,
  * at its fan-out and again when its success moved the row (a success is never
  * a HOT update: it changes the claim indexes' columns): measured by
- * `bench/tools/dispatcher-db-path.ts`, about 10 % of PostgreSQL's CPU per
+ * `bench/tools/dispatcher-db-path.ts`, 9 % of PostgreSQL's CPU per
  * delivery (BENCHMARKS.md, issue 22). No query reads by the pair.
  *
  * SQLite keeps it: a table constraint there goes only by rebuilding the table,
