@@ -3,13 +3,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'kysely';
 import { Agent } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LOGIN_ACCOUNT_POLICY } from '../../platform/src/identity/login-throttle.js';
 import { formFields, loginUrl, PageClient } from '../../platform/src/identity/test-support/page-client.js';
 import {
   createTestPlatform,
+  sharedDatabaseUrl,
   TEST_ADMIN_TOKEN,
   type TestPlatform,
   testConfig,
@@ -38,13 +38,11 @@ describe.runIf(pgTarget)('login throttle across API workers (issue 22)', { timeo
     platform = await createTestPlatform(pgTarget as NonNullable<typeof pgTarget>);
     const seller = await platform.createSeller();
     const client = await platform.createClient({ redirectUris: [REDIRECT], scopes: ['open:order-order:read'] });
-    const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(platform.database.db);
-    const url = new URL(process.env.FEIRA_TEST_DATABASE_URL as string);
-    url.searchParams.set('options', `-c search_path=${rows[0]?.schema as string}`);
+    const { url } = await sharedDatabaseUrl(platform.database);
     dir = mkdtempSync(join(tmpdir(), 'feira-throttle-'));
     api = runFeira(
       ['start', '--workers', '2', '--no-dispatcher', '--port', '0', '--seed', 'none', '--data-dir', dir, '--log-level', 'silent'],
-      { FEIRA_DATABASE: url.toString(), FEIRA_ADMIN_TOKEN: TEST_ADMIN_TOKEN, FEIRA_SECRET_KEY: testConfig().secretKey },
+      { FEIRA_DATABASE: url, FEIRA_ADMIN_TOKEN: TEST_ADMIN_TOKEN, FEIRA_SECRET_KEY: testConfig().secretKey },
     );
     const base = `http://127.0.0.1:${(await api.waitFor(LISTENING, 240_000))[1]}`;
     await api.waitFor(/Worker pid \d+ serving/, 240_000);

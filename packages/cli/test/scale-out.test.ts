@@ -3,12 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sql } from 'kysely';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createTestPlatform,
   pollUntil,
+  sharedDatabaseUrl,
   TEST_ADMIN_TOKEN,
   type TestPlatform,
   testConfig,
@@ -94,16 +94,13 @@ describe.runIf(pgTarget)('scale-out on PostgreSQL (issue 22)', { timeout: 600_00
     const hooks = receiver;
     const seller = await sellerWithToken(test);
     expect((await signup(test, seller, 'v1', hooks.url, ['order'])).statusCode).toBe(200);
-    const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(test.database.db);
-    const schema = rows[0]?.schema as string;
-    const url = new URL(process.env.FEIRA_TEST_DATABASE_URL as string);
-    url.searchParams.set('options', `-c search_path=${schema}`);
+    const { url } = await sharedDatabaseUrl(test.database);
 
     dir = mkdtempSync(join(tmpdir(), 'feira-scale-'));
     api = runFeira(
       ['start', '--workers', '2', '--no-dispatcher', '--port', '0', '--seed', 'none', '--data-dir', dir, '--log-level', 'silent'],
       {
-        FEIRA_DATABASE: url.toString(),
+        FEIRA_DATABASE: url,
         FEIRA_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
         FEIRA_SECRET_KEY: testConfig().secretKey,
       },
@@ -115,8 +112,7 @@ describe.runIf(pgTarget)('scale-out on PostgreSQL (issue 22)', { timeout: 600_00
       );
     });
     const env = {
-      FEIRA_DATABASE_URL: process.env.FEIRA_TEST_DATABASE_URL as string,
-      FEIRA_PG_SCHEMA: schema,
+      FEIRA_DATABASE_URL: url,
       FEIRA_BATCH_SIZE: '50',
       FEIRA_REQUEST_TIMEOUT_MS: '10000',
     };

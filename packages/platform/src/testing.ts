@@ -17,6 +17,7 @@ export { ManualClock } from './core/clock.js';
 export {
   openPostgresTestDatabase,
   openSqliteTestDatabase,
+  sharedDatabaseUrl,
   type TestDatabaseTarget,
   testDatabaseTargets,
 } from './storage/test-databases.js';

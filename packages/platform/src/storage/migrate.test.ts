@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Database } from './database.js';
-import { migrateToLatest } from './migrate.js';
-import { testDatabaseTargets } from './test-databases.js';
+import { migrateToLatest, pendingMigrations } from './migrate.js';
+import { sharedDatabaseUrl, testDatabaseTargets } from './test-databases.js';
 
 describe.each(testDatabaseTargets())('migrations on $dialect', (target) => {
   let database: Database | undefined;
@@ -80,36 +80,13 @@ describe.each(testDatabaseTargets())('migrations started by two processes at onc
   it('both processes start: each migration runs exactly once and both see the schema at head', async () => {
     const { spawn } = await import('node:child_process');
     const { fileURLToPath } = await import('node:url');
-    const { mkdtempSync, rmSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const { randomBytes } = await import('node:crypto');
-    const pg = (await import('pg')).default;
     const { migrations } = await import('./migrations/index.js');
     const script = fileURLToPath(new URL('../../test/storage/migrate-process.ts', import.meta.url));
     const root = fileURLToPath(new URL('../../../../', import.meta.url));
 
-    let env: Record<string, string>;
-    let cleanup: () => Promise<void>;
-    if (target.dialect === 'sqlite') {
-      const dir = mkdtempSync(join(tmpdir(), 'feira-migrate-'));
-      env = { FEIRA_DATABASE_URL: `sqlite:${join(dir, 'feira.db')}` };
-      cleanup = async () => rmSync(dir, { recursive: true, force: true });
-    } else {
-      const url = process.env.FEIRA_TEST_DATABASE_URL as string;
-      const schema = `feira_test_${randomBytes(6).toString('hex')}`;
-      const admin = new pg.Client({ connectionString: url });
-      await admin.connect();
-      await admin.query(`create schema ${schema}`);
-      await admin.end();
-      env = { FEIRA_DATABASE_URL: url, FEIRA_PG_SCHEMA: schema };
-      cleanup = async () => {
-        const client = new pg.Client({ connectionString: url });
-        await client.connect();
-        await client.query(`drop schema if exists ${schema} cascade`);
-        await client.end();
-      };
-    }
+    // An empty database (a file, or a schema), which both processes are then told to open.
+    const empty = await target.openEmpty();
+    const env = { FEIRA_DATABASE_URL: (await sharedDatabaseUrl(empty)).url };
     const run = () =>
       new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
         const child = spawn(process.execPath, ['--import', 'tsx', script], {
@@ -134,8 +111,10 @@ describe.each(testDatabaseTargets())('migrations started by two processes at onc
       // Between them they applied every migration once; afterwards neither saw anything pending.
       expect(reports.flatMap((r) => r.applied).sort()).toEqual(Object.keys(migrations).sort());
       for (const r of reports) expect(r.pending).toEqual([]);
+      // …and it was this database they migrated.
+      expect(await pendingMigrations(empty)).toEqual([]);
     } finally {
-      await cleanup();
+      await empty.close();
     }
   }, 120_000);
 });

@@ -7,7 +7,15 @@ import { dispatcherOf, recordChange, sellerWithToken, signup } from '../../test/
 import { insertOrder } from '../records/kinds/orders.js';
 import { openDatabase } from '../storage/database.js';
 import { OUTBOX_CHANNEL } from '../storage/outbox-signal.js';
-import { createTestPlatform, pollUntil, TEST_ADMIN_TOKEN, type TestPlatform, testDatabaseTargets, testTls } from '../testing.js';
+import {
+  createTestPlatform,
+  pollUntil,
+  sharedDatabaseUrl,
+  TEST_ADMIN_TOKEN,
+  type TestPlatform,
+  testDatabaseTargets,
+  testTls,
+} from '../testing.js';
 import type { WebhookDispatcher } from './webhook-dispatcher.js';
 
 /** Waits for `check` to hold (the shared pollUntil, every 10 ms), failing after `deadlineMs`. */
@@ -57,9 +65,13 @@ describe.each(testDatabaseTargets())('outbox signal on $dialect (issue 22)', (ta
 
   /** PostgreSQL: another process's view of the same schema (its own pool and signal), as `feira start` on a second host opens. */
   async function otherProcess() {
-    const searchPath = /search_path=(\S+)/.exec(String(platform.database.pgPool?.options.options))?.[1] as string;
-    const database = await openDatabase(process.env.FEIRA_TEST_DATABASE_URL as string, { searchPath });
-    return { searchPath, database, deps: { clock: platform.clock, random: platform.app.platform.random, database } };
+    const { url, schema } = await sharedDatabaseUrl(platform.database);
+    const database = await openDatabase(url);
+    return {
+      schema: schema as string,
+      database,
+      deps: { clock: platform.clock, random: platform.app.platform.random, database },
+    };
   }
 
   it('W6 / issue 22: an event committed while the dispatcher sleeps between polls is delivered at once, not at the next poll', async () => {
@@ -171,7 +183,7 @@ describe.each(testDatabaseTargets())('outbox signal on $dialect (issue 22)', (ta
       const listener = new pg.Client({ connectionString: process.env.FEIRA_TEST_DATABASE_URL as string });
       await listener.connect();
       listener.on('notification', (message) => {
-        if (message.payload?.startsWith(`${other.searchPath} `)) heard.push(message.payload);
+        if (message.payload?.startsWith(`${other.schema} `)) heard.push(message.payload);
       });
       await listener.query(`LISTEN ${OUTBOX_CHANNEL}`);
       try {

@@ -1,6 +1,6 @@
 // A webhook dispatcher in its own process, for the crash-safety and
 // scale-out tests: `node --import tsx dispatcher-process.ts` with
-// FEIRA_DATABASE_URL (and FEIRA_PG_SCHEMA on PostgreSQL). It prints `ready`
+// FEIRA_DATABASE_URL (a test database's sharedDatabaseUrl). It prints `ready`
 // once running; the tests SIGKILL it or send SIGTERM.
 import { createPlatformContext } from '../../src/app.js';
 import { openDatabase } from '../../src/storage/database.js';
@@ -9,8 +9,7 @@ import { DEFAULT_LEASE_MS, WebhookDispatcher } from '../../src/webhooks/webhook-
 
 const url = process.env.FEIRA_DATABASE_URL;
 if (!url) throw new Error('FEIRA_DATABASE_URL is required');
-const schema = process.env.FEIRA_PG_SCHEMA;
-const database = await openDatabase(url, schema ? { searchPath: schema } : {});
+const database = await openDatabase(url);
 const platform = await createPlatformContext({ config: testConfig(), database, outboundCa: testTls.ca });
 const dispatcher = new WebhookDispatcher(
   { ...platform, log: { error: (obj, message) => console.error(message, obj) } },

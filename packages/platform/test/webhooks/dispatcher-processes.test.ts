@@ -1,11 +1,17 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appendEvent } from '../../src/records/outbox.js';
 import { inTransaction } from '../../src/records/record-write.js';
 import type { Database } from '../../src/storage/database.js';
-import { createTestPlatform, pollUntil, type TestPlatform, testDatabaseTargets, testTls } from '../../src/testing.js';
+import {
+  createTestPlatform,
+  pollUntil,
+  sharedDatabaseUrl,
+  type TestPlatform,
+  testDatabaseTargets,
+  testTls,
+} from '../../src/testing.js';
 import { DEFAULT_LEASE_MS } from '../../src/webhooks/webhook-dispatcher.js';
 import { type LoopbackReceiver, startReceiver } from './loopback-receiver.js';
 import { sellerWithToken, signup } from './webhook-kit.js';
@@ -13,11 +19,9 @@ import { sellerWithToken, signup } from './webhook-kit.js';
 const SCRIPT = fileURLToPath(new URL('./dispatcher-process.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
-/** Where a child process finds the same database: the SQLite file, or the PostgreSQL URL and schema. */
+/** Where a child process finds the same database. */
 async function databaseEnv(database: Database): Promise<Record<string, string>> {
-  if (database.dialect === 'sqlite') return { FEIRA_DATABASE_URL: database.displayUrl };
-  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db);
-  return { FEIRA_DATABASE_URL: process.env.FEIRA_TEST_DATABASE_URL as string, FEIRA_PG_SCHEMA: rows[0]?.schema as string };
+  return { FEIRA_DATABASE_URL: (await sharedDatabaseUrl(database)).url };
 }
 
 function spawnDispatcher(env: Record<string, string>): Promise<ChildProcess> {
