@@ -139,6 +139,58 @@ describe('WAL checkpoints on a thread (issue 22)', () => {
     }
   });
 
+  it("issue 22: a quiet window whose thread never answers is closed after 500 ms anyway: the writer's queries wait no longer, and the thread keeps running", async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'feira-wal-'));
+    dir = folder;
+    const file = join(folder, 'feira.db');
+    const writer = openSqliteConnection(file);
+    const kysely = new Kysely<Record<string, never>>({ dialect: new SqliteDialect({ database: writer }) });
+    const events: string[] = [];
+    let windowOpened: ((at: number) => void) | null = null;
+    const opened = new Promise<number>((resolve) => {
+      windowOpened = resolve;
+    });
+    let unanswered = 0;
+    const checkpointer = startWalCheckpointer(writer, file, {
+      intervalMs: 10,
+      quietAtPages: 50,
+      holdWrites: (during) =>
+        kysely.connection().execute(async () => {
+          // The window's "checkpoint now" never reaches the thread, as if it were stuck: it never answers.
+          const post = checkpointer.thread.postMessage.bind(checkpointer.thread);
+          checkpointer.thread.postMessage = (message: unknown) => {
+            if (message === 'quiet') unanswered += 1;
+            else post(message);
+          };
+          windowOpened?.(performance.now());
+          await during();
+          events.push('window closed');
+        }),
+    });
+    try {
+      await sql`create table filler (id integer primary key, bytes blob)`.execute(kysely);
+      await kysely.transaction().execute(async (trx) => {
+        for (let i = 0; i < 100; i++) await sql`insert into filler (bytes) values (randomblob(3900))`.execute(trx);
+      });
+      const openedAt = await opened;
+      const count = sql<{ n: number }>`select count(*) as n from filler`.execute(kysely).then(({ rows }) => {
+        events.push('query answered');
+        return Number(rows[0]?.n);
+      });
+      expect(await count).toBe(100);
+      const held = performance.now() - openedAt;
+      expect(events).toEqual(['window closed', 'query answered']);
+      expect(unanswered).toBe(1);
+      // Held until the timeout (a timer never fires early by more than its millisecond rounding), and no window finished.
+      expect(held).toBeGreaterThanOrEqual(499);
+      expect(checkpointer.quietWindows().windows).toBe(0);
+      expect(checkpointer.running()).toBe(true);
+    } finally {
+      await checkpointer.stop();
+      await kysely.destroy();
+    }
+  });
+
   it('an in-memory database has no file to checkpoint and no thread', async () => {
     database = await openDatabase('sqlite::memory:');
     expect(database.walCheckpointer).toBeUndefined();
