@@ -52,35 +52,34 @@ export async function recordAttempts(
     for (const f of finished) {
       const attempt = f.claim.attempts + 1;
       // Successes were written above, in batches; a failure is written here with its own next attempt.
-      const failedAt = f.result.ok ? null : f.finishedAt.toISOString();
-      const next = f.result.ok ? null : nextAttemptAt(attempt, f.finishedAt, random, f.result.retryAfterMs);
-      const updated =
-        failedAt === null
-          ? { numUpdatedRows: applied.has(f.claim.id) ? 1n : 0n }
-          : await trx
-              .updateTable('webhook_deliveries')
-              .set({
-                state: next ? 'pending' : 'dead',
-                attempts: attempt,
-                next_attempt_at: next ? next.toISOString() : null,
-                lease_owner: null,
-                lease_until: null,
-                last_status_code: f.result.statusCode,
-                last_error: f.result.error,
-                updated_at: failedAt,
-              })
-              .where('id', '=', f.claim.id)
-              .where('fence', '=', f.claim.fence)
-              .executeTakeFirst();
+      const { ok } = f.result;
+      const next = ok ? null : nextAttemptAt(attempt, f.finishedAt, random, f.result.retryAfterMs);
+      const updated = ok
+        ? { numUpdatedRows: applied.has(f.claim.id) ? 1n : 0n }
+        : await trx
+            .updateTable('webhook_deliveries')
+            .set({
+              state: next ? 'pending' : 'dead',
+              attempts: attempt,
+              next_attempt_at: next ? next.toISOString() : null,
+              lease_owner: null,
+              lease_until: null,
+              last_status_code: f.result.statusCode,
+              last_error: f.result.error,
+              updated_at: f.finishedAt.toISOString(),
+            })
+            .where('id', '=', f.claim.id)
+            .where('fence', '=', f.claim.fence)
+            .executeTakeFirst();
       const stale = Number(updated.numUpdatedRows) === 0;
-      outcomes.push(stale ? 'stale' : f.result.ok ? 'succeeded' : next ? 'failed' : 'dead');
+      outcomes.push(stale ? 'stale' : ok ? 'succeeded' : next ? 'failed' : 'dead');
       // The attempt happened, so it is logged even when its lease was lost; only the delivery's state is fenced.
       attemptRows.push({
         delivery_id: f.claim.id,
         attempt,
         fence: f.claim.fence,
         worker: f.worker,
-        outcome: f.result.ok ? 'succeeded' : 'failed',
+        outcome: ok ? 'succeeded' : 'failed',
         status_code: f.result.statusCode,
         duration_ms: f.result.durationMs,
         error: stale ? `lease lost before the result was recorded${f.result.error ? `; ${f.result.error}` : ''}` : f.result.error,
@@ -90,8 +89,8 @@ export async function recordAttempts(
         started_at: f.startedAt.toISOString(),
       });
       if (stale) continue;
-      if (failedAt === null) succeededSubscriptions.add(f.claim.subscription_id);
-      else failed.push({ subscriptionId: f.claim.subscription_id, at: failedAt });
+      if (ok) succeededSubscriptions.add(f.claim.subscription_id);
+      else failed.push({ subscriptionId: f.claim.subscription_id, at: f.finishedAt.toISOString() });
     }
     for (const s of skipped) {
       const updated = await trx
