@@ -19,3 +19,21 @@ export function isForeignKeyViolation(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   return code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '23503';
 }
+
+/**
+ * True when the database refused a write for the values it carried: a data
+ * exception or an integrity violation (pg SQLSTATE classes 22 and 23;
+ * better-sqlite3 `SQLITE_CONSTRAINT*`, `SQLITE_MISMATCH`, `SQLITE_TOOBIG`),
+ * as opposed to being unreachable, busy or shutting down. The same write
+ * without the refused rows may then succeed.
+ */
+export function isRowRefusal(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = String((error as { code?: unknown }).code ?? '');
+  return (
+    /^2[23][0-9A-Z]{3}$/.test(code) ||
+    code.startsWith('SQLITE_CONSTRAINT') ||
+    code === 'SQLITE_MISMATCH' ||
+    code === 'SQLITE_TOOBIG'
+  );
+}

@@ -6,6 +6,7 @@ import { epochSeconds } from '../core/clock.js';
 import type { Random } from '../core/random.js';
 import type { SecretBox } from '../core/secret-box.js';
 import type { Database } from '../storage/database.js';
+import { isRowRefusal } from '../storage/unique-violation.js';
 import { type ClaimedDelivery, claimDueDeliveries } from './claim-queries.js';
 import { type FinishedAttempt, recordAttempts, type SkippedDelivery } from './delivery-log.js';
 import { type DeliveryTarget, deliveryTarget, sendDelivery } from './delivery-request.js';
@@ -74,6 +75,10 @@ type ResultRow =
   | { kind: 'finished'; attempt: FinishedAttempt }
   | { kind: 'skipped'; skip: SkippedDelivery }
   | { kind: 'released'; claim: ClaimedDelivery };
+
+function resultClaim(row: ResultRow): ClaimedDelivery {
+  return row.kind === 'finished' ? row.attempt.claim : row.kind === 'skipped' ? row.skip.claim : row.claim;
+}
 
 interface Job {
   claim: ClaimedDelivery;
@@ -576,8 +581,18 @@ export class WebhookDispatcher {
       for (const outcome of outcomes) counts.set(outcome, (counts.get(outcome) ?? 0) + 1);
       for (const [outcome, n] of counts) this.#metrics.deliveries.inc({ outcome }, n);
     } catch (error) {
+      // A batch the database refused for some row's values: each half is written on its own, down to the
+      // refused row, so that one row cannot keep the rest of its batch (up to 1,000 deliveries, other
+      // receivers' too) unrecorded, to be sent again when their leases run out.
+      if (rows.length > 1 && isRowRefusal(error)) {
+        const half = Math.ceil(rows.length / 2);
+        await this.#record(rows.slice(0, half));
+        await this.#record(rows.slice(half));
+        return;
+      }
       // Unrecorded results are not lost work: the leases expire and the deliveries are retried (at least once, W6).
-      this.#deps.log?.error({ err: error }, 'recording webhook attempts failed');
+      const deliveries = rows.length === 1 ? { delivery: resultClaim(rows[0] as ResultRow).id } : { results: rows.length };
+      this.#deps.log?.error({ err: error, ...deliveries }, 'recording webhook attempts failed');
     }
   }
 }

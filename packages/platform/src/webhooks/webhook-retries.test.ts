@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   closedPort,
@@ -10,6 +11,7 @@ import { dispatcherOf, recordChange, renewToken, type Seller, sellerWithToken, s
 import { cryptoRandom } from '../core/random.js';
 import { createTestPlatform, pollUntil, TEST_ADMIN_TOKEN, type TestPlatform, testDatabaseTargets, testTls } from '../testing.js';
 import { RETRY_DELAYS_MS } from './retry-schedule.js';
+import { WebhookDispatcher } from './webhook-dispatcher.js';
 
 const SECOND = 1000;
 const HOUR = 3600 * SECOND;
@@ -99,6 +101,87 @@ describe.each(testDatabaseTargets())('webhook retries on $dialect', (target) => 
     expect(delivery).toMatchObject({ state: 'succeeded', attempts: 1, last_status_code: 200 });
     const log = await admin('GET', `/admin/webhooks/deliveries/${delivery.id}`);
     expect(log.json().attempt_log[0]).toMatchObject({ outcome: 'succeeded', response_body: 'y'.repeat(1024) });
+  });
+
+  it('W4 / W6: an answer holding NUL bytes is logged with U+FFFD in their place, and the other deliveries recorded in the same batch are not held back by it', async () => {
+    // PostgreSQL's text cannot hold U+0000: kept as received, it failed the whole result batch, so every
+    // delivery in it stayed leased and was sent again, to every receiver, at each lease expiry.
+    const nul = await receiver(() => ({ status: 200, body: 'ok\u0000\u0000done' }));
+    const plain = await receiver(() => ({ status: 200, body: 'fine' }));
+    const [first, second] = [await sellerWithToken(platform), await sellerWithToken(platform)] as [Seller, Seller];
+    await signup(platform, first, 'v1', nul.url);
+    await signup(platform, second, 'v1', plain.url);
+    await recordChange(platform, { tenantId: first.tenantId });
+    await recordChange(platform, { tenantId: second.tenantId });
+    const dispatcher = dispatcherOf(platform);
+    await dispatcher.runOnce();
+    expect([nul.received.length, plain.received.length]).toEqual([1, 1]);
+    const [a, b] = [await onlyDelivery(first), await onlyDelivery(second)];
+    expect(a).toMatchObject({ state: 'succeeded', attempts: 1, last_status_code: 200 });
+    expect(b).toMatchObject({ state: 'succeeded', attempts: 1, last_status_code: 200 });
+    const log = await admin('GET', `/admin/webhooks/deliveries/${a.id}`);
+    expect(log.json().attempt_log[0]).toMatchObject({ outcome: 'succeeded', response_body: 'ok\ufffd\ufffddone' });
+    // Nothing is sent again once the leases would have run out.
+    platform.clock.advance(HOUR);
+    await dispatcher.drain();
+    expect([nul.received.length, plain.received.length]).toEqual([1, 1]);
+  });
+
+  it('W6: a result the database refuses holds back only its own delivery; the rest of its batch is recorded, and the refused one is sent again once its lease runs out', async () => {
+    const poisoned = await receiver(() => ({ status: 200 }));
+    const plain = await receiver(() => ({ status: 200 }));
+    const [first, second] = [await sellerWithToken(platform), await sellerWithToken(platform)] as [Seller, Seller];
+    await signup(platform, first, 'v1', poisoned.url);
+    await signup(platform, second, 'v1', plain.url);
+    const { id: refusedSubscription } = await platform.database.db
+      .selectFrom('webhook_subscriptions')
+      .select('id')
+      .where('tenant_id', '=', first.tenantId)
+      .executeTakeFirstOrThrow();
+    // The database refuses the attempt rows of one subscription, as it would a value it cannot store.
+    const { db } = platform.database;
+    if (target.dialect === 'postgres') {
+      await sql`create function refuse_attempt() returns trigger language plpgsql as $$
+        begin
+          if exists (select 1 from webhook_deliveries d where d.id = new.delivery_id and d.subscription_id = ${sql.lit(refusedSubscription)}) then
+            raise exception 'refused for the test' using errcode = '23514';
+          end if;
+          return new;
+        end $$`.execute(db);
+      await sql`create trigger refuse_attempt before insert on webhook_delivery_attempts for each row execute function refuse_attempt()`.execute(
+        db,
+      );
+    } else {
+      await sql`create trigger refuse_attempt before insert on webhook_delivery_attempts
+        when new.delivery_id in (select id from webhook_deliveries where subscription_id = ${sql.lit(refusedSubscription)})
+        begin select raise(abort, 'refused for the test'); end`.execute(db);
+    }
+    const logged: Array<Record<string, unknown>> = [];
+    // Results are written only when the pass ends (no timer), so both are in one batch.
+    const dispatcher = new WebhookDispatcher(
+      { ...platform.app.platform, log: { error: (obj) => logged.push(obj as Record<string, unknown>) } },
+      { worker: 'test-worker', requestTimeoutMs: 2_000, flushDelayMs: 600_000 },
+    );
+    try {
+      await recordChange(platform, { tenantId: first.tenantId });
+      await recordChange(platform, { tenantId: second.tenantId });
+      await dispatcher.runOnce();
+      expect([poisoned.received.length, plain.received.length]).toEqual([1, 1]);
+      const [refused, recorded] = [await onlyDelivery(first), await onlyDelivery(second)];
+      expect(recorded).toMatchObject({ state: 'succeeded', attempts: 1 });
+      expect(refused).toMatchObject({ state: 'pending', attempts: 0, lease_owner: 'test-worker' });
+      expect(logged.map((entry) => entry.delivery)).toEqual([refused.id]);
+    } finally {
+      await sql`drop trigger refuse_attempt${sql.raw(target.dialect === 'postgres' ? ' on webhook_delivery_attempts' : '')}`.execute(
+        db,
+      );
+    }
+    // At least once (W6): the unrecorded delivery is sent again after its lease, under the same id, and recorded.
+    platform.clock.advance(HOUR);
+    await dispatcher.drain();
+    expect([poisoned.received.length, plain.received.length]).toEqual([2, 1]);
+    expect(poisoned.received[1]?.headers['x-webhook-id']).toBe(poisoned.received[0]?.headers['x-webhook-id']);
+    expect(await onlyDelivery(first)).toMatchObject({ state: 'succeeded', attempts: 1 });
   });
 
   it('W6: with the loop running, results are written in batches without waiting for the dispatcher to go idle', async () => {
