@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { formatSignatureHeader, signStandardWebhook, signWebhook } from '@feira/contract';
 import type { Dispatcher } from 'undici';
+import { storableText } from '../core/storable-text.js';
 import { parseRetryAfter } from './retry-schedule.js';
 
 /** The delivery log keeps the first 1 KiB of the receiver's answer. */
@@ -52,23 +53,14 @@ export interface AttemptResult {
   retryAfterMs: number | null;
 }
 
-/**
- * Text from outside (a receiver's answer, an error's message) as the delivery log can keep it: U+0000
- * becomes U+FFFD. PostgreSQL's text cannot hold U+0000, and one such row failed its whole result batch,
- * whose deliveries were then all sent again at their lease's end.
- */
-function loggable(text: string): string {
-  return text.includes('\u0000') ? text.replaceAll('\u0000', '\ufffd') : text;
-}
-
 /** Error text for the delivery log: the cause's code, never request headers (they carry signatures). */
 function describe(error: unknown, timedOut: boolean): string {
   if (timedOut) return 'timeout: no complete answer in time';
   const err = error as { code?: string; cause?: { code?: string; message?: string }; message?: string };
   const code = err.cause?.code ?? err.code;
   if (code === 'ERR_SSRF_REFUSED')
-    return loggable(`refused by the outbound address policy: ${err.cause?.message ?? err.message}`);
-  return loggable([code, err.cause?.message ?? err.message].filter(Boolean).join(': ').slice(0, 500)) || 'request failed';
+    return storableText(`refused by the outbound address policy: ${err.cause?.message ?? err.message}`);
+  return storableText([code, err.cause?.message ?? err.message].filter(Boolean).join(': ').slice(0, 500)) || 'request failed';
 }
 
 /** `Retry-After` from undici's raw header list (name, value, name, value…). */
@@ -125,7 +117,7 @@ export function sendDelivery(req: DeliveryRequest): Promise<AttemptResult> {
         ok,
         statusCode,
         error: ok ? null : `HTTP ${statusCode}`,
-        responseBody: chunks.length > 0 ? loggable(Buffer.concat(chunks).toString('utf8')) : null,
+        responseBody: chunks.length > 0 ? storableText(Buffer.concat(chunks).toString('utf8')) : null,
         requestHeaders: headers,
         durationMs: Math.round(performance.now() - started),
         retryAfterMs: ok ? null : parseRetryAfter(retryAfterHeader(rawHeaders), req.now()),

@@ -255,6 +255,17 @@ describe.each(testDatabaseTargets())('storefront quote on $dialect', (target) =>
     expect((await quoteLog(platform, tenantId))[0]).toMatchObject({ outcome: 'invalid_zipcode', http_status: 400 });
   });
 
+  it('spec-notes Q7: a seller message holding NUL bytes is logged with U+FFFD in their place (PostgreSQL cannot store U+0000: the call had no log row)', async () => {
+    const { tenantId } = await sellerAnswering(() => ({
+      status: 400,
+      json: { message: 'Invalid\u0000zipcode', code: 'invalid_zipcode' },
+    }));
+    expect((await storefrontQuote(platform, tenantId)).json()).toMatchObject({ available: false });
+    expect(await quoteLog(platform, tenantId)).toEqual([
+      expect.objectContaining({ outcome: 'invalid_zipcode', detail: 'Invalid\ufffdzipcode' }),
+    ]);
+  });
+
   it('Errors / Shipping quote: delivery_not_available carries the per-SKU available quantity', async () => {
     const { tenantId } = await sellerAnswering(() => ({
       status: 400,

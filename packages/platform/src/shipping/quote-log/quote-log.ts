@@ -1,5 +1,6 @@
 import type { Clock } from '../../core/clock.js';
 import type { Random } from '../../core/random.js';
+import { storableText } from '../../core/storable-text.js';
 import type { Database } from '../../storage/database.js';
 import type { QuoteCallResult } from '../quote-caller.js';
 import type { QuoteMetrics } from '../quote-metrics.js';
@@ -30,7 +31,8 @@ export function recordQuoteCall(
     outcome: result.outcome,
     latency_ms: result.latencyMs,
     http_status: result.httpStatus,
-    detail: result.detail,
+    // The seller's words can reach it (its error message, a value it sent that broke a rule).
+    detail: result.detail === null ? null : storableText(result.detail),
     fallback_used: call.fallbackUsed ? 1 : 0,
     created_at: deps.clock.now().toISOString(),
   };
