@@ -36,11 +36,18 @@ function basicCredentials(header: string): { id: string; secret: string } {
   const decoded = Buffer.from(match[1], 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) throw new OAuthError('invalid_client', 'Client authentication failed: malformed Authorization header');
+  let credentials: { id: string; secret: string };
   try {
-    return { id: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
+    credentials = { id: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
   } catch {
     throw new OAuthError('invalid_client', 'Client authentication failed: malformed Authorization header');
   }
+  // `%00` decodes to U+0000, which no client id or secret holds and PostgreSQL cannot even compare
+  // (the lookup failed with a server error); the form body's fields are refused for it earlier (http/nul-guard.ts).
+  if (credentials.id.includes('\u0000') || credentials.secret.includes('\u0000')) {
+    throw new OAuthError('invalid_client', 'Client authentication failed: malformed Authorization header');
+  }
+  return credentials;
 }
 
 /**

@@ -127,6 +127,26 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
     expect(res.statusCode).toBe(200);
   });
 
+  it('spec-notes I2 / I7: Basic credentials whose form-encoded id or secret decodes to a NUL byte are a malformed header: 401 invalid_client, never a server error', async () => {
+    // The form body's fields are refused for U+0000 before any handler runs; the Basic header is decoded here.
+    const { client, code } = await setup();
+    for (const [id, secret] of [
+      [`${client.clientId}%00`, encodeURIComponent(client.clientSecret)],
+      [encodeURIComponent(client.clientId), `${encodeURIComponent(client.clientSecret)}%00`],
+    ]) {
+      const res = await token(
+        { grant_type: 'authorization_code', redirect_uri: REDIRECT, code },
+        { headers: { authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}` } },
+      );
+      expect(res.statusCode).toBe(401);
+      expect(res.headers['www-authenticate']).toMatch(/^Basic /);
+      expect(res.json()).toEqual({
+        error: 'invalid_client',
+        error_description: 'Client authentication failed: malformed Authorization header',
+      });
+    }
+  });
+
   it('spec-notes I2: both Basic and client_secret at once is invalid_request (RFC 6749 §2.3)', async () => {
     const { client, code } = await setup();
     const basic = Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64');
