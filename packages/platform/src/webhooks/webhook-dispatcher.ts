@@ -592,6 +592,7 @@ export class WebhookDispatcher {
       }
       // Unrecorded results are not lost work: the leases expire and the deliveries are retried (at least once, W6).
       const deliveries = rows.length === 1 ? { delivery: resultClaim(rows[0] as ResultRow).id } : { results: rows.length };
+      this.#metrics.unrecorded.inc(rows.length);
       this.#deps.log?.error({ err: error, ...deliveries }, 'recording webhook attempts failed');
     }
   }

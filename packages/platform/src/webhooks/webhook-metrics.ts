@@ -7,6 +7,8 @@ export interface WebhookMetrics {
   deliveries: Counter<'outcome'>;
   /** Time from the request to the receiver's full answer, per attempt. */
   latency: Histogram<'outcome'>;
+  /** Results the database did not take: their deliveries are sent again once their lease runs out. */
+  unrecorded: Counter;
 }
 
 function getOrCreate<T>(registry: Registry, name: string, create: () => T): T {
@@ -36,6 +38,16 @@ export function webhookMetrics(registry: Registry): WebhookMetrics {
           help: 'Duration of webhook delivery attempts, request sent to answer read',
           labelNames: ['outcome'],
           buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+          registers: [registry],
+        }),
+    ),
+    unrecorded: getOrCreate(
+      registry,
+      'feira_webhook_results_unrecorded_total',
+      () =>
+        new Counter({
+          name: 'feira_webhook_results_unrecorded_total',
+          help: 'Delivery results the database did not take; their deliveries are sent again once their lease runs out',
           registers: [registry],
         }),
     ),

@@ -157,6 +157,10 @@ describe.each(testDatabaseTargets())('webhook retries on $dialect', (target) => 
         begin select raise(abort, 'refused for the test'); end`.execute(db);
     }
     const logged: Array<Record<string, unknown>> = [];
+    const unrecorded = async () =>
+      (await platform.app.platform.metrics.getSingleMetric('feira_webhook_results_unrecorded_total')?.get())?.values[0]?.value ??
+      0;
+    const unrecordedBefore = await unrecorded();
     // Results are written only when the pass ends (no timer), so both are in one batch.
     const dispatcher = new WebhookDispatcher(
       { ...platform.app.platform, log: { error: (obj) => logged.push(obj as Record<string, unknown>) } },
@@ -171,6 +175,7 @@ describe.each(testDatabaseTargets())('webhook retries on $dialect', (target) => 
       expect(recorded).toMatchObject({ state: 'succeeded', attempts: 1 });
       expect(refused).toMatchObject({ state: 'pending', attempts: 0, lease_owner: 'test-worker' });
       expect(logged.map((entry) => entry.delivery)).toEqual([refused.id]);
+      expect((await unrecorded()) - unrecordedBefore).toBe(1);
     } finally {
       await sql`drop trigger refuse_attempt${sql.raw(target.dialect === 'postgres' ? ' on webhook_delivery_attempts' : '')}`.execute(
         db,
