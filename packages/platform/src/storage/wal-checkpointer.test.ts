@@ -5,7 +5,7 @@ import { Kysely, SqliteDialect, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pollUntil } from '../testing.js';
 import { type Database, type OpenDatabaseOptions, openDatabase, openSqliteConnection } from './database.js';
-import { startWalCheckpointer } from './wal-checkpointer.js';
+import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
 
 /** Waits for `check` to hold (the shared pollUntil, every 10 ms), failing after `deadlineMs`. */
 const until = (what: string, check: () => boolean | Promise<boolean>, deadlineMs = 10_000) =>
@@ -94,52 +94,12 @@ describe('WAL checkpoints on a thread (issue 22)', () => {
     await until('the thread copying the last pages', () => statSync(join(dir as string, 'feira.db')).size > 29_000 * 3900);
   });
 
-  it("issue 22: the writer's queries wait while a quiet window lasts, and a window whose thread dies as it opens ends at once (the writer checkpoints by itself again)", async () => {
-    const folder = mkdtempSync(join(tmpdir(), 'feira-wal-'));
-    dir = folder;
-    const file = join(folder, 'feira.db');
-    const writer = openSqliteConnection(file);
-    const kysely = new Kysely<Record<string, never>>({ dialect: new SqliteDialect({ database: writer }) });
-    const events: string[] = [];
-    let windowOpened: (() => void) | null = null;
-    const opened = new Promise<void>((resolve) => {
-      windowOpened = resolve;
-    });
-    const checkpointer = startWalCheckpointer(writer, file, {
-      intervalMs: 10,
-      quietAtPages: 50,
-      // The thread dies as the window opens: it never says its checkpoint is done.
-      holdWrites: (during) =>
-        kysely.connection().execute(async () => {
-          await checkpointer.thread.terminate();
-          windowOpened?.();
-          await during();
-          events.push('window closed');
-        }),
-    });
-    try {
-      await sql`create table filler (id integer primary key, bytes blob)`.execute(kysely);
-      // 100 pages in one commit: the WAL holds at least that many until a write after a full checkpoint.
-      await kysely.transaction().execute(async (trx) => {
-        for (let i = 0; i < 100; i++) await sql`insert into filler (bytes) values (randomblob(3900))`.execute(trx);
-      });
-      await opened;
-      const count = sql<{ n: number }>`select count(*) as n from filler`.execute(kysely).then(({ rows }) => {
-        events.push('query answered');
-        return Number(rows[0]?.n);
-      });
-      expect(await count).toBe(100);
-      expect(events).toEqual(['window closed', 'query answered']);
-      expect(checkpointer.running()).toBe(false);
-      const { rows } = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(kysely);
-      expect(Number(rows[0]?.wal_autocheckpoint)).toBe(1000);
-    } finally {
-      await checkpointer.stop();
-      await kysely.destroy();
-    }
-  });
-
-  it("issue 22: a quiet window whose thread never answers is closed after 500 ms anyway: the writer's queries wait no longer, and the thread keeps running", async () => {
+  /**
+   * A writer whose checkpointer asks for a quiet window past 50 pages, and 100 pages written: `asItOpens`
+   * runs when the window opens (the writer held), then the window is waited for. `count()` is a query of
+   * the writer's; `events` says whether the window closed before it was answered.
+   */
+  async function writerAtItsFirstWindow(asItOpens: (checkpointer: WalCheckpointer) => Promise<void> | void) {
     const folder = mkdtempSync(join(tmpdir(), 'feira-wal-'));
     dir = folder;
     const file = join(folder, 'feira.db');
@@ -150,44 +110,75 @@ describe('WAL checkpoints on a thread (issue 22)', () => {
     const opened = new Promise<number>((resolve) => {
       windowOpened = resolve;
     });
-    let unanswered = 0;
     const checkpointer = startWalCheckpointer(writer, file, {
       intervalMs: 10,
       quietAtPages: 50,
       holdWrites: (during) =>
         kysely.connection().execute(async () => {
-          // The window's "checkpoint now" never reaches the thread, as if it were stuck: it never answers.
-          const post = checkpointer.thread.postMessage.bind(checkpointer.thread);
-          checkpointer.thread.postMessage = (message: unknown) => {
-            if (message === 'quiet') unanswered += 1;
-            else post(message);
-          };
+          await asItOpens(checkpointer);
           windowOpened?.(performance.now());
           await during();
           events.push('window closed');
         }),
     });
+    const close = async () => {
+      await checkpointer.stop();
+      await kysely.destroy();
+    };
     try {
       await sql`create table filler (id integer primary key, bytes blob)`.execute(kysely);
+      // 100 pages in one commit: the WAL holds at least that many until a write after a full checkpoint.
       await kysely.transaction().execute(async (trx) => {
         for (let i = 0; i < 100; i++) await sql`insert into filler (bytes) values (randomblob(3900))`.execute(trx);
       });
       const openedAt = await opened;
-      const count = sql<{ n: number }>`select count(*) as n from filler`.execute(kysely).then(({ rows }) => {
-        events.push('query answered');
-        return Number(rows[0]?.n);
-      });
-      expect(await count).toBe(100);
-      const held = performance.now() - openedAt;
-      expect(events).toEqual(['window closed', 'query answered']);
+      const count = () =>
+        sql<{ n: number }>`select count(*) as n from filler`.execute(kysely).then(({ rows }) => {
+          events.push('query answered');
+          return Number(rows[0]?.n);
+        });
+      return { kysely, checkpointer, events, openedAt, count, close };
+    } catch (error) {
+      await close();
+      throw error;
+    }
+  }
+
+  it("issue 22: the writer's queries wait while a quiet window lasts, and a window whose thread dies as it opens ends at once (the writer checkpoints by itself again)", async () => {
+    // The thread dies as the window opens: it never says its checkpoint is done.
+    const at = await writerAtItsFirstWindow((checkpointer) => checkpointer.thread.terminate().then(() => {}));
+    try {
+      expect(await at.count()).toBe(100);
+      expect(at.events).toEqual(['window closed', 'query answered']);
+      expect(at.checkpointer.running()).toBe(false);
+      const { rows } = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(at.kysely);
+      expect(Number(rows[0]?.wal_autocheckpoint)).toBe(1000);
+    } finally {
+      await at.close();
+    }
+  });
+
+  it("issue 22: a quiet window whose thread never answers is closed after 500 ms anyway: the writer's queries wait no longer, and the thread keeps running", async () => {
+    let unanswered = 0;
+    // The window's "checkpoint now" never reaches the thread, as if it were stuck: it never answers.
+    const at = await writerAtItsFirstWindow(({ thread }) => {
+      const post = thread.postMessage.bind(thread);
+      thread.postMessage = (message: unknown) => {
+        if (message === 'quiet') unanswered += 1;
+        else post(message);
+      };
+    });
+    try {
+      expect(await at.count()).toBe(100);
+      const held = performance.now() - at.openedAt;
+      expect(at.events).toEqual(['window closed', 'query answered']);
       expect(unanswered).toBe(1);
       // Held until the timeout (a timer never fires early by more than its millisecond rounding), and no window finished.
       expect(held).toBeGreaterThanOrEqual(499);
-      expect(checkpointer.quietWindows().windows).toBe(0);
-      expect(checkpointer.running()).toBe(true);
+      expect(at.checkpointer.quietWindows().windows).toBe(0);
+      expect(at.checkpointer.running()).toBe(true);
     } finally {
-      await checkpointer.stop();
-      await kysely.destroy();
+      await at.close();
     }
   });
 
