@@ -6,7 +6,7 @@ import { epochSeconds } from '../core/clock.js';
 import type { Random } from '../core/random.js';
 import type { SecretBox } from '../core/secret-box.js';
 import type { Database } from '../storage/database.js';
-import { isRowRefusal } from '../storage/unique-violation.js';
+import { isForeignKeyViolation, isRowRefusal } from '../storage/unique-violation.js';
 import { type ClaimedDelivery, claimDueDeliveries } from './claim-queries.js';
 import { type FinishedAttempt, recordAttempts, type SkippedDelivery } from './delivery-log.js';
 import { type DeliveryTarget, deliveryTarget, sendDelivery } from './delivery-request.js';
@@ -87,6 +87,15 @@ interface Job {
   target: DeliveryTarget;
   leaseUntil: number;
 }
+
+/**
+ * Transactions one batch of results may spend isolating rows the database refuses (splitting in halves):
+ * enough to find a few such rows among 1,000 (about 20 each).
+ */
+const RESULT_SPLIT_BUDGET = 64;
+
+/** The delivery log's error text for an attempt whose own could not be stored. */
+const ANSWER_NOT_STORED = 'the answer could not be stored (the database refused its text)';
 
 /** Deliveries of a crashed dispatcher are due again after at most this long (docs/deploy.md). */
 export const DEFAULT_LEASE_MS = 10_000;
@@ -565,8 +574,53 @@ export class WebhookDispatcher {
     this.#metrics.latency.observe({ outcome: result.ok ? 'succeeded' : 'failed' }, result.durationMs / 1000);
   }
 
-  /** One batch of results, one transaction (delivery-log.ts). */
+  /**
+   * One batch of results, one transaction (delivery-log.ts). A batch the database refuses for some row's
+   * values is split in halves down to the refused rows, so that one row cannot keep the rest of its batch
+   * (up to 1,000 deliveries, other receivers' too) unrecorded, to be sent again when their leases run out.
+   * A batch spends at most `RESULT_SPLIT_BUDGET` transactions on that: a refusal of every row (code
+   * and schema at odds, say) costs a bounded number. What stays unrecorded is counted and logged once.
+   */
   async #record(rows: ResultRow[]): Promise<void> {
+    const unrecorded: ResultRow[] = [];
+    let cause: unknown = null;
+    let budget = RESULT_SPLIT_BUDGET;
+    const write = async (part: ResultRow[]): Promise<void> => {
+      try {
+        this.#countOutcomes(await this.#write(part));
+      } catch (error) {
+        if (isRowRefusal(error)) {
+          if (part.length > 1 && budget >= 2) {
+            budget -= 2;
+            const half = Math.ceil(part.length / 2);
+            await write(part.slice(0, half));
+            await write(part.slice(half));
+            return;
+          }
+          if (part.length === 1 && (await this.#recordRefusedAlone(part[0] as ResultRow, error))) return;
+        }
+        cause ??= error;
+        unrecorded.push(...part);
+      }
+    };
+    await write(rows);
+    if (unrecorded.length === 0) return;
+    // Unrecorded results are not lost work: the leases expire and the deliveries are retried (at least once, W6).
+    this.#metrics.unrecorded.inc(unrecorded.length);
+    const err = cause as { code?: unknown; message?: unknown };
+    this.#deps.log?.error(
+      {
+        // Code and message only: a database's own detail can quote the refused row (answers, signed headers).
+        err: { code: err?.code, message: String(err?.message ?? cause) },
+        unrecorded: unrecorded.length,
+        deliveries: unrecorded.slice(0, 10).map((row) => resultClaim(row).id),
+      },
+      'recording webhook attempts failed',
+    );
+  }
+
+  /** Writes results in one transaction; the outcome of each. */
+  #write(rows: readonly ResultRow[]): Promise<string[]> {
     const finished: FinishedAttempt[] = [];
     const skipped: SkippedDelivery[] = [];
     const released: ClaimedDelivery[] = [];
@@ -575,25 +629,40 @@ export class WebhookDispatcher {
       else if (row.kind === 'skipped') skipped.push(row.skip);
       else released.push(row.claim);
     }
+    return recordAttempts(this.#deps.database, finished, skipped, this.#deps.random, released);
+  }
+
+  #countOutcomes(outcomes: readonly string[]): void {
+    const counts = new Map<string, number>();
+    for (const outcome of outcomes) counts.set(outcome, (counts.get(outcome) ?? 0) + 1);
+    for (const [outcome, n] of counts) this.#metrics.deliveries.inc({ outcome }, n);
+  }
+
+  /**
+   * A result the database refused on its own. Its delivery deleted meanwhile (a foreign key): there is
+   * nothing left to record, as for any stale result. A finished attempt: written again without the
+   * receiver's words (its answer and error text), the only values the dispatcher did not make itself, so
+   * that the delivery does not go out again at every lease's end. True when it is settled either way.
+   */
+  async #recordRefusedAlone(row: ResultRow, error: unknown): Promise<boolean> {
+    if (isForeignKeyViolation(error)) {
+      this.#metrics.deliveries.inc({ outcome: 'stale' });
+      return true;
+    }
+    if (row.kind !== 'finished') return false;
+    const { result } = row.attempt;
+    const withoutAnswer: ResultRow = {
+      kind: 'finished',
+      attempt: {
+        ...row.attempt,
+        result: { ...result, responseBody: null, error: result.error === null ? null : ANSWER_NOT_STORED },
+      },
+    };
     try {
-      const outcomes = await recordAttempts(this.#deps.database, finished, skipped, this.#deps.random, released);
-      const counts = new Map<string, number>();
-      for (const outcome of outcomes) counts.set(outcome, (counts.get(outcome) ?? 0) + 1);
-      for (const [outcome, n] of counts) this.#metrics.deliveries.inc({ outcome }, n);
-    } catch (error) {
-      // A batch the database refused for some row's values: each half is written on its own, down to the
-      // refused row, so that one row cannot keep the rest of its batch (up to 1,000 deliveries, other
-      // receivers' too) unrecorded, to be sent again when their leases run out.
-      if (rows.length > 1 && isRowRefusal(error)) {
-        const half = Math.ceil(rows.length / 2);
-        await this.#record(rows.slice(0, half));
-        await this.#record(rows.slice(half));
-        return;
-      }
-      // Unrecorded results are not lost work: the leases expire and the deliveries are retried (at least once, W6).
-      const deliveries = rows.length === 1 ? { delivery: resultClaim(rows[0] as ResultRow).id } : { results: rows.length };
-      this.#metrics.unrecorded.inc(rows.length);
-      this.#deps.log?.error({ err: error, ...deliveries }, 'recording webhook attempts failed');
+      this.#countOutcomes(await this.#write([withoutAnswer]));
+      return true;
+    } catch {
+      return false;
     }
   }
 }

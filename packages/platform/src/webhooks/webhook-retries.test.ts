@@ -127,6 +127,63 @@ describe.each(testDatabaseTargets())('webhook retries on $dialect', (target) => 
     expect([nul.received.length, plain.received.length]).toEqual([1, 1]);
   });
 
+  /**
+   * Makes the database refuse attempt rows for which `condition` (SQL over the row, `new`) holds: with
+   * SQLSTATE `errcode` on PostgreSQL, where `calls()` counts the refusals (a sequence, which a rollback
+   * does not undo); on SQLite always as a constraint error (a trigger's RAISE).
+   */
+  async function refuseAttempts(condition: string, errcode = '23514') {
+    const { db } = platform.database;
+    if (target.dialect === 'postgres') {
+      await sql`create sequence refuse_attempt_calls`.execute(db);
+      await sql`create function refuse_attempt() returns trigger language plpgsql as $$
+        begin
+          if ${sql.raw(condition)} then
+            perform nextval('refuse_attempt_calls');
+            raise exception 'refused for the test' using errcode = ${sql.lit(errcode)};
+          end if;
+          return new;
+        end $$`.execute(db);
+      await sql`create trigger refuse_attempt before insert on webhook_delivery_attempts for each row execute function refuse_attempt()`.execute(
+        db,
+      );
+    } else {
+      await sql`create trigger refuse_attempt before insert on webhook_delivery_attempts when ${sql.raw(condition)}
+        begin select raise(abort, 'refused for the test'); end`.execute(db);
+    }
+    return {
+      calls: async () => {
+        const { rows } = await sql<{
+          n: number;
+        }>`select case when is_called then last_value else 0 end as n from refuse_attempt_calls`.execute(db);
+        return Number(rows[0]?.n);
+      },
+      drop: async () => {
+        if (target.dialect === 'sqlite') return void (await sql`drop trigger refuse_attempt`.execute(db));
+        await sql`drop trigger refuse_attempt on webhook_delivery_attempts`.execute(db);
+        await sql`drop function refuse_attempt()`.execute(db);
+        await sql`drop sequence refuse_attempt_calls`.execute(db);
+      },
+    };
+  }
+
+  /** A dispatcher whose results are written two at a time, and only then: two deliveries make one batch. */
+  function dispatcherLogging() {
+    const logged: Array<Record<string, unknown>> = [];
+    const dispatcher = new WebhookDispatcher(
+      { ...platform.app.platform, log: { error: (obj) => logged.push(obj as Record<string, unknown>) } },
+      { worker: 'test-worker', requestTimeoutMs: 2_000, flushBatch: 2, flushDelayMs: 600_000 },
+    );
+    return { dispatcher, logged };
+  }
+
+  const deliveriesCounted = async (outcome: string) =>
+    (await platform.app.platform.metrics.getSingleMetric('feira_webhook_deliveries_total')?.get())?.values.find(
+      (v) => v.labels.outcome === outcome,
+    )?.value ?? 0;
+  const unrecorded = async () =>
+    (await platform.app.platform.metrics.getSingleMetric('feira_webhook_results_unrecorded_total')?.get())?.values[0]?.value ?? 0;
+
   it('W6: a result the database refuses holds back only its own delivery; the rest of its batch is recorded, and the refused one is sent again once its lease runs out', async () => {
     const poisoned = await receiver(() => ({ status: 200 }));
     const plain = await receiver(() => ({ status: 200 }));
@@ -138,34 +195,12 @@ describe.each(testDatabaseTargets())('webhook retries on $dialect', (target) => 
       .select('id')
       .where('tenant_id', '=', first.tenantId)
       .executeTakeFirstOrThrow();
-    // The database refuses the attempt rows of one subscription, as it would a value it cannot store.
-    const { db } = platform.database;
-    if (target.dialect === 'postgres') {
-      await sql`create function refuse_attempt() returns trigger language plpgsql as $$
-        begin
-          if exists (select 1 from webhook_deliveries d where d.id = new.delivery_id and d.subscription_id = ${sql.lit(refusedSubscription)}) then
-            raise exception 'refused for the test' using errcode = '23514';
-          end if;
-          return new;
-        end $$`.execute(db);
-      await sql`create trigger refuse_attempt before insert on webhook_delivery_attempts for each row execute function refuse_attempt()`.execute(
-        db,
-      );
-    } else {
-      await sql`create trigger refuse_attempt before insert on webhook_delivery_attempts
-        when new.delivery_id in (select id from webhook_deliveries where subscription_id = ${sql.lit(refusedSubscription)})
-        begin select raise(abort, 'refused for the test'); end`.execute(db);
-    }
-    const logged: Array<Record<string, unknown>> = [];
-    const unrecorded = async () =>
-      (await platform.app.platform.metrics.getSingleMetric('feira_webhook_results_unrecorded_total')?.get())?.values[0]?.value ??
-      0;
-    const unrecordedBefore = await unrecorded();
-    // Results are written only when the pass ends (no timer), so both are in one batch.
-    const dispatcher = new WebhookDispatcher(
-      { ...platform.app.platform, log: { error: (obj) => logged.push(obj as Record<string, unknown>) } },
-      { worker: 'test-worker', requestTimeoutMs: 2_000, flushDelayMs: 600_000 },
+    // Every attempt row of one subscription is refused, whatever it holds.
+    const refusal = await refuseAttempts(
+      `new.delivery_id in (select id from webhook_deliveries where subscription_id = '${refusedSubscription}')`,
     );
+    const { dispatcher, logged } = dispatcherLogging();
+    const unrecordedBefore = await unrecorded();
     try {
       await recordChange(platform, { tenantId: first.tenantId });
       await recordChange(platform, { tenantId: second.tenantId });
@@ -174,12 +209,10 @@ describe.each(testDatabaseTargets())('webhook retries on $dialect', (target) => 
       const [refused, recorded] = [await onlyDelivery(first), await onlyDelivery(second)];
       expect(recorded).toMatchObject({ state: 'succeeded', attempts: 1 });
       expect(refused).toMatchObject({ state: 'pending', attempts: 0, lease_owner: 'test-worker' });
-      expect(logged.map((entry) => entry.delivery)).toEqual([refused.id]);
+      expect(logged).toEqual([expect.objectContaining({ unrecorded: 1, deliveries: [refused.id] })]);
       expect((await unrecorded()) - unrecordedBefore).toBe(1);
     } finally {
-      await sql`drop trigger refuse_attempt${sql.raw(target.dialect === 'postgres' ? ' on webhook_delivery_attempts' : '')}`.execute(
-        db,
-      );
+      await refusal.drop();
     }
     // At least once (W6): the unrecorded delivery is sent again after its lease, under the same id, and recorded.
     platform.clock.advance(HOUR);
@@ -188,6 +221,87 @@ describe.each(testDatabaseTargets())('webhook retries on $dialect', (target) => 
     expect(poisoned.received[1]?.headers['x-webhook-id']).toBe(poisoned.received[0]?.headers['x-webhook-id']);
     expect(await onlyDelivery(first)).toMatchObject({ state: 'succeeded', attempts: 1 });
   });
+
+  it('W6: an attempt refused for what the receiver answered is recorded without the answer, so its delivery is not sent again', async () => {
+    const hooks = await receiver(() => ({ status: 200, body: 'poison pill' }));
+    const seller = await sellerWithToken(platform);
+    await signup(platform, seller, 'v1', hooks.url);
+    const refusal = await refuseAttempts(`new.response_body like '%poison%'`);
+    const { dispatcher, logged } = dispatcherLogging();
+    const unrecordedBefore = await unrecorded();
+    try {
+      await recordChange(platform, { tenantId: seller.tenantId });
+      await dispatcher.runOnce();
+    } finally {
+      await refusal.drop();
+    }
+    const delivery = await onlyDelivery(seller);
+    expect(delivery).toMatchObject({ state: 'succeeded', attempts: 1, last_status_code: 200 });
+    const log = await admin('GET', `/admin/webhooks/deliveries/${delivery.id}`);
+    expect(log.json().attempt_log).toEqual([
+      expect.objectContaining({ outcome: 'succeeded', status_code: 200, response_body: null }),
+    ]);
+    expect(logged).toEqual([]);
+    expect((await unrecorded()) - unrecordedBefore).toBe(0);
+    platform.clock.advance(HOUR);
+    await dispatcher.drain();
+    expect(hooks.received).toHaveLength(1);
+  });
+
+  it.runIf(target.dialect === 'postgres')(
+    'W6: a result whose delivery is gone when it is written (a foreign-key refusal) is dropped as stale: not counted as unrecorded, not logged',
+    async () => {
+      const hooks = await receiver(() => ({ status: 200 }));
+      const seller = await sellerWithToken(platform);
+      await signup(platform, seller, 'v1', hooks.url);
+      // What a delivery deleted between the recorder's check and its insert looks like to it.
+      const refusal = await refuseAttempts('true', '23503');
+      const { dispatcher, logged } = dispatcherLogging();
+      const [unrecordedBefore, staleBefore] = [await unrecorded(), await deliveriesCounted('stale')];
+      try {
+        await recordChange(platform, { tenantId: seller.tenantId });
+        await dispatcher.runOnce();
+        expect(hooks.received).toHaveLength(1);
+      } finally {
+        await refusal.drop();
+      }
+      expect(logged).toEqual([]);
+      expect((await unrecorded()) - unrecordedBefore).toBe(0);
+      expect((await deliveriesCounted('stale')) - staleBefore).toBe(1);
+    },
+  );
+
+  it.runIf(target.dialect === 'postgres')(
+    'W6: a batch the database fails for another reason (a full disk, here) is not split: one transaction, one log line, every delivery sent again later',
+    async () => {
+      const hooks = await receiver(() => ({ status: 200 }));
+      const seller = await sellerWithToken(platform);
+      await signup(platform, seller, 'v1', hooks.url);
+      const refusal = await refuseAttempts('true', '53100');
+      const { dispatcher, logged } = dispatcherLogging();
+      const unrecordedBefore = await unrecorded();
+      try {
+        await recordChange(platform, { tenantId: seller.tenantId });
+        await recordChange(platform, { tenantId: seller.tenantId });
+        await dispatcher.runOnce();
+        expect(hooks.received).toHaveLength(2);
+        expect(await refusal.calls()).toBe(1);
+        expect(logged).toEqual([expect.objectContaining({ unrecorded: 2, err: expect.objectContaining({ code: '53100' }) })]);
+        expect((await unrecorded()) - unrecordedBefore).toBe(2);
+      } finally {
+        await refusal.drop();
+      }
+      platform.clock.advance(HOUR);
+      await dispatcher.drain();
+      expect(hooks.received).toHaveLength(4);
+      const states = await platform.database.db
+        .selectFrom('webhook_deliveries')
+        .select('state')
+        .where('tenant_id', '=', seller.tenantId)
+        .execute();
+      expect(states.map((row) => row.state)).toEqual(['succeeded', 'succeeded']);
+    },
+  );
 
   it('W6: with the loop running, results are written in batches without waiting for the dispatcher to go idle', async () => {
     const hooks = await receiver(() => ({ status: 204 }));
