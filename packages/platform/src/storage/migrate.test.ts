@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Database } from './database.js';
+import { type Database, openDatabase } from './database.js';
 import { migrateToLatest, pendingMigrations } from './migrate.js';
 import { sharedDatabaseUrl, testDatabaseTargets } from './test-databases.js';
 
@@ -84,9 +84,14 @@ describe.each(testDatabaseTargets())('migrations started by two processes at onc
     const script = fileURLToPath(new URL('../../test/storage/migrate-process.ts', import.meta.url));
     const root = fileURLToPath(new URL('../../../../', import.meta.url));
 
-    // An empty database (a file, or a schema), which both processes are then told to open.
-    const empty = await target.openEmpty();
-    const env = { FEIRA_DATABASE_URL: (await sharedDatabaseUrl(empty)).url };
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    // The database both processes are told to open: on SQLite a file neither has created yet (two
+    // `feira start` on an empty data folder), on PostgreSQL an empty schema.
+    let env: Record<string, string> = {};
+    let empty: Database | null = null;
+    let dir: string | null = null;
     const run = () =>
       new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
         const child = spawn(process.execPath, ['--import', 'tsx', script], {
@@ -105,6 +110,13 @@ describe.each(testDatabaseTargets())('migrations started by two processes at onc
         child.on('exit', (code) => resolve({ code, out, err }));
       });
     try {
+      if (target.dialect === 'sqlite') {
+        dir = mkdtempSync(join(tmpdir(), 'feira-migrate-'));
+        env = { FEIRA_DATABASE_URL: `sqlite:${join(dir, 'feira.db')}` };
+      } else {
+        empty = await target.openEmpty();
+        env = { FEIRA_DATABASE_URL: (await sharedDatabaseUrl(empty)).url };
+      }
       const results = await Promise.all([run(), run()]);
       for (const r of results) expect(r.code, r.err).toBe(0);
       const reports = results.map((r) => JSON.parse(r.out.trim()) as { applied: string[]; pending: string[] });
@@ -112,9 +124,15 @@ describe.each(testDatabaseTargets())('migrations started by two processes at onc
       expect(reports.flatMap((r) => r.applied).sort()).toEqual(Object.keys(migrations).sort());
       for (const r of reports) expect(r.pending).toEqual([]);
       // …and it was this database they migrated.
-      expect(await pendingMigrations(empty)).toEqual([]);
+      const migrated = empty ?? (await openDatabase(env.FEIRA_DATABASE_URL as string));
+      try {
+        expect(await pendingMigrations(migrated)).toEqual([]);
+      } finally {
+        if (migrated !== empty) await migrated.close();
+      }
     } finally {
-      await empty.close();
+      await empty?.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
     }
   }, 120_000);
 });

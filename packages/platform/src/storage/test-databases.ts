@@ -91,22 +91,24 @@ export async function openPostgresTestDatabase(
 
 /**
  * How another process (a `feira start` child, a test script) opens the same
- * test database: SQLite's file, or the PostgreSQL server named by
- * FEIRA_TEST_DATABASE_URL with the test's schema as its search_path, carried
- * in the URL (libpq's `options`), which `openDatabase`, and so `feira start`,
- * take as it is. `schema` is that schema (null on SQLite).
+ * test database: SQLite's file, or the PostgreSQL server its pool connects to
+ * with the test's schema as its search_path, carried in the URL (libpq's
+ * `options`), which `openDatabase`, and so `feira start`, take as it is.
+ * `schema` is that schema (null on SQLite).
  */
 export async function sharedDatabaseUrl(database: Database): Promise<{ url: string; schema: string | null }> {
   if (database.dialect === 'sqlite') {
     if (!database.sqliteFile) throw new Error('an in-memory SQLite database cannot be shared with another process');
     return { url: `sqlite:${database.sqliteFile}`, schema: null };
   }
-  const server = process.env.FEIRA_TEST_DATABASE_URL;
-  if (!server) throw new Error('FEIRA_TEST_DATABASE_URL is not set');
+  const server = database.pgPool?.options.connectionString;
+  if (!server) throw new Error('the test database has no connection string to share');
   const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db);
   const schema = rows[0]?.schema;
   if (!schema) throw new Error('the test database has no current schema');
   const url = new URL(server);
-  url.searchParams.set('options', `-c search_path=${schema}`);
+  // Any options the server's URL carries already are kept; a later -c wins over an earlier one.
+  const options = [url.searchParams.get('options'), `-c search_path=${schema}`].filter(Boolean).join(' ');
+  url.searchParams.set('options', options);
   return { url: url.toString(), schema };
 }
