@@ -64,6 +64,52 @@ describe.each(testDatabaseTargets())('batched quote log on $dialect', (target) =
     }
   });
 
+  it("spec-notes Q7: a row the platform's own store refuses (a NULL where the log needs a value) is reported and costs the others nothing, on SQLite's writer thread too", async () => {
+    const platform = await createTestPlatform(target);
+    try {
+      const tenantId = (await platform.createSeller()).tenantIds[0] as string;
+      // The store the platform uses: on SQLite the log's own file, whose errors come back from its thread.
+      const { store } = platform.app.shipping.quoteLog;
+      const failed: string[] = [];
+      const writer = new QuoteLogWriter(store, { maxRows: 10, maxDelayMs: NO_TIMER_MS });
+      writer.onError((_error, rows) => failed.push(...rows.map((r) => r.id)));
+      const broken = { ...row(tenantId, 2), outcome: null as unknown as string };
+      writer.append(row(tenantId, 1));
+      writer.append(broken);
+      writer.append(row(tenantId, 3));
+      await writer.flush();
+      expect(await logged(store, tenantId)).toEqual([1, 3]);
+      expect(failed).toEqual([broken.id]);
+    } finally {
+      await platform.close();
+    }
+  });
+
+  it('spec-notes Q7: a batch the store fails for a reason that is not its rows (no connection) is reported once, whole, not retried row by row', async () => {
+    const platform = await createTestPlatform(target);
+    try {
+      const tenantId = (await platform.createSeller()).tenantIds[0] as string;
+      const { store } = platform.app.shipping.quoteLog;
+      let writes = 0;
+      const unreachable = {
+        ...store,
+        write: async () => {
+          writes += 1;
+          throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+        },
+      };
+      const reported: number[] = [];
+      const writer = new QuoteLogWriter(unreachable, { maxRows: 10, maxDelayMs: NO_TIMER_MS });
+      writer.onError((_error, rows) => reported.push(rows.length));
+      for (let n = 1; n <= 3; n++) writer.append(row(tenantId, n));
+      await writer.flush();
+      expect(writes).toBe(1);
+      expect(reported).toEqual([3]);
+    } finally {
+      await platform.close();
+    }
+  });
+
   it('spec-notes Q7: a quote still buffered when the app closes is in the log once it has closed', async () => {
     const database = await target.open();
     // The app's writer with a timer that never fires: only the close can write the row.

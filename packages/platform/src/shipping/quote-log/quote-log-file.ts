@@ -89,7 +89,8 @@ parentPort.on('message', (message) => {
     writeBatch(message.rows);
     parentPort.postMessage({ id: message.id });
   } catch (error) {
-    parentPort.postMessage({ id: message.id, error: String((error && error.message) || error) });
+    // The driver's code too (SQLITE_CONSTRAINT_…): the writer tells a refused row from a failed write by it.
+    parentPort.postMessage({ id: message.id, error: String((error && error.message) || error), code: error && error.code });
   }
 });
 parentPort.postMessage('ready');
@@ -100,7 +101,7 @@ export interface QuoteLogFileOptions {
   onWriterThread?: (worker: Worker) => void;
 }
 
-type WorkerReply = 'ready' | { id: number; error?: string };
+type WorkerReply = 'ready' | { id: number; error?: string; code?: string };
 
 interface PendingBatch {
   rows: readonly QuoteCallRecord[];
@@ -245,7 +246,7 @@ class OpenLogFile {
     this.pending.delete(reply.id);
     if (this.pending.size === 0 && !this.stopping) this.worker.unref();
     if (reply.error === undefined) batch.resolve();
-    else batch.reject(new Error(reply.error));
+    else batch.reject(Object.assign(new Error(reply.error), reply.code === undefined ? {} : { code: reply.code }));
   }
 
   /**

@@ -1,4 +1,5 @@
 import { type BatchingOptions, BatchingWriter } from '../../core/batching-writer.js';
+import { isRowRefusal } from '../../storage/unique-violation.js';
 import type { QuoteCallRecord } from './quote-call-rows.js';
 import type { QuoteLogStore } from './quote-log-store.js';
 
@@ -62,7 +63,13 @@ export class QuoteLogWriter {
   private async write(rows: QuoteCallRecord[]): Promise<void> {
     try {
       await this.store.write(rows);
-    } catch {
+    } catch (error) {
+      // A failure that is not about the rows (the database unreachable, say): writing them one by one
+      // would only meet it again, once per row.
+      if (!isRowRefusal(error)) {
+        this.errorHandler(error, rows);
+        return;
+      }
       // One bad row (say, its tenant was deleted meanwhile) must not cost the
       // others their log entry: write them one by one and report the failures.
       for (const row of rows) {
