@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { quoteLogInDatabase } from '../../src/shipping/quote-log/quote-log-store.js';
 import { QuoteLogWriter } from '../../src/shipping/quote-log/quote-log-writer.js';
-import { createTestPlatform, pollUntil, testDatabaseTargets, testTls } from '../../src/testing.js';
+import { createTestPlatform, pollUntil, type TestPlatform, testDatabaseTargets, testTls } from '../../src/testing.js';
 import {
   answerWith,
   logged,
@@ -43,37 +43,28 @@ describe.each(testDatabaseTargets())('batched quote log on $dialect', (target) =
     }
   });
 
-  it('spec-notes Q7: a row that cannot be written (its tenant is gone) is reported and costs the others nothing', async () => {
-    const platform = await createTestPlatform(target);
-    try {
-      const tenantId = (await platform.createSeller()).tenantIds[0] as string;
-      const failed: string[] = [];
+  it.each([
+    [
+      'a row that cannot be written (its tenant is gone) is reported and costs the others nothing',
       // In the platform's database, where the tenant key holds (PostgreSQL; SQLite keeps the log in a file of its own).
-      const store = quoteLogInDatabase(platform.database);
-      const writer = new QuoteLogWriter(store, { maxRows: 10, maxDelayMs: NO_TIMER_MS });
-      writer.onError((_error, rows) => failed.push(...rows.map((r) => r.id)));
-      const orphan = row('99999999-0000-4000-8000-000000000000', 2);
-      writer.append(row(tenantId, 1));
-      writer.append(orphan);
-      writer.append(row(tenantId, 3));
-      await writer.flush();
-      expect(await logged(store, tenantId)).toEqual([1, 3]);
-      expect(failed).toEqual([orphan.id]);
-    } finally {
-      await platform.close();
-    }
-  });
-
-  it("spec-notes Q7: a row the platform's own store refuses (a NULL where the log needs a value) is reported and costs the others nothing, on SQLite's writer thread too", async () => {
+      (platform: TestPlatform) => quoteLogInDatabase(platform.database),
+      (_tenantId: string) => row('99999999-0000-4000-8000-000000000000', 2),
+    ],
+    [
+      "a row the platform's own store refuses (a NULL where the log needs a value) is reported and costs the others nothing, on SQLite's writer thread too",
+      // The store the platform uses: on SQLite the log's own file, whose errors come back from its thread.
+      (platform: TestPlatform) => platform.app.shipping.quoteLog.store,
+      (tenantId: string) => ({ ...row(tenantId, 2), outcome: null as unknown as string }),
+    ],
+  ] as const)('spec-notes Q7: %s', async (_case, storeOf, brokenRow) => {
     const platform = await createTestPlatform(target);
     try {
       const tenantId = (await platform.createSeller()).tenantIds[0] as string;
-      // The store the platform uses: on SQLite the log's own file, whose errors come back from its thread.
-      const { store } = platform.app.shipping.quoteLog;
+      const store = storeOf(platform);
       const failed: string[] = [];
       const writer = new QuoteLogWriter(store, { maxRows: 10, maxDelayMs: NO_TIMER_MS });
       writer.onError((_error, rows) => failed.push(...rows.map((r) => r.id)));
-      const broken = { ...row(tenantId, 2), outcome: null as unknown as string };
+      const broken = brokenRow(tenantId);
       writer.append(row(tenantId, 1));
       writer.append(broken);
       writer.append(row(tenantId, 3));
