@@ -6,7 +6,8 @@ import { epochSeconds } from '../core/clock.js';
 import type { Random } from '../core/random.js';
 import type { SecretBox } from '../core/secret-box.js';
 import type { Database } from '../storage/database.js';
-import { isForeignKeyViolation, isRowRefusal } from '../storage/unique-violation.js';
+import { writeIsolatingRefusals } from '../storage/refused-rows.js';
+import { isForeignKeyViolation } from '../storage/unique-violation.js';
 import { type ClaimedDelivery, claimDueDeliveries } from './claim-queries.js';
 import { type FinishedAttempt, recordAttempts, type SkippedDelivery } from './delivery-log.js';
 import { type DeliveryTarget, deliveryTarget, sendDelivery } from './delivery-request.js';
@@ -89,7 +90,7 @@ interface Job {
 }
 
 /**
- * Transactions one batch of results may spend isolating rows the database refuses (splitting in halves):
+ * Transactions one batch of results may spend isolating rows the database refuses (storage/refused-rows.ts):
  * enough to find a few such rows among 1,000 (about 20 each).
  */
 const RESULT_SPLIT_BUDGET = 64;
@@ -576,44 +577,26 @@ export class WebhookDispatcher {
 
   /**
    * One batch of results, one transaction (delivery-log.ts). A batch the database refuses for some row's
-   * values is split in halves down to the refused rows, so that one row cannot keep the rest of its batch
-   * (up to 1,000 deliveries, other receivers' too) unrecorded, to be sent again when their leases run out.
-   * A batch spends at most `RESULT_SPLIT_BUDGET` transactions on that: a refusal of every row (code
-   * and schema at odds, say) costs a bounded number. What stays unrecorded is counted and logged once.
+   * values is split down to the refused rows (storage/refused-rows.ts), so that one row cannot keep the rest
+   * of its batch (up to 1,000 deliveries, other receivers' too) unrecorded, to be sent again when their
+   * leases run out. What stays unrecorded is counted and logged once.
    */
   async #record(rows: ResultRow[]): Promise<void> {
-    const unrecorded: ResultRow[] = [];
-    let cause: unknown = null;
-    let budget = RESULT_SPLIT_BUDGET;
-    const write = async (part: ResultRow[]): Promise<void> => {
-      try {
-        this.#countOutcomes(await this.#write(part));
-      } catch (error) {
-        if (isRowRefusal(error)) {
-          if (part.length > 1 && budget >= 2) {
-            budget -= 2;
-            const half = Math.ceil(part.length / 2);
-            await write(part.slice(0, half));
-            await write(part.slice(half));
-            return;
-          }
-          if (part.length === 1 && (await this.#recordRefusedAlone(part[0] as ResultRow, error))) return;
-        }
-        cause ??= error;
-        unrecorded.push(...part);
-      }
-    };
-    await write(rows);
-    if (unrecorded.length === 0) return;
+    const { unwritten, cause } = await writeIsolatingRefusals(
+      rows,
+      async (part) => this.#countOutcomes(await this.#write(part)),
+      { budget: RESULT_SPLIT_BUDGET, alone: (row, error) => this.#recordRefusedAlone(row, error) },
+    );
+    if (unwritten.length === 0) return;
     // Unrecorded results are not lost work: the leases expire and the deliveries are retried (at least once, W6).
-    this.#metrics.unrecorded.inc(unrecorded.length);
+    this.#metrics.unrecorded.inc(unwritten.length);
     const err = cause as { code?: unknown; message?: unknown };
     this.#deps.log?.error(
       {
         // Code and message only: a database's own detail can quote the refused row (answers, signed headers).
         err: { code: err?.code, message: String(err?.message ?? cause) },
-        unrecorded: unrecorded.length,
-        deliveries: unrecorded.slice(0, 10).map((row) => resultClaim(row).id),
+        unrecorded: unwritten.length,
+        deliveries: unwritten.slice(0, 10).map((row) => resultClaim(row).id),
       },
       'recording webhook attempts failed',
     );

@@ -1,5 +1,5 @@
 import { type BatchingOptions, BatchingWriter } from '../../core/batching-writer.js';
-import { isRowRefusal } from '../../storage/unique-violation.js';
+import { writeIsolatingRefusals } from '../../storage/refused-rows.js';
 import type { QuoteCallRecord } from './quote-call-rows.js';
 import type { QuoteLogStore } from './quote-log-store.js';
 
@@ -61,24 +61,11 @@ export class QuoteLogWriter {
   }
 
   private async write(rows: QuoteCallRecord[]): Promise<void> {
-    try {
-      await this.store.write(rows);
-    } catch (error) {
-      // A failure that is not about the rows (the database unreachable, say): writing them one by one
-      // would only meet it again, once per row.
-      if (!isRowRefusal(error)) {
-        this.errorHandler(error, rows);
-        return;
-      }
-      // One bad row (say, its tenant was deleted meanwhile) must not cost the
-      // others their log entry: write them one by one and report the failures.
-      for (const row of rows) {
-        try {
-          await this.store.write([row]);
-        } catch (error) {
-          this.errorHandler(error, [row]);
-        }
-      }
-    }
+    // One bad row (say, its tenant was deleted meanwhile) must not cost the others their log entry: a
+    // refused batch is split down to it, as far as it takes (a batch is small). An outage is not split.
+    const { unwritten, cause } = await writeIsolatingRefusals(rows, (part) => this.store.write(part), {
+      budget: 2 * rows.length,
+    });
+    if (unwritten.length > 0) this.errorHandler(cause, unwritten);
   }
 }
