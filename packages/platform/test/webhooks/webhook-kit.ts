@@ -4,7 +4,11 @@ import type { Topic } from '@feira/contract';
 import { appendEvent, type RecordChange } from '../../src/records/outbox.js';
 import { inTransaction } from '../../src/records/record-write.js';
 import { ManualClock, type TestPlatform } from '../../src/testing.js';
-import { WebhookDispatcher, type WebhookDispatcherOptions } from '../../src/webhooks/webhook-dispatcher.js';
+import {
+  WebhookDispatcher,
+  type WebhookDispatcherDeps,
+  type WebhookDispatcherOptions,
+} from '../../src/webhooks/webhook-dispatcher.js';
 
 export interface Seller {
   tenantId: string;
@@ -79,6 +83,14 @@ export async function recordChange(
   );
 }
 
-export function dispatcherOf(platform: TestPlatform, options: WebhookDispatcherOptions = {}): WebhookDispatcher {
-  return new WebhookDispatcher(platform.app.platform, { worker: 'test-worker', requestTimeoutMs: 2_000, ...options });
+/** A dispatcher on the test platform; `deps` replaces some of the platform's (a log to read, say). */
+export function dispatcherOf(
+  platform: TestPlatform,
+  options: WebhookDispatcherOptions = {},
+  deps: Partial<WebhookDispatcherDeps> = {},
+): WebhookDispatcher {
+  return new WebhookDispatcher(
+    { ...platform.app.platform, ...deps },
+    { worker: 'test-worker', requestTimeoutMs: 2_000, ...options },
+  );
 }
