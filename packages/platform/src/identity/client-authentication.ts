@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { findClientById, verifyClientSecret } from '../accounts/client-repository.js';
 import { sha256Hex } from '../core/hashing.js';
+import { findNul } from '../http/nul-guard.js';
 import { reserveAttempt, settleAttempt, type ThrottleKey, type ThrottlePolicy } from './attempt-throttle.js';
 import { OAuthError } from './oauth-error.js';
 import type { TokenRequestParams } from './token-request-params.js';
@@ -42,9 +43,10 @@ function basicCredentials(header: string): { id: string; secret: string } {
   } catch {
     throw new OAuthError('invalid_client', 'Client authentication failed: malformed Authorization header');
   }
-  // `%00` decodes to U+0000, which no client id or secret holds and PostgreSQL cannot even compare
-  // (the lookup failed with a server error); the form body's fields are refused for it earlier (http/nul-guard.ts).
-  if (credentials.id.includes('\u0000') || credentials.secret.includes('\u0000')) {
+  // `%00` decodes to U+0000, which no client id or secret holds and PostgreSQL cannot even compare (the
+  // lookup failed with a server error): the same check the NUL guard makes of the form body, made here
+  // because the header is decoded after it ran.
+  if (findNul(credentials) !== null) {
     throw new OAuthError('invalid_client', 'Client authentication failed: malformed Authorization header');
   }
   return credentials;

@@ -58,9 +58,11 @@ function describe(error: unknown, timedOut: boolean): string {
   if (timedOut) return 'timeout: no complete answer in time';
   const err = error as { code?: string; cause?: { code?: string; message?: string }; message?: string };
   const code = err.cause?.code ?? err.code;
-  if (code === 'ERR_SSRF_REFUSED')
-    return storableText(`refused by the outbound address policy: ${err.cause?.message ?? err.message}`);
-  return storableText([code, err.cause?.message ?? err.message].filter(Boolean).join(': ').slice(0, 500)) || 'request failed';
+  const text =
+    code === 'ERR_SSRF_REFUSED'
+      ? `refused by the outbound address policy: ${err.cause?.message ?? err.message}`
+      : [code, err.cause?.message ?? err.message].filter(Boolean).join(': ').slice(0, 500);
+  return storableText(text) || 'request failed';
 }
 
 /** `Retry-After` from undici's raw header list (name, value, name, value…). */
