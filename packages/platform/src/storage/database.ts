@@ -58,12 +58,35 @@ export function openSqliteConnection(file: string): SqliteDatabase.Database {
     // with 0600 before SQLite opens it; SQLite gives the -wal and -shm files the same mode as the database.
     closeSync(openSync(file, 'a', 0o600));
   }
-  const sqlite = new SqliteDatabase(file);
-  sqlite.pragma('journal_mode = WAL');
+  const sqlite = new SqliteDatabase(file, { timeout: SQLITE_BUSY_WAIT_MS });
+  switchToWal(sqlite, Date.now() + SQLITE_BUSY_WAIT_MS);
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
   return sqlite;
+}
+
+/** How long a connection waits for a lock another connection holds on the same file. */
+const SQLITE_BUSY_WAIT_MS = 5_000;
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * `journal_mode = WAL`, again after a short pause while another connection holds the lock it needs, until
+ * `deadline`. When two processes open a new file at once (two `feira start` on an empty data folder), each
+ * reads the file and then asks for the exclusive lock the switch takes; SQLite sees the deadlock and answers
+ * one of them SQLITE_BUSY at once, without waiting out the busy timeout. Once the other's switch is done,
+ * the file is in WAL and the pragma has nothing left to change.
+ */
+function switchToWal(sqlite: SqliteDatabase.Database, deadline: number): void {
+  for (;;) {
+    try {
+      sqlite.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw error;
+      // A synchronous pause (opening is synchronous), a few milliseconds at random so two openers drift apart.
+      Atomics.wait(pause, 0, 0, 1 + Math.random() * 4);
+    }
+  }
 }
 
 /**
