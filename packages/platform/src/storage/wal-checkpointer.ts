@@ -135,6 +135,15 @@ export interface WalCheckpointer {
   readonly thread: Worker;
 }
 
+export interface WalCheckpointerOptions {
+  intervalMs?: number;
+  quietAtPages?: number;
+  /** Runs `during` while no other database work of the writing connection runs (Kysely's connection, held). */
+  holdWrites?: (during: () => Promise<void>) => Promise<void>;
+  /** Starts a window's timeout: calls `close` after `ms`, unless the returned function cancels it first (tests fire it by hand). */
+  quietTimer?: (close: () => void, ms: number) => () => void;
+}
+
 /**
  * Moves SQLite's WAL checkpoints off the event loop. By default the writing
  * connection checkpoints inside a COMMIT once the WAL passes 1,000 pages: it
@@ -163,12 +172,7 @@ export interface WalCheckpointer {
 export function startWalCheckpointer(
   writer: SqliteDatabase.Database,
   file: string,
-  options: {
-    intervalMs?: number;
-    quietAtPages?: number;
-    /** Runs `during` while no other database work of the writing connection runs (Kysely's connection, held). */
-    holdWrites?: (during: () => Promise<void>) => Promise<void>;
-  } = {},
+  options: WalCheckpointerOptions = {},
 ): WalCheckpointer {
   writer.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
   const thread = startSqliteThread(WORKER_SOURCE, {
@@ -182,12 +186,13 @@ export function startWalCheckpointer(
   /** Ends the quiet window being held, if any. */
   let endQuiet: (() => void) | null = null;
   const holdWrites = options.holdWrites ?? ((during: () => Promise<void>) => during());
+  const quietTimer = options.quietTimer ?? systemTimer;
   const window = () =>
     new Promise<void>((resolve) => {
       if (!running) return resolve(); // the thread stopped while this window waited its turn
-      const timeout = setTimeout(done, QUIET_TIMEOUT_MS);
+      const cancelTimeout = quietTimer(done, QUIET_TIMEOUT_MS);
       function done() {
-        clearTimeout(timeout);
+        cancelTimeout();
         endQuiet = null;
         resolve();
       }
@@ -246,4 +251,9 @@ export function startWalCheckpointer(
       await exited;
     },
   };
+}
+
+function systemTimer(close: () => void, ms: number): () => void {
+  const timeout = setTimeout(close, ms);
+  return () => clearTimeout(timeout);
 }
