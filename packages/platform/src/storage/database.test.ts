@@ -16,6 +16,7 @@ describe('opening a SQLite file', () => {
     try {
       const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', script], {
         cwd: root,
+        timeout: 50_000,
         env: {
           ...process.env,
           TSX_TSCONFIG_PATH: 'tsconfig.typecheck.json',

@@ -41,9 +41,13 @@ if (isMainThread) {
   const arrived = new Int32Array(barrier);
   const outcome: Outcome = { journalModes: [], failures: [] };
   for (let round = 0; round < rounds; round++) {
-    // Spin until every thread has reached this round: a wait would let the first ones out late.
+    // Spin until every thread has reached this round (a wait would let the first ones out late), for 10 s
+    // at most: a thread that died would hold the others here for ever.
     Atomics.add(arrived, round, 1);
-    while (Atomics.load(arrived, round) < threads) {}
+    const deadline = Date.now() + 10_000;
+    while (Atomics.load(arrived, round) < threads) {
+      if (Date.now() > deadline) throw new Error(`round ${round}: the other threads never arrived`);
+    }
     try {
       const sqlite = openSqliteConnection(join(dir, `race-${round}.db`));
       outcome.journalModes.push(String(sqlite.pragma('journal_mode', { simple: true })));
