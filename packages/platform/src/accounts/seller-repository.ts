@@ -3,8 +3,8 @@ import type { Clock } from '../core/clock.js';
 import { hashPassword } from '../core/hashing.js';
 import { PlatformError } from '../core/platform-error.js';
 import type { Random } from '../core/random.js';
+import { isUniqueViolation } from '../storage/database-errors.js';
 import type { Schema } from '../storage/schema.js';
-import { isUniqueViolation } from '../storage/unique-violation.js';
 
 /** A store of a seller. Tokens carry tenant ids (spec-notes I9). */
 export interface Tenant {

@@ -7,8 +7,8 @@ import type { Random } from '../core/random.js';
 import { endSellerSessions } from '../identity/login-session.js';
 import { deleteFreightTable } from '../shipping/freight/freight-table-store.js';
 import type { Database } from '../storage/database.js';
+import { isUniqueViolation } from '../storage/database-errors.js';
 import type { Schema } from '../storage/schema.js';
-import { isUniqueViolation } from '../storage/unique-violation.js';
 
 /**
  * Updates and deletions of accounts (issue 20: the operator console and the

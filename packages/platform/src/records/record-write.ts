@@ -1,7 +1,7 @@
 import type { Kysely, QueryCreator } from 'kysely';
 import { notFound, PlatformError } from '../core/platform-error.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../storage/database-errors.js';
 import type { Schema } from '../storage/schema.js';
-import { isForeignKeyViolation, isUniqueViolation } from '../storage/unique-violation.js';
 import { appendEvent, type ChangeStatus, type OutboxDeps, outboxEventRow, type RecordChange } from './outbox.js';
 import {
   type RecordFields,

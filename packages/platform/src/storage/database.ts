@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { isSqliteBusy } from './database-errors.js';
 import { localOutboxSignal, type OutboxSignal, postgresOutboxSignal } from './outbox-signal.js';
 import type { Schema } from './schema.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
@@ -82,7 +83,7 @@ function switchToWal(sqlite: SqliteDatabase.Database, deadline: number): void {
       sqlite.pragma('journal_mode = WAL');
       return;
     } catch (error) {
-      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw error;
+      if (!isSqliteBusy(error) || Date.now() >= deadline) throw error;
       // A synchronous pause (opening is synchronous), a few milliseconds at random so two openers drift apart.
       Atomics.wait(pause, 0, 0, 1 + Math.random() * 4);
     }

@@ -1,5 +1,6 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import type { Database } from './database.js';
+import { isSqliteBusy } from './database-errors.js';
 import { migrations } from './migrations/index.js';
 import type { Schema } from './schema.js';
 
@@ -43,8 +44,6 @@ async function runMigrator(db: Kysely<Schema>, dialect: Database['dialect'], thr
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
-const SQLITE_BUSY = /^SQLITE_BUSY/;
-
 /**
  * Brings the schema to the newest migration. Several processes may start at
  * once (API workers, dispatchers, `feira dispatch` beside `feira start`), so
@@ -86,8 +85,7 @@ export async function migrateToLatest(database: Database, options: { through?: s
       });
     } catch (error) {
       // The busy timeout ran out while another process held the lock: try again.
-      const code = (error as { code?: unknown }).code;
-      if (attempt >= 5 || typeof code !== 'string' || !SQLITE_BUSY.test(code)) throw error;
+      if (attempt >= 5 || !isSqliteBusy(error)) throw error;
     }
   }
 }

@@ -1,4 +1,4 @@
-import { isRowRefusal } from './unique-violation.js';
+import { isRowRefusal } from './database-errors.js';
 
 /** What a batch write left undone. */
 export interface IsolatedWrite<T> {

@@ -1,3 +1,6 @@
+// What a database error means, told by its code on either dialect (better-sqlite3's
+// SQLITE_* codes, pg's SQLSTATE), so that callers decide without parsing messages.
+
 /**
  * True when a database error is a unique-constraint violation, on either
  * dialect: better-sqlite3 reports `SQLITE_CONSTRAINT_UNIQUE`, pg reports
@@ -36,4 +39,15 @@ export function isRowRefusal(error: unknown): boolean {
     code === 'SQLITE_MISMATCH' ||
     code === 'SQLITE_TOOBIG'
   );
+}
+
+/**
+ * True when SQLite answered that another connection holds the lock it needs
+ * (`SQLITE_BUSY` and its extended codes, such as `SQLITE_BUSY_RECOVERY` while
+ * another connection recovers the WAL): the same statement may succeed later.
+ */
+export function isSqliteBusy(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isRowRefusal } from './unique-violation.js';
+import { isRowRefusal, isSqliteBusy } from './database-errors.js';
 
 describe('isRowRefusal: which database errors are about the rows written (issue 22)', () => {
   it.each([
@@ -36,5 +36,18 @@ describe('isRowRefusal: which database errors are about the rows written (issue 
   it('neither is something that is not an error object', () => {
     expect(isRowRefusal(null)).toBe(false);
     expect(isRowRefusal('23505')).toBe(false);
+  });
+});
+
+describe('isSqliteBusy: which errors are another connection holding the lock (issue 22)', () => {
+  it.each([
+    ['SQLITE_BUSY', true],
+    ['SQLITE_BUSY_RECOVERY', true],
+    ['SQLITE_BUSY_SNAPSHOT', true],
+    ['SQLITE_LOCKED', false],
+    ['SQLITE_CONSTRAINT_UNIQUE', false],
+    ['55P03', false],
+  ])('%s: %s', (code, busy) => {
+    expect(isSqliteBusy(Object.assign(new Error('locked'), { code }))).toBe(busy);
   });
 });
