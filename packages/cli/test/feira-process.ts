@@ -15,6 +15,8 @@ export interface FeiraProcess {
   exited: Promise<number | null>;
   /** Sends a signal (if still running) and waits for the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** The signal that ended the process, when one did (its exit code is then null): for failure messages. */
+  exitSignal(): NodeJS.Signals | null;
 }
 
 export function runFeira(args: string[], env: Record<string, string | undefined> = {}): FeiraProcess {
@@ -40,7 +42,13 @@ export function runFeira(args: string[], env: Record<string, string | undefined>
     err += chunk.toString('utf8');
     for (const l of listeners) l();
   });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  let endedBy: NodeJS.Signals | null = null;
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code, signal) => {
+      endedBy = signal;
+      resolve(code);
+    }),
+  );
   let hasExited = false;
   void exited.then(() => {
     hasExited = true;
@@ -81,6 +89,7 @@ export function runFeira(args: string[], env: Record<string, string | undefined>
       if (!hasExited) child.kill(signal);
       return exited;
     },
+    exitSignal: () => endedBy,
   };
 }
 
