@@ -12,6 +12,7 @@ import { type Command, Option } from 'commander';
 import { ConfigError } from '../config/config-error.js';
 import { loadStartConfig } from '../config/load-start-config.js';
 import { START_SETTINGS, type StartFlags } from '../config/start-config.js';
+import { stopSignal } from '../stop-signals.js';
 
 interface DispatchFlags extends StartFlags {
   redeliver?: string[];
@@ -89,15 +90,17 @@ export function register(program: Command): void {
         dispatcherOptions: { maxInFlight, perEndpointInFlight },
         log: { error: (obj, message) => process.stderr.write(`${message}: ${String((obj as { err?: unknown }).err)}\n`) },
       });
-      process.stdout.write(`Dispatching webhooks from ${database.displayUrl} (${config.mode} mode). Ctrl-C to stop.\n`);
-      const stop = () => {
+      // Listened for before the ready line: a SIGTERM sent on reading it must find the handler.
+      void stopSignal((signal) => {
+        process.stderr.write(`feira dispatch: ${signal} again, exiting without waiting\n`);
+        process.exit(1);
+      }).then(() => {
         process.stdout.write('Stopping: finishing in-flight deliveries…\n');
         void workers
           .stop()
           .then(() => database.close())
           .then(() => process.exit(0));
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      });
+      process.stdout.write(`Dispatching webhooks from ${database.displayUrl} (${config.mode} mode). Ctrl-C to stop.\n`);
     });
 }

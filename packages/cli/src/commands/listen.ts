@@ -10,6 +10,7 @@ import { AdminApi, AdminApiError } from '../sandbox/admin-api.js';
 import { findSandbox, NoSandboxError, type Sandbox, type SandboxFlags, sandboxOptions } from '../sandbox/find-sandbox.js';
 import { issueLeafCertificate, LOCAL_CA_CERT_FILE, LOCAL_CA_KEY_FILE } from '../sandbox/local-ca.js';
 import { processIsAlive, readJsonFile, writePrivateFile } from '../sandbox/private-file.js';
+import { stopSignal } from '../stop-signals.js';
 import { storedAccessToken } from './login.js';
 
 // `feira listen --forward-to <url>` (issue 7), like `stripe listen`: subscribes
@@ -243,6 +244,13 @@ async function listen(options: ListenOptions) {
     throw new ListenError(`cannot reach the sandbox at ${sandbox.url} (is \`npx feira start\` running?)`);
   }
   const secrets = signedUp.map((s) => ({ id: s.id, topic: s.topic, secret: s.parameters.secret ?? null }));
+  // Listened for before the ready line: a SIGTERM sent on reading it must find the handler.
+  const stopped = stopSignal((signal) => {
+    console.error(
+      `feira listen: ${signal} again, exiting without removing the subscriptions (the next feira listen removes them)`,
+    );
+    process.exit(1);
+  });
   if (options.json) {
     console.log(
       JSON.stringify({
@@ -259,13 +267,10 @@ async function listen(options: ListenOptions) {
     for (const s of secrets) console.log(`  ${s.topic.padEnd(21)} ${s.secret ? `signing secret ${s.secret}` : 'unsigned (v0)'}`);
     console.log('Verify with these secrets (verifyWebhook accepts several). Ctrl-C to stop and remove the subscriptions.');
   }
+  await stopped;
   await new Promise<void>((resolve) => {
-    const stop = () => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    server.closeAllConnections();
+    server.close(() => resolve());
   });
   // Ctrl-C: later events must not be queued for a receiver that is gone (issue 19 §4).
   if (admin) {

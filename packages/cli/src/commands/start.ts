@@ -7,6 +7,7 @@ import { snapshotDataDir } from '../sandbox/data-dir-snapshot.js';
 import { loadOrCreateLocalCa } from '../sandbox/local-ca.js';
 import { removeSandboxRecord, SANDBOX_RECORD_FILE, writeSandboxRecord } from '../sandbox/sandbox-record.js';
 import { logDestination } from '../sandbox/start-logger.js';
+import { stopSignal } from '../stop-signals.js';
 import { type ClusterFlags, clusterReady, clusterRole, startClusterIfAsked } from './start-cluster.js';
 
 /** Output of the command; tests and `bin.ts` pass the real streams. */
@@ -161,31 +162,28 @@ export function register(program: Command): void {
   command.action(async (flags: StartFlags & ClusterFlags) => {
     const io: StartIo = { out: (line) => process.stdout.write(`${line}\n`), err: (line) => process.stderr.write(`${line}\n`) };
     if (await startClusterIfAsked(flags, io)) return;
+    // Listened for before the banner: a SIGTERM sent on reading it must find the handler. One sent
+    // while the platform starts shuts it down once it has started.
+    const signalled = stopSignal((signal) => {
+      io.err(`feira start: ${signal} again, exiting without waiting`);
+      process.exit(1);
+    });
     const result = await runStart(flags, io);
     if (typeof result === 'number') {
       process.exitCode = result;
       return;
     }
-    let stopping = false;
-    const stop = (signal: NodeJS.Signals) => {
-      if (stopping) {
-        io.err(`feira start: ${signal} again, exiting without waiting`);
+    const signal = await signalled;
+    io.out(`\n${signal}: shutting down (finishing in-flight requests)…`);
+    result.close().then(
+      () => {
+        io.out('Stopped.');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        io.err(`feira start: error during shutdown: ${(error as Error).message}`);
         process.exit(1);
-      }
-      stopping = true;
-      io.out(`\n${signal}: shutting down (finishing in-flight requests)…`);
-      result.close().then(
-        () => {
-          io.out('Stopped.');
-          process.exit(0);
-        },
-        (error: unknown) => {
-          io.err(`feira start: error during shutdown: ${(error as Error).message}`);
-          process.exit(1);
-        },
-      );
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+      },
+    );
   });
 }
