@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -114,6 +115,37 @@ describe('feira start as a real process (issue 2 §5)', { timeout: PROCESS_TEST_
     expect(await p.exited).toBe(2);
     expect(p.stderr()).toContain('--port must be an integer from 0 to 65535');
     expect(p.stderr()).not.toMatch(/\n\s+at /);
+  });
+
+  it('a SIGTERM while it is still starting (a database that never answers) says it will stop once started; a second one exits at once with code 1', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'feira-cli-'));
+    // Accepts the connection and never answers: the start waits on the database's first reply.
+    const sockets = new Set<Socket>();
+    let reached: () => void = () => {};
+    const reachedDatabase = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    const silent = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => {});
+      reached();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `postgres://feira@127.0.0.1:${(silent.address() as AddressInfo).port}/feira`;
+      const p = start(['--port', '0', '--data-dir', join(dir, 'data'), '--database', url, '--log-level', 'silent']);
+      // The start has opened its database connection, so its signal handlers are in place.
+      await reachedDatabase;
+      p.child.kill('SIGTERM');
+      await p.waitFor(/SIGTERM while starting; stopping once started \(press Ctrl-C again to exit now\)/, 60_000, 'stderr');
+      p.child.kill('SIGTERM');
+      expect(await p.exited, `ended by ${p.exitSignal()}`).toBe(1);
+      expect(p.stderr()).toContain('feira start: SIGTERM again, exiting without waiting');
+      expect(p.stdout()).not.toMatch(LISTENING);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
   });
 
   const pgUrl = process.env.FEIRA_TEST_DATABASE_URL;

@@ -168,7 +168,12 @@ export function register(program: Command): void {
       io.err(`feira start: ${signal} again, exiting without waiting`);
       process.exit(1);
     });
+    let started = false;
+    void signalled.then((signal) => {
+      if (!started) io.err(`feira start: ${signal} while starting; stopping once started (press Ctrl-C again to exit now)`);
+    });
     const result = await runStart(flags, io);
+    started = true;
     if (typeof result === 'number') {
       process.exitCode = result;
       return;
