@@ -8,15 +8,19 @@
  * ends at once, with no exit code and no clean-up (for `feira listen`, its
  * subscriptions would stay active).
  *
- * Resolves with the first signal; `again` runs for each later one while the
- * command shuts down (by default it exits at once with code 1: Ctrl-C twice
- * means "stop waiting").
+ * Resolves with the first signal. A second one, while the command shuts
+ * down, means "stop waiting" (Ctrl-C twice): `<command>: <signal> again,
+ * exiting without waiting` on stderr, with what that leaves undone if
+ * `leftUndone` says, and exit code 1 at once.
  */
-export function stopSignal(again: (signal: NodeJS.Signals) => void = () => process.exit(1)): Promise<NodeJS.Signals> {
+export function stopSignal(command: string, leftUndone?: string): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
     let received = false;
     const onSignal = (signal: NodeJS.Signals) => {
-      if (received) return again(signal);
+      if (received) {
+        process.stderr.write(`${command}: ${signal} again, exiting without waiting${leftUndone ? ` (${leftUndone})` : ''}\n`);
+        process.exit(1);
+      }
       received = true;
       resolve(signal);
     };

@@ -5,7 +5,7 @@ import { pollUntil } from '../../platform/src/testing.js';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 
-/** A real `feira` process run from the TypeScript sources (tsx, with the workspace's source paths). */
+/** A real `feira` process (or another script) run from the TypeScript sources (tsx, with the workspace's source paths). */
 export interface FeiraProcess {
   child: ChildProcess;
   stdout(): string;
@@ -20,7 +20,15 @@ export interface FeiraProcess {
 }
 
 export function runFeira(args: string[], env: Record<string, string | undefined> = {}): FeiraProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/cli/src/bin.ts', ...args], {
+  return runTsNode(['packages/cli/src/bin.ts', ...args], env);
+}
+
+/**
+ * A real Node process running TypeScript through tsx (`node --import tsx <nodeArgs>`) from the
+ * repository's root: `feira` itself (runFeira), or a script of a test's own.
+ */
+export function runTsNode(nodeArgs: string[], env: Record<string, string | undefined> = {}): FeiraProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs], {
     cwd: repoRoot,
     // Only the variables the test means: no FEIRA_* leaking in from the developer's shell.
     env: {
@@ -64,7 +72,7 @@ export function runFeira(args: string[], env: Record<string, string | undefined>
           resolve(match);
         } else if (hasExited) {
           done();
-          reject(new Error(`feira exited before printing ${pattern}\nstdout:\n${out}\nstderr:\n${err}`));
+          reject(new Error(`the process exited before printing ${pattern}\nstdout:\n${out}\nstderr:\n${err}`));
         }
       };
       const timer = setTimeout(() => {

@@ -91,16 +91,12 @@ export function register(program: Command): void {
         log: { error: (obj, message) => process.stderr.write(`${message}: ${String((obj as { err?: unknown }).err)}\n`) },
       });
       // Listened for before the ready line: a SIGTERM sent on reading it must find the handler.
-      void stopSignal((signal) => {
-        process.stderr.write(`feira dispatch: ${signal} again, exiting without waiting\n`);
-        process.exit(1);
-      }).then(() => {
-        process.stdout.write('Stopping: finishing in-flight deliveries…\n');
-        void workers
-          .stop()
-          .then(() => database.close())
-          .then(() => process.exit(0));
-      });
+      const stopped = stopSignal('feira dispatch');
       process.stdout.write(`Dispatching webhooks from ${database.displayUrl} (${config.mode} mode). Ctrl-C to stop.\n`);
+      await stopped;
+      process.stdout.write('Stopping: finishing in-flight deliveries…\n');
+      await workers.stop();
+      await database.close();
+      process.exit(0);
     });
 }

@@ -245,12 +245,7 @@ async function listen(options: ListenOptions) {
   }
   const secrets = signedUp.map((s) => ({ id: s.id, topic: s.topic, secret: s.parameters.secret ?? null }));
   // Listened for before the ready line: a SIGTERM sent on reading it must find the handler.
-  const stopped = stopSignal((signal) => {
-    console.error(
-      `feira listen: ${signal} again, exiting without removing the subscriptions (the next feira listen removes them)`,
-    );
-    process.exit(1);
-  });
+  const stopped = stopSignal('feira listen', 'the subscriptions stay active until the next feira listen removes them');
   if (options.json) {
     console.log(
       JSON.stringify({

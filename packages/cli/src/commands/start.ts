@@ -164,10 +164,7 @@ export function register(program: Command): void {
     if (await startClusterIfAsked(flags, io)) return;
     // Listened for before the banner: a SIGTERM sent on reading it must find the handler. One sent
     // while the platform starts shuts it down once it has started.
-    const signalled = stopSignal((signal) => {
-      io.err(`feira start: ${signal} again, exiting without waiting`);
-      process.exit(1);
-    });
+    const signalled = stopSignal('feira start');
     let started = false;
     void signalled.then((signal) => {
       if (!started) io.err(`feira start: ${signal} while starting; stopping once started (press Ctrl-C again to exit now)`);
@@ -180,15 +177,13 @@ export function register(program: Command): void {
     }
     const signal = await signalled;
     io.out(`\n${signal}: shutting down (finishing in-flight requests)…`);
-    result.close().then(
-      () => {
-        io.out('Stopped.');
-        process.exit(0);
-      },
-      (error: unknown) => {
-        io.err(`feira start: error during shutdown: ${(error as Error).message}`);
-        process.exit(1);
-      },
-    );
+    try {
+      await result.close();
+    } catch (error) {
+      io.err(`feira start: error during shutdown: ${(error as Error).message}`);
+      process.exit(1);
+    }
+    io.out('Stopped.');
+    process.exit(0);
   });
 }
