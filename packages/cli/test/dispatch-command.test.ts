@@ -3,13 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrateToLatest, openDatabase } from '@feira/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runFeira } from './feira-process.js';
 import { runCli } from './support/run-cli.js';
 
-// spec-notes W4: a dead delivery is "redeliverable by API and CLI". The API
-// half is tested in webhook-retries.test.ts; this is the CLI half, `feira
-// dispatch --redeliver`, run as a real process against a real database file.
+// `feira dispatch` as a real process against a real database file. spec-notes
+// W4: a dead delivery is "redeliverable by API and CLI"; the API half is tested
+// in webhook-retries.test.ts, this is the CLI half (`--redeliver`). And the
+// long-running dispatcher's stop on SIGTERM.
 
-describe('feira dispatch --redeliver (real process, SQLite)', () => {
+describe('feira dispatch (real process, SQLite)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'feira-redeliver-'));
   const url = `sqlite:${join(dir, 'feira.db')}`;
   const deadAt = '2026-01-15T12:00:00.000Z';
@@ -78,5 +80,16 @@ describe('feira dispatch --redeliver (real process, SQLite)', () => {
     const missing = await runCli(['dispatch', '--database', url, '--data-dir', dir, '--redeliver', 'no-such-delivery']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('no delivery no-such-delivery');
+  }, 120_000);
+
+  it('issue 22: runs until SIGTERM; one sent as soon as it says it is dispatching stops it cleanly, exit code 0', async () => {
+    const dispatch = runFeira(['dispatch', '--database', url, '--data-dir', dir]);
+    try {
+      await dispatch.waitFor(/Dispatching webhooks from .*Ctrl-C to stop\./);
+      expect(await dispatch.stop('SIGTERM'), `ended by ${dispatch.exitSignal()}; stderr: ${dispatch.stderr()}`).toBe(0);
+      expect(dispatch.stdout()).toContain('Stopping: finishing in-flight deliveries…');
+    } finally {
+      await dispatch.stop('SIGKILL');
+    }
   }, 120_000);
 });
