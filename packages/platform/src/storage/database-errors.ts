@@ -1,14 +1,20 @@
 // What a database error means, told by its code on either dialect (better-sqlite3's
 // SQLITE_* codes, pg's SQLSTATE), so that callers decide without parsing messages.
 
+/** The error's `code` (better-sqlite3's and pg's errors both carry one), or '' when it has none. */
+function codeOf(error: unknown): string {
+  if (typeof error !== 'object' || error === null) return '';
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : '';
+}
+
 /**
  * True when a database error is a unique-constraint violation, on either
  * dialect: better-sqlite3 reports `SQLITE_CONSTRAINT_UNIQUE`, pg reports
  * SQLSTATE 23505. Lets a repository turn a lost race into a 409 instead of a 500.
  */
 export function isUniqueViolation(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const code = (error as { code?: unknown }).code;
+  const code = codeOf(error);
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
 }
 
@@ -18,8 +24,7 @@ export function isUniqueViolation(error: unknown): boolean {
  * row that does not exist, such as a record for an unknown tenant.
  */
 export function isForeignKeyViolation(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const code = (error as { code?: unknown }).code;
+  const code = codeOf(error);
   return code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '23503';
 }
 
@@ -31,8 +36,7 @@ export function isForeignKeyViolation(error: unknown): boolean {
  * without the refused rows may then succeed.
  */
 export function isRowRefusal(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const code = String((error as { code?: unknown }).code ?? '');
+  const code = codeOf(error);
   return (
     /^2[23][0-9A-Z]{3}$/.test(code) ||
     code.startsWith('SQLITE_CONSTRAINT') ||
@@ -47,7 +51,5 @@ export function isRowRefusal(error: unknown): boolean {
  * another connection recovers the WAL): the same statement may succeed later.
  */
 export function isSqliteBusy(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+  return codeOf(error).startsWith('SQLITE_BUSY');
 }
