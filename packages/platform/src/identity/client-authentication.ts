@@ -4,25 +4,45 @@ import { sha256Hex } from '../core/hashing.js';
 import { findNul } from '../http/nul-guard.js';
 import { reserveAttempt, settleAttempt, type ThrottleKey, type ThrottlePolicy } from './attempt-throttle.js';
 import { OAuthError } from './oauth-error.js';
+import { throttleAddress } from './throttle-address.js';
 import type { TokenRequestParams } from './token-request-params.js';
 
 // Compared against when the client_id is unknown, so an unknown id costs the same time as a wrong secret.
 const UNKNOWN_CLIENT = { secretHash: sha256Hex('feira:no-such-client') };
 
 /**
- * Throttle of client authentication at the token endpoint (issue 17 §1): 100
- * attempts in flight or failed per minute, per client_id and per address. A
- * success gives its reservation back, so a busy integration is limited only by
- * its concurrency, never by its rate. No growing back-off: client secrets are
- * 256-bit random values no throttle is needed to protect, and a back-off would
- * let anyone who knows a client_id lock the integration out for minutes.
+ * Throttle of client authentication at the token, revocation and introspection
+ * endpoints (issue 17 §1), reserved before the secret is compared
+ * (identity/attempt-throttle.ts); a success gives its reservations back, so a
+ * busy integration is limited only by its concurrency, never by its rate.
+ *
+ * Every key includes the source address, none is the client_id alone: a
+ * `client_id` is public (it is in every authorization URL), and a budget per
+ * client_id let anyone who knew one lock its owner out by spending it on wrong
+ * secrets from elsewhere. Failures from one address therefore never refuse a
+ * right secret from another:
+ * - per client_id and address: 20 attempts in flight or failed per minute,
+ *   so a guesser (or a misconfigured app) is stopped at the pair first;
+ * - per address, whatever the client_id: 100 per minute, so one address
+ *   cannot spread its guesses over many client_ids.
+ * There is no per-client_id ceiling across addresses: refusing before the
+ * comparison would refuse the owner too, and refusing only after it would
+ * still tell the guesser whether the secret was right, so it would bound
+ * nothing. Total guessing is bounded per address instead (an IPv6 /64 counts
+ * as one, see throttle-address.ts), which against a 256-bit random secret is
+ * ample. No growing back-off either: it would only lengthen what an address
+ * shared with the owner (a NAT) could impose on them.
  */
-export const CLIENT_AUTH_POLICY: ThrottlePolicy = { allowance: 100, windowSeconds: 60 };
+export const CLIENT_PAIR_POLICY: ThrottlePolicy = { allowance: 20, windowSeconds: 60 };
+export const CLIENT_ADDRESS_POLICY: ThrottlePolicy = { allowance: 100, windowSeconds: 60 };
 
-export function clientThrottleKeys(clientId: string, address: string): ThrottleKey[] {
+/** The keys a client authentication reserves, pair first: a pair refused does not use up its address's allowance. */
+export function clientThrottleKeys(clientId: string, ip: string): ThrottleKey[] {
+  const address = throttleAddress(ip);
   return [
-    { key: `client:${clientId}`, policy: CLIENT_AUTH_POLICY },
-    { key: `client-address:${address}`, policy: CLIENT_AUTH_POLICY },
+    // The address comes first and holds no space, so the key reads back unambiguously whatever the client_id holds.
+    { key: `client-pair:${address} ${clientId}`, policy: CLIENT_PAIR_POLICY },
+    { key: `client-address:${address}`, policy: CLIENT_ADDRESS_POLICY },
   ];
 }
 
@@ -82,7 +102,7 @@ export async function authenticateClient(request: FastifyRequest, params: TokenR
   // Refused before anything is stored: a throttle key is never longer than an id Feira issues.
   if (id.length > 256) throw new OAuthError('invalid_client', 'Client authentication failed');
   const { database, clock } = request.server.platform;
-  // issue 17 §1: the attempt is reserved before the secret is compared, per client_id and per address.
+  // issue 17 §1: the attempt is reserved before the secret is compared, per client_id and address, and per address.
   const reservation = await reserveAttempt(database.db, clientThrottleKeys(id, request.ip), clock.now());
   if (!reservation.admitted) {
     throw new OAuthError('temporarily_unavailable', 'Too many client authentication attempts; retry later', {

@@ -1,7 +1,8 @@
+import { Agent, request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseTargets } from '../storage/test-databases.js';
 import { type ListeningPlatform, listenPlatform } from '../testing.js';
-import { CLIENT_AUTH_POLICY } from './client-authentication.js';
+import { CLIENT_ADDRESS_POLICY, CLIENT_PAIR_POLICY } from './client-authentication.js';
 import { LOGIN_ACCOUNT_POLICY, LOGIN_ADDRESS_POLICY } from './login-throttle.js';
 import { formFields, loginUrl, PageClient } from './test-support/page-client.js';
 
@@ -103,7 +104,7 @@ describe.each(testDatabaseTargets())('login and client-authentication throttle o
     expect((await attempt(seller.login, seller.password)).status).toBe(303);
   });
 
-  it('issue-17 §1: parallel wrong client secrets: at most the allowance is compared, the rest get 429 temporarily_unavailable', async () => {
+  it('issue-17 §1: parallel wrong client secrets from one address: at most the allowance is compared, the rest get 429 temporarily_unavailable', async () => {
     const client = await platform.createClient({ redirectUris: [REDIRECT], scopes: ['open:order-order:read'] });
     const guess = (secret: string) =>
       platform.app.inject({
@@ -111,16 +112,16 @@ describe.each(testDatabaseTargets())('login and client-authentication throttle o
         url: '/oauth/token',
         payload: { grant_type: 'refresh_token', refresh_token: 'x', client_id: client.clientId, client_secret: secret },
       });
-    const total = CLIENT_AUTH_POLICY.allowance + 50;
+    const total = CLIENT_PAIR_POLICY.allowance + 50;
     const answers = await Promise.all(Array.from({ length: total }, (_, i) => guess(`wrong-${i}`)));
     const statuses = countBy(answers.map((a) => a.statusCode));
-    expect(statuses.get(401)).toBe(CLIENT_AUTH_POLICY.allowance);
+    expect(statuses.get(401)).toBe(CLIENT_PAIR_POLICY.allowance);
     expect(statuses.get(429)).toBe(50);
     const refused = answers.find((a) => a.statusCode === 429);
     expect(refused?.json()).toEqual({ error: 'temporarily_unavailable', error_description: expect.any(String) });
     expect(Number(refused?.headers['retry-after'])).toBeGreaterThan(0);
     expect((await guess(client.clientSecret)).statusCode).toBe(429);
-    platform.clock.advanceSeconds(CLIENT_AUTH_POLICY.windowSeconds);
+    platform.clock.advanceSeconds(CLIENT_PAIR_POLICY.windowSeconds);
     // Authenticated again: the refresh token itself is what is wrong now.
     const right = await guess(client.clientSecret);
     expect(right.statusCode).toBe(400);
@@ -130,7 +131,7 @@ describe.each(testDatabaseTargets())('login and client-authentication throttle o
   it('issue-17 §1: successful client authentications give their reservations back (a busy integration is not throttled)', async () => {
     const client = await platform.createClient({ redirectUris: [REDIRECT], scopes: ['open:order-order:read'] });
     const sequential = [];
-    for (let i = 0; i < CLIENT_AUTH_POLICY.allowance + 5; i++) {
+    for (let i = 0; i < CLIENT_PAIR_POLICY.allowance + 5; i++) {
       sequential.push(
         (
           await platform.app.inject({
@@ -147,5 +148,123 @@ describe.each(testDatabaseTargets())('login and client-authentication throttle o
       );
     }
     expect(new Set(sequential)).toEqual(new Set([400]));
+  });
+  const agents: Agent[] = [];
+  afterAll(() => Promise.all(agents.map((agent) => agent.close())));
+
+  /**
+   * Token-endpoint calls over a real socket bound to `localAddress` (any of 127.0.0.0/8 reaches the
+   * platform on 127.0.0.1): the platform sees that address as request.ip, as it would a remote client's.
+   */
+  function clientAt(localAddress: string) {
+    const dispatcher = new Agent({ localAddress });
+    agents.push(dispatcher);
+    return async (path: string, form: Record<string, string>) => {
+      const res = await request(`${platform.url}${path}`, {
+        method: 'POST',
+        dispatcher,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form).toString(),
+      });
+      const text = await res.body.text();
+      return { status: res.statusCode, retryAfter: res.headers['retry-after'], body: text ? JSON.parse(text) : null };
+    };
+  }
+
+  it('issue-17 §1 / spec-notes I2: wrong secrets for a client_id from other addresses never refuse its right secret, at the token, revocation and introspection endpoints; each guessing address is throttled', async () => {
+    const client = await platform.createClient({ redirectUris: [REDIRECT], scopes: ['open:order-order:read'] });
+    const owner = clientAt('127.0.0.3');
+    const credentials = { client_id: client.clientId, client_secret: client.clientSecret };
+    const endpoints = [
+      { path: '/oauth/token', form: { grant_type: 'refresh_token', refresh_token: 'x' } },
+      { path: '/oauth/revoke', form: { token: 'x' } },
+      { path: '/oauth/introspect', form: { token: 'x' } },
+    ];
+    // Enough strangers that their failures pass the whole budget a client_id once had (100 a minute).
+    const strangers = Array.from({ length: 6 }, (_, i) => clientAt(`127.0.1.${i + 1}`));
+    const perStranger = CLIENT_PAIR_POLICY.allowance + 5;
+    const guess = (round: number) =>
+      Promise.all(
+        strangers.map(async (stranger) => {
+          const answers = await Promise.all(
+            Array.from({ length: perStranger }, (_, i) => {
+              const { path, form } = endpoints[i % 3] as (typeof endpoints)[number];
+              return stranger(path, { ...form, client_id: client.clientId, client_secret: `wrong-${round}-${i}` });
+            }),
+          );
+          return { stranger, answers };
+        }),
+      );
+
+    for (let round = 0; round < 3; round++) {
+      const guesses = await guess(round);
+      // The owner, elsewhere, is authenticated at every endpoint, in every window the strangers renew …
+      const token = await owner('/oauth/token', { grant_type: 'refresh_token', refresh_token: 'x', ...credentials });
+      expect(token.status).toBe(400);
+      expect(token.body.error).toBe('invalid_grant');
+      expect((await owner('/oauth/revoke', { token: 'x', ...credentials })).status).toBe(200);
+      const introspection = await owner('/oauth/introspect', { token: 'x', ...credentials });
+      expect(introspection.status).toBe(200);
+      expect(introspection.body).toEqual({ active: false });
+      for (const { stranger, answers } of guesses) {
+        // … while each stranger's own address is throttled: only its pair's allowance was compared …
+        expect(countBy(answers.map((a) => a.status))).toEqual(
+          new Map([
+            [401, CLIENT_PAIR_POLICY.allowance],
+            [429, perStranger - CLIENT_PAIR_POLICY.allowance],
+          ]),
+        );
+        const refused = answers.find((a) => a.status === 429);
+        expect(refused?.body).toEqual({ error: 'temporarily_unavailable', error_description: expect.any(String) });
+        expect(Number(refused?.retryAfter)).toBeGreaterThan(0);
+        // … even for the right secret, which a guesser does not have.
+        expect((await stranger('/oauth/introspect', { token: 'x', ...credentials })).status).toBe(429);
+      }
+      platform.clock.advanceSeconds(CLIENT_PAIR_POLICY.windowSeconds);
+    }
+  });
+
+  it('issue-17 §1: one address guessing over many client_ids is limited per address, and only that address', async () => {
+    const pairs = Math.ceil(CLIENT_ADDRESS_POLICY.allowance / CLIENT_PAIR_POLICY.allowance) + 1;
+    const clients = await Promise.all(
+      Array.from({ length: pairs + 1 }, () =>
+        platform.createClient({ redirectUris: [REDIRECT], scopes: ['open:order-order:read'] }),
+      ),
+    );
+    const guesser = clientAt('127.0.0.4');
+    const statuses: number[] = [];
+    for (const client of clients.slice(0, pairs)) {
+      const answers = await Promise.all(
+        Array.from({ length: CLIENT_PAIR_POLICY.allowance }, (_, i) =>
+          guesser('/oauth/token', {
+            grant_type: 'refresh_token',
+            refresh_token: 'x',
+            client_id: client.clientId,
+            client_secret: `wrong-${i}`,
+          }),
+        ),
+      );
+      statuses.push(...answers.map((a) => a.status));
+    }
+    const total = pairs * CLIENT_PAIR_POLICY.allowance;
+    expect(countBy(statuses)).toEqual(
+      new Map([
+        [401, CLIENT_ADDRESS_POLICY.allowance],
+        [429, total - CLIENT_ADDRESS_POLICY.allowance],
+      ]),
+    );
+    // A client_id it never tried is refused from that address too, until the window is over …
+    const untouched = clients[pairs] as (typeof clients)[number];
+    const credentials = {
+      grant_type: 'refresh_token',
+      refresh_token: 'x',
+      client_id: untouched.clientId,
+      client_secret: untouched.clientSecret,
+    };
+    expect((await guesser('/oauth/token', credentials)).status).toBe(429);
+    // … but not from any other address.
+    expect((await clientAt('127.0.0.5')('/oauth/token', credentials)).status).toBe(400);
+    platform.clock.advanceSeconds(CLIENT_ADDRESS_POLICY.windowSeconds);
+    expect((await guesser('/oauth/token', credentials)).status).toBe(400);
   });
 });

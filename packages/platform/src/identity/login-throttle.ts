@@ -1,4 +1,5 @@
 import type { ThrottleKey, ThrottlePolicy } from './attempt-throttle.js';
+import { throttleAddress } from './throttle-address.js';
 
 /**
  * The throttle of `POST /login` (issue 3 "Bad input", issue 17 §1), reserved
@@ -7,7 +8,8 @@ import type { ThrottleKey, ThrottlePolicy } from './attempt-throttle.js';
  *   exist): 5 attempts in flight or failed per minute, and from the third
  *   consecutive failure a back-off that doubles up to 15 minutes;
  * - per client address: 30 attempts in flight or failed per minute, whatever
- *   the login, so one address cannot spray guesses over many accounts.
+ *   the login, so one address cannot spray guesses over many accounts (an
+ *   IPv6 /64 counts as one address, see throttle-address.ts).
  * A successful login gives its reservations back and clears the account's failures.
  */
 export const LOGIN_ACCOUNT_POLICY: ThrottlePolicy = {
@@ -21,6 +23,6 @@ export const LOGIN_ADDRESS_POLICY: ThrottlePolicy = { allowance: 30, windowSecon
 export function loginThrottleKeys(login: string, address: string): ThrottleKey[] {
   return [
     { key: `login:${login}`, policy: LOGIN_ACCOUNT_POLICY },
-    { key: `login-address:${address}`, policy: LOGIN_ADDRESS_POLICY },
+    { key: `login-address:${throttleAddress(address)}`, policy: LOGIN_ADDRESS_POLICY },
   ];
 }
