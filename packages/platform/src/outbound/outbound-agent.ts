@@ -1,12 +1,16 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { readFileSync } from 'node:fs';
 import { isIP, type LookupFunction, type Socket } from 'node:net';
-import { createSecureContext, rootCertificates } from 'node:tls';
+import * as tls from 'node:tls';
 import { Agent, buildConnector } from 'undici';
 import { OutboundAddressRefusedError, type OutboundPolicy, refusalReason } from './address-policy.js';
 
 export interface OutboundAgentOptions {
   policy: OutboundPolicy;
-  /** Extra trusted CA certificates (PEM), e.g. a test CA; the system store is used as well. */
+  /**
+   * Extra trusted CA certificates (PEM): `--outbound-ca`, the sandbox's local CA, a test CA. They are
+   * added to what Node trusts by default (`defaultTrustedCertificates`), never instead of it.
+   */
   ca?: string | string[];
   /** Maximum sockets per origin, so one slow receiver cannot take every connection. */
   connectionsPerOrigin?: number;
@@ -40,7 +44,7 @@ export function createOutboundAgent(options: OutboundAgentOptions): Agent {
     lookup: guardedLookup,
     // One secure context for every connection: passing `ca` per connect would make
     // Node rebuild the whole certificate store each time, a CPU cost that showed under load (BENCHMARKS.md).
-    ...(ca ? { secureContext: createSecureContext({ ca: [...rootCertificates, ...ca] }) } : {}),
+    ...(ca ? { secureContext: tls.createSecureContext({ ca: [...defaultTrustedCertificates(), ...ca] }) } : {}),
   } as buildConnector.BuildOptions);
 
   const connect: buildConnector.connector = (connectOptions, callback) => {
@@ -67,4 +71,33 @@ export function createOutboundAgent(options: OutboundAgentOptions): Agent {
     keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000,
     pipelining: 1,
   });
+}
+
+/** One PEM certificate block, as `NODE_EXTRA_CA_CERTS` files and CA bundles hold them. */
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+/**
+ * What Node trusts when nobody passes `ca`: its bundled roots, the certificates
+ * of `NODE_EXTRA_CA_CERTS` (a company CA, mkcert's root) and, where Node was
+ * asked to (`--use-system-ca`), the operating system's store. Giving
+ * `createSecureContext` a `ca` replaces that default, so a context with extra
+ * CAs must start from this list or it silently stops trusting the user's own.
+ *
+ * Node 22.15 and later say it themselves (`tls.getCACertificates('default')`);
+ * on older versions the bundled roots plus the file Node itself read at start.
+ */
+export function defaultTrustedCertificates(): string[] {
+  const getCACertificates = (tls as { getCACertificates?: (type?: string) => string[] }).getCACertificates;
+  if (typeof getCACertificates === 'function') return getCACertificates('default');
+  return [...tls.rootCertificates, ...extraCertificates(process.env.NODE_EXTRA_CA_CERTS)];
+}
+
+/** The certificates of a `NODE_EXTRA_CA_CERTS` file; none when it is unset or unreadable (Node warns about that at start). */
+function extraCertificates(file: string | undefined): string[] {
+  if (!file) return [];
+  try {
+    return readFileSync(file, 'utf8').match(PEM_CERTIFICATE) ?? [];
+  } catch {
+    return [];
+  }
 }
