@@ -135,7 +135,17 @@ export async function callSellerQuote(
   let answeredAt: number | null = null;
   const elapsed = () => Math.round(((answeredAt ?? performance.now()) - started) * 10) / 10;
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(DEADLINE_PASSED), timeoutMs);
+  // undici applies an abort only once the request has a connection: a seller that accepts TCP and never
+  // finishes the TLS handshake would hold the storefront until undici's connect timeout. So the deadline
+  // also settles the call by itself, whatever stage the request is in (spec-notes Q3: connect included).
+  let deadlinePassed: (reason: Error) => void = () => {};
+  const deadline = new Promise<never>((_, reject) => {
+    deadlinePassed = reject;
+  });
+  const timer = setTimeout(() => {
+    controller.abort(DEADLINE_PASSED);
+    deadlinePassed(DEADLINE_PASSED);
+  }, timeoutMs);
   let httpStatus: number | null = null;
   const result = (outcome: QuoteOutcome, detail: string | null, extra: Partial<QuoteCallResult> = {}): QuoteCallResult => ({
     outcome,
@@ -146,7 +156,7 @@ export async function callSellerQuote(
   });
 
   try {
-    const answer = await dispatcher.request({
+    const sent = dispatcher.request({
       origin: target.origin,
       path: target.path,
       method: 'POST',
@@ -158,6 +168,9 @@ export async function callSellerQuote(
       headersTimeout: timeoutMs * 2,
       bodyTimeout: timeoutMs * 2,
     });
+    // Once the deadline won, the request still settles later (aborted at connect, or refused): nobody waits for it.
+    sent.catch(() => {});
+    const answer = await Promise.race([sent, deadline]);
     httpStatus = answer.statusCode;
     if (answer.statusCode !== 200 && answer.statusCode !== 400) {
       await answer.body.dump({ limit: 64 * 1024 }).catch(() => {});

@@ -1,5 +1,7 @@
+import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { stalledHandshakePeer } from '../../test/outbound/stalling-peers.js';
 import {
   closedPort,
   type LoopbackReceiver,
@@ -337,6 +339,26 @@ describe.each(testDatabaseTargets())('webhook retries on $dialect', (target) => 
     const delivery = await onlyDelivery(seller);
     expect(delivery).toMatchObject({ state: 'pending', attempts: 1, last_status_code: null });
     expect(delivery.last_error).toMatch(/^timeout/);
+  });
+
+  it('W4 (10 s for the whole exchange, connect included): a receiver stuck in its TLS handshake is a failed attempt at the delivery timeout', async () => {
+    const peer = await stalledHandshakePeer();
+    try {
+      const seller = await sellerWithToken(platform);
+      await signup(platform, seller, 'v1', `${peer.origin}/hook`);
+      await recordChange(platform, { tenantId: seller.tenantId });
+      const started = performance.now();
+      await dispatcherOf(platform, { requestTimeoutMs: 300 }).drain();
+      const drainMs = performance.now() - started;
+      expect(peer.connections()).toBe(1);
+      const delivery = await onlyDelivery(seller);
+      expect(delivery).toMatchObject({ state: 'pending', attempts: 1, last_status_code: null });
+      expect(delivery.last_error).toMatch(/^timeout/);
+      // Ended by the delivery's own timeout, not by the connect timeout of the HTTP client (10 s).
+      expect(drainMs).toBeLessThan(3_000);
+    } finally {
+      await peer.close();
+    }
   });
 
   it('W4: connection refused is a failed attempt, retried on schedule', async () => {

@@ -1,13 +1,15 @@
 // The product-page quote against real seller endpoints on 127.0.0.1 (spec
 // "Seller-implemented shipping-quote endpoint", "Errors / Shipping quote";
 // spec-notes Q2–Q5, Q7).
-import { checkQuoteRequest } from '@feira/contract';
+import { performance } from 'node:perf_hooks';
+import { checkQuoteRequest, QUOTE_TIMEOUT_MS } from '@feira/contract';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createOutboundAgent } from '../../src/outbound/outbound-agent.js';
 import { callSellerQuote } from '../../src/shipping/quote-caller.js';
 import { buildQuoteRequest } from '../../src/shipping/quote-request-builder.js';
 import { quoteTargetOf } from '../../src/shipping/quote-url.js';
 import { createTestPlatform, type TestPlatform, testDatabaseTargets, testTls } from '../../src/testing.js';
+import { type StallingPeer, stalledHandshakePeer, tricklingHeadersPeer } from '../outbound/stalling-peers.js';
 import { answerWith, option, quoteLog, storefrontQuote, storeSellingVia } from './shipping-kit.js';
 import { closedPort, type SellerBehaviour, startTestSeller, type TestSeller } from './test-seller.js';
 
@@ -398,6 +400,61 @@ describe.each(testDatabaseTargets())('storefront quote on $dialect', (target) =>
     expect(entry?.latency_ms).toBeLessThan(1400);
     await seller.until(() => seller.abandoned === 1);
     expect(seller.requests).toHaveLength(1);
+  });
+
+  /** The storefront's answer and its wall time, for a store whose seller endpoint is `peer`. */
+  async function quoteAgainst(peer: StallingPeer) {
+    const tenantId = await storeSellingVia(platform, `${peer.origin}/quote`);
+    const started = performance.now();
+    const res = await storefrontQuote(platform, tenantId);
+    return { tenantId, res, wallMs: performance.now() - started };
+  }
+
+  it('spec-notes Q3 (connect included): a seller that accepts TCP and never answers the TLS handshake is a timeout within the deadline + 50 ms, logged', async () => {
+    const peer = await stalledHandshakePeer();
+    try {
+      const { tenantId, res, wallMs } = await quoteAgainst(peer);
+      expect(res.json()).toMatchObject({ available: false, reason: { code: 'timeout' } });
+      expect(peer.connections()).toBe(1);
+      expect(wallMs).toBeLessThanOrEqual(QUOTE_TIMEOUT_MS + 50);
+      const [entry] = await quoteLog(platform, tenantId);
+      expect(entry).toMatchObject({ outcome: 'timeout', http_status: null });
+      expect(entry?.latency_ms).toBeLessThanOrEqual(QUOTE_TIMEOUT_MS + 50);
+    } finally {
+      await peer.close();
+    }
+  });
+
+  it('spec-notes Q3 (connect included): 40 storefront quotes in parallel against a stalled handshake all end at the deadline', async () => {
+    const peer = await stalledHandshakePeer();
+    try {
+      const tenantId = await storeSellingVia(platform, `${peer.origin}/quote`);
+      const started = performance.now();
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, async () => {
+          const res = await storefrontQuote(platform, tenantId);
+          return { code: res.json().reason?.code, wallMs: performance.now() - started };
+        }),
+      );
+      expect(new Set(answers.map((a) => a.code))).toEqual(new Set(['timeout']));
+      // All 40 started together: the slowest may wait on the others' work, never on a connect timeout.
+      expect(Math.max(...answers.map((a) => a.wallMs))).toBeLessThan(QUOTE_TIMEOUT_MS + 500);
+    } finally {
+      await peer.close();
+    }
+  });
+
+  it('spec-notes Q3: a seller that trickles its headers a byte at a time is a timeout within the deadline + 50 ms, logged', async () => {
+    const peer = await tricklingHeadersPeer();
+    try {
+      const { tenantId, res, wallMs } = await quoteAgainst(peer);
+      expect(res.json()).toMatchObject({ available: false, reason: { code: 'timeout' } });
+      expect(wallMs).toBeLessThanOrEqual(QUOTE_TIMEOUT_MS + 50);
+      const [entry] = await quoteLog(platform, tenantId);
+      expect(entry?.outcome).toBe('timeout');
+    } finally {
+      await peer.close();
+    }
   });
 
   it('spec-notes Q7: the quote log is listed in the admin API with the list conventions, and counted in /metrics', async () => {
