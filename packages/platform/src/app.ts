@@ -9,12 +9,12 @@ import { adminRoutes } from './admin/admin-routes.js';
 import { consoleRoutes } from './console/console-routes.js';
 import { type Clock, systemClock } from './core/clock.js';
 import type { PlatformConfig } from './core/config.js';
-import { constantTimeEqual } from './core/hashing.js';
 import type { PlatformContext } from './core/platform-context.js';
 import { PlatformError } from './core/platform-error.js';
 import { cryptoRandom, type Random } from './core/random.js';
 import { SecretBox } from './core/secret-box.js';
 import { demoCallback } from './demo/demo-callback.js';
+import { bearerTokenMatches } from './http/bearer-token.js';
 import { clientErrorHandler } from './http/client-error.js';
 import { installErrorHandlers, platformErrorHandler } from './http/error-handler.js';
 import { createReadiness, healthRoutes } from './http/health-routes.js';
@@ -55,12 +55,6 @@ export interface AppDeps {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/** `Authorization: Bearer <expected>` (scheme case-insensitive, RFC 9110 §11.1), compared in constant time. */
-function bearerTokenMatches(header: string | undefined, expected: string): boolean {
-  const match = /^bearer +(\S+)\s*$/i.exec(header ?? '');
-  return match?.[1] !== undefined && constantTimeEqual(match[1], expected);
-}
 
 /** The services every capability shares (core/platform-context.ts); the identity and shipping ones are built by their capability. */
 export function createPlatformContext(deps: AppDeps): PlatformContext {

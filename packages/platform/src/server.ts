@@ -131,7 +131,8 @@ function makeLogger(logger: StartPlatformOptions['logger'], to: DestinationStrea
  * port-0 start knows its real URL; until the app is ready it answers 503.
  */
 export async function startPlatform(options: StartPlatformOptions): Promise<RunningPlatform> {
-  const database: Database = await openDatabase(options.databaseUrl);
+  const logger = makeLogger(options.logger, options.logDestination);
+  const database: Database = await openDatabase(options.databaseUrl, logger ? { log: logger } : {});
   let server: Server | undefined;
   let app: FastifyInstance | undefined;
   let workers: BackgroundWorkers | undefined;
@@ -174,7 +175,6 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
     });
     const { publicUrl, authUrl } = config;
-    const logger = makeLogger(options.logger, options.logDestination);
     app = await buildApp({
       config,
       database,
@@ -209,7 +209,11 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
 
     const fastify = app;
     handler = (req, res) => fastify.routing(req, res);
-    workers = await startBackgroundWorkers(platform, { dispatcher: options.dispatcher ?? true, readiness: app.readiness });
+    workers = await startBackgroundWorkers(platform, {
+      dispatcher: options.dispatcher ?? true,
+      readiness: app.readiness,
+      ...(logger ? { databaseLog: logger } : {}),
+    });
 
     let closePromise: Promise<void> | undefined;
     return {

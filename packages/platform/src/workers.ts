@@ -1,6 +1,7 @@
 import type { PlatformContext } from './core/platform-context.js';
 import type { Readiness } from './http/health-routes.js';
 import { withOwnPool } from './storage/database.js';
+import type { DatabaseLog } from './storage/lost-connection.js';
 import { dispatcherWorkerName, WebhookDispatcher, type WebhookDispatcherOptions } from './webhooks/webhook-dispatcher.js';
 
 export interface BackgroundWorkers {
@@ -15,6 +16,8 @@ export interface BackgroundWorkerOptions {
   /** Tuning of the dispatcher (concurrency, lease, timeouts); defaults follow spec-notes W4. */
   dispatcherOptions?: WebhookDispatcherOptions;
   log?: { error(obj: object, message: string): void };
+  /** Where the dispatcher's own pool reports a lost PostgreSQL connection. */
+  databaseLog?: DatabaseLog;
   /** Where the loops report their heartbeat for `/health/ready` (the app's `readiness`). */
   readiness?: Readiness;
 }
@@ -41,6 +44,7 @@ export async function startBackgroundWorkers(
   const database = withOwnPool(platform.database, {
     poolSize: DISPATCHER_POOL_SIZE,
     applicationName: `feira-dispatcher ${worker}`.slice(0, 63),
+    ...(options.databaseLog ? { log: options.databaseLog } : {}),
   });
   const dispatcher = new WebhookDispatcher(
     { ...platform, database, ...(options.log ? { log: options.log } : {}) },

@@ -1,6 +1,7 @@
 import { ERROR_SLUGS, type ErrorDetail, type ErrorSlug, type PlatformErrorBody } from '@feira/contract';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PlatformError } from '../core/platform-error.js';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../storage/database-errors.js';
 
 const LOCATIONS: Record<string, ErrorDetail['location']> = {
   body: 'body',
@@ -135,6 +136,16 @@ export function platformErrorHandler(
     // The slug of this status when the contract has one (e.g. 405, 408), else the generic 400 slug.
     const slug = (Object.keys(ERROR_SLUGS) as ErrorSlug[]).find((s) => ERROR_SLUGS[s].status === status) ?? 'BAD_REQUEST';
     return reply.code(status).send(body(request, ERROR_SLUGS[slug].message, slug));
+  }
+  if (isDatabaseUnavailable(error)) {
+    // The database is down, restarting or cut off: the request may succeed once it is back, so say when to retry.
+    // Code and message only: the request's own values have no place in this line.
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    request.log.warn({ err: { code, message: String(message) } }, 'database unavailable');
+    return reply
+      .code(503)
+      .header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS))
+      .send(body(request, 'The database is unavailable; retry later', 'SERVICE_UNAVAILABLE'));
   }
   request.log.error({ err: error }, 'unhandled error');
   return reply.code(500).send(body(request, 'Internal server error', 'INTERNAL_ERROR'));

@@ -1,7 +1,16 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTestPlatform, pollUntil, type TestPlatform, testDatabaseTargets } from '../testing.js';
+import {
+  createTestPlatform,
+  pollUntil,
+  TEST_ADMIN_TOKEN,
+  type TestPlatform,
+  testConfig,
+  testDatabaseTargets,
+} from '../testing.js';
 import { startBackgroundWorkers } from '../workers.js';
+
+const asOperator = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
 
 describe.each(testDatabaseTargets())('health for orchestrators on $dialect', (target) => {
   let platform: TestPlatform | undefined;
@@ -24,7 +33,7 @@ describe.each(testDatabaseTargets())('health for orchestrators on $dialect', (ta
     platform = await createTestPlatform(target);
     // As if an older version had migrated the database and this one started without migrating.
     await sql`delete from kysely_migration where name = '0005-shipping'`.execute(platform.database.db);
-    const ready = await platform.app.inject({ method: 'GET', url: '/health/ready' });
+    const ready = await platform.app.inject({ method: 'GET', url: '/health/ready', headers: asOperator });
     expect(ready.statusCode).toBe(503);
     expect(ready.headers['retry-after']).toBe('5');
     expect(ready.json()).toMatchObject({
@@ -46,7 +55,7 @@ describe.each(testDatabaseTargets())('health for orchestrators on $dialect', (ta
     });
     try {
       const ready = async () => {
-        const res = await test.app.inject({ method: 'GET', url: '/health/ready' });
+        const res = await test.app.inject({ method: 'GET', url: '/health/ready', headers: asOperator });
         return { status: res.statusCode, dispatcher: res.json().checks.dispatcher as string };
       };
       expect(await ready()).toEqual({ status: 200, dispatcher: 'ok' });
@@ -63,8 +72,32 @@ describe.each(testDatabaseTargets())('health for orchestrators on $dialect', (ta
     } finally {
       await workers.stop();
     }
-    const stopped = await test.app.inject({ method: 'GET', url: '/health/ready' });
+    const stopped = await test.app.inject({ method: 'GET', url: '/health/ready', headers: asOperator });
     expect(stopped.statusCode).toBe(503);
     expect(stopped.json().checks.dispatcher).toBe('dispatcher not running');
+  });
+
+  it('/health/ready tells why a check failed only to a caller with the admin or metrics token; anyone else reads "unavailable"', async () => {
+    platform = await createTestPlatform(target, { config: testConfig({ metricsToken: 'test-metrics-token-0123456789' }) });
+    const test = platform;
+    await sql`delete from kysely_migration where name = '0005-shipping'`.execute(test.database.db);
+    const checksAs = async (authorization?: string) => {
+      const res = await test.app.inject({
+        method: 'GET',
+        url: '/health/ready',
+        ...(authorization ? { headers: { authorization } } : {}),
+      });
+      expect(res.statusCode).toBe(503);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.json()).toMatchObject({ slug: 'SERVICE_UNAVAILABLE', details: [], request_id: expect.any(String) });
+      return res.json().checks;
+    };
+    const redacted = { database: 'ok', migrations: 'unavailable' };
+    expect(await checksAs()).toEqual(redacted);
+    expect(await checksAs('Bearer not-the-admin-token')).toEqual(redacted);
+    expect(await checksAs(`Basic ${TEST_ADMIN_TOKEN}`)).toEqual(redacted);
+    const detailed = { database: 'ok', migrations: 'pending: 0005-shipping' };
+    expect(await checksAs(`Bearer ${TEST_ADMIN_TOKEN}`)).toEqual(detailed);
+    expect(await checksAs('bearer test-metrics-token-0123456789')).toEqual(detailed);
   });
 });

@@ -1,6 +1,7 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database } from '../storage/database.js';
 import { pendingMigrations } from '../storage/migrate.js';
+import { bearerTokenMatches } from './bearer-token.js';
 import { documentedObject } from './openapi-document.js';
 
 /** A readiness check: resolves to `null` when fine, or to the reason this process should get no traffic. */
@@ -62,6 +63,21 @@ export function createReadiness(database: Database): ReadinessChecks {
   };
 }
 
+/** What an anonymous caller reads for a failed check: its name says what failed, its reason stays in. */
+const REDACTED_REASON = 'unavailable';
+
+/**
+ * Whether the caller may read why a check failed: a reason can name the
+ * database's host and port (`connect ECONNREFUSED 10.0.0.5:5432`), a schema
+ * or a migration, which are for operators: the admin token, or the metrics
+ * token that a monitoring system already holds (both compared in constant time).
+ */
+function mayReadReasons(request: FastifyRequest): boolean {
+  const { adminToken, metricsToken } = request.server.platform.config;
+  const header = request.headers.authorization;
+  return bearerTokenMatches(header, adminToken) || (metricsToken !== undefined && bearerTokenMatches(header, metricsToken));
+}
+
 /**
  * `/health/live` (the process answers: restart it if not) and `/health/ready`
  * (send it traffic: the database answers, its schema is at this build's newest
@@ -81,7 +97,12 @@ export async function healthRoutes(
         operationId: 'getHealth',
         tags: ['platform'],
         summary: 'Liveness: 200 once the database is migrated and reachable',
-        response: { 200: documentedObject('`{"status": "ok"}`') },
+        response: {
+          200: documentedObject('`{"status": "ok"}`'),
+          503: documentedObject(
+            'The platform error shape (`SERVICE_UNAVAILABLE`, with Retry-After) while the database is unreachable',
+          ),
+        },
       },
     },
     async () => {
@@ -108,7 +129,9 @@ export async function healthRoutes(
         operationId: 'getReadiness',
         response: {
           200: documentedObject('`{"status": "ready", "checks": {…}}`'),
-          503: documentedObject('The platform error shape with `checks` naming what is not ready'),
+          503: documentedObject(
+            'The platform error shape with `checks` naming what is not ready (`unavailable`; the reason itself only with the admin or metrics token as a bearer token)',
+          ),
         },
         tags: ['platform'],
         summary: 'Readiness: database reachable, migrations at head, dispatcher heartbeat fresh (503 naming what is not)',
@@ -116,7 +139,10 @@ export async function healthRoutes(
     },
     async (request, reply) => {
       const outcomes = await readiness.run();
-      const report = Object.fromEntries(Object.entries(outcomes).map(([name, o]) => [name, o ?? 'ok']));
+      const reasons = mayReadReasons(request);
+      const report = Object.fromEntries(
+        Object.entries(outcomes).map(([name, o]) => [name, o === null ? 'ok' : reasons ? o : REDACTED_REASON]),
+      );
       if (Object.values(outcomes).every((o) => o === null)) return { status: 'ready', checks: report };
       reply.code(503).header('retry-after', '5');
       return {

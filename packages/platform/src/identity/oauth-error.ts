@@ -1,5 +1,6 @@
 import type { OAuthErrorBody, OAuthErrorCode } from '@feira/contract';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../storage/database-errors.js';
 
 /**
  * The one error class of the token endpoint (RFC 6749 §5.2, spec-notes I7).
@@ -8,16 +9,22 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
  */
 export class OAuthError extends Error {
   readonly code: OAuthErrorCode;
-  /** Set on `temporarily_unavailable` from a throttle: answered 429 with this Retry-After (issue 17 §1). */
+  /**
+   * Set on `temporarily_unavailable`: answered with this Retry-After, as 429 from a throttle (issue 17 §1)
+   * or 503 when `unavailable` (the database is unreachable).
+   */
   readonly retryAfterSeconds: number | undefined;
-  constructor(code: OAuthErrorCode, description: string, options: { retryAfterSeconds?: number } = {}) {
+  readonly #unavailable: boolean;
+  constructor(code: OAuthErrorCode, description: string, options: { retryAfterSeconds?: number; unavailable?: boolean } = {}) {
     super(description);
     this.name = 'OAuthError';
     this.code = code;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.#unavailable = options.unavailable ?? false;
   }
 
   get statusCode(): number {
+    if (this.#unavailable) return 503;
     if (this.retryAfterSeconds !== undefined) return 429;
     // RFC 6749 §5.2: invalid_client is 401 when the client tried to authenticate; the rest are 400.
     return this.code === 'invalid_client' ? 401 : this.code === 'server_error' ? 500 : 400;
@@ -57,6 +64,16 @@ function fromFastifyError(error: FastifyError): OAuthError | null {
  */
 export function oauthErrorHandler(error: FastifyError | OAuthError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   let oauthError = error instanceof OAuthError ? error : fromFastifyError(error as FastifyError);
+  if (!oauthError && isDatabaseUnavailable(error)) {
+    // RFC 6749 §5.2 has no such code for the token endpoint, but §4.1.2.1's temporarily_unavailable is the
+    // word OAuth clients know for "retry later"; 503 + Retry-After says the same in HTTP.
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    request.log.warn({ err: { code, message: String(message) } }, 'database unavailable');
+    oauthError = new OAuthError('temporarily_unavailable', 'The server is temporarily unavailable; retry later', {
+      retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
+      unavailable: true,
+    });
+  }
   if (!oauthError) {
     request.log.error({ err: error }, 'token endpoint failed');
     oauthError = new OAuthError('server_error', 'The server could not complete the request');

@@ -53,3 +53,63 @@ export function isRowRefusal(error: unknown): boolean {
 export function isSqliteBusy(error: unknown): boolean {
   return codeOf(error).startsWith('SQLITE_BUSY');
 }
+
+/**
+ * Socket errors (Node's codes) by which a connection to the server failed or
+ * broke: nobody listens (stopped), the connection was cut (a killed backend,
+ * a restart), or the host cannot be reached.
+ */
+const UNREACHABLE_SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/**
+ * SQLSTATEs by which the server says it cannot serve now: class 08 (connection
+ * exception), 57P01 admin_shutdown (`pg_ctl stop -m fast`, pg_terminate_backend),
+ * 57P02 crash_shutdown (another backend crashed, every session is cut),
+ * 57P03 cannot_connect_now (starting up, shutting down, in recovery), 53300
+ * too_many_connections.
+ */
+const UNAVAILABLE_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123]|53300)$/;
+
+/**
+ * pg's own errors for a lost or missing connection carry no code, only these
+ * fixed messages: the socket closed under a query, a connect that took longer
+ * than `connectionTimeoutMillis` (pg-pool's queue or pg's own), and a query on a
+ * client whose connection had already failed.
+ */
+const PG_CONNECTION_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect$|Client has encountered a connection error and is not queryable$|Client was closed and is not queryable$)/;
+
+/**
+ * True when a database error means the server cannot be reached or cannot
+ * serve now (stopped, restarting, in crash recovery, the connection cut), as
+ * opposed to refusing this statement: the same request may succeed once the
+ * server is back, so the API answers 503 with Retry-After instead of 500.
+ * Looks through `cause` and an AggregateError's `errors` (Node reports a
+ * refused connect to every address of a name as one AggregateError).
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  return unavailableIn(error, 0);
+}
+
+function unavailableIn(error: unknown, depth: number): boolean {
+  if (typeof error !== 'object' || error === null || depth > 4) return false;
+  const code = codeOf(error);
+  if (UNREACHABLE_SOCKET_CODES.has(code) || UNAVAILABLE_SQLSTATE.test(code)) return true;
+  if (code === '' && error instanceof Error && PG_CONNECTION_MESSAGES.test(error.message)) return true;
+  const { cause, errors } = error as { cause?: unknown; errors?: unknown };
+  if (unavailableIn(cause, depth + 1)) return true;
+  return Array.isArray(errors) && errors.some((inner) => unavailableIn(inner, depth + 1));
+}
+
+/** The Retry-After (seconds) of a request refused because the database is unreachable: about one reconnect attempt away. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;

@@ -4,6 +4,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { isSqliteBusy } from './database-errors.js';
+import { type DatabaseLog, lostConnectionFields } from './lost-connection.js';
 import { localOutboxSignal, type OutboxSignal, postgresOutboxSignal } from './outbox-signal.js';
 import type { Schema } from './schema.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
@@ -35,6 +36,8 @@ export interface OpenDatabaseOptions {
   searchPath?: string;
   /** SQLite on a file: how often the checkpointer thread runs, and the WAL size that asks for a quiet window (tests). */
   walCheckpoint?: { intervalMs?: number; quietAtPages?: number };
+  /** PostgreSQL: where a lost connection is reported (a pino logger fits); nothing is reported without one. */
+  log?: DatabaseLog;
 }
 
 export function dialectOf(url: string): DialectName {
@@ -121,13 +124,22 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
       },
     };
   }
-  const pool = newPgPool({
-    connectionString: url,
-    max: options.poolSize ?? DEFAULT_POOL_SIZE,
-    ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
-  });
+  const pool = newPgPool(
+    {
+      connectionString: url,
+      max: options.poolSize ?? DEFAULT_POOL_SIZE,
+      application_name: 'feira',
+      connectionTimeoutMillis: connectTimeoutMsOf(url),
+      ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
+    },
+    options.log,
+  );
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
-  const outboxSignal = postgresOutboxSignal(pool.options, (text, values) => pool.query(text, values));
+  const outboxSignal = postgresOutboxSignal(
+    { ...pool.options, application_name: 'feira-listen' },
+    (text, values) => pool.query(text, values),
+    options.log,
+  );
   return {
     db,
     dialect,
@@ -144,8 +156,32 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
 /** Connections of a process's main PostgreSQL pool (API requests). */
 const DEFAULT_POOL_SIZE = 10;
 
-function newPgPool(config: pg.PoolConfig): pg.Pool {
+/**
+ * How long a request waits for a connection (pg-pool's queue, then the connect
+ * itself) before it fails, and the API answers 503: a healthy server connects
+ * in milliseconds and the queue of a busy pool moves in well under a second,
+ * while during an outage a connect to a host that does not answer (no refusal,
+ * no reset) would otherwise wait for the kernel's TCP timeout, minutes, and
+ * every request with it. Five seconds sits below the usual 10–30 s timeouts of
+ * clients and load balancers, so they see our 503 rather than their own
+ * timeout. libpq's `connect_timeout` (seconds) in the URL overrides it.
+ */
+const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+
+/** `?connect_timeout=<seconds>` of the URL (libpq's parameter), in ms, else the default. */
+function connectTimeoutMsOf(url: string): number {
+  const seconds = Number(new URL(url).searchParams.get('connect_timeout') ?? Number.NaN);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : DEFAULT_CONNECT_TIMEOUT_MS;
+}
+
+function newPgPool(config: pg.PoolConfig, log: DatabaseLog | undefined): pg.Pool {
   const pool = new pg.Pool({
+    // A connection whose peer vanished without a reset (host down, network cut) is found dead by TCP
+    // keepalive instead of never. No client-side query_timeout: pg would leave the statement running on a
+    // connection Kysely then hands back to the pool; nor a statement_timeout, as a freight COPY import or
+    // `feira seed` legitimately runs for minutes (an operator can set one per role: docs/deploy.md).
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     ...config,
     types: {
       // int8 (counts, cents, sequence numbers) as JS numbers: every value we store fits in 2^53.
@@ -153,7 +189,16 @@ function newPgPool(config: pg.PoolConfig): pg.Pool {
         oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
     },
   });
-  // A broken idle connection must not crash the process; the next query reconnects.
+  // A connection whose socket dies emits 'error'; pg-pool listens only while the connection is idle, so
+  // one checked out (a request's query, a transaction, the freight COPY) would crash the process with an
+  // unhandled 'error' event. Every connection gets a listener of its own for its whole life: the query
+  // running on it fails on its own (and the API answers 503), the pool drops the connection when it comes
+  // back, and the next query connects anew.
+  const name = config.application_name ?? 'feira';
+  pool.on('connect', (client) => {
+    client.on('error', (error) => log?.warn(lostConnectionFields(client, name, error), 'PostgreSQL connection lost'));
+  });
+  // pg-pool's own report of the same loss on an idle connection: logged above already.
   pool.on('error', () => {});
   return pool;
 }
@@ -164,15 +209,23 @@ function newPgPool(config: pg.PoolConfig): pg.Pool {
  * requests for a connection. Its `close()` closes only that pool. SQLite has
  * one connection: the same database, whose `close()` here does nothing.
  */
-export function withOwnPool(database: Database, options: { poolSize: number; applicationName: string }): Database {
+export function withOwnPool(
+  database: Database,
+  options: { poolSize: number; applicationName: string; log?: DatabaseLog },
+): Database {
   if (database.dialect !== 'postgres' || !database.pgPool) return { ...database, close: async () => {} };
   const { connectionString, options: serverOptions } = database.pgPool.options;
-  const pool = newPgPool({
-    connectionString,
-    max: options.poolSize,
-    application_name: options.applicationName,
-    ...(serverOptions ? { options: serverOptions } : {}),
-  });
+  const { connectionTimeoutMillis } = database.pgPool.options;
+  const pool = newPgPool(
+    {
+      connectionString,
+      max: options.poolSize,
+      application_name: options.applicationName,
+      ...(connectionTimeoutMillis ? { connectionTimeoutMillis } : {}),
+      ...(serverOptions ? { options: serverOptions } : {}),
+    },
+    options.log,
+  );
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
   return { ...database, db, pgPool: pool, close: () => db.destroy() };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { ASYNC_COMMIT_SQL } from './async-commit.js';
+import { type DatabaseLog, lostConnectionFields } from './lost-connection.js';
 
 /**
  * "The outbox has new events": lets the webhook dispatcher start a pass the
@@ -113,6 +114,7 @@ class PostgresOutboxSignal implements OutboxSignal {
   readonly #listeners = new Listeners();
   readonly #config: pg.ClientConfig;
   readonly #query: NotifyQuery;
+  readonly #log: DatabaseLog | undefined;
   /** Names this process's notifications, so that its own LISTEN connection can ignore them. */
   readonly #sender = randomUUID();
   #client: pg.Client | null = null;
@@ -124,9 +126,10 @@ class PostgresOutboxSignal implements OutboxSignal {
   #sending = false;
   #again = false;
 
-  constructor(config: pg.ClientConfig, query: NotifyQuery) {
+  constructor(config: pg.ClientConfig, query: NotifyQuery, log: DatabaseLog | undefined) {
     this.#config = config;
     this.#query = query;
+    this.#log = log;
   }
 
   notify(): void {
@@ -178,15 +181,19 @@ class PostgresOutboxSignal implements OutboxSignal {
     if (this.#closed || this.#listeners.size === 0) return;
     const client = new pg.Client(this.#config);
     this.#client = client;
-    const lost = () => {
+    const lost = (error?: unknown) => {
       if (this.#client !== client) return;
+      // Said once per lost connection that had listened, not at every failed reconnect of an outage.
+      if (this.#pid !== null && error !== undefined) {
+        this.#log?.warn(lostConnectionFields(client, 'feira-listen', error), 'PostgreSQL connection lost');
+      }
       this.#client = null;
       this.#pid = null;
       client.end().catch(() => {});
       this.#scheduleReconnect();
     };
     client.on('error', lost);
-    client.on('end', lost);
+    client.on('end', () => lost());
     try {
       await client.connect();
       const [session] = (
@@ -239,6 +246,6 @@ export function localOutboxSignal(): OutboxSignal {
  * PostgreSQL's signal: LISTEN on a connection made with `config` (the pool's
  * settings, search_path included); NOTIFY through `query` (the pool's).
  */
-export function postgresOutboxSignal(config: pg.ClientConfig, query: NotifyQuery): OutboxSignal {
-  return new PostgresOutboxSignal(config, query);
+export function postgresOutboxSignal(config: pg.ClientConfig, query: NotifyQuery, log?: DatabaseLog): OutboxSignal {
+  return new PostgresOutboxSignal(config, query, log);
 }
