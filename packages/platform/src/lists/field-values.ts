@@ -15,7 +15,33 @@ const INTEGER = /^-?\d{1,15}$/;
 const NUMBER = /^-?\d{1,15}(\.\d{1,6})?$/;
 const MONEY = /^-?(\d{1,13})(?:\.(\d{1,2}))?$/;
 // ISO 8601: a date, or a date-time with an explicit zone (Z or ±hh:mm): a zone-less time would be ambiguous.
-const DATETIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
+const DATETIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2})))?$/;
+
+/**
+ * The instant a date or date-time matched by DATETIME names, or null when it names none.
+ * Strict: every part must be in range as written (month 1–12, a day that
+ * month has in that year, hour 0–23, minute and second 0–59, a zone within
+ * ±23:59). `Date` alone is lenient: it reads 2026-02-30 as March 2nd, and a
+ * filter bound silently moved is wrong data, not an error the client sees.
+ */
+function instantOf(raw: string, match: RegExpExecArray): Date | null {
+  const [year, month, day, hour = 0, minute = 0, second = 0, zoneHours = 0, zoneMinutes = 0] = match
+    .slice(1)
+    .map((part) => (part === undefined ? undefined : Number(part))) as number[];
+  if (year === undefined || month === undefined || day === undefined) return null;
+  if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+  if (hour > 23 || minute > 59 || second > 59 || zoneHours > 23 || zoneMinutes > 59) return null;
+  const date = new Date(match[4] === undefined ? `${raw}T00:00:00Z` : raw);
+  // An offset can carry a valid local time across year 1 or 9999; the column holds four-digit years only.
+  if (Number.isNaN(date.getTime()) || date.getUTCFullYear() < 1 || date.getUTCFullYear() > 9999) return null;
+  return date;
+}
+
+/** Days in a month of the proleptic Gregorian calendar (what ISO 8601 and `Date` use). */
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
 
 export function parseFieldValue(field: ListField, raw: string): ParsedValue {
   if (raw.length > MAX_FILTER_VALUE_LENGTH) {
@@ -51,20 +77,8 @@ export function parseFieldValue(field: ListField, raw: string): ParsedValue {
     case 'datetime': {
       const match = DATETIME.exec(raw);
       if (!match) return { ok: false, message: 'must be an ISO 8601 date or date-time with a time zone' };
-      const [, , month, day, hour, minute, second] = match;
-      if (
-        Number(month) > 12 ||
-        Number(day) > 31 ||
-        Number(hour ?? 0) > 23 ||
-        Number(minute ?? 0) > 59 ||
-        Number(second ?? 0) > 59
-      ) {
-        return { ok: false, message: 'is not a valid date-time' };
-      }
-      const date = new Date(match[4] ? raw : `${raw}T00:00:00Z`);
-      if (Number.isNaN(date.getTime()) || date.getUTCFullYear() < 1 || date.getUTCFullYear() > 9999) {
-        return { ok: false, message: 'is not a valid date-time' };
-      }
+      const date = instantOf(raw, match);
+      if (!date) return { ok: false, message: 'is not a valid date-time (a day, hour or zone out of range)' };
       const iso = date.toISOString();
       return { ok: true, sql: iso, echo: iso };
     }

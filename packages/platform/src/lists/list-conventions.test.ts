@@ -257,6 +257,62 @@ describe.each(testDatabaseTargets())('list conventions on $dialect', (target) =>
     });
   });
 
+  describe('date-time filters are read strictly (L6)', () => {
+    // Date alone is lenient: it reads 2026-02-30 as March 2nd, so a bound would silently move.
+    const impossible = [
+      '2026-02-30',
+      '2026-02-29',
+      '1900-02-29',
+      '2026-04-31',
+      '2026-06-31T10:00:00Z',
+      '2026-00-10',
+      '2026-01-00',
+      '0000-01-01',
+      '2026-01-15T24:00:00Z',
+      '2026-01-15T23:60:00Z',
+      '2026-01-15T23:59:60Z',
+      '2026-01-15T10:00:00+24:00',
+      '2026-01-15T10:00:00-03:60',
+    ];
+    const operators = ['', '__gt', '__gte', '__lt', '__lte', '__in'];
+
+    it.each(impossible)('L6: created_at__gte=%s is a 422 naming created_at__gte, location query', async (value) => {
+      const { status, body } = await list(`${ORDERS}?created_at__gte=${encodeURIComponent(value)}`);
+      expect(status).toBe(422);
+      expect(body).toMatchObject({ slug: 'UNPROCESSABLE_ENTITY', request_id: expect.any(String) });
+      expect(body.details).toEqual([expect.objectContaining({ field: 'created_at__gte', location: 'query' })]);
+    });
+
+    it('L6: every date-time filter (created_at, updated_at; every operator; orders and products) refuses an impossible date', async () => {
+      for (const path of [ORDERS, PRODUCTS]) {
+        for (const field of ['created_at', 'updated_at']) {
+          for (const operator of operators) {
+            const value = operator === '__in' ? '2026-01-15,2026-02-30' : '2026-02-30T12:00:00Z';
+            const parameter = `${field}${operator}`;
+            const { status, body } = await list(`${path}?${parameter}=${encodeURIComponent(value)}`);
+            expect(status, `${path} ${parameter}`).toBe(422);
+            expect(body.details, `${path} ${parameter}`).toEqual([
+              expect.objectContaining({ field: parameter, location: 'query' }),
+            ]);
+          }
+        }
+      }
+    });
+
+    it.each([
+      ['2024-02-29', '2024-02-29T00:00:00.000Z'],
+      ['2000-02-29', '2000-02-29T00:00:00.000Z'],
+      ['2026-12-31T23:59:59Z', '2026-12-31T23:59:59.000Z'],
+      ['2026-03-01T00:30:00+01:00', '2026-02-28T23:30:00.000Z'],
+      ['2026-01-15T10:00:00-03:00', '2026-01-15T13:00:00.000Z'],
+      ['2026-01-15T10:00:00.250Z', '2026-01-15T10:00:00.250Z'],
+    ])('L6 / L8: a real date or date-time, %s, is accepted and echoed as the instant it names', async (value, instant) => {
+      const { status, body } = await list(`${ORDERS}?created_at__gte=${encodeURIComponent(value)}`);
+      expect(status, JSON.stringify(body)).toBe(200);
+      expect(body.meta.filters).toEqual([{ field: 'created_at', operator: 'gte', value: instant }]);
+    });
+  });
+
   describe('sorts (spec _sort, L6)', () => {
     it('several criteria apply left to right, asc by default, id breaking ties', async () => {
       const sorts: ModelSort[] = [
