@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import Papa from 'papaparse';
 
 /**
@@ -76,6 +77,10 @@ const ZIPCODE = /^\d{8}$/;
 const TIME_COST = /^(?:(\d+)\.)?(\d{1,2}):([0-5]\d):([0-5]\d(?:\.\d+)?)$/;
 const WHOLE_DAYS = /^\d+$/;
 const SECONDS_PER_DAY = 86_400;
+/** OverlapCheck.run packs a row index below this with its zip start (< 10^8) in one double: 10^8 × 2^26 < 2^53. */
+const ROW_INDEX_RANGE = 2 ** 26;
+/** Rows the overlap sweep checks between two turns of the event loop. */
+const SWEEP_ROWS_PER_TURN = 50_000;
 
 /** spec-notes Q9: TimeCost in whole days, rounded up, at least 1; undefined when it is not one of the three forms. */
 export function timeCostDays(text: string): number | undefined {
@@ -131,17 +136,28 @@ export class OverlapCheck {
     this.lines = copy(this.lines, (n) => new Int32Array(n));
   }
 
-  /** Calls `report` for each row that overlaps an earlier one (in zip order), naming both lines. */
-  run(report: (problem: FreightRowProblem) => boolean): void {
+  /**
+   * Calls `report` for each row that overlaps an earlier one (in zip order),
+   * naming both lines. A table of millions of rows takes a while, so the
+   * event loop gets a turn every SWEEP_ROWS_PER_TURN rows, and the rows are
+   * put in zip order by a native sort of packed numbers (zip start × 2^26 +
+   * row index, exact in a double) instead of a comparator called per pair.
+   */
+  async run(report: (problem: FreightRowProblem) => boolean): Promise<void> {
     const n = this.size;
-    const order = new Uint32Array(n);
-    for (let i = 0; i < n; i++) order[i] = i;
+    let order: Float64Array | undefined;
     let sorted = true;
     for (let i = 1; i < n && sorted; i++) sorted = (this.zipStart[i - 1] as number) <= (this.zipStart[i] as number);
-    if (!sorted) order.sort((a, b) => (this.zipStart[a] as number) - (this.zipStart[b] as number) || a - b);
+    if (!sorted) {
+      order = new Float64Array(n);
+      for (let i = 0; i < n; i++) order[i] = (this.zipStart[i] as number) * ROW_INDEX_RANGE + i;
+      await nextTurn();
+      order.sort();
+    }
     let active: number[] = [];
     for (let k = 0; k < n; k++) {
-      const i = order[k] as number;
+      if (k > 0 && k % SWEEP_ROWS_PER_TURN === 0) await nextTurn();
+      const i = order ? (order[k] as number) % ROW_INDEX_RANGE : k;
       const start = this.zipStart[i] as number;
       if (active.length > 0) active = active.filter((j) => (this.zipEnd[j] as number) >= start);
       const ws = this.weightStart[i] as number;
@@ -359,7 +375,7 @@ export async function readFreightCsv(
   if (failure) throw failure.error;
 
   if (!columns && problemCount === 0) report({ line: 1, column: '(header)', message: 'the spreadsheet is empty' });
-  if (problemCount === 0) overlaps.run(report);
+  if (problemCount === 0) await overlaps.run(report);
   if (problemCount === 0 && batch.length > 0) await onRows(batch);
   return { rowCount, problems, problemCount, weightBands: [...bands.values()] };
 }

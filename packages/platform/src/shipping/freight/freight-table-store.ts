@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type Kysely, sql } from 'kysely';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
@@ -28,8 +29,12 @@ export type FreightImportResult = { ok: true; table: FreightTableRow; created: b
 
 /** Rows per batch: an SQLite INSERT of 15 parameters a row stays far below its 32,766-parameter cap. */
 const INSERT_BATCH_ROWS = 2000;
-/** Rows deleted per statement when an old version goes, so no single statement holds SQLite's one connection long. */
-const DELETE_CHUNK_ROWS = 20_000;
+/**
+ * Rows deleted per statement when an old version goes, so no single statement
+ * holds SQLite's one connection long; the event loop gets a turn between two
+ * (dropVersion), so other stores' quotes run in between.
+ */
+const DELETE_CHUNK_ROWS = 5000;
 
 const ROW_COLUMNS = [
   'version_key',
@@ -156,6 +161,10 @@ export async function freightRowWriter(database: Database, versionKey: number): 
         for (let c = 0; c < width; c++) values[r * width + c] = one[c];
       });
       await database.db.executeQuery(shapes.query(database.db, database.dialect, rows.length, values));
+      // better-sqlite3 runs each statement synchronously and its promise
+      // settles as a microtask, so without this turn a spreadsheet read ahead
+      // in memory would be written with no request served in between.
+      await nextTurn();
     },
     async finish() {},
     async abort() {},
@@ -165,9 +174,16 @@ export async function freightRowWriter(database: Database, versionKey: number): 
 /** Bytes of COPY text an import may have queued for the server before parsing waits. */
 const COPY_BUFFER_BYTES = 4 * 1024 * 1024;
 
-/** Deletes a version's rows a chunk at a time, then the version itself. */
+/**
+ * Deletes a version's rows a chunk at a time, then the version itself. Each
+ * chunk is its own short statement and the event loop gets a turn after it:
+ * on SQLite the statements run synchronously and settle as microtasks, so a
+ * loop of them would otherwise hold the process for the whole version (a
+ * large table replaced or refused stalled every other store's quotes).
+ */
 async function dropVersion(db: Kysely<Schema>, versionKey: number): Promise<void> {
   for (;;) {
+    await nextTurn();
     const result = await db
       .deleteFrom('freight_rows')
       .where('version_key', '=', versionKey)
