@@ -2,6 +2,7 @@ import type { IntrospectionResponse } from '@feira/contract';
 import type { Kysely, Transaction } from 'kysely';
 import type { Schema } from '../storage/schema.js';
 import type { IdentityServices } from './identity-services.js';
+import { refreshTokenPresentable } from './refresh-token-grace.js';
 import { ACCESS_TOKEN_TYP, REFRESH_TOKEN_TYP, type TokenClaims, TokenVerificationError } from './token-signer.js';
 
 /** Why a grant (token family) was ended; kept in `token_families.revoked_reason`. */
@@ -93,12 +94,13 @@ export async function revokeToken(
 
 /**
  * RFC 7662 §2.2: whether a token is in force now: signature, `typ`, expiry, its grant
- * not revoked, and for a refresh token, not superseded by rotation (spec-notes I5).
+ * not revoked, and for a refresh token, what the refresh grant requires of it: not
+ * superseded by rotation, and within the bounds of its grace once used (spec-notes I5).
  * A client may introspect only its own tokens; another client's token reads inactive
  * (§2.2 lets the server decide what a caller may learn).
  */
 export async function introspectToken(
-  deps: Pick<IdentityServices, 'database' | 'signer'>,
+  deps: Pick<IdentityServices, 'database' | 'signer' | 'clock'>,
   clientId: string,
   token: string,
   hint: string | undefined,
@@ -114,12 +116,15 @@ export async function introspectToken(
     .executeTakeFirst();
   if (!family || family.revoked_at !== null) return inactive;
   if (issued.kind === 'refresh_token') {
-    const row = await deps.database.db
+    // Active exactly when the refresh grant would accept it now: the same predicate, so the two cannot drift.
+    const presentable = await deps.database.db
       .selectFrom('refresh_tokens')
-      .select('superseded_at')
+      .select('jti')
       .where('jti', '=', claims.jti)
+      .where('family_id', '=', claims.fid)
+      .where((eb) => refreshTokenPresentable(eb, deps.clock.now()))
       .executeTakeFirst();
-    if (!row || row.superseded_at !== null) return inactive;
+    if (!presentable) return inactive;
   }
   return {
     active: true,

@@ -1,6 +1,7 @@
 import { parseScopeString, type TokenSet } from '@feira/contract';
 import type { IdentityServices } from './identity-services.js';
 import { OAuthError } from './oauth-error.js';
+import { refreshTokenPresentable } from './refresh-token-grace.js';
 import { recordTokenSet, revokeTokenFamily, signTokenSet } from './token-set-issuer.js';
 import { REFRESH_TOKEN_TYP, type TokenClaims, TokenVerificationError } from './token-signer.js';
 
@@ -9,24 +10,14 @@ type Platform = Pick<IdentityServices, 'database' | 'clock' | 'signer' | 'config
 const INVALID_REFRESH = 'The refresh token is invalid, expired or revoked';
 
 /**
- * The bound on the lost-response grace (spec-notes I5, issue 17 §4): once a
- * refresh token has been used (its first successor issued), it may be presented
- * again only within REFRESH_GRACE_SECONDS of that first use, and at most
- * REFRESH_GRACE_MAX_USES times in all. Past either bound it is refused
- * (`invalid_grant`) without revoking the family: the holder of the successor
- * is not punished for a retry that came too late.
- */
-export const REFRESH_GRACE_SECONDS = 60;
-export const REFRESH_GRACE_MAX_USES = 5;
-
-/**
  * The refresh_token grant (RFC 6749 §6) with rotation and reuse detection
  * (spec-notes I5):
  * - every refresh returns a new refresh token (a child of the one presented);
  * - the presented token stays usable until one of its children is first used,
  *   so a lost response does not log the seller out, but no longer than
  *   REFRESH_GRACE_SECONDS after its own first use and no more than
- *   REFRESH_GRACE_MAX_USES times (one token minted 20,059 children in 20 s);
+ *   REFRESH_GRACE_MAX_USES times, so one token cannot mint successors without
+ *   end (refresh-token-grace.ts: the one predicate, which introspection reads too);
  * - a child's first use supersedes its parent and its siblings; presenting a
  *   superseded token is reuse and revokes the whole family.
  * Each step is a conditional UPDATE inside one transaction, so concurrent
@@ -74,19 +65,12 @@ export async function rotateRefreshToken(
   const outcome = await database.db.transaction().execute(async (trx) => {
     const family = await trx.selectFrom('token_families').select('revoked_at').where('id', '=', claims.fid).executeTakeFirst();
     if (!family || family.revoked_at !== null) return 'invalid' as const;
-    const graceStartedAfter = new Date(now.getTime() - REFRESH_GRACE_SECONDS * 1000).toISOString();
     const used = await trx
       .updateTable('refresh_tokens')
       .set((eb) => ({ used_at: eb.fn.coalesce('used_at', eb.val(now.toISOString())), use_count: eb('use_count', '+', 1) }))
       .where('jti', '=', claims.jti)
       .where('family_id', '=', claims.fid)
-      .where('superseded_at', 'is', null)
-      .where((eb) =>
-        eb.or([
-          eb('used_at', 'is', null),
-          eb.and([eb('used_at', '>', graceStartedAfter), eb('use_count', '<', REFRESH_GRACE_MAX_USES)]),
-        ]),
-      )
+      .where((eb) => refreshTokenPresentable(eb, now))
       .executeTakeFirst();
     if (Number(used.numUpdatedRows) !== 1) {
       const known = await trx

@@ -7,7 +7,7 @@ import { buildApp } from '../app.js';
 import { testDatabaseTargets } from '../storage/test-databases.js';
 import { createTestPlatform, type TestPlatform, testConfig } from '../testing.js';
 import { issueAuthorizationCode } from './authorization-codes.js';
-import { REFRESH_GRACE_MAX_USES, REFRESH_GRACE_SECONDS } from './refresh-token-rotation.js';
+import { REFRESH_GRACE_MAX_USES, REFRESH_GRACE_SECONDS } from './refresh-token-grace.js';
 import { guardProbe } from './test-support/guard-probe.js';
 import { ACCESS_TOKEN_TYP, REFRESH_TOKEN_TYP } from './token-signer.js';
 

@@ -3,6 +3,7 @@ import { testDatabaseTargets } from '../storage/test-databases.js';
 import { createTestPlatform, type TestPlatform } from '../testing.js';
 import { issueAuthorizationCode } from './authorization-codes.js';
 import { revokeGrant } from './grant-revocation.js';
+import { REFRESH_GRACE_MAX_USES, REFRESH_GRACE_SECONDS } from './refresh-token-grace.js';
 import { guardProbe } from './test-support/guard-probe.js';
 
 const REDIRECT = 'https://integrator.example/callback';
@@ -139,6 +140,35 @@ describe.each(testDatabaseTargets())('POST /oauth/revoke and /oauth/introspect o
     platform.clock.advanceSeconds(7201);
     expect((await post('/oauth/introspect', c.client, { token: c.access_token })).json()).toEqual({ active: false });
     expect((await post('/oauth/introspect', c.client, { token: c.refresh_token })).json()).toMatchObject({ active: true });
+  });
+
+  /** Introspects a refresh token, then presents it to the token endpoint: whether each called it usable. */
+  async function introspectThenRefresh(client: Client, refreshToken: string) {
+    const introspection = (await post('/oauth/introspect', client, { token: refreshToken })).json() as { active: boolean };
+    const refresh = await post('/oauth/token', client, { grant_type: 'refresh_token', refresh_token: refreshToken });
+    if (refresh.statusCode !== 200) expect(refresh.json().error).toBe('invalid_grant');
+    return { active: introspection.active, refreshed: refresh.statusCode === 200 };
+  }
+
+  it('RFC 7662 §2.2 / spec-notes I5: a used refresh token reads active within its grace and { active: false } from the moment the token endpoint refuses it (60 s after first use)', async () => {
+    const { client, refresh_token } = await grant();
+    // First use: its successor's response may be lost, so it stays usable for the grace.
+    expect(await introspectThenRefresh(client, refresh_token)).toEqual({ active: true, refreshed: true });
+    platform.clock.advanceSeconds(REFRESH_GRACE_SECONDS - 1);
+    expect(await introspectThenRefresh(client, refresh_token)).toEqual({ active: true, refreshed: true });
+    platform.clock.advanceSeconds(1);
+    expect(await introspectThenRefresh(client, refresh_token)).toEqual({ active: false, refreshed: false });
+    expect((await post('/oauth/introspect', client, { token: refresh_token })).json()).toEqual({ active: false });
+  });
+
+  it('RFC 7662 §2.2 / spec-notes I5: a refresh token presented its 5 times within the grace reads { active: false }, as the token endpoint refuses a sixth', async () => {
+    const { client, refresh_token } = await grant();
+    const answers = [];
+    for (let i = 0; i <= REFRESH_GRACE_MAX_USES; i++) answers.push(await introspectThenRefresh(client, refresh_token));
+    expect(answers).toEqual([
+      ...Array.from({ length: REFRESH_GRACE_MAX_USES }, () => ({ active: true, refreshed: true })),
+      { active: false, refreshed: false },
+    ]);
   });
 
   it('RFC 7009: revokeGrant by client and seller (the seller disconnecting an app) ends every grant of that pair only', async () => {
