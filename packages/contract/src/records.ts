@@ -56,6 +56,13 @@ export const OrderItem = Type.Object({
 export type OrderItem = Static<typeof OrderItem>;
 
 /**
+ * The largest amount the platform accepts or stores, in currency units:
+ * 10^11 (10^13 cents), so every amount and every total is an exact integer
+ * number of cents in a double and in a 64-bit column (spec-notes R1).
+ */
+export const MAX_MONEY_AMOUNT = 1e11;
+
+/**
  * The delivery option chosen at checkout (spec-notes Q6), as the seller's
  * quote endpoint returned it; `origin.distribution_center.id` is filterable.
  * Extra fields are kept as given.
@@ -65,7 +72,13 @@ export const OrderShipping = Type.Object(
     id: Type.String({ minLength: 1, maxLength: 32, description: 'Delivery option id' }),
     name: Type.Optional(Type.String()),
     type: Type.Optional(Type.String()),
-    price: Type.Optional(Type.Number({ minimum: 0 })),
+    price: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: MAX_MONEY_AMOUNT,
+        description: 'Shipping price; at most 2 decimal places; part of the order total',
+      }),
+    ),
     delivery_days: Type.Optional(Type.Integer({ minimum: 0 })),
     origin: Type.Optional(
       Type.Object({ distribution_center: Type.Object({ id: Type.String({ minLength: 1, maxLength: 32 }) }) }),
@@ -108,13 +121,7 @@ export type Transaction = Static<typeof Transaction>;
 // ---------------------------------------------------------------------------
 // Admin write bodies (POST creates, PATCH changes the fields given).
 
-/**
- * The largest amount the platform accepts or stores, in currency units:
- * 10^11 (10^13 cents), so every amount and every total is an exact integer
- * number of cents in a double and in a 64-bit column (issue 17 §2).
- */
-export const MAX_MONEY_AMOUNT = 1e11;
-/** A price or a total: never negative (issue 17 §2: a negative price flowed into quotes and checkout). */
+/** A price or a total: never negative (a negative price would flow into quotes and checkout). */
 const MoneyInput = (description: string) =>
   Type.Number({ minimum: 0, maximum: MAX_MONEY_AMOUNT, description: `${description}; at most 2 decimal places` });
 /** A signed amount (a refund or a fee is a negative transaction). */
@@ -151,7 +158,7 @@ export const OrderInput = Type.Object(
     code: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Defaults to a generated code' })),
     status: Type.Optional(literalUnion(ORDER_STATUSES)),
     customer: Customer,
-    total_amount: Type.Optional(MoneyInput('Defaults to the sum of the items')),
+    total_amount: Type.Optional(MoneyInput('Defaults to the sum of the items (price × quantity) plus shipping.price')),
     currency: Type.Optional(Currency),
     items: Type.Array(OrderItemInput, { minItems: 1, maxItems: 500 }),
     shipping: Type.Optional(Type.Union([OrderShipping, Type.Null()])),
@@ -163,7 +170,7 @@ export const OrderPatch = Type.Partial(
   Type.Object({
     status: literalUnion(ORDER_STATUSES),
     customer: Customer,
-    total_amount: MoneyInput('Order total'),
+    total_amount: MoneyInput('Order total; when left out, a patch of items or shipping recomputes it as on create'),
     currency: Currency,
     items: Type.Array(OrderItemInput, { minItems: 1, maxItems: 500 }),
     shipping: Type.Union([OrderShipping, Type.Null()]),

@@ -2,15 +2,15 @@ import { MAX_MONEY_AMOUNT } from '@feira/contract';
 import { invalidParameter } from '../core/platform-error.js';
 
 /**
- * Money is a decimal with 2 places in the API and integer cents at rest, so
- * sums and comparisons are exact. A value with more places is refused (422)
- * rather than silently rounded.
+ * Money (spec-notes R1) is a decimal with 2 places in the API and integer
+ * cents at rest, so sums and comparisons are exact. A value with more places
+ * is refused (422) rather than silently rounded.
  *
  * Every amount and every total stays within ±MAX_MONEY_CENTS (10^13 cents,
  * the contract's MAX_MONEY_AMOUNT): far below 2^53, so a double holds it
  * exactly, and within PostgreSQL's bigint and SQLite's integer, so neither
- * database can overflow or round it (issue 17 §2). Totals are computed only
- * by `sumOfLinesCents`, which refuses a sum past the maximum with a 422 that
+ * database can overflow or round it. Totals are computed only by
+ * `sumOfLinesCents`, which refuses a sum past the maximum with a 422 that
  * names the field the caller sent.
  */
 export const MAX_MONEY_CENTS = MAX_MONEY_AMOUNT * 100;
@@ -18,13 +18,24 @@ export const MAX_MONEY_CENTS = MAX_MONEY_AMOUNT * 100;
 const tooLarge = (field: string) =>
   invalidParameter(field, 'body', `makes the amount exceed the maximum of ${MAX_MONEY_AMOUNT.toLocaleString('en')}`);
 
+const notTwoPlaces = (field: string) => invalidParameter(field, 'body', 'must be an amount with at most 2 decimal places');
+
+/**
+ * An API amount in integer cents, or a 422 naming `field`. The amount must be
+ * exactly the number its 2-place decimal text parses to: `1e-9` is not `0.00`,
+ * and `1.005` (which a double holds as 1.00499…) is not `1.00` or `1.01`.
+ * Rounding instead would store a value the caller never sent. The cents come
+ * from that decimal text, so no float multiplication can be off by one.
+ */
 export function toCents(amount: number, field: string): number {
-  const cents = Math.round(amount * 100);
-  if (!Number.isFinite(amount) || Math.abs(amount * 100 - cents) > 1e-6 || !Number.isSafeInteger(cents)) {
-    throw invalidParameter(field, 'body', 'must be an amount with at most 2 decimal places');
-  }
-  if (Math.abs(cents) > MAX_MONEY_CENTS) throw tooLarge(field);
-  return cents;
+  // JSON.parse reads 1e400 as Infinity; Ajv already refuses it, this keeps every other caller safe too.
+  if (!Number.isFinite(amount)) throw notTwoPlaces(field);
+  if (Math.abs(amount) > MAX_MONEY_AMOUNT) throw tooLarge(field);
+  const decimal = amount.toFixed(2);
+  if (Number(decimal) !== amount) throw notTwoPlaces(field);
+  const cents = Number(decimal.replace('.', ''));
+  // -0 (from "-0" or "-0.00") is stored as 0.
+  return cents === 0 ? 0 : cents;
 }
 
 export function fromCents(cents: number): number {

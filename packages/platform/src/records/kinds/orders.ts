@@ -47,16 +47,47 @@ function storedItems(items: OrderInput['items']): StoredItem[] {
   }));
 }
 
+/** The shipping price a write sends, in cents: money like any other amount (2 places, within the maximum). */
+function shippingPriceCents(shipping: OrderShipping | null | undefined): number {
+  return shipping?.price === undefined ? 0 : toCents(shipping.price, 'shipping.price');
+}
+
+/** The shipping price of a stored order, in cents (a row written before prices were checked may hold more places). */
+function storedShippingPriceCents(row: OrderRow): number {
+  if (row.shipping === null) return 0;
+  const { price } = JSON.parse(row.shipping) as OrderShipping;
+  return price === undefined ? 0 : Math.round(price * 100);
+}
+
 /**
- * An order's total in cents: `total_amount` when the body gives one, else the
- * sum of its items (price × quantity). The one place an order total is computed.
+ * An order's total in cents (spec-notes R2): the
+ * `total_amount` a write sends; else what the order costs, the sum of its
+ * items (price × quantity) plus its shipping price, the total the checkout
+ * computes (Q6). The one place an order total is computed.
  */
-export function orderTotalCents(input: Pick<OrderInput, 'total_amount'>, items: readonly StoredItem[]): number {
-  if (input.total_amount !== undefined) return toCents(input.total_amount, 'total_amount');
+export function orderTotalCents(totalAmount: number | undefined, items: readonly StoredItem[], shippingCents: number): number {
+  if (totalAmount !== undefined) return toCents(totalAmount, 'total_amount');
   // Checked (money.ts): an overflow is a 422 naming the caller's line quantity, never a 500 or a corrupted total.
   return sumOfLinesCents(
     items.map((item) => ({ priceCents: item.price_cents, quantity: item.quantity })),
     (i) => `items.${i}.quantity`,
+    shippingCents,
+  );
+}
+
+/**
+ * The total a patch leaves: the one it sends, else the total recomputed when
+ * it changes what the order costs (its items or its shipping), else none (the
+ * stored total stands). A patch of `items` alone never leaves a stale total.
+ */
+function patchedTotalCents(current: OrderRow, patch: OrderPatch, items: StoredItem[] | undefined): number | undefined {
+  const shippingCents = patch.shipping === undefined ? undefined : shippingPriceCents(patch.shipping);
+  if (patch.total_amount !== undefined) return toCents(patch.total_amount, 'total_amount');
+  if (items === undefined && shippingCents === undefined) return undefined;
+  return orderTotalCents(
+    undefined,
+    items ?? (JSON.parse(current.items) as StoredItem[]),
+    shippingCents ?? storedShippingPriceCents(current),
   );
 }
 
@@ -88,12 +119,13 @@ export const orderList = defineListResource<OrderRow, OrderRecord>({
 });
 
 const SEED_CENTRES = ['dc-sp', 'dc-rj'] as const;
+const SEED_SHIPPING_CENTS = 1990;
 const SEED_SHIPPING_JSON = SEED_CENTRES.map((id) =>
   JSON.stringify({
     id: 'standard',
     name: 'Standard',
     type: 'conventional',
-    price: 19.9,
+    price: SEED_SHIPPING_CENTS / 100,
     delivery_days: 5,
     origin: { distribution_center: { id } },
   }),
@@ -101,8 +133,8 @@ const SEED_SHIPPING_JSON = SEED_CENTRES.map((id) =>
 
 /**
  * Orders (topic `order`). Created by the admin API and by the storefront
- * checkout (spec-notes Q6); `total_amount` defaults to the sum of the items,
- * `code` to a generated one, `status` to `new`, `currency` to BRL.
+ * checkout (spec-notes Q6); `total_amount` defaults to the items plus the
+ * shipping price (orderTotalCents), `code` to a generated one, `status` to `new`, `currency` to BRL.
  */
 export const orderKind: RecordKind<'orders', OrderRecord, OrderInput, OrderPatch> = {
   table: 'orders',
@@ -120,19 +152,21 @@ export const orderKind: RecordKind<'orders', OrderRecord, OrderInput, OrderPatch
       status: input.status ?? 'new',
       customer_id: input.customer.id,
       customer_name: input.customer.name,
-      total_amount_cents: orderTotalCents(input, items),
+      total_amount_cents: orderTotalCents(input.total_amount, items, shippingPriceCents(input.shipping)),
       currency: input.currency ?? 'BRL',
       items: JSON.stringify(items),
       ...shippingColumns(input.shipping),
     };
   },
-  patch(_current, patch) {
+  patch(current, patch) {
+    const items = patch.items === undefined ? undefined : storedItems(patch.items);
+    const total = patchedTotalCents(current, patch, items);
     return {
       ...(patch.status !== undefined && { status: patch.status }),
       ...(patch.customer !== undefined && { customer_id: patch.customer.id, customer_name: patch.customer.name }),
-      ...(patch.total_amount !== undefined && { total_amount_cents: toCents(patch.total_amount, 'total_amount') }),
+      ...(total !== undefined && { total_amount_cents: total }),
       ...(patch.currency !== undefined && { currency: patch.currency }),
-      ...(patch.items !== undefined && { items: JSON.stringify(storedItems(patch.items)) }),
+      ...(items !== undefined && { items: JSON.stringify(items) }),
       ...(patch.shipping !== undefined && shippingColumns(patch.shipping)),
     };
   },
@@ -157,7 +191,8 @@ export const orderKind: RecordKind<'orders', OrderRecord, OrderInput, OrderPatch
       v[at + 1] = pick(ORDER_STATUSES);
       v[at + 2] = SEED_CUSTOMERS.ids[customer];
       v[at + 3] = SEED_CUSTOMERS.names[customer];
-      v[at + 4] = priceCents * quantity;
+      // The total a write without total_amount would get (orderTotalCents): items plus shipping.
+      v[at + 4] = priceCents * quantity + SEED_SHIPPING_CENTS;
       v[at + 5] = 'BRL';
       v[at + 6] =
         `[{"sku":"SKU-${run}-${String(i % 1000).padStart(7, '0')}","quantity":${quantity},"price_cents":${priceCents}}]`;
