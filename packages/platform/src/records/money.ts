@@ -22,18 +22,20 @@ const notTwoPlaces = (field: string) => invalidParameter(field, 'body', 'must be
 
 /**
  * An API amount in integer cents, or a 422 naming `field`. The amount must be
- * exactly the number its 2-place decimal text parses to: `1e-9` is not `0.00`,
+ * exactly the double that its 2-place decimal parses to: `1e-9` is not `0.00`,
  * and `1.005` (which a double holds as 1.00499…) is not `1.00` or `1.01`.
- * Rounding instead would store a value the caller never sent. The cents come
- * from that decimal text, so no float multiplication can be off by one.
+ * Rounding instead would store a value the caller never sent.
+ *
+ * `cents / 100` is correctly rounded, so it gives back the very double JSON
+ * made of a 2-place decimal, and no other double: the comparison is exact,
+ * with no tolerance and no string work.
  */
 export function toCents(amount: number, field: string): number {
   // JSON.parse reads 1e400 as Infinity; Ajv already refuses it, this keeps every other caller safe too.
   if (!Number.isFinite(amount)) throw notTwoPlaces(field);
   if (Math.abs(amount) > MAX_MONEY_AMOUNT) throw tooLarge(field);
-  const decimal = amount.toFixed(2);
-  if (Number(decimal) !== amount) throw notTwoPlaces(field);
-  const cents = Number(decimal.replace('.', ''));
+  const cents = Math.round(amount * 100);
+  if (cents / 100 !== amount) throw notTwoPlaces(field);
   // -0 (from "-0" or "-0.00") is stored as 0.
   return cents === 0 ? 0 : cents;
 }
