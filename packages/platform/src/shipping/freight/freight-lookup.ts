@@ -1,4 +1,4 @@
-import type { DeliveryOption } from '@feira/contract';
+import { type DeliveryOption, MAX_MONEY_AMOUNT } from '@feira/contract';
 import type { Kysely } from 'kysely';
 import type { BoundedCache } from '../../core/bounded-cache.js';
 import type { Database } from '../../storage/database.js';
@@ -111,10 +111,15 @@ export async function freightOptions(
   for (const table of tables) {
     const hit = found.get(table.version_key);
     if (!hit) continue;
+    const price = freightPrice(hit.row, hit.probe.pkg);
+    // Every cell is bounded at import, but a heavy or dear cart multiplies them
+    // (PricePercent × items value, PriceByExtraWeight × kg): a price past what
+    // an order can hold is no rate, never a quote of 1e20 or null.
+    if (!(price <= MAX_MONEY_AMOUNT)) continue;
     options.push({
       id: table.table_id,
       name: table.name,
-      price: freightPrice(hit.row, hit.probe.pkg),
+      price,
       delivery_days: hit.row.delivery_days,
       type: 'conventional',
       ...(table.distribution_center_id && { origin: { distribution_center: { id: table.distribution_center_id } } }),

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import Papa from 'papaparse';
 import { listTenantsOfSeller } from '../../accounts/seller-repository.js';
 import { requireAdminToken } from '../../admin/admin-auth.js';
 import { invalidParameter, notFound, PlatformError } from '../../core/platform-error.js';
@@ -10,6 +11,7 @@ import { csrfTokenValid, sessionSellerId } from '../../identity/login-session.js
 import { runListForRequest } from '../../lists/list-engine.js';
 import { defineListResource } from '../../lists/list-resource.js';
 import type { Database } from '../../storage/database.js';
+import type { Schema } from '../../storage/schema.js';
 import { FREIGHT_COLUMNS } from './freight-csv.js';
 import {
   deleteFreightTable,
@@ -26,6 +28,13 @@ import {
  * the limit bounds the time one import may take.
  */
 export const FREIGHT_CSV_MAX_BYTES = 256 * 1024 * 1024;
+
+/**
+ * The largest cubic-weight factor, in kg per m³ (Correios: 166.67). Nothing
+ * shipped is denser than about 22,600 kg/m³; the bound keeps a factor of
+ * hundreds of digits from being stored as Infinity.
+ */
+export const MAX_CUBIC_WEIGHT_FACTOR = 100_000;
 
 const adminSecurity = [{ adminToken: [] }];
 
@@ -113,7 +122,10 @@ const ImportQuery = Type.Object(
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Required when the table is new' })),
     distribution_center_id: Type.Optional(Type.String({ minLength: 1, maxLength: 32 })),
     cubic_weight_factor: Type.Optional(
-      Type.String({ pattern: '^[0-9]+([.,][0-9]+)?$', description: 'kg per m³ (Correios: 166.67); 0 or empty removes it' }),
+      Type.String({
+        pattern: '^[0-9]+([.,][0-9]+)?$',
+        description: `kg per m³ (Correios: 166.67), at most ${MAX_CUBIC_WEIGHT_FACTOR.toLocaleString('en')}; 0 or empty removes it`,
+      }),
     ),
   },
   { additionalProperties: false },
@@ -180,36 +192,38 @@ function wantsCsv(request: FastifyRequest): boolean {
   return /(^|,)\s*text\/csv\b/i.test(accept) && !/(^|,)\s*application\/json\b/i.test(accept);
 }
 
-function csvCell(value: string | number | null): string {
-  if (value === null) return '';
-  const text = String(value);
-  return /[";\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+/**
+ * A page of rows in the VTEX layout. OWASP "CSV injection": a text cell that
+ * begins with = + - @, a tab or a carriage return would be run as a formula
+ * by the spreadsheet program that opens the download, so Papa Parse's
+ * `escapeFormulae` puts a single quote before it (the reader takes that quote
+ * off again: FORMULA_MARK in freight-csv.ts, so a download imports to the same
+ * table). Only PolygonName and Country can hold such text: the zipcodes are
+ * digits, TimeCost is a duration, and the numeric cells are written as numbers,
+ * which are never neutralised; none is negative (the reader refuses it), so
+ * none begins with a minus sign.
+ */
+function rowsCsv(page: readonly Schema['freight_rows'][]): string {
+  const cells = page.map((row) => [
+    String(row.zip_start).padStart(8, '0'),
+    String(row.zip_end).padStart(8, '0'),
+    row.polygon_name,
+    row.weight_start,
+    row.weight_end,
+    row.absolute_money_cost,
+    row.price_percent,
+    row.price_by_extra_weight,
+    row.max_volume,
+    row.time_cost,
+    row.country,
+    row.minimum_value_insurance,
+  ]);
+  return `${Papa.unparse(cells, { delimiter: ';', newline: '\r\n', escapeFormulae: true })}\r\n`;
 }
 
 async function* tableCsv(database: Database, versionKey: number): AsyncGenerator<string> {
   yield `${FREIGHT_COLUMNS.join(';')}\r\n`;
-  for await (const page of freightRowsOf(database, versionKey)) {
-    let out = '';
-    for (const row of page) {
-      out += `${[
-        String(row.zip_start).padStart(8, '0'),
-        String(row.zip_end).padStart(8, '0'),
-        row.polygon_name,
-        row.weight_start,
-        row.weight_end,
-        row.absolute_money_cost,
-        row.price_percent,
-        row.price_by_extra_weight,
-        row.max_volume,
-        row.time_cost,
-        row.country,
-        row.minimum_value_insurance,
-      ]
-        .map(csvCell)
-        .join(';')}\r\n`;
-    }
-    yield out;
-  }
+  for await (const page of freightRowsOf(database, versionKey)) yield rowsCsv(page);
 }
 
 /**
@@ -313,6 +327,13 @@ async function tableRoutes(instance: FastifyInstance, scopes: TableScope[]): Pro
         const factorText = query.cubic_weight_factor;
         const factor =
           factorText === undefined ? (existing?.cubic_weight_factor ?? null) : Number(factorText.replace(',', '.')) || null;
+        if (factor !== null && !(factor <= MAX_CUBIC_WEIGHT_FACTOR)) {
+          throw invalidParameter(
+            'cubic_weight_factor',
+            'query',
+            `must be at most ${MAX_CUBIC_WEIGHT_FACTOR.toLocaleString('en')} kg per m³`,
+          );
+        }
 
         const result = await importFreightTable(
           platform,
