@@ -16,7 +16,7 @@ function findBenchRoot(from: string): string | null {
 }
 
 /**
- * `feira bench`: runs the same suite as `npm run bench` (issue 8). The suite
+ * `feira bench`: runs the same suite as `npm run bench` (BENCHMARKS.md). The suite
  * starts its own processes and measures the TypeScript sources through tsx.
  */
 export function register(program: Command): void {

@@ -2,7 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { AdminApi, AdminApiError } from '../sandbox/admin-api.js';
 import { findSandbox, NoSandboxError, type SandboxFlags, sandboxOptions } from '../sandbox/find-sandbox.js';
 
-// `feira events list` and `feira events resend <id>` (issue 19 §5), like
+// `feira events list` and `feira events resend <id>`, like
 // `stripe events`: the sandbox's webhook deliveries (one per event and
 // subscription) from the admin API's delivery log, and a redelivery with the
 // same X-Webhook-Id (spec-notes W4).

@@ -107,7 +107,7 @@ export function register(program: Command): void {
     .option('--admin-token <token>', 'admin API token (env FEIRA_ADMIN_TOKEN; default <data-dir>/admin-token)')
     .option('--no-progress', 'no progress bar')
     .option('--json', 'print the answer as JSON');
-  // The running sandbox is found through its data folder, as every other command finds it (issue 19 §2).
+  // The running sandbox is found through its data folder, as every other command finds it.
   sandboxOptions(importCommand).action(
     async (file: string, raw: Omit<ImportOptions, 'url' | 'dataDir'> & { url?: string; dataDir?: string }) => {
       let options: ImportOptions;

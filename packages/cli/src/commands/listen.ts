@@ -13,7 +13,7 @@ import { processIsAlive, readJsonFile, writePrivateFile } from '../sandbox/priva
 import { stopSignal } from '../stop-signals.js';
 import { storedAccessToken } from './login.js';
 
-// `feira listen --forward-to <url>` (issue 7), like `stripe listen`: subscribes
+// `feira listen --forward-to <url>`, like `stripe listen`: subscribes
 // a local receiver to the sandbox's webhooks for the token's client and tenant,
 // then forwards every delivery to the developer's app byte for byte, with its
 // headers (so the app verifies the platform's real signature), and prints one
@@ -151,7 +151,7 @@ async function removeStaleSubscriptions(sandbox: Sandbox, admin: AdminApi): Prom
   return removed;
 }
 
-/** The receiver's certificate: the flags' files, else one issued now by the sandbox's local CA (issue 19 §4). */
+/** The receiver's certificate: the flags' files, else one issued now by the sandbox's local CA. */
 function receiverCertificate(options: ListenOptions, sandbox: Sandbox): { cert: string; key: string } {
   if (options.tlsCert && options.tlsKey)
     return { cert: readFileSync(options.tlsCert, 'utf8'), key: readFileSync(options.tlsKey, 'utf8') };
@@ -267,7 +267,7 @@ async function listen(options: ListenOptions) {
     server.closeAllConnections();
     server.close(() => resolve());
   });
-  // Ctrl-C: later events must not be queued for a receiver that is gone (issue 19 §4).
+  // Ctrl-C: later events must not be queued for a receiver that is gone.
   if (admin) {
     const removed = await disableSubscriptions(
       admin,

@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { findSandbox, NoSandboxError, type SandboxFlags, sandboxOptions } from '../sandbox/find-sandbox.js';
 import { LOGIN_FILE, loginTokens, readLogin, tenantsOfToken, writeLogin } from '../sandbox/login-store.js';
 
-// `feira login` (issue 19 §3), like `stripe login`: the authorization-code flow
+// `feira login`, like `stripe login`: the authorization-code flow
 // with PKCE against the sandbox, as a native app does it (RFC 8252): the CLI
 // listens on a loopback port, the seller logs in and picks stores in the
 // browser, the browser comes back to the CLI with the code. The tokens go to

@@ -4,7 +4,7 @@ import { AdminApiError } from '../sandbox/admin-api.js';
 import { NoSandboxError, type SandboxFlags, sandboxOptions } from '../sandbox/find-sandbox.js';
 import { adminOf, type Delivery, deliveryLine, EventsError } from './events.js';
 
-// `feira logs tail` (issue 19 §5), like `stripe logs tail`: what the sandbox
+// `feira logs tail`, like `stripe logs tail`: what the sandbox
 // does as it happens, one line each: webhook delivery attempts (from the
 // delivery log) and shipping-quote calls (from each store's quote log).
 // It reads the admin API every `--interval` ms; only entries newer than its

@@ -13,10 +13,10 @@ import {
 import { SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError } from 'commander';
 
-// `feira quote-check <url>` (issue 7): the platform's conformance check
+// `feira quote-check <url>`: the platform's conformance check
 // (runQuoteCheck, the same one the console's "Test my endpoint" runs) against
 // a URL, printed as PASS/FAIL/WARN lines or JSON. Exit code 1 on any failure,
-// so a seller's CI can run it (issue 19 §6: advice never fails).
+// so a seller's CI can run it (advice, a WARN line, never fails it).
 
 function printReport(report: QuoteCheckReport): void {
   const mark = { passed: 'PASS', failed: 'FAIL', not_exercised: 'n/a ' } as const;

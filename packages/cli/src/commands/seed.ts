@@ -13,7 +13,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { ConfigError } from '../config/config-error.js';
 import { resolveStartSettings, START_SETTINGS } from '../config/start-config.js';
 
-// `feira seed` (issue 4): fills one tenant with records fast, for demos and
+// `feira seed`: fills one tenant with records fast, for demos and
 // benchmarks, through the platform's own seedRecords (multi-row INSERTs, many
 // per transaction). Seeded rows are fixtures: no webhook events are written.
 

@@ -5,7 +5,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { AdminApi, AdminApiError } from '../sandbox/admin-api.js';
 import { findSandbox, NoSandboxError, type SandboxFlags, sandboxOptions } from '../sandbox/find-sandbox.js';
 
-// `feira trigger <topic>` (issue 7): makes an event flow in the sandbox by
+// `feira trigger <topic>`: makes an event flow in the sandbox by
 // creating, updating or deleting a record through the admin API — the same
 // writes the marketplace makes, each appending its outbox event in the same
 // transaction (spec-notes W6), so the webhook that follows is the real one.

@@ -197,7 +197,7 @@ export function resolveStartSettings(
     seed: oneOf('--seed', pick(flags.seed, env[S.seed.env]) ?? S.seed.default, ['demo', 'none'] as const),
     mode,
     publicUrl: publicUrlRaw === undefined ? undefined : parsePublicUrl(publicUrlRaw),
-    // Sandbox mode logs requests only when they go wrong, so the banner stays readable (issue 19 §9).
+    // Sandbox mode logs requests only when they go wrong, so the banner stays readable.
     logLevel: oneOf(
       '--log-level',
       pick(flags.logLevel, env[S.logLevel.env]) ?? (mode === 'sandbox' ? 'warn' : 'info'),

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 /**
  * What the data folder held before a start, so a start that fails (port in
- * use, database unreachable) can put it back as it was (issue 19 §10): files
+ * use, database unreachable) can put it back as it was: files
  * it created (admin token, secret key, a new SQLite file, the local CA) are
  * removed, and the folder itself if it did not exist.
  */

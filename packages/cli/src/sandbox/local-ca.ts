@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import forge from 'node-forge';
 import { writePrivateFile } from './private-file.js';
 
-// The sandbox's local certificate authority (issue 19 §4): `feira start` keeps
+// The sandbox's local certificate authority: `feira start` keeps
 // one in its data folder and its outbound client trusts it, and `feira listen`
 // has it sign a certificate for its HTTPS receiver, so signed (v1) webhook
 // deliveries to a local receiver need no certificate work from the developer.

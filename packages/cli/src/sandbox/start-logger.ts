@@ -5,7 +5,7 @@ import type { LogFormat } from '../config/start-config.js';
 /**
  * Where `feira start` writes its logs: pino's JSON lines (piped, or
  * `--log-format json`), or one readable line per entry on a terminal, in
- * colour only when stderr is a TTY and NO_COLOR is unset (issue 19 §9).
+ * colour only when stderr is a TTY and NO_COLOR is unset.
  */
 export function logDestination(format: LogFormat, stream: NodeJS.WriteStream = process.stderr): DestinationStream | undefined {
   if (format === 'json') return undefined;
