@@ -30,7 +30,7 @@ export interface AccountTables {
     created_at: string;
   };
   /**
-   * Operator console sessions (issue 20): opened with the admin token, named
+   * Operator console sessions: opened with the admin token, named
    * by a random id whose SHA-256 is the key, ended by sign-out or expiry.
    */
   operator_sessions: {

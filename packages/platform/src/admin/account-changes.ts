@@ -11,8 +11,8 @@ import { isUniqueViolation } from '../storage/database-errors.js';
 import type { Schema } from '../storage/schema.js';
 
 /**
- * Updates and deletions of accounts (issue 20: the operator console and the
- * admin API). Each states what happens to the account's tokens, sessions and
+ * Updates and deletions of accounts (the operator console and the admin
+ * API). Each states what happens to the account's tokens, sessions and
  * subscriptions, and does it in one transaction where the database allows:
  *
  * - **Seller, new password**: every login session of the seller ends (they

@@ -56,7 +56,7 @@ const LIST_DESCRIPTION =
   '`_sort=field:asc|desc`, filters `field=`, `field__like=`, `field__in=`, `field__gt/gte/lt/lte=`.';
 const security = [{ adminToken: [] }];
 
-/** The admin API (issue 2 §4): sellers with their stores, and client applications. Bearer admin token on every route. */
+/** The admin API: sellers with their stores, and client applications. Bearer admin token on every route. */
 export async function adminRoutes(instance: FastifyInstance): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { platform } = app;

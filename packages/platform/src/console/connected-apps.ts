@@ -48,7 +48,7 @@ export async function connectedApps(db: Kysely<Schema>, sellerId: string, tenant
 }
 
 /**
- * Disconnect (issue 20): the seller withdraws an app from a store. The grant
+ * Disconnect: the seller withdraws an app from a store. The grant
  * for the store is deleted (the next authorization asks for consent again),
  * every token family of the app for this seller is revoked — a token may
  * cover several stores, so all of them stop working, access and refresh

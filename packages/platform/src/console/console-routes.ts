@@ -59,7 +59,7 @@ function asRecord(value: unknown): Record<string, unknown> {
 }
 
 /**
- * The seller console (issue 20), server-rendered in the request's language.
+ * The seller console (docs/console.md), server-rendered in the request's language.
  * It shares the identity provider's login session (the same cookie, so a
  * seller signed in for a consent flow is signed in here, and the other way
  * round) and its CSRF token. A store is only ever shown to its seller: any

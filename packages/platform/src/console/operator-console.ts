@@ -34,7 +34,7 @@ function percentile(sorted: readonly number[], p: number): number | null {
 }
 
 /**
- * The operator console (issue 20) at `/console/operator`: signed in with the
+ * The operator console at `/console/operator`: signed in with the
  * admin token turned into an operator session (operator-session.ts), it
  * creates, edits and deletes sellers, adds and renames stores, deletes client
  * apps (admin/account-changes.ts states what happens to tokens and

@@ -4,7 +4,7 @@ import { randomToken } from '../core/random.js';
 import { reserveAttempt, settleAttempt, type ThrottlePolicy } from '../identity/attempt-throttle.js';
 
 /**
- * The operator's console session (issue 20): the admin token, typed once into
+ * The operator's console session: the admin token, typed once into
  * the operator sign-in form, becomes a server-side session named by a random
  * 256-bit id in its own cookie (`feira_operator`: signed, HttpOnly,
  * SameSite=Strict, Secure over https). A seller's login session never grants

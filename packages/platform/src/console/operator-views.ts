@@ -2,7 +2,7 @@ import type { Translator } from '../i18n/i18n.js';
 import { escapeHtml, hiddenFields } from '../identity/html-page.js';
 import { postButton } from './console-views.js';
 
-/** HTML of the operator console (issue 20): sellers, their stores, client apps, platform health. */
+/** HTML of the operator console: sellers, their stores, client apps, platform health. */
 
 const error = (message: string | null) => (message ? `<p class="error" role="alert">${escapeHtml(message)}</p>` : '');
 const notice = (message: string | null) => (message ? `<p class="notice" role="status">${escapeHtml(message)}</p>` : '');

@@ -106,7 +106,7 @@ ${next ? `<p><a href="${escapeHtml(next)}" rel="next">${t.html('records.next')}<
 }
 
 /**
- * The console's records (issue 20): each kind of the store's records in a
+ * The console's records: each kind of the store's records in a
  * table driven by the same list engine as the seller API (filters, sort,
  * cursor pagination: the page's query string is the API's), each row opening
  * its JSON as the API returns it.

@@ -25,7 +25,7 @@ import { shippingView } from './shipping-views.js';
 const TEST_REPEAT = 5;
 
 /**
- * The console's shipping page (issue 20): the store's quote methods and
+ * The console's shipping page: the store's quote methods and
  * settings, "Test my endpoint" (the platform's conformance check against the
  * configured seller API, with the platform's own outbound guard), the quote
  * log with filters and a chart of latency and outcomes; and the seller API

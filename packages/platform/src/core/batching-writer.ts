@@ -7,7 +7,7 @@ export interface BatchingOptions {
 
 /**
  * Collects rows and hands them to `write` in batches: "flush after N rows or
- * T ms" (issue 16), for the writers whose per-row commit cost dominated their
+ * T ms" (docs/decisions.md D7), for the writers whose per-row commit cost dominated their
  * profile (the webhook dispatcher's attempt results, the quote log). Batches
  * are written one after another, in order; `flush()` writes what is pending
  * and resolves once it and every earlier batch is written. A batch whose

@@ -18,7 +18,7 @@ export interface PlatformConfig {
   refreshTokenTtlSeconds: number;
   /** Largest accepted request body (1 MiB). */
   bodyLimitBytes: number;
-  /** When set, `GET /metrics` requires `Authorization: Bearer <metricsToken>` (issue 17 §6). Never logged. */
+  /** When set, `GET /metrics` requires `Authorization: Bearer <metricsToken>` (docs/security.md). Never logged. */
   metricsToken?: string;
 }
 

@@ -10,7 +10,7 @@ export const DEMO_CALLBACK_PATH = '/demo/callback';
 const RESULT_COOKIE = 'feira_demo_tokens';
 
 /**
- * Sandbox only (issue 3 §7): the redirect target of the demo client. It shows
+ * Sandbox only: the redirect target of the demo client. It shows
  * the code and exchanges it. The server keeps only a hash of the demo client's
  * secret, so it cannot exchange on its own: the page asks for the secret (the
  * one `feira start` printed) and calls the same exchange as POST /oauth/token.

@@ -38,7 +38,7 @@ export async function isEmptyForDemo(platform: PlatformContext): Promise<boolean
 }
 
 /**
- * The sandbox's demo (issue 2 §5): a seller `demo@feira.test` with two stores
+ * The sandbox's demo: a seller `demo@feira.test` with two stores
  * and a client app "Feira demo app" holding every catalogue scope, redirecting
  * to the platform's own demo callback page. The password and client secret are
  * random (the sandbox may listen beyond loopback) and returned for printing.

@@ -15,7 +15,7 @@ export function outboundPolicyOf(config: Pick<PlatformConfig, 'mode'>): Outbound
 }
 
 /**
- * The one classification of outbound addresses (issue 17 §5), from ipaddr.js's
+ * The one classification of outbound addresses (spec-notes W9), from ipaddr.js's
  * special-purpose ranges (the IANA IPv4 and IPv6 special-purpose address
  * registries: private, loopback, link-local, CGNAT, TEST-NETs, benchmarking,
  * multicast, broadcast, 6to4, Teredo, NAT64, discard, ORCHID, unique-local, …).

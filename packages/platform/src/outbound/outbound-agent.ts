@@ -42,8 +42,9 @@ export function createOutboundAgent(options: OutboundAgentOptions): Agent {
   const ca = options.ca ? (Array.isArray(options.ca) ? options.ca : [options.ca]) : undefined;
   const base = buildConnector({
     lookup: guardedLookup,
-    // One secure context for every connection: passing `ca` per connect would make
-    // Node rebuild the whole certificate store each time, a CPU cost that showed under load (BENCHMARKS.md).
+    // One secure context for every connection: passing `ca` per connect would make Node rebuild the whole
+    // certificate store each time, CPU that grows with the connection rate (docs/decisions.md D3). It starts
+    // from what Node trusts by default, which a `ca` list would otherwise replace (docs/decisions.md D1).
     ...(ca ? { secureContext: tls.createSecureContext({ ca: [...defaultTrustedCertificates(), ...ca] }) } : {}),
   } as buildConnector.BuildOptions);
 
@@ -81,7 +82,8 @@ const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE
  * of `NODE_EXTRA_CA_CERTS` (a company CA, mkcert's root) and, where Node was
  * asked to (`--use-system-ca`), the operating system's store. Giving
  * `createSecureContext` a `ca` replaces that default, so a context with extra
- * CAs must start from this list or it silently stops trusting the user's own.
+ * CAs must start from this list or it silently stops trusting the user's own
+ * (docs/decisions.md D1).
  *
  * Node 22.15 and later say it themselves (`tls.getCACertificates('default')`);
  * on older versions the bundled roots plus the file Node itself read at start.

@@ -93,7 +93,7 @@ async function insertCheckoutOrder(
   shipping: CheckoutShipping,
   shippingCents: number,
 ): Promise<Order> {
-  // issue 17 §2: the one checked sum (records/money.ts); an overflow names the cart line the shopper sent.
+  // spec-notes R1: the one checked sum (records/money.ts); an overflow names the cart line the shopper sent.
   const totalCents = sumOfLinesCents(
     lines.map((line) => ({ priceCents: line.product.price_cents, quantity: line.quantity })),
     (i) => `items.${i}.quantity`,

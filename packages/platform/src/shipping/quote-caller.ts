@@ -137,7 +137,8 @@ export async function callSellerQuote(
   const controller = new AbortController();
   // undici applies an abort only once the request has a connection: a seller that accepts TCP and never
   // finishes the TLS handshake would hold the storefront until undici's connect timeout. So the deadline
-  // also settles the call by itself, whatever stage the request is in (spec-notes Q3: connect included).
+  // also settles the call by itself, whatever stage the request is in (spec-notes Q3: connect included;
+  // docs/decisions.md D2).
   let deadlinePassed: (reason: Error) => void = () => {};
   const deadline = new Promise<never>((_, reject) => {
     deadlinePassed = reject;

@@ -12,7 +12,8 @@ import { callSellerQuote, type QuoteCallResult } from './quote-caller.js';
 import type { QuoteTarget } from './quote-url.js';
 
 /**
- * The quote endpoint conformance check (issue 7, issue 20): calls a seller's
+ * The quote endpoint conformance check (`feira quote-check`, the console's
+ * "Test my endpoint"): calls a seller's
  * quote endpoint exactly as the platform does — the platform's own caller,
  * with its 1.0 s deadline, 1 MiB cap and the contract's rule set (spec-notes
  * Q3/Q4) — over a set of generated requests, and judges each rule as passed,

@@ -89,7 +89,7 @@ export function presentSubscription(row: SubscriptionRow) {
   };
 }
 
-/** The delivery log (issue 5 §4): filter by status, topic, subscription, tenant; list conventions apply. */
+/** The delivery log: filter by status, topic, subscription, tenant; list conventions apply. */
 export const deliveriesList = defineListResource<DeliveryRow, ReturnType<typeof presentDelivery>>({
   name: 'webhook-deliveries',
   fields: {

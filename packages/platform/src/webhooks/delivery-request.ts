@@ -83,7 +83,7 @@ function retryAfterHeader(rawHeaders: readonly Buffer[] | null): string | undefi
  * Sent through undici's handler API rather than `request()`: a profile of a
  * backlog drain showed the per-request AbortController, the response stream
  * and its async iterator among the dispatcher's top costs, and none of them
- * is needed to keep the first 1 KiB of a short answer.
+ * is needed to keep the first 1 KiB of a short answer (docs/decisions.md D14).
  */
 export function sendDelivery(req: DeliveryRequest): Promise<AttemptResult> {
   const headers: Record<string, string> = {

@@ -172,9 +172,9 @@ interface FanOutRow {
 
 /**
  * PostgreSQL: the same fan-out as one statement, so one round trip instead of
- * five (BEGIN, claim, subscriptions, insert, COMMIT). Measured on the
- * `webhook-delivery` benchmark, each pg query cost the platform ~100 µs of CPU
- * whatever it did; at 500 events/s the fan-out was most of them. A single
+ * five (BEGIN, claim, subscriptions, insert, COMMIT): each pg query costs the
+ * platform about the same CPU whatever it does, and under a steady flow of
+ * events the fan-out's were most of them (docs/decisions.md D4). A single
  * statement is atomic by itself: claim, inserts and the "dispatched" mark
  * commit together or not at all, as in the transaction above. It commits
  * without waiting for the WAL flush (storage/async-commit.ts): a fan-out a
@@ -182,8 +182,8 @@ interface FanOutRow {
  * (delivery-id.ts, computed here in SQL). The first `lease.max` new
  * deliveries (by event order) are leased to the worker; each comes back with its event's body, and
  * the first of each subscription with the subscription's row, so that the
- * dispatcher sends without a second round trip to read it (at 500 events/s,
- * when a fan-out takes one or two events, that read was one query per event).
+ * dispatcher sends without a second round trip to read it (under a steady
+ * flow, when a fan-out takes one or two events, that read was one query per event).
  */
 async function fanOutInOneStatement(
   database: Database,
@@ -234,8 +234,9 @@ async function fanOutInOneStatement(
       select *, row_number() over (partition by subscription_id, fence order by id) = 1 as first from inserted
     ) i on i.event_id = c.id
   `.compile(database.db);
-  // A named statement: each connection parses and plans it once, then reuses the plan. Planned afresh,
-  // it cost PostgreSQL 0.3–0.4 ms per call, 40–50 % of running it when a fan-out takes an event or two.
+  // A named statement: each connection parses and plans it once, then reuses the plan. Planned afresh at
+  // every call, planning was a large share of running it when a fan-out takes an event or two
+  // (docs/decisions.md D5).
   const rows = database.pgPool
     ? await queryNamed(database.pgPool, FAN_OUT_STATEMENT, query)
     : (await database.db.executeQuery(query)).rows;

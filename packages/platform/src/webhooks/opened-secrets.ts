@@ -4,7 +4,7 @@ import type { SecretBox } from '../core/secret-box.js';
 /**
  * Webhook secrets opened once and kept in memory, keyed by their sealed text:
  * a delivery used to decrypt its subscription's secret (AES-GCM) on every
- * send, visible in the dispatcher's CPU profile of a backlog drain (BENCHMARKS.md).
+ * send, visible in the dispatcher's CPU profile of a backlog drain (docs/decisions.md D13).
  * A rotation seals a new secret, so a new key, and the old entry just ages
  * out. Bounded: past `max` entries the oldest is dropped.
  */

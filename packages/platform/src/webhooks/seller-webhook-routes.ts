@@ -100,7 +100,7 @@ const route = (summary: string, operationId: string, response: Record<number, un
 });
 
 /**
- * The seller's own delivery log (issue 20): the JSON the console reads,
+ * The seller's own delivery log: the JSON the console reads,
  * usable by a seller's tools with their session or an app's token. List
  * conventions apply (filters, sort, cursor pagination). A POST made with the
  * session must carry the CSRF token in `X-CSRF-Token`.

@@ -104,9 +104,8 @@ export const DEFAULT_LEASE_MS = 10_000;
 /**
  * Requests in flight (and queued) per dispatcher, over all endpoints. A worker
  * with room for a thousand leases fans out 500 events per transaction and
- * records up to 1,000 results per transaction: fewer, larger commits. With
- * 256 and 200 a SQLite drain probe ran at 10,400-12,100 deliveries/s, with
- * these 11,900-12,700/s (BENCHMARKS.md, fourth pass).
+ * records up to 1,000 results per transaction: fewer, larger commits, and a
+ * faster SQLite drain than with 256 and 200 (docs/decisions.md D6).
  */
 export const DEFAULT_MAX_IN_FLIGHT = 1_000;
 /** Requests in flight per endpoint origin (the bare-loop baseline gets as many connections). */
@@ -189,7 +188,7 @@ export class WebhookDispatcher {
     this.#maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
     this.#perEndpoint = options.perEndpointInFlight ?? DEFAULT_PER_ENDPOINT_IN_FLIGHT;
     this.#timeoutMs = options.requestTimeoutMs ?? 10_000;
-    // The lease is short and renewed while held (issue 17): a crashed worker's deliveries are due
+    // The lease is short and renewed while held (spec-notes W6): a crashed worker's deliveries are due
     // again within one lease, not after a minute. It need not cover a whole request: renewals do.
     this.#leaseMs = Math.max(options.leaseMs ?? DEFAULT_LEASE_MS, 1_000);
     this.#renewMs = Math.min(options.leaseRenewMs ?? this.#leaseMs / 4, this.#leaseMs / 2);
@@ -198,7 +197,8 @@ export class WebhookDispatcher {
     this.#refillAt = Math.max(1, Math.floor(Math.min(this.#batchSize, this.#maxInFlight) / 4));
     // Results are written in batches: one transaction per `flushBatch` results, or after
     // `flushDelayMs`, whichever comes first. Every commit costs page writes to the WAL, so a
-    // transaction per burst of a few results spent ~10 % of a backlog drain's CPU in COMMIT.
+    // transaction per burst of a few results spent a visible share of a backlog drain's CPU in COMMIT
+    // (docs/decisions.md D7).
     // The delay only postpones the bookkeeping: the receiver already has the message, and the
     // (renewed) lease keeps other workers off meanwhile.
     this.#results = new BatchingWriter((rows) => this.#record(rows), {
@@ -472,8 +472,8 @@ export class WebhookDispatcher {
       this.#idlePasses = found ? 0 : this.#idlePasses + 1;
       const noRoom = this.#inFlight + this.#queued() >= this.#maxInFlight;
       // The next pass comes at once only when a claim came back full. A pass that took less than it asked
-      // for saw all there was: at 500 orders/s, passing again at once cost each order an empty fan-out and
-      // a look for due deliveries, two more transactions (BENCHMARKS.md, eighth pass).
+      // for saw all there was: under a steady flow of orders, passing again at once cost each order an empty
+      // fan-out and a look for due deliveries, two more transactions (docs/decisions.md D8).
       // A signal that came during the pass may be for events it did not see: no pause then.
       // Nor after stop() was called during the pass: it would wait a whole poll interval.
       if (!this.#stopping && (noRoom || (!full && !this.#signalled))) {

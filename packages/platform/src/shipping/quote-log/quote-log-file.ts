@@ -111,7 +111,7 @@ interface PendingBatch {
 
 /**
  * The quote log of a SQLite platform, in a file of its own written by a worker
- * thread. Measured on the `quote` benchmark (BENCHMARKS.md): in the platform's
+ * thread (docs/decisions.md D21). In the platform's
  * database, the log's INSERTs were the only writes of a storefront quote, and
  * every thousand WAL pages one of them ran SQLite's automatic checkpoint, two
  * fsyncs on the event loop, stalling every request queued behind it. On its own connection on a worker thread, those fsyncs stall nobody; in

@@ -15,7 +15,8 @@ export const QUOTE_LOG_BATCH: QuoteLogWriterOptions = { maxRows: 64, maxDelayMs:
  * Writes the quote log (spec-notes Q7) in batches: one multi-row INSERT
  * every few milliseconds instead of one INSERT per quote. Measured on the
  * `quote` benchmark, the per-quote INSERT (statement build, run, WAL commit)
- * was the largest share of the platform's own CPU per storefront quote.
+ * was the largest share of the platform's own CPU per storefront quote
+ * (docs/decisions.md D7).
  *
  * Nothing is dropped: every appended row is written by the next flush, a read
  * of the log flushes first (`flush()`), and the app flushes on close. The

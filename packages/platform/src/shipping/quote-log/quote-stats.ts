@@ -35,7 +35,7 @@ function percentile(sorted: readonly number[], p: number): number | null {
 
 /**
  * Latency p50/p99 and outcomes of a store's quote calls, bucketed over the
- * window (issue 20's chart), from the quote log itself: the newest
+ * window (the console's chart), from the quote log itself: the newest
  * {@link QUOTE_STATS_ROW_LIMIT} calls through the (tenant_id, created_at) index.
  */
 export async function quoteStats(
