@@ -1,5 +1,5 @@
 // CI: checks that a results file exists and has the documented shape. It never
-// judges a figure against a target (issue 8: CI checks completion, not speed).
+// judges a figure against a target: CI checks completion, not speed.
 import { readFileSync } from 'node:fs';
 import { validateResults } from './lib/report.js';
 

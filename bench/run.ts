@@ -1,4 +1,4 @@
-// `npm run bench` / `feira bench`: runs the scenarios of issue 8 as separate
+// `npm run bench` / `feira bench`: runs the scenarios of BENCHMARKS.md as separate
 // processes on 127.0.0.1, writes bench/results/latest.json and prints a
 // Markdown table. See BENCHMARKS.md for the method and each scenario.
 import { spawnSync } from 'node:child_process';
@@ -134,5 +134,5 @@ writeFileSync(options.output, `${JSON.stringify(report, null, 2)}\n`);
 console.log(renderMarkdown(report));
 log(`results written to ${options.output}`);
 // A crashed scenario fails the run (CI checks that the suite completes); "not available" and "timed out" do not:
-// CI never judges speed (issue 8).
+// CI never judges speed.
 if (results.some((r) => r.status === 'failed')) process.exitCode = 1;

@@ -1,7 +1,7 @@
 // Load generator child: an undici loop in its own process, so it never shares
 // an event loop with what it measures. Latency is taken with hrtime in
 // microseconds (autocannon's whole-millisecond histogram is too coarse for the
-// sub-millisecond targets of issue 8).
+// sub-millisecond targets of BENCHMARKS.md).
 import { Pool } from 'undici';
 import { serveChild } from './child-protocol.js';
 import type { LoadPlan, LoadResult, RequestSpec, Workload } from './load-plan.js';

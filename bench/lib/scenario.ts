@@ -2,7 +2,7 @@ import type { ChildRegistry } from './child-process.js';
 import type { BenchMode } from './cli-options.js';
 import { finite } from './stats.js';
 
-/** One measured figure, with the baseline measured in the same run and the target from issue 8. */
+/** One measured figure, with the baseline measured in the same run and the target from BENCHMARKS.md. */
 export interface Figure {
   /** What is measured, e.g. `cursor page 1,000 p50`. */
   name: string;

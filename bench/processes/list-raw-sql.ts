@@ -4,8 +4,8 @@
 // through the driver (better-sqlite3 with a statement prepared once, or a pg
 // client), one query at a time, no HTTP, no JSON. The text must stay the
 // engine's to the letter: an earlier version sorted the id ascending, which no
-// index serves in one scan, and so "the same SQL" ran up to 8x slower than the
-// API around it (BENCHMARKS.md).
+// index serves in one scan, and so "the same SQL" ran several times slower than
+// the API around it (docs/decisions.md D30).
 import SqliteDatabase from 'better-sqlite3';
 import { type Expression, Kysely, PostgresDialect, type SqlBool, SqliteDialect } from 'kysely';
 import pg from 'pg';

@@ -1,4 +1,4 @@
-// The seed scenario's worker (issue 4): `seed` fills a fresh tenant through the
+// The seed scenario's worker: `seed` fills a fresh tenant through the
 // platform's seedRecords; `rawCopy` inserts the very rows it wrote into a
 // second, empty SQLite database with nothing but better-sqlite3 (the baseline:
 // what the same load costs with no row generation and no query builder).

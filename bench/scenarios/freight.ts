@@ -282,7 +282,7 @@ async function quoteFigures(ctx: ScenarioContext, bigFile: string, smallFile: st
 }
 
 /**
- * Issue 21: freight-table import rate (SQLite and PostgreSQL) against a raw
+ * BENCHMARKS.md, "Freight": freight-table import rate (SQLite and PostgreSQL) against a raw
  * bulk insert of the same rows in the same run, and storefront quotes priced
  * from a large table against /health and against a 1-row table (the lookup
  * must not grow with the table).

@@ -9,7 +9,7 @@ import { tokenEndpoint } from './token-endpoint.js';
 import { webhookDelivery } from './webhook-delivery.js';
 import { webhookVerify } from './webhook-verify.js';
 
-/** Every scenario of issue 8, in the order they run. */
+/** Every scenario of BENCHMARKS.md, in the order they run. */
 export const scenarios: Scenario[] = [
   webhookVerify,
   tokenEndpoint,

@@ -185,7 +185,7 @@ async function measureDialect(ctx: ScenarioContext, generator: LoadGenerator, ki
 }
 
 /**
- * Issue 8, "List API": GET /v1/orders with a status filter and a created_at
+ * BENCHMARKS.md, "List API": GET /v1/orders with a status filter and a created_at
  * sort, at offset page 1, offset 5000, cursor page 1 and cursor page 1,000,
  * over 1,000,000 orders seeded by the platform's own seeder, on SQLite and
  * PostgreSQL. Baselines: the same SELECT straight through the driver, and a

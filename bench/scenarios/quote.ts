@@ -277,7 +277,7 @@ async function measure(ctx: ScenarioContext): Promise<Figure[]> {
 }
 
 /**
- * Issue 8, "Quote overhead" and "Quote deadline": storefront quotes at
+ * BENCHMARKS.md, "Quote": the overhead and the deadline targets: storefront quotes at
  * 1,000/s against a seller answering at once, compared with a bare undici
  * POST of the same request to the same seller; and the cut-off time of quotes
  * to a seller that never answers, against the 1.0 s deadline (spec-notes Q3).

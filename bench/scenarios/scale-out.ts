@@ -1,4 +1,4 @@
-// Issue 22, "Scale-out rows": on PostgreSQL, the list endpoint and the token
+// BENCHMARKS.md, "scale-out": on PostgreSQL, the list endpoint and the token
 // endpoint served by `feira start --workers 1` against `--workers 2` (the real
 // cluster: one port, the primary handing connections out), and a backlog of
 // webhook events drained by one dispatcher process against two. Each pair in

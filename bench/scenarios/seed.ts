@@ -36,7 +36,7 @@ async function inProcess<T>(ctx: ScenarioContext, label: string, options: object
 }
 
 /**
- * Issue 4: `feira seed` "fills a database fast (≥ 50,000 rows/s on SQLite)".
+ * BENCHMARKS.md, "Seed": `feira seed` fills a database fast (target ≥ 50,000 rows/s on SQLite).
  * seedRecords (what `feira seed` runs) against the baseline of the same run:
  * the rows it wrote, inserted into an empty database by raw better-sqlite3
  * (prepared 500-row INSERTs, one transaction, indexes rebuilt after). Each

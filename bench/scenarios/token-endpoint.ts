@@ -14,14 +14,14 @@ const REFRESH = new URL('../processes/workloads/token-refresh.ts', import.meta.u
 const CONNECTIONS = 16;
 /**
  * Codes prepared per second of load (warm-up included): above what 2 cores can
- * exchange, so none is reused. 3,000 was not: a full run on a faster 2-core
- * host exchanged them all before the window ended (34,188 invalid_grant errors,
- * and a figure capped at the supply); issuing them takes about 0.1 ms each.
+ * exchange, so none is reused: with fewer, a faster 2-core host exchanged them
+ * all before the window ended, and the figure was capped at the supply
+ * (docs/decisions.md D31). Issuing them is cheap beside exchanging them.
  */
 const CODES_PER_SECOND = 8_000;
 
 /**
- * Issue 8, "Token endpoint": code exchanges/s and refreshes/s over HTTP
+ * BENCHMARKS.md, "Token endpoint": code exchanges/s and refreshes/s over HTTP
  * (SQLite), against jose ES256 signing alone in its own process. Every
  * exchange or refresh signs two tokens (access and refresh), so half the
  * signing rate is the endpoint's ceiling from signing alone.

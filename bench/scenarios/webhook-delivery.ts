@@ -81,7 +81,7 @@ interface PeerRun {
 }
 
 /**
- * The peer (issue 22): a BullMQ queue on Redis (at `redisPort`) and a worker that signs and posts
+ * The peer: a BullMQ queue on Redis (at `redisPort`) and a worker that signs and posts
  * the same messages to a receiver of its own with the same connection limit.
  * Same backlog and formula for the rate; "commit" is the job's enqueue time.
  */
@@ -341,7 +341,7 @@ async function measureDialect(ctx: ScenarioContext, kind: DatabaseKind): Promise
 }
 
 /**
- * Issue 8, "Webhook delivery": the real dispatcher (as `feira start` runs it)
+ * BENCHMARKS.md, "Webhook delivery": the real dispatcher (as `feira start` runs it)
  * delivering signed v1 webhooks over HTTPS to a receiver process, on SQLite
  * and PostgreSQL: sustained deliveries/s draining a backlog of committed
  * events, and commit→delivery latency while orders are written at 500/s

@@ -22,14 +22,15 @@ const ROUNDS = { quick: 5, full: 15 };
 const REPLICAS = { quick: 1, full: 3 };
 
 /**
- * Issue 8, "Webhook verify (SDK)": verifications per CPU-second of the SDK's
+ * BENCHMARKS.md, "Webhook verify": verifications per CPU-second of the SDK's
  * `verifyWebhook` against svix, standardwebhooks and stripe on equally sized
  * valid messages. Each verifier lives in its own process (no shared JIT), and
  * they take turns: the measured time is cut into rounds, each giving every
  * verifier one slice, in an order rotated per round, and each slice counts the
  * CPU time it used. Measuring one library after another by wall clock let a
- * neighbour's burst on a 2-core machine decide the ratio (0.5x to 2x between
- * runs, BENCHMARKS.md); interleaved CPU-time slices see the same machine for all.
+ * neighbour's burst on a 2-core machine decide the ratio, which swung widely
+ * between runs; interleaved CPU-time slices see the same machine for all
+ * (docs/decisions.md D29).
  */
 export const webhookVerify: Scenario = {
   id: 'webhook-verify',

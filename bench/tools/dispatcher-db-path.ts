@@ -1,13 +1,13 @@
 // The webhook dispatcher's database work per delivery, in one process and
-// without HTTP (issue 22): the fan-out of a backlog of outbox events into
+// without HTTP: the fan-out of a backlog of outbox events into
 // leased deliveries, 500 a transaction, then the recording of their successes,
 // as the dispatcher batches them. Prints the process CPU time of each per
 // delivery and, on PostgreSQL, the server's too (every `postgres` process of
 // the machine, read from /proc: its backends, WAL writer and autovacuum; do
 // not run anything else against PostgreSQL meanwhile). A full benchmark run
-// varies by ±5 % or more between runs on a shared host; this varies by about
-// ±3 % on SQLite and ±7 % on PostgreSQL, so alternate it between two trees to
-// see a change to the dispatcher's database path:
+// varies between runs on a shared host more than such a change moves it; this
+// varies less, so alternate it between two trees to see a change to the
+// dispatcher's database path (docs/decisions.md D32):
 //
 //   node --import tsx bench/tools/dispatcher-db-path.ts                   # this tree, SQLite
 //   node --import tsx bench/tools/dispatcher-db-path.ts --root /tmp/base  # another checkout's sources

@@ -1,4 +1,4 @@
-// Backlog drain probe (issue 5), not a test:
+// Webhook backlog drain probe, not a test:
 //   TSX_TSCONFIG_PATH=tsconfig.typecheck.json node --import tsx packages/platform/test/webhooks/drain-probe.ts [events] [profile.cpuprofile]
 //   (PROBE_DIALECT=postgres for PostgreSQL)
 // Commits N order events to a SQLite platform with one v1 subscription, then starts one

@@ -1,4 +1,4 @@
-// Quick throughput probe (issue 5, "Performance"), not a test:
+// Quick throughput probe of webhook delivery, not a test:
 //   TSX_TSCONFIG_PATH=tsconfig.typecheck.json node --import tsx packages/platform/test/webhooks/throughput-probe.ts [events]
 // Commits N events to the outbox of a SQLite platform with one v1 subscription,
 // runs one in-process dispatcher until every delivery succeeded, and compares

@@ -29,7 +29,7 @@ export function signatureEntries(header: string): string[] {
 // Both sides of every comparison are written into these two buffers: verification
 // is synchronous, so no two calls share them at once, and a fresh Buffer for each
 // digest (`digest()`, `Buffer.from(hex)`) was a measurable share of a 1 KiB
-// verification (BENCHMARKS.md, Webhook verify).
+// verification (docs/decisions.md D28).
 const expected = Buffer.alloc(DIGEST_BYTES);
 const received = Buffer.alloc(DIGEST_BYTES);
 
@@ -51,8 +51,8 @@ export function anyDigestMatches(
   hmac.update(`${timestamp}.`);
   // A string body is hashed from the string itself, never copied into a Buffer
   // first. When its UTF-8 length equals its length it is all ASCII, whose Latin-1
-  // bytes are its UTF-8 bytes and cost less to produce (measurably, at 1 KiB;
-  // BENCHMARKS.md); any other string is hashed as UTF-8, the bytes received.
+  // bytes are its UTF-8 bytes and cost less to produce (measurably, at 1 KiB:
+  // docs/decisions.md D28); any other string is hashed as UTF-8, the bytes received.
   if (typeof rawBody === 'string') {
     hmac.update(rawBody, Buffer.byteLength(rawBody, 'utf8') === rawBody.length ? 'latin1' : 'utf8');
   } else {
