@@ -61,7 +61,11 @@ export function register(program: Command): void {
         }
         throw error;
       }
-      const database = await openDatabase(config.databaseUrl);
+      // A lost PostgreSQL connection is said on stderr (pool, server process, host, port, database; never the URL).
+      const databaseLog = {
+        warn: (fields: object, message: string) => void process.stderr.write(`${message}: ${JSON.stringify(fields)}\n`),
+      };
+      const database = await openDatabase(config.databaseUrl, { log: databaseLog });
       await migrateToLatest(database);
       const platformSettings = platformConfig({
         mode: config.mode,
@@ -89,6 +93,7 @@ export function register(program: Command): void {
         dispatcher: true,
         dispatcherOptions: { maxInFlight, perEndpointInFlight },
         log: { error: (obj, message) => process.stderr.write(`${message}: ${String((obj as { err?: unknown }).err)}\n`) },
+        databaseLog,
       });
       // Listened for before the ready line: a SIGTERM sent on reading it must find the handler.
       const stopped = stopSignal('feira dispatch');
