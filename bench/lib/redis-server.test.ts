@@ -11,7 +11,7 @@ import {
 } from './redis-server.js';
 
 // The webhook benchmark's peer runs on this server: a real redis-server (Debian's package, which .ci/run installs).
-describe('the benchmark peer’s own Redis (issue 22)', () => {
+describe('the benchmark peer’s own Redis', () => {
   const dirs: string[] = [];
   let server: RedisServer | null = null;
   afterEach(async () => {
@@ -25,7 +25,7 @@ describe('the benchmark peer’s own Redis (issue 22)', () => {
     return dir;
   };
 
-  it('issue 22: runs as BullMQ’s production guide asks (AOF, fsync every second), says so when asked, and is gone once stopped', async () => {
+  it('runs as BullMQ’s production guide asks (AOF, fsync every second), says so when asked, and is gone once stopped', async () => {
     const dir = scratch();
     const started = await startRedisServer(dir, PRODUCTION_REDIS_ARGS);
     if (typeof started === 'string') throw new Error(started);
@@ -39,14 +39,14 @@ describe('the benchmark peer’s own Redis (issue 22)', () => {
     await expect(redisPersistence(started.port)).rejects.toThrow();
   });
 
-  it('issue 22: the durable variant syncs every write before answering (appendfsync always), the rest as in production', async () => {
+  it('the durable variant syncs every write before answering (appendfsync always), the rest as in production', async () => {
     const started = await startRedisServer(scratch(), DURABLE_REDIS_ARGS);
     if (typeof started === 'string') throw new Error(started);
     server = started;
     expect(await redisPersistence(started.port)).toBe("appendonly yes, appendfsync always, save ''");
   });
 
-  it('issue 22: a server that cannot start is a reason, not a hang', async () => {
+  it('a server that cannot start is a reason, not a hang', async () => {
     const started = await startRedisServer(scratch(), ['--appendfsync', 'sometimes']);
     expect(started).toMatch(/redis-server exited with code 1/);
   });

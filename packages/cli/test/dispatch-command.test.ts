@@ -82,7 +82,7 @@ describe('feira dispatch (real process, SQLite)', () => {
     expect(missing.stderr).toContain('no delivery no-such-delivery');
   }, 120_000);
 
-  it('issue 22: runs until SIGTERM; one sent as soon as it says it is dispatching stops it cleanly, exit code 0', async () => {
+  it('runs until SIGTERM; one sent as soon as it says it is dispatching stops it cleanly, exit code 0', async () => {
     const dispatch = runFeira(['dispatch', '--database', url, '--data-dir', dir]);
     try {
       await dispatch.waitFor(/Dispatching webhooks from .*Ctrl-C to stop\./);

@@ -10,13 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FeiraProcess, runFeira } from './feira-process.js';
 import { approveInBrowser, PRINTED_LOGIN_URL } from './support/browser-login.js';
 
-// Issue 19 "Done when": a fresh sandbox, then `feira login` (the browser driven
+// First run to first event: a fresh sandbox, then `feira login` (the browser driven
 // by Chromium), `feira listen --forward-to <a plain HTTP app>`, `feira trigger
 // order`: a signed order event reaches the app, and Ctrl-C on listen leaves no
 // active subscription. Only --data-dir is added to each command, because the
 // test's sandbox keeps its data in a temporary folder instead of ./.feira.
 
-describe('first run to first event (issue 19, done when)', { timeout: 300_000 }, () => {
+describe('first run to first event', { timeout: 300_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'feira-first-event-'));
   const dataDir = join(dir, '.feira');
   const running: FeiraProcess[] = [];

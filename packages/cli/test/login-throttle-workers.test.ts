@@ -1,4 +1,4 @@
-// issue 22: the login throttle holds across API workers, because its counters
+// The login throttle holds across API workers, because its counters
 // live in PostgreSQL (identity/attempt-throttle.ts), not in a process.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +21,7 @@ const LISTENING = /Listening on http:\/\/127\.0\.0\.1:(\d+)/;
 const REDIRECT = 'https://integrator.example/callback';
 const pgTarget = testDatabaseTargets().find((t) => t.dialect === 'postgres');
 
-describe.runIf(pgTarget)('login throttle across API workers (issue 22)', { timeout: 600_000 }, () => {
+describe.runIf(pgTarget)('login throttle across API workers', { timeout: 600_000 }, () => {
   let platform: TestPlatform | undefined;
   let api: FeiraProcess | undefined;
   let dir: string | undefined;
@@ -34,7 +34,7 @@ describe.runIf(pgTarget)('login throttle across API workers (issue 22)', { timeo
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('issue-17 §1 / issue 22: wrong passwords spread over two API workers are counted together: the allowance is checked once, not once per worker', async () => {
+  it('wrong passwords spread over two API workers are counted together: the allowance is checked once, not once per worker', async () => {
     platform = await createTestPlatform(pgTarget as NonNullable<typeof pgTarget>);
     const seller = await platform.createSeller();
     const client = await platform.createClient({ redirectUris: [REDIRECT], scopes: ['open:order-order:read'] });

@@ -8,7 +8,7 @@ import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approveInBrowser, PRINTED_LOGIN_URL } from './support/browser-login.js';
 
-// Issue 19 §7: every shell example of README.md runs, as written, against a
+// Every shell example of README.md runs, as written, against a
 // fresh sandbox, so the README cannot drift. Blocks whose info string says
 // `no-run` (installs, other databases, templates needing a browser code) are
 // skipped; the others run in order in one bash, in a folder where `npm start`
@@ -68,7 +68,7 @@ function spawnIn(cwd: string, command: string, args: string[]) {
   return { child, run, exited, waitFor };
 }
 
-describe('README shell examples run verbatim against a fresh sandbox (issue 19 §7)', { timeout: 400_000 }, () => {
+describe('README shell examples run verbatim against a fresh sandbox', { timeout: 400_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'feira-readme-'));
   let sandbox: ReturnType<typeof spawnIn> | undefined;
   let browser: Browser;

@@ -29,7 +29,7 @@ async function runToEnd(args: string[], env: Record<string, string> = {}) {
   return { code, stdout: p.stdout(), stderr: p.stderr() };
 }
 
-describe('sandbox discovery and a clean failed start (issue 19 §2, §10)', { timeout: 180_000 }, () => {
+describe('sandbox discovery and a clean failed start', { timeout: 180_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'feira-discovery-'));
   const processes: FeiraProcess[] = [];
   afterEach(async () => {
@@ -66,7 +66,7 @@ describe('sandbox discovery and a clean failed start (issue 19 §2, §10)', { ti
       local_ca_file: join(dataDir, 'local-ca.pem'),
     });
     expect(sandbox.stdout()).toContain(`Demo quotes  http://127.0.0.1:${quotePort}/quote`);
-    // Issue 19 §9: readable log lines, without colour codes when stderr is not a terminal.
+    // Readable log lines, without colour codes when stderr is not a terminal.
     await fetch(`http://127.0.0.1:${port}/health?secret=hidden`);
     const logLine = (await sandbox.waitFor(/^.*INFO.*request completed.*$/m, 30_000, 'stderr'))[0];
     expect(logLine).not.toContain('\u001b[');

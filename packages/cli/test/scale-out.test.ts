@@ -70,7 +70,7 @@ async function writeOrders(base: string, tenantId: string, count: number, parall
 
 const pgTarget = testDatabaseTargets().find((t) => t.dialect === 'postgres');
 
-describe.runIf(pgTarget)('scale-out on PostgreSQL (issue 22)', { timeout: 600_000 }, () => {
+describe.runIf(pgTarget)('scale-out on PostgreSQL', { timeout: 600_000 }, () => {
   let platform: TestPlatform | undefined;
   let receiver: LoopbackReceiver | undefined;
   let api: FeiraProcess | undefined;

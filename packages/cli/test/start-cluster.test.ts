@@ -9,7 +9,7 @@ import { childPids, type FeiraProcess, runFeira } from './feira-process.js';
 
 const LISTENING = /Listening on http:\/\/127\.0\.0\.1:(\d+)/;
 
-describe('feira start --workers (issue 22: several API processes on one port)', { timeout: 300_000 }, () => {
+describe('feira start --workers: several API processes on one port', { timeout: 300_000 }, () => {
   let dir: string | undefined;
   const processes: FeiraProcess[] = [];
   const cleanups: Array<() => Promise<void>> = [];

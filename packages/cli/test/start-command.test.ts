@@ -13,7 +13,7 @@ const LISTENING = /Listening on http:\/\/127\.0\.0\.1:(\d+)/;
 // loaded 2-core CI machine one start can take tens of seconds.
 const PROCESS_TEST_TIMEOUT_MS = 180_000;
 
-describe('feira start as a real process (issue 2 §5)', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
+describe('feira start as a real process', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   let dir: string | undefined;
   const processes: FeiraProcess[] = [];
   afterEach(async () => {

@@ -18,7 +18,7 @@ function probe(shutdownTakes: 'no time' | 'until killed') {
   return runTsNode(['--input-type=module', '-e', script]);
 }
 
-describe('stop signals of the long-running commands: feira start (issue 2 §5), listen (issue 19 §4), dispatch', () => {
+describe('stop signals of the long-running commands: feira start, listen, dispatch', () => {
   it('a SIGTERM sent as soon as the ready line is read reaches the handler: the command ends itself, exit code 0', async () => {
     const proc = probe('no time');
     await proc.waitFor(/^ready$/m);

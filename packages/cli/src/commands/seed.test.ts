@@ -8,7 +8,7 @@ import { migrateToLatest, openDatabase } from '@feira/platform';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-// `feira seed` (issue 4) run as a real process, the way a user runs it.
+// `feira seed` run as a real process, the way a user runs it.
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const bin = join(root, 'packages/cli/src/bin.ts');

@@ -9,7 +9,7 @@ import { resolveStartSettings } from './start-config.js';
 
 const cwd = '/srv/shop';
 
-describe('start settings: flag, then FEIRA_* environment, then default (issue 2 §5)', () => {
+describe('start settings: flag, then FEIRA_* environment, then default', () => {
   it('uses the documented defaults when neither flag nor environment is set', () => {
     const settings = resolveStartSettings({}, {}, cwd, false);
     expect(settings).toEqual({
@@ -98,7 +98,7 @@ describe('start settings: flag, then FEIRA_* environment, then default (issue 2 
     });
   });
 
-  it('logs at warn in sandbox mode and info in strict mode; readable lines on a terminal, JSON when piped (issue 19 §9)', () => {
+  it('logs at warn in sandbox mode and info in strict mode; readable lines on a terminal, JSON when piped', () => {
     expect(resolveStartSettings({}, {}, cwd, true)).toMatchObject({ logLevel: 'warn', logFormat: 'pretty' });
     expect(resolveStartSettings({ mode: 'strict' }, {}, cwd, false)).toMatchObject({ logLevel: 'info', logFormat: 'json' });
     expect(resolveStartSettings({ logFormat: 'json', logLevel: 'debug' }, {}, cwd, true)).toMatchObject({

@@ -7,7 +7,7 @@ import { Agent, request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { issueLeafCertificate, loadOrCreateLocalCa } from './local-ca.js';
 
-describe('the sandbox local CA (issue 19 §4)', () => {
+describe('the sandbox local CA', () => {
   const dir = mkdtempSync(join(tmpdir(), 'feira-ca-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

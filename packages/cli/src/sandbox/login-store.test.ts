@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type LoginFile, loginTokens, readLogin, writeLogin } from './login-store.js';
 
-describe('the stored login of feira login / feira token (issue 19 §3)', () => {
+describe('the stored login of feira login / feira token', () => {
   const dir = mkdtempSync(join(tmpdir(), 'feira-login-'));
   const refreshes: URLSearchParams[] = [];
   // The identity provider's token endpoint: answers every refresh with a rotated pair (spec-notes I5).

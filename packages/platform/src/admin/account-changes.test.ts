@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPlatform, TEST_ADMIN_TOKEN, type TestPlatform, testDatabaseTargets } from '../testing.js';
 
 /**
- * Issue 20: the admin API's update and delete of sellers, stores and client
+ * The admin API's update and delete of sellers, stores and client
  * apps, with what happens to tokens, sessions and subscriptions.
  */
 describe.each(testDatabaseTargets())('account changes on $dialect', (target) => {
@@ -42,7 +42,7 @@ describe.each(testDatabaseTargets())('account changes on $dialect', (target) => 
     return { ...seller, app, token };
   }
 
-  it('issue 20: PATCH a seller changes name and login (a taken login is a 409 naming it); a new password ends their sessions but app tokens keep working', async () => {
+  it('PATCH a seller changes name and login (a taken login is a 409 naming it); a new password ends their sessions but app tokens keep working', async () => {
     const seller = await sellerWithApp();
     const other = await platform.createSeller();
     const renamed = await call('PATCH', `/admin/v1/sellers/${seller.sellerId}`, {
@@ -81,7 +81,7 @@ describe.each(testDatabaseTargets())('account changes on $dialect', (target) => 
     expect((await ordersWith(seller.token, seller.tenantIds[0] as string)).statusCode).toBe(200);
   });
 
-  it("issue 20: a store can be added to a seller and renamed; another seller's store cannot be renamed through this one", async () => {
+  it("a store can be added to a seller and renamed; another seller's store cannot be renamed through this one", async () => {
     const seller = await platform.createSeller({ tenants: 1 });
     const other = await platform.createSeller({ tenants: 1 });
     const added = await call('POST', `/admin/v1/sellers/${seller.sellerId}/tenants`, { name: 'Filial Centro' });
@@ -97,7 +97,7 @@ describe.each(testDatabaseTargets())('account changes on $dialect', (target) => 
     expect(foreign.statusCode).toBe(404);
   });
 
-  it('issue 20: DELETE a seller revokes every token of theirs (the next API call is a 401), and removes their stores with records and subscriptions', async () => {
+  it('DELETE a seller revokes every token of theirs (the next API call is a 401), and removes their stores with records and subscriptions', async () => {
     const seller = await sellerWithApp();
     const deleted = await call('DELETE', `/admin/v1/sellers/${seller.sellerId}`);
     expect(deleted.statusCode).toBe(200);
@@ -113,7 +113,7 @@ describe.each(testDatabaseTargets())('account changes on $dialect', (target) => 
     expect((await call('DELETE', `/admin/v1/sellers/${seller.sellerId}`)).statusCode).toBe(404);
   });
 
-  it('issue 20: DELETE a client app revokes its tokens and deletes its subscriptions: no event is queued for it again', async () => {
+  it('DELETE a client app revokes its tokens and deletes its subscriptions: no event is queued for it again', async () => {
     const seller = await sellerWithApp();
     const deleted = await call('DELETE', `/admin/v1/clients/${seller.app.clientId}`);
     expect(deleted.statusCode).toBe(200);
@@ -124,7 +124,7 @@ describe.each(testDatabaseTargets())('account changes on $dialect', (target) => 
     expect((await call('GET', `/admin/v1/sellers/${seller.sellerId}`)).statusCode).toBe(200);
   });
 
-  it('issue 20: the update and delete routes refuse a caller without the admin token (401, uniform error shape)', async () => {
+  it('the update and delete routes refuse a caller without the admin token (401, uniform error shape)', async () => {
     const seller = await platform.createSeller();
     const res = await platform.app.inject({ method: 'DELETE', url: `/admin/v1/sellers/${seller.sellerId}` });
     expect(res.statusCode).toBe(401);

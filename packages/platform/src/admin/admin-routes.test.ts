@@ -85,7 +85,7 @@ describe.each(testDatabaseTargets())('admin API on $dialect', (target) => {
       expect(read.json()).toEqual(seller);
     });
 
-    it('issue 2: a duplicate seller login is 409 CONFLICT naming login', async () => {
+    it('a duplicate seller login is 409 CONFLICT naming login', async () => {
       const body = sellerBody();
       expect((await post('/admin/v1/sellers', body)).statusCode).toBe(201);
       const again = await post('/admin/v1/sellers', { ...body, name: 'Someone else' });
@@ -99,12 +99,12 @@ describe.each(testDatabaseTargets())('admin API on $dialect', (target) => {
       expect(res.json().slug).toBe('NOT_FOUND');
     });
 
-    it('issue 2 bad input: malformed JSON is 400 naming the body', async () => {
+    it('bad input: malformed JSON is 400 naming the body', async () => {
       const res = await post('/admin/v1/sellers', '{"name": "x", ', { 'content-type': 'application/json' });
       expectFieldError(res, 400, '(body)');
     });
 
-    it('issue 2 bad input: wrong types are 422 naming each field', async () => {
+    it('bad input: wrong types are 422 naming each field', async () => {
       const res = await post('/admin/v1/sellers', sellerBody({ name: 42, tenants: 'Loja' }));
       expectFieldError(res, 422, 'name');
       expectFieldError(res, 422, 'tenants');
@@ -112,7 +112,7 @@ describe.each(testDatabaseTargets())('admin API on $dialect', (target) => {
       expectFieldError(nested, 422, 'tenants.0.name');
     });
 
-    it('issue 2 bad input: unknown fields are 422 UNKNOWN_PARAMETER naming the field, nested too', async () => {
+    it('bad input: unknown fields are 422 UNKNOWN_PARAMETER naming the field, nested too', async () => {
       const res = await post('/admin/v1/sellers', sellerBody({ role: 'admin' }));
       expectFieldError(res, 422, 'role');
       expect(res.json().details[0].slug).toBe('UNKNOWN_PARAMETER');
@@ -120,14 +120,14 @@ describe.each(testDatabaseTargets())('admin API on $dialect', (target) => {
       expectFieldError(nested, 422, 'tenants.0.id');
     });
 
-    it('issue 2 bad input: a missing field is 422 MISSING_PARAMETER naming it', async () => {
+    it('bad input: a missing field is 422 MISSING_PARAMETER naming it', async () => {
       const { password: _password, ...body } = sellerBody();
       const res = await post('/admin/v1/sellers', body);
       expectFieldError(res, 422, 'password');
       expect(res.json().details[0].slug).toBe('MISSING_PARAMETER');
     });
 
-    it('issue 2 bad input: a body over 1 MiB is 413 in the platform error shape, not a 500', async () => {
+    it('bad input: a body over 1 MiB is 413 in the platform error shape, not a 500', async () => {
       const res = await post('/admin/v1/sellers', sellerBody({ name: 'x'.repeat(1024 * 1024 + 10) }));
       expect(res.statusCode).toBe(413);
       expect(res.json()).toMatchObject({ slug: 'PAYLOAD_TOO_LARGE', request_id: expect.any(String) });
@@ -136,7 +136,7 @@ describe.each(testDatabaseTargets())('admin API on $dialect', (target) => {
       ]);
     });
 
-    it('issue 2 / issue-17 §6 bad input: an unknown media type, plain text included, is 415; a JSON array is 422 at the root', async () => {
+    it('bad input: an unknown media type, plain text included, is 415; a JSON array is 422 at the root', async () => {
       for (const [body, type] of [
         ['<seller/>', 'application/xml'],
         ['name=x', 'text/plain'],
@@ -218,7 +218,7 @@ describe.each(testDatabaseTargets())('admin API on $dialect', (target) => {
       expectFieldError(await post('/admin/v1/clients', clientBody({ privacy_policy_url: 'privacy' })), 422, 'privacy_policy_url');
     });
 
-    it('issue 2 bad input: wrong types, unknown fields and malformed JSON never give a 500', async () => {
+    it('bad input: wrong types, unknown fields and malformed JSON never give a 500', async () => {
       expectFieldError(await post('/admin/v1/clients', clientBody({ scopes: 'open:portfolio:read' })), 422, 'scopes');
       expectFieldError(await post('/admin/v1/clients', clientBody({ client_secret: 'mine' })), 422, 'client_secret');
       expectFieldError(await post('/admin/v1/clients', '{', { 'content-type': 'application/json' }), 400, '(body)');

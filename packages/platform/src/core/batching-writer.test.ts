@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { pollUntil } from '../testing.js';
 import { BatchingWriter } from './batching-writer.js';
 
-describe('BatchingWriter (issue 16: one "flush after N rows or T ms")', () => {
+describe('BatchingWriter: one "flush after N rows or T ms"', () => {
   it('writes a batch as soon as it holds maxRows rows, in order, one batch after the other', async () => {
     const written: number[][] = [];
     let concurrent = 0;

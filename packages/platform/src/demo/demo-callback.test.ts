@@ -11,7 +11,7 @@ describe.each(testDatabaseTargets())('sandbox demo callback on $dialect', (targe
   });
   afterAll(() => platform.close());
 
-  it('issue 3 §7: /demo/callback shows the code and exchanges it once the newcomer enters the demo client secret', async () => {
+  it('/demo/callback shows the code and exchanges it once the newcomer enters the demo client secret', async () => {
     const redirectUri = `${platform.url}/demo/callback`;
     const seller = await platform.createSeller({ tenants: 1 });
     const demo = await platform.createClient({
@@ -57,7 +57,7 @@ describe.each(testDatabaseTargets())('sandbox demo callback on $dialect', (targe
     expect((await browser.request('GET', exchanged.location as string)).status).toBe(404);
   });
 
-  it('issue 3 §7: the demo page exchanges only codes that were issued for a demo callback', async () => {
+  it('the demo page exchanges only codes that were issued for a demo callback', async () => {
     const seller = await platform.createSeller({ tenants: 1 });
     const other = await platform.createClient({
       redirectUris: ['https://integrator.example/callback'],
@@ -82,7 +82,7 @@ describe.each(testDatabaseTargets())('sandbox demo callback on $dialect', (targe
     expect(res.body).toContain('This code was not issued for the demo callback.');
   });
 
-  it('issue 3 §7: the demo pages exist only in the sandbox', async () => {
+  it('the demo pages exist only in the sandbox', async () => {
     // Same database, second app with another config (one schema per test file keeps PostgreSQL runs independent).
     const strict = await buildApp({ config: testConfig({ mode: 'strict' }), database: platform.database, clock: platform.clock });
     try {

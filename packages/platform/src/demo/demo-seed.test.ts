@@ -17,7 +17,7 @@ describe.each(testDatabaseTargets())('demo seed on $dialect', (target) => {
   });
   afterAll(() => platform.close());
 
-  it('issue 2 §5: plants a demo seller with two stores and the "Feira demo app" client holding every catalogue scope', async () => {
+  it('plants a demo seller with two stores and the "Feira demo app" client holding every catalogue scope', async () => {
     expect(await isEmptyForDemo(platform.app.platform)).toBe(true);
     const seededStores: string[][] = [];
     const demo = await seedDemo(platform.app.platform, {

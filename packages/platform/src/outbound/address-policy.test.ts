@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { addressRange, refusalReason } from './address-policy.js';
 import { createOutboundAgent } from './outbound-agent.js';
 
-// issue 17 §5: every special-purpose range of the IANA IPv4 and IPv6 registries is refused in strict mode.
+// spec-notes W9: every special-purpose range of the IANA IPv4 and IPv6 registries is refused in strict mode.
 const REFUSED: Array<[string, string]> = [
   ['0.0.0.0', 'this network 0.0.0.0/8'],
   ['10.1.2.3', 'private 10/8'],
@@ -49,16 +49,16 @@ const REFUSED: Array<[string, string]> = [
 ];
 const ALLOWED = ['93.184.215.14', '8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '2a00:1450:4001:82a::200e', '::ffff:8.8.8.8'];
 
-describe('outbound address policy (issue 17 §5)', () => {
-  it.each(REFUSED)('issue-17 §5 / spec-notes W9: strict mode refuses %s (%s)', (address) => {
+describe('outbound address policy (spec-notes W9)', () => {
+  it.each(REFUSED)('spec-notes W9: strict mode refuses %s (%s)', (address) => {
     expect(refusalReason(address, 'strict')).toMatch(/address/);
   });
 
-  it.each(ALLOWED)('issue-17 §5: strict mode allows the public unicast address %s', (address) => {
+  it.each(ALLOWED)('spec-notes W9: strict mode allows the public unicast address %s', (address) => {
     expect(refusalReason(address, 'strict')).toBeNull();
   });
 
-  it('issue-17 §5: sandbox mode allows loopback (any form) and nothing else that strict refuses', () => {
+  it('spec-notes W9: sandbox mode allows loopback (any form) and nothing else that strict refuses', () => {
     for (const address of ['127.0.0.1', '127.9.9.9', '::1', '::ffff:127.0.0.1', '::ffff:7f00:1']) {
       expect(refusalReason(address, 'sandbox'), address).toBeNull();
     }
@@ -67,13 +67,13 @@ describe('outbound address policy (issue 17 §5)', () => {
     }
   });
 
-  it('issue-17 §5: host names and non-standard IPv4 forms are not addresses', () => {
+  it('spec-notes W9: host names and non-standard IPv4 forms are not addresses', () => {
     for (const value of ['localhost', '0x7f.1', '127.1', '2130706433', '']) {
       expect(refusalReason(value, 'strict'), value).toBe('not an IP address');
     }
   });
 
-  it('issue-17 §5 / spec-notes W9: the outbound agent refuses to connect to a special-purpose literal address in strict mode', async () => {
+  it('spec-notes W9: the outbound agent refuses to connect to a special-purpose literal address in strict mode', async () => {
     const agent = createOutboundAgent({ policy: 'strict' });
     try {
       for (const url of [

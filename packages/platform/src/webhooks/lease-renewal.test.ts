@@ -18,7 +18,7 @@ describe.each(testDatabaseTargets())('delivery leases on $dialect', (target) => 
   });
   afterAll(() => platform.close());
 
-  it('W6 / issue 17: a live worker renews its leases, so a request longer than one lease is not taken over; a silent one loses them after one lease', async () => {
+  it('W6: a live worker renews its leases, so a request longer than one lease is not taken over; a silent one loses them after one lease', async () => {
     const hooks = await startReceiver({ tls: true, answer: () => 'hang' });
     receivers.push(hooks);
     const seller = await sellerWithToken(platform);

@@ -27,7 +27,7 @@ const ORDER = { customer: { id: 'c1', name: 'Ana' }, items: [{ sku: 'A', quantit
 // A poll this long cannot deliver within the tests' 5 s deadlines: only the outbox signal can.
 const SLEEPY = { pollIntervalMs: 600_000, maxPollIntervalMs: 600_000 };
 
-describe.each(testDatabaseTargets())('outbox signal on $dialect (issue 22)', (target) => {
+describe.each(testDatabaseTargets())('outbox signal on $dialect', (target) => {
   let platform: TestPlatform;
   let hooks: LoopbackReceiver;
   let dispatcher: WebhookDispatcher | null = null;
@@ -74,7 +74,7 @@ describe.each(testDatabaseTargets())('outbox signal on $dialect (issue 22)', (ta
     };
   }
 
-  it('W6 / issue 22: an event committed while the dispatcher sleeps between polls is delivered at once, not at the next poll', async () => {
+  it('W6: an event committed while the dispatcher sleeps between polls is delivered at once, not at the next poll', async () => {
     const { seller, running } = await subscribedSeller();
     const passes = running.stats().passes;
 
@@ -89,7 +89,7 @@ describe.each(testDatabaseTargets())('outbox signal on $dialect (issue 22)', (ta
     expect(await hooks.waitFor(6, 5_000)).toHaveLength(6);
   });
 
-  it('issue 22: a pass that fans out fewer events than it asked for saw them all: the dispatcher sleeps after it, without a second, empty pass per event', async () => {
+  it('a pass that fans out fewer events than it asked for saw them all: the dispatcher sleeps after it, without a second, empty pass per event', async () => {
     const { seller, running } = await subscribedSeller();
     const recorded = (n: number) =>
       until(`${n} deliveries recorded`, async () => {
@@ -113,7 +113,7 @@ describe.each(testDatabaseTargets())('outbox signal on $dialect (issue 22)', (ta
     }
   });
 
-  it('W6 / issue 22: an order written through the admin API is delivered at once too', async () => {
+  it('W6: an order written through the admin API is delivered at once too', async () => {
     const { seller } = await subscribedSeller(['order']);
     const created = await platform.app.inject({
       method: 'POST',
@@ -129,7 +129,7 @@ describe.each(testDatabaseTargets())('outbox signal on $dialect (issue 22)', (ta
     });
   });
 
-  it('W6 / issue 22: a write rolled back sends nothing (it signals only after a commit), and the next committed event is still delivered at once', async () => {
+  it('W6: a write rolled back sends nothing (it signals only after a commit), and the next committed event is still delivered at once', async () => {
     const { seller, running } = await subscribedSeller();
     const { appendEvent } = await import('../records/outbox.js');
     await expect(
@@ -159,7 +159,7 @@ describe.each(testDatabaseTargets())('outbox signal on $dialect (issue 22)', (ta
   });
 
   it.runIf(target.dialect === 'postgres')(
-    'W6 / issue 22: an order written by another process (its own pool and signal) wakes this process’s sleeping dispatcher at once',
+    'W6: an order written by another process (its own pool and signal) wakes this process’s sleeping dispatcher at once',
     async () => {
       const { seller } = await subscribedSeller(['order']);
       const other = await otherProcess();
@@ -174,7 +174,7 @@ describe.each(testDatabaseTargets())('outbox signal on $dialect (issue 22)', (ta
   );
 
   it.runIf(target.dialect === 'postgres')(
-    'issue 22: a writer whose own dispatcher has room wakes only that one; a writer without a dispatcher notifies the others',
+    'a writer whose own dispatcher has room wakes only that one; a writer without a dispatcher notifies the others',
     async () => {
       const { seller } = await subscribedSeller(['order']);
       const other = await otherProcess();
@@ -203,7 +203,7 @@ describe.each(testDatabaseTargets())('outbox signal on $dialect (issue 22)', (ta
   );
 
   it.runIf(target.dialect === 'postgres')(
-    'issue 22: when the LISTEN connection is cut, it reconnects by itself and the next commit is heard again',
+    'when the LISTEN connection is cut, it reconnects by itself and the next commit is heard again',
     async () => {
       const { seller } = await subscribedSeller();
       const pid = platform.database.outboxSignal.listenerPid();

@@ -217,7 +217,7 @@ describe.each(testDatabaseTargets())('webhook delivery on $dialect', (target) =>
     }
   });
 
-  it('issue 5 §2: a slow receiver holds at most its per-endpoint share; other endpoints keep being served', async () => {
+  it('a slow receiver holds at most its per-endpoint share; other endpoints keep being served', async () => {
     const slow = await receiver({ tls: true, answer: () => 'hang' });
     const fast = await receiver();
     const slowSeller = await sellerWithToken(platform);
@@ -323,7 +323,7 @@ describe.each(testDatabaseTargets())('fan-out on $dialect', (target) => {
   });
 
   it.skipIf(target.dialect !== 'postgres')(
-    'issue 22: on PostgreSQL the fan-out is a statement each connection prepares once; a connection that refuses it by name (PgBouncer before 1.21) gets it unnamed, and no event waits',
+    'on PostgreSQL the fan-out is a statement each connection prepares once; a connection that refuses it by name (PgBouncer before 1.21) gets it unnamed, and no event waits',
     async () => {
       const seller = await sellerWithToken(platform);
       await signup(platform, seller, 'v1', 'https://127.0.0.1:9/hooks', ['order']);

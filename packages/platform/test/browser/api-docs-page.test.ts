@@ -5,7 +5,7 @@ import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform } from '.
 
 const [target] = testDatabaseTargets();
 
-describe('/docs in Chromium (issue 18)', () => {
+describe('/docs in Chromium', () => {
   let platform: ListeningPlatform;
   let browser: Browser;
   beforeAll(async () => {

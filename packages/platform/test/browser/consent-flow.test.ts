@@ -7,7 +7,7 @@ import { testDatabaseTargets } from '../../src/storage/test-databases.js';
 import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform } from '../../src/testing.js';
 
 /**
- * Issue 3 "Tests that must exist", in a real Chromium: the pages, the consent
+ * In a real Chromium: the pages, the consent
  * button on an integrator's page (another origin), and framing refused.
  * The integrator's site is a tiny local HTTP server on its own port.
  */
@@ -167,7 +167,7 @@ describe.each(testDatabaseTargets())('identity pages in Chromium on $dialect', (
     await context.close();
   });
 
-  it('issue 3 §2: the login page refuses to be framed (frame-ancestors none, X-Frame-Options DENY)', async () => {
+  it('the login page refuses to be framed (frame-ancestors none, X-Frame-Options DENY)', async () => {
     await newSellerAndClient();
     const context = await browser.newContext();
     const page = await context.newPage();

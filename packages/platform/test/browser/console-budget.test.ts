@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPlatform, type TestPlatform } from '../../src/testing.js';
 
-/** Issue 20: the JavaScript a console page loads stays under 150 KB gzip (docs/console.md states the budget). */
+/** The JavaScript a console page loads stays under 150 KB gzip (docs/console.md states the budget). */
 const BUDGET_BYTES = 150 * 1024;
 
 describe('console JavaScript budget', () => {
@@ -12,7 +12,7 @@ describe('console JavaScript budget', () => {
   });
   afterAll(() => platform.close());
 
-  it('issue 20: every script of the first page, gzipped, fits in 150 KB', async () => {
+  it('every script of the first page, gzipped, fits in 150 KB', async () => {
     const page = await platform.app.inject({ method: 'GET', url: '/console' });
     const sources = [...page.body.matchAll(/<script[^>]*src="([^"]+)"/g)].map((m) => m[1] as string);
     expect(sources.length).toBeGreaterThan(0);
@@ -25,7 +25,7 @@ describe('console JavaScript budget', () => {
     expect(total).toBeLessThanOrEqual(BUDGET_BYTES);
   });
 
-  it('issue 20: a chart page (shipping, health) with its module and uPlot, gzipped, fits in 150 KB too', async () => {
+  it('a chart page (shipping, health) with its module and uPlot, gzipped, fits in 150 KB too', async () => {
     for (const module of ['/console/assets/shipping.js', '/console/assets/health.js']) {
       let total = 0;
       for (const src of ['/console/assets/console.js', module, '/console/assets/charts.js', '/console/assets/uplot.esm.js']) {

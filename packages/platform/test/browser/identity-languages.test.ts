@@ -8,7 +8,7 @@ import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform } from '.
 import { seriousAxeViolations } from './axe.js';
 
 /**
- * Issue 20 "Language": the login, store choice and consent pages and the
+ * Language: the login, store choice and consent pages and the
  * consent button in Brazilian Portuguese and English, in a real Chromium,
  * with axe-core on every page in both languages.
  */
@@ -62,7 +62,7 @@ describe.each(testDatabaseTargets())('identity pages in both languages on $diale
     };
   }
 
-  it('issue 20: a browser asking for pt-BR signs in, chooses stores and consents in Portuguese; every page passes axe', async () => {
+  it('a browser asking for pt-BR signs in, chooses stores and consents in Portuguese; every page passes axe', async () => {
     const { seller, url } = await setup();
     const context = await browser.newContext({ locale: 'pt-BR' });
     const page = await context.newPage();
@@ -92,7 +92,7 @@ describe.each(testDatabaseTargets())('identity pages in both languages on $diale
     await context.close();
   });
 
-  it('issue 20: the visible switch changes a Portuguese page to English and the choice is remembered', async () => {
+  it('the visible switch changes a Portuguese page to English and the choice is remembered', async () => {
     const { url } = await setup();
     const context = await browser.newContext({ locale: 'pt-BR' });
     const page = await context.newPage();
@@ -113,7 +113,7 @@ describe.each(testDatabaseTargets())('identity pages in both languages on $diale
     await context.close();
   });
 
-  it('issue 20: an error page in English for an English browser, in Portuguese for pt', async () => {
+  it('an error page in English for an English browser, in Portuguese for pt', async () => {
     for (const [locale, heading] of [
       ['en-US', 'This sign-in link cannot be used'],
       ['pt', 'Este link de acesso não pode ser usado'],
@@ -128,7 +128,7 @@ describe.each(testDatabaseTargets())('identity pages in both languages on $diale
     }
   });
 
-  it('issue 20 / spec-notes I12: the consent button speaks the host page language', async () => {
+  it('spec-notes I12: the consent button speaks the host page language', async () => {
     await setup();
     const context = await browser.newContext({ locale: 'en-US' });
     const page = await context.newPage();
@@ -142,7 +142,7 @@ describe.each(testDatabaseTargets())('identity pages in both languages on $diale
     await context.close();
   });
 
-  it('issue 20: the axe check finds serious issues where they exist, so a clean result on the pages means something', async () => {
+  it('the axe check finds serious issues where they exist, so a clean result on the pages means something', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(`${siteUrl}/inaccessible`);
@@ -151,7 +151,7 @@ describe.each(testDatabaseTargets())('identity pages in both languages on $diale
     await context.close();
   });
 
-  it('issue 20: the language switch never sends the browser to another site', async () => {
+  it('the language switch never sends the browser to another site', async () => {
     for (const back of ['//evil.example/x', 'https://evil.example/', '/\\evil.example']) {
       const res = await fetch(`${platform.url}/lang?to=pt-BR&back=${encodeURIComponent(back)}`, { redirect: 'manual' });
       expect(res.status).toBe(303);

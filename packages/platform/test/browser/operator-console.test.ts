@@ -6,7 +6,7 @@ import { seriousAxeViolations } from './axe.js';
 import { signInToConsole } from './console-sign-in.js';
 
 /**
- * Issue 20, the operator console in Chromium: the admin token becomes an
+ * The operator console in Chromium: the admin token becomes an
  * operator session; an operator creates, edits and deletes a seller (whose
  * tokens then fail), deletes a client app and reads the health charts; a
  * seller's session never opens it.
@@ -34,7 +34,7 @@ describe.each(testDatabaseTargets())('operator console in Chromium on $dialect',
     return page;
   }
 
-  it("issue 20: an operator creates, edits and deletes a seller in English; the deleted seller's token is refused; axe finds nothing serious", async () => {
+  it("an operator creates, edits and deletes a seller in English; the deleted seller's token is refused; axe finds nothing serious", async () => {
     const context = await browser.newContext({ locale: 'en-US' });
     const first = await context.newPage();
     await first.goto(`${platform.url}/console/operator`);
@@ -118,7 +118,7 @@ describe.each(testDatabaseTargets())('operator console in Chromium on $dialect',
     await page.context().close();
   }, 120_000);
 
-  it('issue 20: in pt-BR an operator deletes a client app (its token is refused) and reads the health charts', async () => {
+  it('in pt-BR an operator deletes a client app (its token is refused) and reads the health charts', async () => {
     const seller = await platform.createSeller({ tenants: 1 });
     const app = await platform.createClient({ name: 'Apagável' });
     const tenantId = seller.tenantIds[0] as string;
@@ -148,7 +148,7 @@ describe.each(testDatabaseTargets())('operator console in Chromium on $dialect',
     await page.context().close();
   }, 120_000);
 
-  it('issue 20: a seller signed in to the console cannot reach the operator console or its actions', async () => {
+  it('a seller signed in to the console cannot reach the operator console or its actions', async () => {
     const seller = await platform.createSeller({ tenants: 1 });
     const page = await signInToConsole(browser, platform.url, seller, 'en-US');
     const context = page.context();

@@ -7,7 +7,7 @@ import { seriousAxeViolations } from './axe.js';
 import { signInToConsole } from './console-sign-in.js';
 
 /**
- * Issue 20, the console's records in Chromium: the store's orders in a table
+ * The console's records in Chromium: the store's orders in a table
  * driven by the list conventions (a filter, a sort, cursor pagination to the
  * next page), each row opening its JSON; a bad parameter is shown, not a crash.
  */
@@ -24,7 +24,7 @@ describe.each(testDatabaseTargets())('records console in Chromium on $dialect', 
     await platform?.close();
   });
 
-  it('issue 20 / spec-notes L1–L9: orders filtered by status, sorted, paged by cursor; a row opens its JSON; axe finds nothing serious', async () => {
+  it('spec-notes L1–L9: orders filtered by status, sorted, paged by cursor; a row opens its JSON; axe finds nothing serious', async () => {
     const seller = await platform.createSeller({ tenants: 1 });
     const tenantId = seller.tenantIds[0] as string;
     await seedRecords(platform.database, tenantId, { products: 5, orders: 300 }, platform.app.platform);

@@ -9,7 +9,7 @@ import { seriousAxeViolations } from './axe.js';
 import { signInToConsole } from './console-sign-in.js';
 
 /**
- * Issue 20, the seller console in a real Chromium: sign in (pt-BR) with the
+ * The seller console in a real Chromium: sign in (pt-BR) with the
  * identity provider's login, open a failed delivery and its attempts, resend
  * it and watch the new attempt arrive live; another seller's store is a 404.
  */
@@ -51,7 +51,7 @@ describe.each(testDatabaseTargets())('seller console in Chromium on $dialect', (
     return { seller, tenantId, app, token, deliveryId: delivery.id };
   }
 
-  it('issue 20: a seller signs in in pt-BR, opens a failed delivery, resends it and sees the new attempt arrive live; axe finds nothing serious', async () => {
+  it('a seller signs in in pt-BR, opens a failed delivery, resends it and sees the new attempt arrive live; axe finds nothing serious', async () => {
     const { seller, tenantId, deliveryId } = await sellerWithFailedDelivery();
     const context = await browser.newContext({ locale: 'pt-BR' });
     const page = await context.newPage();
@@ -120,7 +120,7 @@ describe.each(testDatabaseTargets())('seller console in Chromium on $dialect', (
     await context.close();
   }, 120_000);
 
-  it('issue 20 / spec-notes W4: "resend all failed since" sends every dead delivery of the store again, and the dispatcher delivers them', async () => {
+  it('spec-notes W4: "resend all failed since" sends every dead delivery of the store again, and the dispatcher delivers them', async () => {
     const { seller, tenantId, deliveryId } = await sellerWithFailedDelivery();
     const page = await signInToConsole(browser, platform.url, seller, 'en-US');
     const context = page.context();
@@ -168,7 +168,7 @@ describe.each(testDatabaseTargets())('seller console in Chromium on $dialect', (
     await context.close();
   }, 120_000);
 
-  it('issue 20 / spec "States and transitions": rotating a v1 secret shows it once with the grace hour counting down; disable and re-enable', async () => {
+  it('spec "States and transitions": rotating a v1 secret shows it once with the grace hour counting down; disable and re-enable', async () => {
     const { seller, tenantId } = await sellerWithFailedDelivery();
     const page = await signInToConsole(browser, platform.url, seller, 'pt-BR');
     const context = page.context();
@@ -199,7 +199,7 @@ describe.each(testDatabaseTargets())('seller console in Chromium on $dialect', (
     await context.close();
   }, 120_000);
 
-  it('issue 20: a seller sees a connected app with its permissions and disconnects it: its token stops working and its subscriptions stop receiving events', async () => {
+  it('a seller sees a connected app with its permissions and disconnects it: its token stops working and its subscriptions stop receiving events', async () => {
     const { seller, tenantId, app, token } = await sellerWithFailedDelivery();
     await recordConsent(
       platform.database.db,
@@ -241,7 +241,7 @@ describe.each(testDatabaseTargets())('seller console in Chromium on $dialect', (
     await context.close();
   }, 120_000);
 
-  it("issue 20: a seller cannot open another seller's store or delivery by URL (404), in the page or the JSON API", async () => {
+  it("a seller cannot open another seller's store or delivery by URL (404), in the page or the JSON API", async () => {
     const mine = await platform.createSeller({ tenants: 1 });
     const theirs = await sellerWithFailedDelivery();
     const page = await signInToConsole(browser, platform.url, mine, 'en-US');
@@ -266,7 +266,7 @@ describe.each(testDatabaseTargets())('seller console in Chromium on $dialect', (
     await context.close();
   }, 120_000);
 
-  it('issue 20: the console refuses to be framed and allows only its own scripts', async () => {
+  it('the console refuses to be framed and allows only its own scripts', async () => {
     const res = await fetch(`${platform.url}/console`);
     const csp = res.headers.get('content-security-policy') ?? '';
     expect(csp).toContain("frame-ancestors 'none'");

@@ -11,7 +11,7 @@ import { seriousAxeViolations } from './axe.js';
 import { signInToConsole } from './console-sign-in.js';
 
 /**
- * Issue 20, the console's shipping page in Chromium: a seller tests their quote
+ * The console's shipping page in Chromium: a seller tests their quote
  * endpoint and reads each rule's verdict (a conforming seller passes, a broken
  * one fails the rule it breaks), and the quote log shows the store's calls
  * with the latency chart.
@@ -45,7 +45,7 @@ describe.each(testDatabaseTargets())('shipping console in Chromium on $dialect',
   const signIn = (locale: string, login: string, password: string) =>
     signInToConsole(browser, platform.url, { login, password }, locale);
 
-  it('issue 20 / spec "Seller-implemented shipping-quote endpoint": "Test my endpoint" shows every rule passed for a conforming seller, in pt-BR; the quote log lists a storefront quote and draws the chart; axe finds nothing serious', async () => {
+  it('spec "Seller-implemented shipping-quote endpoint": "Test my endpoint" shows every rule passed for a conforming seller, in pt-BR; the quote log lists a storefront quote and draws the chart; axe finds nothing serious', async () => {
     const seller = await platform.createSeller({ tenants: 1 });
     const tenantId = seller.tenantIds[0] as string;
     await addProducts(platform, tenantId, [
@@ -83,7 +83,7 @@ describe.each(testDatabaseTargets())('shipping console in Chromium on $dialect',
     await page.context().close();
   }, 120_000);
 
-  it("issue 20: a broken endpoint fails the rule it breaks, in English; filters narrow the log; a seller cannot see another store's shipping page or stats", async () => {
+  it("a broken endpoint fails the rule it breaks, in English; filters narrow the log; a seller cannot see another store's shipping page or stats", async () => {
     const seller = await platform.createSeller({ tenants: 1 });
     const tenantId = seller.tenantIds[0] as string;
     await addProducts(platform, tenantId, [{ sku: 'SKU-A' }, { sku: 'SKU-B' }]);
@@ -128,7 +128,7 @@ describe.each(testDatabaseTargets())('shipping console in Chromium on $dialect',
     await page.context().close();
   }, 120_000);
 
-  it("issue 21 §5 / issue 20: a seller uploads a freight table from the console with a progress bar, downloads it, sees a bad spreadsheet's problems with nothing changed, and deletes it; another store is a 404 and a change without the CSRF token a 403", async () => {
+  it("spec-notes Q8: a seller uploads a freight table from the console with a progress bar, downloads it, sees a bad spreadsheet's problems with nothing changed, and deletes it; another store is a 404 and a change without the CSRF token a 403", async () => {
     const seller = await platform.createSeller({ tenants: 1 });
     const tenantId = seller.tenantIds[0] as string;
     const page = await signIn('pt-BR', seller.login, seller.password);

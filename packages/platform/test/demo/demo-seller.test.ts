@@ -1,4 +1,4 @@
-// The sandbox's demo seller (issue 6, "Sandbox seller"): its own small server
+// The sandbox's demo seller: its own small server
 // that makes the storefront work out of the box with the demo data.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogueStock, configureDemoSellerShipping, type DemoSeller, startDemoSeller } from '../../src/demo/demo-seller.js';

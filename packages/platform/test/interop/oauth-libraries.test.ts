@@ -9,7 +9,7 @@ import { testDatabaseTargets } from '../../src/storage/test-databases.js';
 import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform } from '../../src/testing.js';
 
 /**
- * Issue 18 "Done when": two standard OAuth client libraries drive the whole flow
+ * Two standard OAuth client libraries drive the whole flow
  * against the real server, as an integrator would, with nothing Feira-specific in
  * the authorization URL (no choose_tenants: spec-notes I9 makes its absence mean
  * "the seller picks stores"). The seller's part happens in Chromium on the real pages.

@@ -38,7 +38,7 @@ function operations(doc: Document): Array<{ method: string; path: string; op: Op
 // The first target only: the document does not depend on the database.
 const [target] = testDatabaseTargets();
 
-describe('the served OpenAPI document (issue 18)', () => {
+describe('the served OpenAPI document', () => {
   let platform: ListeningPlatform;
   let doc: Document;
   beforeAll(async () => {

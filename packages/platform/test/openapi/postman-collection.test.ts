@@ -87,7 +87,7 @@ async function generate(doc: object, operationScopes: Map<string, string>): Prom
   return collection;
 }
 
-describe('Postman collection (issue 18)', () => {
+describe('Postman collection', () => {
   let platform: TestPlatform;
   beforeAll(async () => {
     platform = await createTestPlatform(target!, {

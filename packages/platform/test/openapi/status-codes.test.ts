@@ -13,14 +13,14 @@ type Operation = {
 const [target] = testDatabaseTargets();
 
 /**
- * Issue 18: every status code a route really answers is in the document. A crawl
+ * Every status code a route really answers is in the document. A crawl
  * sends each operation the requests that lead to its refusals (no credentials, a
  * token for several stores without X-Tenant-Id, a token without the scope, unknown
  * ids, an empty or malformed body, another media type, U+0000 in the query, a bad
  * _limit) and one that succeeds where that needs no data, and checks each answer's
  * status against the operation's documented responses.
  */
-describe('documented status codes (issue 18)', () => {
+describe('documented status codes', () => {
   let platform: ListeningPlatform;
   beforeAll(async () => {
     platform = await listenPlatform(target!);

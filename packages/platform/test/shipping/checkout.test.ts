@@ -125,7 +125,7 @@ describe.each(testDatabaseTargets())('checkout on $dialect', (target) => {
     expect(await ordersOf(tenantId)).toHaveLength(2);
   });
 
-  it('issue-17 §2: a checkout whose total overflows is a 422 naming the cart line the shopper sent (no 500, no order)', async () => {
+  it('spec-notes R1: a checkout whose total overflows is a 422 naming the cart line the shopper sent (no 500, no order)', async () => {
     const bigCart = [{ sku: 'BIG', quantity: 100_000 }];
     const answer = answerWith([option({ origin: { distribution_center: { id: 'CD-SP' } } })], bigCart);
     const { tenantId } = await sellerAnswering(() => ({ status: 200, json: answer }));

@@ -149,7 +149,7 @@ describe.each(testDatabaseTargets())('dispatcher processes on $dialect', (target
     );
   }, 240_000);
 
-  it('issue 17: after a SIGKILL, the deliveries the dead dispatcher held are sent by another within one lease (renewed while it lived), not after a minute', async () => {
+  it('W6: after a SIGKILL, the deliveries the dead dispatcher held are sent by another within one lease (renewed while it lived), not after a minute', async () => {
     platform = await createTestPlatform(target, { outboundCa: testTls.ca });
     const test = platform;
     let hang = true;

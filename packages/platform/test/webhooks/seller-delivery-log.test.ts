@@ -5,7 +5,7 @@ import { type LoopbackReceiver, startReceiver } from './loopback-receiver.js';
 import { dispatcherOf, recordChange, SELLER_SCOPES, signup } from './webhook-kit.js';
 
 /**
- * Issue 20, the seller's delivery log as an app's tools call it with a bearer
+ * The seller's delivery log as an app's tools call it with a bearer
  * token: each attempt's request headers and the exact body, and "resend all
  * failed since", which touches only the calling app's own deliveries.
  */
@@ -41,7 +41,7 @@ describe.each(testDatabaseTargets())('seller delivery log API on $dialect', (tar
       payload: payload as Record<string, unknown>,
     });
 
-  it('issue 20: a delivery shows each attempt with the headers it was sent with (signature included) and the exact body the receiver got', async () => {
+  it('a delivery shows each attempt with the headers it was sent with (signature included) and the exact body the receiver got', async () => {
     const { tenantIds } = await platform.createSeller();
     const tenantId = tenantIds[0] as string;
     const app = await appIn(tenantId);
@@ -66,7 +66,7 @@ describe.each(testDatabaseTargets())('seller delivery log API on $dialect', (tar
     expect(attempt?.request_headers['x-webhook-id']).toBe(delivery?.id);
   });
 
-  it('issue 20 / spec-notes W4: "resend all failed since" with an app token sends only that app\'s dead deliveries again; a bad since is a 422 in the uniform error shape', async () => {
+  it('spec-notes W4: "resend all failed since" with an app token sends only that app\'s dead deliveries again; a bad since is a 422 in the uniform error shape', async () => {
     const { tenantIds } = await platform.createSeller();
     const tenantId = tenantIds[0] as string;
     const mine = await appIn(tenantId);
