@@ -10,7 +10,8 @@ import { platformErrorHandler } from './error-handler.js';
 /** An app whose one route fails with `error`, under the given error handler. */
 async function failingWith(error: unknown, handler: typeof platformErrorHandler | typeof oauthErrorHandler) {
   const app = Fastify();
-  app.setErrorHandler(handler);
+  if (handler === platformErrorHandler) app.setErrorHandler(platformErrorHandler);
+  else app.setErrorHandler(oauthErrorHandler);
   app.get('/fails', async () => {
     throw error;
   });
