@@ -15,9 +15,8 @@ const SIZES = [
 const ROUNDS = { quick: 5, full: 15 };
 /**
  * Processes per verifier. One process's JIT and placement can be a few per cent
- * luckier or unluckier than another's for the whole run (the SDK against stripe
- * at 64 KiB: 0.98x in one full run, 1.05x and 1.10x in quick runs minutes later,
- * 1.11x with both in one process), so full mode spreads each verifier over three.
+ * luckier or unluckier than another's for the whole run, so full mode spreads
+ * each verifier over three (docs/decisions.md D29).
  */
 const REPLICAS = { quick: 1, full: 3 };
 

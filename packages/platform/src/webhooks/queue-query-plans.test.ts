@@ -15,8 +15,8 @@ import { registerBacklogGauges } from './webhook-metrics.js';
 // almost every row is done (dispatched events, succeeded deliveries). Each
 // claim and backlog gauge must read only its candidates, through the partial
 // indexes of migrations 0012 and 0015, never the whole table: otherwise a claim
-// that finds nothing costs as much as the table is large (21 ms per empty claim
-// after a 10,000-event backlog on PostgreSQL, BENCHMARKS.md). Checked on the
+// that finds nothing costs as much as the table is large (docs/decisions.md
+// D11). Checked on the
 // query plans: on PostgreSQL with sequential and bitmap scans off (a few rows
 // would rightly be scanned otherwise), so the plan answers "can an index that
 // holds only the candidates serve this query?".
