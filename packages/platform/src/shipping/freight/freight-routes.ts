@@ -12,7 +12,7 @@ import { runListForRequest } from '../../lists/list-engine.js';
 import { defineListResource } from '../../lists/list-resource.js';
 import type { Database } from '../../storage/database.js';
 import type { Schema } from '../../storage/schema.js';
-import { FREIGHT_COLUMNS } from './freight-csv.js';
+import { FREIGHT_COLUMNS, FREIGHT_CELL_MAXIMUMS as MAX } from './freight-csv.js';
 import {
   deleteFreightTable,
   type FreightTableRow,
@@ -296,7 +296,7 @@ async function tableRoutes(instance: FastifyInstance, scopes: TableScope[]): Pro
           operationId: `put${scope.operation}`,
           tags: [scope.tag],
           summary: 'Create or replace a freight table from a VTEX-layout spreadsheet (text/csv); atomic, all or nothing',
-          description: `Columns ${FREIGHT_COLUMNS.join(', ')}; header names case-insensitive; ; or , between cells; decimal comma or point; UTF-8 with or without BOM. At most ${FREIGHT_CSV_MAX_BYTES} bytes. Quotes keep reading the previous rows until the new ones are committed. A spreadsheet with problems is refused with a 422 listing each bad cell (at most 100) and nothing changes.`,
+          description: `Columns ${FREIGHT_COLUMNS.join(', ')}; header names case-insensitive; ; or , between cells; decimal comma or point; UTF-8 with or without BOM. At most ${FREIGHT_CSV_MAX_BYTES} bytes. Numeric cells at most: money ${MAX.money.toLocaleString('en')} reais (PriceByExtraWeight per kg), weights ${MAX.weightGrams.toLocaleString('en')} g, MaxVolume ${MAX.volumeCm3.toLocaleString('en')} cm³, PricePercent ${MAX.percent}, TimeCost ${MAX.deliveryDays} days; a leading ' before = + - @ in a text cell (a download's formula mark) is dropped. Quotes keep reading the previous rows until the new ones are committed. A spreadsheet with problems is refused with a 422 listing each bad cell (at most 100) and nothing changes.`,
           security: scope.security,
           params: itemParams,
           querystring: ImportQuery,
@@ -373,6 +373,8 @@ async function tableRoutes(instance: FastifyInstance, scopes: TableScope[]): Pro
           operationId: `get${scope.operation}`,
           tags: [scope.tag],
           summary: 'A freight table: its summary (JSON), or with Accept: text/csv its rows in the VTEX layout',
+          description:
+            "The CSV download neutralises text cells a spreadsheet would run as formulas (OWASP CSV injection): a cell beginning with = + - @, a tab or a carriage return gets a leading '. Numeric cells are written as numbers (none is negative). Uploaded again, the download gives the same table.",
           security: scope.security,
           params: itemParams,
           produces: ['application/json', 'text/csv'],
