@@ -89,7 +89,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       // Bodies are validated as sent: no type coercion, no silent removal of unknown fields.
       customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true },
     },
-    trustProxy: false,
+    // Only the named proxies may say who the client is (X-Forwarded-For): the per-address throttles count that address.
+    trustProxy: deps.config.trustProxy && deps.config.trustProxy.length > 0 ? [...deps.config.trustProxy] : false,
     // issue 17 §6: refusals made before a route runs answer in the platform error shape too.
     clientErrorHandler: clientErrorHandler(platform.random),
     frameworkErrors: (error, request, reply) => {

@@ -39,6 +39,7 @@ export {
   type DemoStockLookup,
   startDemoSeller,
 } from './demo/demo-seller.js';
+export { parseTrustedProxies } from './http/trusted-proxies.js';
 export { issueAuthorizationCode, type NewAuthorizationCode } from './identity/authorization-codes.js';
 export { createIdentityServices, type IdentityServices } from './identity/identity-services.js';
 export { ACCESS_TOKEN_TYP, REFRESH_TOKEN_TYP, type TokenInput, TokenSigner } from './identity/token-signer.js';

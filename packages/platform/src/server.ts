@@ -48,6 +48,8 @@ export interface StartPlatformOptions {
   outboundCa?: string;
   /** Bearer token `GET /metrics` requires; open when absent. */
   metricsToken?: string;
+  /** Reverse proxies whose X-Forwarded-For is believed (PlatformConfig.trustProxy). */
+  trustProxy?: readonly string[];
   /** Run the webhook dispatcher in this process (default true). */
   dispatcher?: boolean;
   /** How long in-flight requests may take to finish on shutdown before their connections are cut (default 10 s). */
@@ -173,6 +175,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       adminToken: options.adminToken,
       secretKey: options.secretKey,
       ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
+      ...(options.trustProxy?.length ? { trustProxy: options.trustProxy } : {}),
     });
     const { publicUrl, authUrl } = config;
     app = await buildApp({

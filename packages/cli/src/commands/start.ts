@@ -106,6 +106,7 @@ export async function runStart(flags: StartFlags & ClusterFlags, io: StartIo): P
       demoSellerPort: config.quotePort,
       ...(outboundCa ? { outboundCa } : {}),
       ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
+      ...(config.trustProxy.length > 0 ? { trustProxy: config.trustProxy } : {}),
     });
     if (role.banner)
       writeSandboxRecord(config.dataDir, {

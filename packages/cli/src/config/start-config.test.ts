@@ -26,6 +26,7 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
       adminToken: undefined,
       secretKey: undefined,
       outboundCa: undefined,
+      trustProxy: [],
     });
   });
 
@@ -62,6 +63,7 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
       adminToken: 'env-admin-token-0123456789',
       secretKey: 'env-secret-key-0123456789',
       outboundCa: undefined,
+      trustProxy: [],
     });
   });
 
@@ -177,6 +179,38 @@ describe('--outbound-ca: extra CAs trusted for webhook deliveries and quote call
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+describe('--trust-proxy: the reverse proxies whose X-Forwarded-For names the client', () => {
+  it('takes addresses, CIDR ranges and loopback, comma-separated, from the flag, else FEIRA_TRUST_PROXY; none by default', () => {
+    expect(resolveStartSettings({ trustProxy: '10.0.0.5, 192.168.0.0/16,loopback,::1' }, {}, cwd).trustProxy).toEqual([
+      '10.0.0.5',
+      '192.168.0.0/16',
+      'loopback',
+      '::1',
+    ]);
+    expect(resolveStartSettings({}, { FEIRA_TRUST_PROXY: 'fd00::/8' }, cwd).trustProxy).toEqual(['fd00::/8']);
+    expect(resolveStartSettings({}, {}, cwd).trustProxy).toEqual([]);
+  });
+
+  it.each([
+    ['true', /--trust-proxy: "true" is not an address/],
+    ['10.0.0.5,proxy.internal', /"proxy\.internal" is not an address/],
+    ['10.0.0.0/99', /"10\.0\.0\.0\/99" is not an address/],
+  ])(
+    'refuses %s, naming the entry (exit code 2): trusting every hop would let any client name its own address',
+    (value, message) => {
+      let caught: unknown;
+      try {
+        resolveStartSettings({ trustProxy: value }, {}, cwd);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(ConfigError);
+      expect((caught as ConfigError).exitCode).toBe(2);
+      expect((caught as ConfigError).message).toMatch(message);
+    },
+  );
 });
 
 describe('secrets kept in the data folder', () => {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
+import { parseTrustedProxies } from '@feira/platform';
 import { ConfigError } from './config-error.js';
 
 /**
@@ -32,6 +33,8 @@ export interface StartSettings {
   outboundCa: string | undefined;
   /** Bearer token `GET /metrics` requires; `/metrics` is open when absent. */
   metricsToken: string | undefined;
+  /** Reverse proxies whose X-Forwarded-For is believed; empty: the socket's address is the client's. */
+  trustProxy: string[];
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -54,6 +57,7 @@ export interface StartFlags {
   quotePort?: string;
   outboundCa?: string;
   metricsToken?: string;
+  trustProxy?: string;
 }
 
 /** Every setting: its flag, its environment variable, its default. README's flags table mirrors this. */
@@ -111,6 +115,12 @@ export const START_SETTINGS = {
     default: 'none (/metrics open)',
     help: 'bearer token GET /metrics requires (Prometheus: authorization.credentials)',
   },
+  trustProxy: {
+    flag: '--trust-proxy <addresses>',
+    env: 'FEIRA_TRUST_PROXY',
+    default: 'none (the connecting address is the client)',
+    help: 'reverse proxies whose X-Forwarded-For names the client: addresses, CIDR ranges or loopback, comma-separated',
+  },
 } as const;
 
 const MIN_SECRET_LENGTH = 16;
@@ -125,6 +135,15 @@ function readCaFile(path: string | undefined, cwd: string): string | undefined {
   }
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new ConfigError(`--outbound-ca: ${path} holds no PEM certificate`);
   return pem;
+}
+
+function parseProxies(text: string | undefined): string[] {
+  if (text === undefined) return [];
+  try {
+    return parseTrustedProxies(text);
+  } catch (error) {
+    throw new ConfigError(`--trust-proxy: ${(error as Error).message}`);
+  }
 }
 
 function pick(flag: string | undefined, env: string | undefined): string | undefined {
@@ -213,5 +232,6 @@ export function resolveStartSettings(
     secretKey: parseSecret('FEIRA_SECRET_KEY', pick(undefined, env.FEIRA_SECRET_KEY)),
     outboundCa: readCaFile(pick(flags.outboundCa, env[S.outboundCa.env]), cwd),
     metricsToken: parseSecret('--metrics-token', pick(flags.metricsToken, env[S.metricsToken.env])),
+    trustProxy: parseProxies(pick(flags.trustProxy, env[S.trustProxy.env])),
   });
 }

@@ -20,6 +20,11 @@ export interface PlatformConfig {
   bodyLimitBytes: number;
   /** When set, `GET /metrics` requires `Authorization: Bearer <metricsToken>` (docs/security.md). Never logged. */
   metricsToken?: string;
+  /**
+   * Reverse proxies whose `X-Forwarded-For` names the client (addresses, CIDR ranges, `loopback`…;
+   * http/trusted-proxies.ts). Empty or absent: the socket's address is the client's.
+   */
+  trustProxy?: readonly string[];
 }
 
 export const DEFAULT_ACCESS_TOKEN_TTL_SECONDS = 7200;
