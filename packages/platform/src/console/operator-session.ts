@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { constantTimeEqual, sha256Hex } from '../core/hashing.js';
 import { randomToken } from '../core/random.js';
 import { reserveAttempt, settleAttempt, type ThrottlePolicy } from '../identity/attempt-throttle.js';
+import { throttleAddress } from '../identity/throttle-address.js';
 
 /**
  * The operator's console session: the admin token, typed once into
@@ -61,7 +62,7 @@ export type OperatorSignIn = { kind: 'ok' } | { kind: 'wrong' } | { kind: 'throt
  */
 export async function signInOperator(request: FastifyRequest, reply: FastifyReply, token: string): Promise<OperatorSignIn> {
   const { database, clock, random, config } = request.server.platform;
-  const keys = [{ key: `operator-address:${request.ip}`, policy: OPERATOR_SIGNIN_POLICY }];
+  const keys = [{ key: `operator-address:${throttleAddress(request.ip)}`, policy: OPERATOR_SIGNIN_POLICY }];
   const reservation = await reserveAttempt(database.db, keys, clock.now());
   if (!reservation.admitted) return { kind: 'throttled', retryAfterSeconds: reservation.retryAfterSeconds };
   const right = token.length > 0 && constantTimeEqual(token, config.adminToken);
