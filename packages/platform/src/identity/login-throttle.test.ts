@@ -175,7 +175,7 @@ describe.each(testDatabaseTargets())('login and client-authentication throttle o
     const client = await platform.createClient({ redirectUris: [REDIRECT], scopes: ['open:order-order:read'] });
     const owner = clientAt('127.0.0.3');
     const credentials = { client_id: client.clientId, client_secret: client.clientSecret };
-    const endpoints = [
+    const endpoints: { path: string; form: Record<string, string> }[] = [
       { path: '/oauth/token', form: { grant_type: 'refresh_token', refresh_token: 'x' } },
       { path: '/oauth/revoke', form: { token: 'x' } },
       { path: '/oauth/introspect', form: { token: 'x' } },
