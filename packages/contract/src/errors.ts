@@ -48,6 +48,6 @@ export const DETAIL_SLUGS = {
   INVALID_PARAMETER_VALUE: 'INVALID_PARAMETER_VALUE',
   MISSING_PARAMETER: 'MISSING_PARAMETER',
   UNKNOWN_PARAMETER: 'UNKNOWN_PARAMETER',
-  /** A JSON body naming one key twice in one object (issue 17 §6). */
+  /** A JSON body naming one key twice in one object (RFC 8259 §4: names should be unique). */
   DUPLICATE_KEY: 'DUPLICATE_KEY',
 } as const;

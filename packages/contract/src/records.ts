@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 
 /**
- * The four business records as the platform API returns them (issue 4), and the
+ * The four business records as the platform API returns them, and the
  * bodies the admin API accepts to write them. Every record has `id` (UUID),
  * `created_at` and `updated_at` (ISO 8601 UTC). Money is a decimal with 2
  * places in the API (integer cents at rest). Dotted filter names map to nested

@@ -15,7 +15,7 @@ const STATUS_BY_CODE: Record<string, { status: number; slug: string; message: st
 /**
  * Answers a request Node's HTTP parser refused before any route saw it (a
  * 20 kB query is a 431 there, a malformed request line a 400) in the platform
- * error shape, with the headers every answer carries (issue 17 §6). Node's
+ * error shape, with the headers every answer carries (spec-notes L9). Node's
  * default is a bare status line with an empty body. Used as Fastify's
  * `clientErrorHandler` and on the server `feira start` listens with.
  */

@@ -72,7 +72,7 @@ const UNSUPPORTED_MEDIA_TYPE: FrameworkRefusal = {
   detail: { field: 'content-type', location: 'header', message: 'must be application/json (or a form on the identity pages)' },
 };
 
-/** Fastify's own error codes, each answered in the uniform shape (issue-17 §6), one table instead of a case per code. */
+/** Fastify's own error codes, each answered in the uniform shape (spec-notes L9), one table instead of a case per code. */
 const FRAMEWORK_REFUSALS: Record<string, FrameworkRefusal> = {
   FST_ERR_CTP_INVALID_JSON_BODY: INVALID_JSON,
   FST_ERR_CTP_EMPTY_JSON_BODY: INVALID_JSON,

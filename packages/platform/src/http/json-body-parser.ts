@@ -48,7 +48,7 @@ export function firstDuplicateKey(text: string): string | null {
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
 
 /**
- * The JSON body parser of the whole app (issue 17 §6), on top of Fastify's own
+ * The JSON body parser of the whole app, on top of Fastify's own
  * (which refuses `__proto__` and `constructor.prototype` keys):
  * - a `charset` other than UTF-8 is a 415 (RFC 8259 §8.1: JSON exchanged
  *   between systems is UTF-8; a latin1 body decoded as UTF-8 is not what was sent);

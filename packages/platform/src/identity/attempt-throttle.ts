@@ -4,7 +4,8 @@ import type { Schema } from '../storage/schema.js';
 /**
  * Attempt counters for secrets checked by the identity provider (seller
  * passwords, client secrets), kept in the `auth_throttle` table so every API
- * process on the database shares them (issue 17 §1).
+ * process on the database shares them: a guesser cannot multiply its
+ * allowance by spreading guesses over processes.
  *
  * An attempt is RESERVED before the secret is checked, in one atomic
  * `INSERT … ON CONFLICT DO UPDATE … WHERE … RETURNING` (SQLite ≥ 3.35 and

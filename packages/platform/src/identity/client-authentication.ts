@@ -12,7 +12,7 @@ const UNKNOWN_CLIENT = { secretHash: sha256Hex('feira:no-such-client') };
 
 /**
  * Throttle of client authentication at the token, revocation and introspection
- * endpoints (issue 17 §1), reserved before the secret is compared
+ * endpoints (spec-notes I2), reserved before the secret is compared
  * (identity/attempt-throttle.ts); a success gives its reservations back, so a
  * busy integration is limited only by its concurrency, never by its rate.
  *
@@ -102,7 +102,7 @@ export async function authenticateClient(request: FastifyRequest, params: TokenR
   // Refused before anything is stored: a throttle key is never longer than an id Feira issues.
   if (id.length > 256) throw new OAuthError('invalid_client', 'Client authentication failed');
   const { database, clock } = request.server.platform;
-  // issue 17 §1: the attempt is reserved before the secret is compared, per client_id and address, and per address.
+  // The attempt is reserved before the secret is compared, so parallel guesses cannot outrun the count: per client_id and address, and per address.
   const reservation = await reserveAttempt(database.db, clientThrottleKeys(id, request.ip), clock.now());
   if (!reservation.admitted) {
     throw new OAuthError('temporarily_unavailable', 'Too many client authentication attempts; retry later', {

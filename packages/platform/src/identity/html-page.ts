@@ -60,7 +60,7 @@ function formTarget(redirectUri: string | undefined): string {
 
 /**
  * Sends a server-rendered page with the security headers every identity page
- * carries (issue 3 §2): CSP with `frame-ancestors 'none'` and a hashed
+ * carries: CSP with `frame-ancestors 'none'` and a hashed
  * stylesheet, X-Frame-Options DENY, no referrer (codes and states stay out of
  * Referer), no caching.
  */

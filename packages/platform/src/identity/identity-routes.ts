@@ -30,8 +30,7 @@ export async function identityRoutes(app: FastifyInstance, options: IdentityRout
  * The pages a seller's browser uses, the only routes with cookies (the login
  * session and CSRF token, the demo callback's result). The cookie plugin is
  * registered here rather than on the whole app: its parse and onSend hooks cost
- * every API call (visible in a token exchange's CPU profile, BENCHMARKS.md) and no API
- * reads a cookie.
+ * every API call and no API reads a cookie (docs/decisions.md D24).
  */
 async function browserPages(app: FastifyInstance, options: IdentityRoutesOptions): Promise<void> {
   await app.register(cookie, { secret: app.platform.config.secretKey });

@@ -7,7 +7,7 @@ import { TokenSigner } from './token-signer.js';
 export interface IdentityServices extends PlatformContext {
   keyRing: KeyRing;
   signer: TokenSigner;
-  /** Bounds the scrypt checks running at once in this process (issue 17 §1). */
+  /** Bounds the scrypt checks running at once in this process (docs/decisions.md D25). */
   passwordChecks: PasswordCheckGate;
 }
 

@@ -75,7 +75,7 @@ export interface IdentityTables {
     granted_at: string;
   };
   /**
-   * Attempt counters of the login and token endpoints (issue 17 §1), shared by
+   * Attempt counters of the login and token endpoints, shared by
    * every process on the database: `reserved` attempts in the window that
    * started at `window_started_at` (an attempt is reserved before the secret is
    * checked and given back when it succeeds), consecutive `failures` and the
@@ -88,7 +88,7 @@ export interface IdentityTables {
     failures: number;
     blocked_until: string | null;
   };
-  /** Server-side login sessions: the cookie holds a random id, stored here only as SHA-256 (issue 17 §3). */
+  /** Server-side login sessions: the cookie holds a random id, stored here only as SHA-256, so logout ends a copied cookie too. */
   login_sessions: {
     id_hash: string;
     seller_id: string;

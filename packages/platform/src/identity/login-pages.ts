@@ -26,7 +26,7 @@ function asParams(value: unknown): RawParams {
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as RawParams) : {};
 }
 
-/** 303 See Other (issue 3 §2: 303 after POST), with the same no-store / no-referrer headers as the pages. */
+/** 303 See Other (a reload never re-posts the form), with the same no-store / no-referrer headers as the pages. */
 function seeOther(reply: FastifyReply, location: string): FastifyReply {
   return reply
     .code(303)
@@ -159,8 +159,7 @@ export type CredentialCheck =
 /**
  * A seller's login and password, checked once for every sign-in form (these
  * pages and the console): the attempt is reserved in the throttle before the
- * password is hashed (issue 17 §1, so parallel guesses cannot outrun the
- * count), the number of hashes at once is capped, and an unknown login costs
+ * password is hashed (so parallel guesses cannot outrun the count), the number of hashes at once is capped, and an unknown login costs
  * as much as a wrong password.
  */
 export async function checkCredentials(request: FastifyRequest, login: string, password: string): Promise<CredentialCheck> {
@@ -192,7 +191,7 @@ export async function checkCredentials(request: FastifyRequest, login: string, p
 }
 
 /**
- * The pages of "Consent by redirect" (spec, issue 3 §1–2):
+ * The pages of the spec's "Consent by redirect":
  * GET /login → login form, or (with a session) the store choice, or on to /consent;
  * GET /consent → the consent screen when some scope is new (I10), else straight back with a code;
  * POST /login, /login/tenants, /consent, /logout → CSRF-checked, answered with 303.

@@ -5,7 +5,7 @@ import { randomToken } from '../core/random.js';
 import type { Schema } from '../storage/schema.js';
 
 /**
- * The seller's login session between flows (issue 3 §2, issue 17 §3): a
+ * The seller's login session between flows: a
  * server-side row in `login_sessions`, named by a random 256-bit id that the
  * cookie carries (signed with the server secret by @fastify/cookie, HttpOnly,
  * SameSite=Lax, Secure when the identity provider is served over https). The
@@ -98,7 +98,7 @@ export async function endSession(request: FastifyRequest, reply: FastifyReply): 
 }
 
 /**
- * Ends every live login session of a seller (issue 17 §3): after a password
+ * Ends every live login session of a seller: after a password
  * change (`reason` 'password_changed'), or when the seller or an admin wants
  * every browser signed out. Returns how many ended.
  */

@@ -2,7 +2,7 @@ import type { ThrottleKey, ThrottlePolicy } from './attempt-throttle.js';
 import { throttleAddress } from './throttle-address.js';
 
 /**
- * The throttle of `POST /login` (issue 3 "Bad input", issue 17 §1), reserved
+ * The throttle of `POST /login`, reserved
  * before the password is hashed (identity/attempt-throttle.ts):
  * - per login name, known or not (so the answer does not reveal which logins
  *   exist): 5 attempts in flight or failed per minute, and from the third

@@ -10,7 +10,7 @@ import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../storage/
 export class OAuthError extends Error {
   readonly code: OAuthErrorCode;
   /**
-   * Set on `temporarily_unavailable`: answered with this Retry-After, as 429 from a throttle (issue 17 §1)
+   * Set on `temporarily_unavailable`: answered with this Retry-After, as 429 from a throttle
    * or 503 when `unavailable` (the database is unreachable).
    */
   readonly retryAfterSeconds: number | undefined;

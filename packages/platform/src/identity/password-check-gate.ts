@@ -1,6 +1,6 @@
 /**
- * A bound on password checks running at once in this process (issue 17 §1).
- * Each scrypt check costs ~30 ms of a libuv thread and 32 MiB of memory; past
+ * A bound on password checks running at once in this process (docs/decisions.md
+ * D25). Each scrypt check holds a libuv thread and 32 MiB of memory; past
  * the bound a login is answered 429 with `Retry-After` instead of queueing
  * work that lets a burst of logins take the CPU and the thread pool (which
  * file and DNS work share). The default covers libuv's 4 threads twice over.

@@ -2,7 +2,7 @@ import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { Schema } from '../storage/schema.js';
 
 /**
- * The bound on the lost-response grace (spec-notes I5, issue 17 §4): once a
+ * The bound on the lost-response grace (spec-notes I5): once a
  * refresh token has been used (its first successor issued), it may be presented
  * again only within REFRESH_GRACE_SECONDS of that first use, and at most
  * REFRESH_GRACE_MAX_USES times in all. Past either bound it is refused

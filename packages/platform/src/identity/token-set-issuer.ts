@@ -29,7 +29,7 @@ export interface SignedTokenSet {
  * spec's token set. Signing is done before the grant's transaction opens, never
  * inside it: on SQLite one transaction holds the only connection, so an ES256
  * signature awaited inside it (a WebCrypto job on the thread pool) made every
- * other request wait (the token endpoint sat idle under load, BENCHMARKS.md). A set signed for a grant that then fails its checks is
+ * other request wait (docs/decisions.md D23). A set signed for a grant that then fails its checks is
  * simply dropped: no refresh token of it is recorded, and the access token
  * belongs to a family the failure revokes or that the client never receives.
  */

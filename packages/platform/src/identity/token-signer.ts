@@ -48,8 +48,8 @@ export const VERIFIED_TOKEN_CACHE_SIZE = 10_000;
 /**
  * Access tokens whose ES256 signature and claims were verified, keyed by the
  * exact token string, so a seller's next call with the same token skips the
- * signature check (a WebCrypto job on the thread pool: a large share of the
- * list API's overhead in its profile, BENCHMARKS.md). Only a byte-identical
+ * signature check (a WebCrypto job on the thread pool, a large share of the
+ * list API's overhead: docs/decisions.md D22). Only a byte-identical
  * string hits, so nothing unverified is ever accepted; expiry is still checked
  * against the injected clock on every hit, and revocation is not cached at all
  * (the access-token guard reads the token family on every call).

@@ -127,7 +127,7 @@ export async function insertRecord<T extends RecordTable, Rec, Input>(
   if (deps.database.dialect === 'postgres') {
     // One statement, `WITH record AS (INSERT …) INSERT INTO outbox_events …`: atomic by itself, one round
     // trip instead of four (BEGIN, two INSERTs, COMMIT), in the caller's transaction or alone. Each pg query
-    // cost the platform ~100 µs of CPU in the webhook benchmark's order writes (BENCHMARKS.md).
+    // costs the platform CPU of its own, a visible share of an order write (docs/decisions.md D4).
     const event = outboxEventRow(change(kind, tenantId, id, 'CREATION'), deps);
     await refusingViolations(kind, () =>
       db

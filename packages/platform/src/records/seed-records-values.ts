@@ -1,6 +1,6 @@
 /**
- * Cheap per-row values for the seeder (issue 4's seeding target, BENCHMARKS.md,
- * leaves a few microseconds per row for everything, SQLite included). Each
+ * Cheap per-row values for the seeder (its rate target leaves little time per
+ * row for everything, SQLite included: docs/decisions.md D26). Each
  * helper returns exactly what the general-purpose call would, faster.
  */
 

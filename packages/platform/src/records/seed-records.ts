@@ -37,7 +37,7 @@ const BATCHES_PER_TRANSACTION = 20;
 /**
  * From this many rows (and at least as many as the table holds), indexes are
  * rebuilt once after the load: on SQLite the rebuild already costs less CPU
- * from a few thousand rows per table (BENCHMARKS.md, seed). Not lower, because
+ * from a few thousand rows per table (docs/decisions.md D26). Not lower, because
  * on PostgreSQL the rebuild's DROP INDEX makes readers of the table wait for
  * the whole load.
  */
@@ -112,7 +112,7 @@ export async function bulkInsert(database: Database, load: TableLoad, options: B
     // PostgreSQL readers of this table wait for it (DROP INDEX locks the table).
     await database.db.transaction().execute(async (trx) => {
       // PostgreSQL builds each index in memory up to maintenance_work_mem (default 64 MB), for this
-      // transaction only; more of it made large loads faster (BENCHMARKS.md, seed).
+      // transaction only; more of it made large loads faster (docs/decisions.md D26).
       if (database.dialect === 'postgres') await sql`set local maintenance_work_mem = '256MB'`.execute(trx);
       await withIndexesRebuiltAfter<Schema, void>(trx, database.dialect, table, async () => {
         for (let start = 0; start < n; start += chunk) await insertRange(trx, start, Math.min(n, start + chunk));

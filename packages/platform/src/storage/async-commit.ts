@@ -14,7 +14,7 @@
  * this way already (`synchronous = NORMAL`: a power cut may undo the last
  * commits, a crash of the process does not).
  *
- * Measured on the `webhook-delivery` benchmark (BENCHMARKS.md, tenth pass):
- * each commit that waits for its flush sits between an event and its delivery.
+ * Each commit that waits for its flush sits between an event and its delivery
+ * (docs/decisions.md D16).
  */
 export const ASYNC_COMMIT_SQL = "set_config('synchronous_commit', 'off', true)";

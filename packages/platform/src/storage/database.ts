@@ -58,7 +58,7 @@ export function redactUrl(url: string): string {
 export function openSqliteConnection(file: string): SqliteDatabase.Database {
   if (file !== ':memory:') {
     mkdirSync(dirname(resolve(file)), { recursive: true });
-    // issue 17 §6: the file holds password hashes and sealed keys: readable by its owner only. Created here
+    // The file holds password hashes and sealed keys: readable by its owner only. Created here
     // with 0600 before SQLite opens it; SQLite gives the -wal and -shm files the same mode as the database.
     closeSync(openSync(file, 'a', 0o600));
   }

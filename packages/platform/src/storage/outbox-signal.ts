@@ -5,9 +5,9 @@ import { type DatabaseLog, lostConnectionFields } from './lost-connection.js';
 
 /**
  * "The outbox has new events": lets the webhook dispatcher start a pass the
- * moment an event commits instead of at its next poll (issue 22: commit→
- * delivery p99 was 0.2–0.6 s with polling alone, against a few ms for a Redis
- * queue). Polling stays as the fallback: a lost signal delays, never loses.
+ * moment an event commits instead of at its next poll (with polling alone an
+ * event waited for the next poll, where a Redis queue delivers at once:
+ * docs/decisions.md D17). Polling stays as the fallback: a lost signal delays, never loses.
  *
  * Writers call `notify()` after their transaction commits (record-write.ts
  * `inTransaction`): a listener woken earlier would find nothing yet.

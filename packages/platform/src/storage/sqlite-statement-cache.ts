@@ -9,7 +9,7 @@ export const STATEMENT_CACHE_SIZE = 512;
  * The better-sqlite3 handle Kysely talks to, with prepared statements reused
  * per SQL text. Kysely's SQLite driver prepares every query afresh, and
  * compiling a statement was the largest single item in the quote path's CPU
- * profile (BENCHMARKS.md). Reuse is safe here: Kysely's SQLite driver runs one
+ * profile (docs/decisions.md D20). Reuse is safe here: Kysely's SQLite driver runs one
  * query at a time on its single connection (a mutex), so a statement is never
  * used by two queries at once, and SQLite re-prepares a statement by itself
  * after a schema change.

@@ -8,8 +8,8 @@ import type { DialectName } from './database.js';
  * shape once per dialect, and every later batch binds a flat array of values
  * to the same text (`CompiledQuery.raw`). Building the query afresh per batch
  * parsed one object per row and visited one node per value: on the webhook
- * drain that was 12 % of the platform's main thread (BENCHMARKS.md, eleventh
- * pass). On SQLite the text then finds its prepared statement in the
+ * drain that was a large share of the platform's main thread (docs/decisions.md
+ * D12). On SQLite the text then finds its prepared statement in the
  * connection's cache (sqlite-statement-cache.ts), as the built query's
  * identical text did.
  *

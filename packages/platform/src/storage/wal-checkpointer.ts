@@ -14,8 +14,8 @@ const FALLBACK_AUTOCHECKPOINT_PAGES = 16_000;
  * Past this many pages in the WAL (~32 MB), the thread asks for a quiet window
  * (see `startWalCheckpointer`), so that the WAL is reused from its start long
  * before the writer's fallback. At 500 orders/s (about 10,000 pages/s) that is
- * a window a second; with 2,000 pages there were three times as many, as short
- * (BENCHMARKS.md, ninth pass).
+ * a window a second; a lower threshold made many more windows, each as short
+ * (docs/decisions.md D19).
  */
 const DEFAULT_QUIET_AT_PAGES = 8_000;
 
@@ -148,8 +148,8 @@ export interface WalCheckpointerOptions {
  * Moves SQLite's WAL checkpoints off the event loop. By default the writing
  * connection checkpoints inside a COMMIT once the WAL passes 1,000 pages: it
  * copies them into the database file and fsyncs twice, on the thread serving
- * requests. Measured on a webhook backlog drain (BENCHMARKS.md), one commit in
- * seven took 5 to 28 ms for that, a quarter of the drain's time. Here a
+ * requests: on a webhook backlog drain those commits took a large share of the
+ * drain's time (docs/decisions.md D19). Here a
  * second connection on a worker thread checkpoints every `intervalMs` instead,
  * which SQLite allows beside a writer (WAL mode: the writer keeps appending
  * while a checkpoint copies). If the thread stops, the writing connection goes
@@ -159,15 +159,14 @@ export interface WalCheckpointerOptions {
  * with every frame already copied. Under steady writes (about 1,000 commits/s
  * at 500 orders/s) a new commit lands while every checkpoint runs, so the WAL
  * grew to the writer's 8,000-page fallback, and the writer checkpointed on
- * the event loop after all: 31 commits of 10–20 ms in 18 s (BENCHMARKS.md,
- * ninth pass). So past `quietAtPages` the thread asks for a quiet window:
+ * the event loop after all (docs/decisions.md D19). So past `quietAtPages` the thread asks for a quiet window:
  * `holdWrites` keeps the writer's database work waiting (the event loop stays
  * free: requests are parsed, webhooks sent) while the thread checkpoints the
  * rest, then the next write starts the WAL over. Before asking, the thread
  * syncs the database file: SQLite syncs it only in a checkpoint that reaches
  * the end of the WAL, so the window's checkpoint would otherwise sync every
- * page copied since the last restart (14–16 ms a window at 8,000 pages; now
- * 1.6–3.2 ms on average). A window lasts at most `QUIET_TIMEOUT_MS`.
+ * page copied since the last restart, and windows would last several times
+ * longer. A window lasts at most `QUIET_TIMEOUT_MS`.
  */
 export function startWalCheckpointer(
   writer: SqliteDatabase.Database,

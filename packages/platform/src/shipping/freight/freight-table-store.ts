@@ -95,8 +95,8 @@ function copyLine(versionKey: number, row: FreightRow): string {
 
 /**
  * PostgreSQL: one COPY … FROM STDIN for the whole import, on a connection of
- * its own (2.3× the rate of batched INSERT … unnest measured on the same
- * server, see docs/dependencies.md). The server inserts while the next rows
+ * its own (faster than batched INSERT … unnest on the same server:
+ * docs/decisions.md D27). The server inserts while the next rows
  * are parsed; an aborted import sends CopyFail, so none of its rows land.
  */
 async function copyWriter(pool: pg.Pool, versionKey: number): Promise<FreightRowWriter> {

@@ -1,7 +1,7 @@
 import type { MigrationFactory } from './helpers.js';
 
 /**
- * Security hardening (issue 17): the shared attempt counters of the login and
+ * Security hardening: the shared attempt counters of the login and
  * token endpoints, server-side login sessions, and the count of uses of a
  * refresh token within its grace (spec-notes I5).
  */
@@ -16,7 +16,7 @@ export const security: MigrationFactory = () => ({
       .addColumn('failures', 'integer', (c) => c.notNull())
       .addColumn('blocked_until', 'text')
       .execute();
-    // Replaced by auth_throttle: it recorded failures only after the password check (issue 17 §1).
+    // Replaced by auth_throttle: it recorded failures only after the password check, so parallel guesses all got through.
     await db.schema.dropTable('login_attempts').execute();
     await db.schema
       .createTable('login_sessions')

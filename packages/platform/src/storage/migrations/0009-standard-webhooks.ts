@@ -1,7 +1,7 @@
 import type { MigrationFactory } from './helpers.js';
 
 /**
- * Standard Webhooks (issue 18): a v1 subscription may ask for the
+ * Standard Webhooks: a v1 subscription may ask for the
  * `webhook-id`, `webhook-timestamp` and `webhook-signature` headers beside the
  * spec's own (spec-notes W10). 0 or 1 on both dialects.
  */

@@ -1,7 +1,7 @@
 import type { MigrationFactory } from './helpers.js';
 
 /**
- * The request of each delivery attempt (issue 20): the headers it was sent
+ * The request of each delivery attempt, shown in the consoles' delivery log: the headers it was sent
  * with, signatures included, as a JSON object. The exact body is the
  * outbox event's, sent byte for byte with every attempt, so it is not copied.
  * Rows from before this migration have none (null).

@@ -1,6 +1,6 @@
 import type { MigrationFactory } from './helpers.js';
 
-/** Operator console sessions (issue 20), kept server-side like the sellers' so sign-out ends a copied cookie too. */
+/** Operator console sessions, kept server-side like the sellers' so sign-out ends a copied cookie too. */
 export const operatorSessions: MigrationFactory = () => ({
   async up(db) {
     await db.schema

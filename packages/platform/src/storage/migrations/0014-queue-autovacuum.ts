@@ -6,9 +6,9 @@ import type { MigrationFactory } from './helpers.js';
  * event is updated once when fanned out, every delivery at least once when
  * sent, and each update leaves a dead row version whose index entries the next
  * claim still walks until VACUUM removes them. With the default thresholds
- * (20 % of the table) a table of a million deliveries waits for 200,000 dead
- * rows; measured after a 10,000-event backlog (BENCHMARKS.md, issue 22), a
- * claim that found nothing took 3 ms and the fan-out 3.5 ms at 500 events/s.
+ * (a fraction of the table) a large table waits for a great many dead rows,
+ * and every claim walks them meanwhile, even one that finds nothing
+ * (docs/decisions.md D18).
  * Here autovacuum visits them after 2,000 changed rows whatever their size,
  * without the cost-based pauses, as job queues on PostgreSQL are usually tuned.
  */

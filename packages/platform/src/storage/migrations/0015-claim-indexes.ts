@@ -6,8 +6,8 @@ import type { MigrationFactory } from './helpers.js';
  * its own. Due deliveries held by nobody: few rows, since a delivery the
  * fan-out leases and sends is never in it, so the claim run every poll reads
  * only real work, not the row versions each success leaves behind until
- * VACUUM (on PostgreSQL an empty claim read 18,871 of them, 21 ms, after a
- * 10,000-event backlog). Deliveries under a lease, by its end: what the
+ * VACUUM (on PostgreSQL an empty claim read thousands of them after a backlog:
+ * docs/decisions.md D11). Deliveries under a lease, by its end: what the
  * rarer look for expired leases reads.
  */
 export const claimIndexes: MigrationFactory = () => ({

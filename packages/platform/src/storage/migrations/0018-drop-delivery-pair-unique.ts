@@ -9,16 +9,15 @@ import type { MigrationFactory } from './helpers.js';
  * relies on it. The constraint's index was written by every delivery twice,
  * at its fan-out and again when its success moved the row (a success is never
  * a HOT update: it changes the claim indexes' columns): measured by
- * `bench/tools/dispatcher-db-path.ts`, 9 % of PostgreSQL's CPU per
- * delivery (BENCHMARKS.md, issue 22). No query reads by the pair.
+ * `bench/tools/dispatcher-db-path.ts`, a visible share of PostgreSQL's CPU per
+ * delivery (docs/decisions.md D18). No query reads by the pair.
  *
  * SQLite keeps it: a table constraint there goes only by rebuilding the table,
  * which inside the migrations' transaction would also empty the attempt log
  * (its foreign key cascades), and there it costs little. SQLite writes it once,
  * at the fan-out (an UPDATE rewrites only the indexes whose columns change):
- * about 1.3 µs of the fan-out's 15 µs per delivery, measured by the same tool on
- * a copy of the table rebuilt without it, under 2 % of the platform's CPU per
- * delivery in a drain (BENCHMARKS.md, issue 22, fourteenth pass).
+ * a small part of the fan-out's work per delivery, measured by the same tool on
+ * a copy of the table rebuilt without it (docs/decisions.md D18).
  */
 export const dropDeliveryPairUnique: MigrationFactory = (dialect) => ({
   async up(db) {

@@ -8,8 +8,8 @@ import type { MigrationFactory } from './helpers.js';
  * order is their order, and the server's default collation only costs: every
  * index insert and probe compares through it (strcoll or ICU). Measured by
  * `bench/tools/dispatcher-db-path.ts` on a server whose default collation is
- * C.UTF-8 and on one whose default is ICU en-US: 6 and 9 % of PostgreSQL's CPU
- * per delivery (BENCHMARKS.md, issue 22). The delivery log's sorts and
+ * C.UTF-8 and on one whose default is ICU en-US: a visible share of PostgreSQL's
+ * CPU per delivery on both (docs/decisions.md D18). The delivery log's sorts and
  * cursors (created_at, updated_at, id) now agree with SQLite's whatever the
  * server's collation.
  *
