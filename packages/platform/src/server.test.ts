@@ -92,7 +92,7 @@ describe.each(targets)('startPlatform on $dialect', (target) => {
   }
 
   it(
-    'issue 2 §5: serves /health on the real port, seeds the demo once, and a restart keeps data without reseeding',
+    'serves /health on the real port, seeds the demo once, and a restart keeps data without reseeding',
     async () => {
       const url = await freshDatabaseUrl();
 
@@ -184,7 +184,7 @@ describe.each(targets)('startPlatform on $dialect', (target) => {
   );
 
   it(
-    'issue-17 §6: the server of feira start answers Node-level refusals (431) in the platform error shape with nosniff; the SQLite file is 0600; /metrics takes the metrics token',
+    'the server of feira start answers Node-level refusals (431) in the platform error shape with nosniff; the SQLite file is 0600; /metrics takes the metrics token',
     async () => {
       const url = await freshDatabaseUrl();
       const r = await start(url, { seed: 'none', metricsToken: 'metrics-token-0123456789' });

@@ -21,7 +21,7 @@ describe.each(testDatabaseTargets())('background workers on $dialect', (target) 
 
   // SQLite has one connection, which the dispatcher shares by design.
   it.runIf(target.dialect === 'postgres')(
-    'issue 22 (deploy.md, connection pools): the dispatcher has connections of its own: an event goes out while every connection of the API pool is taken, and stop() closes them',
+    'deploy.md, connection pools: the dispatcher has connections of its own: an event goes out while every connection of the API pool is taken, and stop() closes them',
     async () => {
       platform = await createTestPlatform(target, { outboundCa: testTls.ca });
       const test = platform;

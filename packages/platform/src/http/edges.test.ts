@@ -4,7 +4,7 @@ import { ADMIN } from '../lists/test-support/list-fixtures.js';
 import { createTestPlatform, type TestPlatform, testDatabaseTargets } from '../testing.js';
 import { firstDuplicateKey } from './json-body-parser.js';
 
-// issue 17 §6: every refusal, the framework's and Node's included, in the platform error shape.
+// Every refusal, the framework's and Node's included, in the platform error shape.
 const ERROR_SHAPE = {
   message: expect.any(String),
   slug: expect.any(String),
@@ -19,7 +19,7 @@ describe('firstDuplicateKey', () => {
     ['[{"x":1},{"x":2,"y":[1,{"z":0,"z":1}]}]', 'z'],
     ['{"a":1,"\\u0061":2}', 'a'],
     ['{"k":"a\\"b","k":0}', 'k'],
-  ])('issue-17 §6 / RFC 8259 §4: %s repeats %s', (text, key) => {
+  ])('RFC 8259 §4: %s repeats %s', (text, key) => {
     expect(firstDuplicateKey(text)).toBe(key);
   });
 
@@ -32,7 +32,7 @@ describe('firstDuplicateKey', () => {
     '[]',
     '"x"',
     '{"a":{},"b":{}}',
-  ])('issue-17 §6: %s has no repeated key', (text) => {
+  ])('%s has no repeated key', (text) => {
     expect(firstDuplicateKey(text)).toBeNull();
   });
 });
@@ -64,7 +64,7 @@ describe.each(testDatabaseTargets())('request edges on $dialect', (target) => {
     ],
     ['a body over 1 MiB', 'application/json', JSON.stringify({ ...seller, name: 'x'.repeat(1024 * 1024) }), 413],
   ])(
-    'issue-17 §6: an admin POST with %s is refused (%i) in the platform error shape, with nosniff',
+    'spec-notes L9: an admin POST with %s is refused (%i) in the platform error shape, with nosniff',
     async (_what, type, payload, status) => {
       const res = await postSeller({ 'content-type': type }, payload);
       expect(res.statusCode, res.body).toBe(status);
@@ -73,7 +73,7 @@ describe.each(testDatabaseTargets())('request edges on $dialect', (target) => {
     },
   );
 
-  it('issue-17 §6: a duplicate key names the key; the same body without it is accepted, UTF-8 declared or not', async () => {
+  it('a duplicate key names the key; the same body without it is accepted, UTF-8 declared or not', async () => {
     const dup = await postSeller(
       { 'content-type': 'application/json' },
       '{"name":"Ana","login":"x@shop.test","login":"y@shop.test","password":"a long password","tenants":[]}',
@@ -84,7 +84,7 @@ describe.each(testDatabaseTargets())('request edges on $dialect', (target) => {
     );
   });
 
-  it('issue-17 §6: a 5,000-character path id is 414 and a broken percent-escape 400, both in the platform error shape', async () => {
+  it('spec-notes L9: a 5,000-character path id is 414 and a broken percent-escape 400, both in the platform error shape', async () => {
     const long = await platform.app.inject({ url: `/v1/orders/${'a'.repeat(5000)}`, headers: ADMIN });
     expect(long.statusCode).toBe(414);
     expect(long.json()).toEqual({ ...ERROR_SHAPE, slug: 'URI_TOO_LONG' });
@@ -94,7 +94,7 @@ describe.each(testDatabaseTargets())('request edges on $dialect', (target) => {
     expect(broken.json()).toEqual({ ...ERROR_SHAPE, slug: 'BAD_REQUEST' });
   });
 
-  it('issue-17 §6: a 20,000-character query (refused by Node before any route) is 431 in the platform error shape', async () => {
+  it('spec-notes L9: a 20,000-character query (refused by Node before any route) is 431 in the platform error shape', async () => {
     const res = await fetch(`${base}/v1/orders?q=${'a'.repeat(20_000)}`);
     expect(res.status).toBe(431);
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
@@ -102,7 +102,7 @@ describe.each(testDatabaseTargets())('request edges on $dialect', (target) => {
     expect(await res.json()).toEqual({ ...ERROR_SHAPE, slug: 'REQUEST_HEADER_FIELDS_TOO_LARGE' });
   });
 
-  it('issue-17 §6: X-Content-Type-Options: nosniff on API answers, errors, pages, the token endpoint and metrics', async () => {
+  it('X-Content-Type-Options: nosniff on API answers, errors, pages, the token endpoint and metrics', async () => {
     for (const url of [
       '/health',
       '/metrics',
@@ -119,7 +119,7 @@ describe.each(testDatabaseTargets())('request edges on $dialect', (target) => {
     expect(token.headers['x-content-type-options']).toBe('nosniff');
   });
 
-  it('issue-17 §6 / spec-notes I2: the token endpoint refuses a JSON body with a duplicate key as invalid_request', async () => {
+  it('spec-notes I2: the token endpoint refuses a JSON body with a duplicate key as invalid_request', async () => {
     const res = await platform.app.inject({
       method: 'POST',
       url: '/oauth/token',

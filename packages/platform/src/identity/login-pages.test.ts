@@ -249,7 +249,7 @@ describe.each(testDatabaseTargets())('login and consent pages on $dialect', (tar
     }
   });
 
-  it('issue 3 §2: every page carries CSP frame-ancestors none, X-Frame-Options DENY, no-referrer and no-store', async () => {
+  it('every page carries CSP frame-ancestors none, X-Frame-Options DENY, no-referrer and no-store', async () => {
     const { client } = await setup();
     const browser = new PageClient(platform.url);
     const pages = [
@@ -274,7 +274,7 @@ describe.each(testDatabaseTargets())('login and consent pages on $dialect', (tar
     expect(pages[0]?.body).toContain('<label for="password">');
   });
 
-  it('issue 3 §2: the session cookie is signed, HttpOnly and SameSite=Lax, and a login is answered with 303', async () => {
+  it('the session cookie is signed, HttpOnly and SameSite=Lax, and a login is answered with 303', async () => {
     const { seller, client } = await setup();
     const browser = new PageClient(platform.url);
     const page = await browser.request(
@@ -305,7 +305,7 @@ describe.each(testDatabaseTargets())('login and consent pages on $dialect', (tar
     expect(again.body).toContain('name="password"');
   });
 
-  it('issue 3 §2: a form posted without the CSRF token of the signed cookie is refused', async () => {
+  it('a form posted without the CSRF token of the signed cookie is refused', async () => {
     const { seller, client } = await setup();
     const browser = new PageClient(platform.url);
     const page = await browser.request(
@@ -326,7 +326,7 @@ describe.each(testDatabaseTargets())('login and consent pages on $dialect', (tar
     expect(crossSite.status).toBe(403);
   });
 
-  it('issue 3 "Bad input": failed logins for one account are slowed down with a growing back-off', async () => {
+  it('failed logins for one account are slowed down with a growing back-off', async () => {
     const { seller, client } = await setup();
     const browser = new PageClient(platform.url);
     const url = loginUrl(platform.url, { clientId: client.clientId, redirectUri: REDIRECT, scope: 'open:order-order:read' });
@@ -353,7 +353,7 @@ describe.each(testDatabaseTargets())('login and consent pages on $dialect', (tar
     expect(ok.status).toBe(303);
   });
 
-  it('issue-17 §3: after logout a replayed copy of the session cookie is refused (the session ends on the server)', async () => {
+  it('after logout a replayed copy of the session cookie is refused (the session ends on the server)', async () => {
     const { seller, client, browser } = await setup();
     const url = loginUrl(platform.url, { clientId: client.clientId, redirectUri: REDIRECT, scope: 'open:order-order:read' });
     let page = await browser.follow(url);
@@ -371,7 +371,7 @@ describe.each(testDatabaseTargets())('login and consent pages on $dialect', (tar
     expect(replayed.body).not.toContain('action="/login/tenants"');
   });
 
-  it("issue-17 §3: ending a seller's sessions (password change, disconnect) signs every browser out", async () => {
+  it("ending a seller's sessions (password change, disconnect) signs every browser out", async () => {
     const { seller, client } = await setup();
     const url = loginUrl(platform.url, { clientId: client.clientId, redirectUri: REDIRECT, scope: 'open:order-order:read' });
     const browsers = [new PageClient(platform.url), new PageClient(platform.url)];
@@ -389,7 +389,7 @@ describe.each(testDatabaseTargets())('login and consent pages on $dialect', (tar
     for (const browser of browsers) expect((await browser.follow(url)).body).toContain('name="password"');
   });
 
-  it('issue-17 §3: a session cookie in the old stateless format (seller|expiry) is not a session', async () => {
+  it('a session cookie in the old stateless format (seller|expiry) is not a session', async () => {
     const { seller, client } = await setup();
     const forged = new PageClient(platform.url);
     const expiry = platform.clock.now().getTime() + 3600_000;
@@ -401,7 +401,7 @@ describe.each(testDatabaseTargets())('login and consent pages on $dialect', (tar
     expect((await forged.follow(url)).body).toContain('name="password"');
   });
 
-  it('issue 3 §2: the session cookie is Secure when the identity provider is served over https', async () => {
+  it('the session cookie is Secure when the identity provider is served over https', async () => {
     // Same database, second app with an https auth_url.
     const https = {
       app: await buildApp({

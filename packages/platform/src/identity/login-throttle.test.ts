@@ -7,7 +7,7 @@ import { LOGIN_ACCOUNT_POLICY, LOGIN_ADDRESS_POLICY } from './login-throttle.js'
 import { formFields, loginUrl, PageClient } from './test-support/page-client.js';
 
 const REDIRECT = 'https://integrator.example/callback';
-/** Dozens of real scrypt checks (32 MiB, ~30 ms each on a quiet core): slow when the suite shares a loaded machine. */
+/** Dozens of real scrypt checks (32 MiB each, docs/decisions.md D25): slow when the suite shares a loaded machine. */
 const SCRYPT_HEAVY_TIMEOUT_MS = 120_000;
 
 function countBy<T>(values: T[]): Map<T, number> {
@@ -39,7 +39,7 @@ describe.each(testDatabaseTargets())('login and client-authentication throttle o
     return { seller, attempt, fresh: async (login: string, password: string) => (await open())(login, password) };
   }
 
-  it('issue-17 §1: 200 parallel wrong passwords for one login: at most the allowance is checked, the rest get 429 with Retry-After', {
+  it('200 parallel wrong passwords for one login: at most the allowance is checked, the rest get 429 with Retry-After', {
     timeout: SCRYPT_HEAVY_TIMEOUT_MS,
   }, async () => {
     const { seller, attempt } = await loginForm();
@@ -58,7 +58,7 @@ describe.each(testDatabaseTargets())('login and client-authentication throttle o
     expect((await attempt(seller.login, seller.password)).status).toBe(303);
   });
 
-  it('issue-17 §1: a spray of guesses over many logins from one address is limited per address', {
+  it('a spray of guesses over many logins from one address is limited per address', {
     timeout: SCRYPT_HEAVY_TIMEOUT_MS,
   }, async () => {
     const { seller, attempt } = await loginForm();
@@ -80,7 +80,7 @@ describe.each(testDatabaseTargets())('login and client-authentication throttle o
     expect((await attempt(seller.login, seller.password)).status).toBe(303);
   });
 
-  it('issue-17 §1: a successful login gives its reservation back, so a seller is never throttled by their own sign-ins', {
+  it('a successful login gives its reservation back, so a seller is never throttled by their own sign-ins', {
     timeout: SCRYPT_HEAVY_TIMEOUT_MS,
   }, async () => {
     const { seller, fresh } = await loginForm();
@@ -89,7 +89,7 @@ describe.each(testDatabaseTargets())('login and client-authentication throttle o
     }
   });
 
-  it('issue-17 §1: password checks beyond the per-process bound are answered 429 with Retry-After, without counting as a failure', async () => {
+  it('password checks beyond the per-process bound are answered 429 with Retry-After, without counting as a failure', async () => {
     const { seller, attempt } = await loginForm();
     const gate = platform.app.identity.passwordChecks;
     const held = Array.from({ length: gate.limit }, () => gate.tryEnter());
@@ -104,7 +104,7 @@ describe.each(testDatabaseTargets())('login and client-authentication throttle o
     expect((await attempt(seller.login, seller.password)).status).toBe(303);
   });
 
-  it('issue-17 §1: parallel wrong client secrets from one address: at most the allowance is compared, the rest get 429 temporarily_unavailable', async () => {
+  it('parallel wrong client secrets from one address: at most the allowance is compared, the rest get 429 temporarily_unavailable', async () => {
     const client = await platform.createClient({ redirectUris: [REDIRECT], scopes: ['open:order-order:read'] });
     const guess = (secret: string) =>
       platform.app.inject({
@@ -128,7 +128,7 @@ describe.each(testDatabaseTargets())('login and client-authentication throttle o
     expect(right.json().error).toBe('invalid_grant');
   });
 
-  it('issue-17 §1: successful client authentications give their reservations back (a busy integration is not throttled)', async () => {
+  it('successful client authentications give their reservations back (a busy integration is not throttled)', async () => {
     const client = await platform.createClient({ redirectUris: [REDIRECT], scopes: ['open:order-order:read'] });
     const sequential = [];
     for (let i = 0; i < CLIENT_PAIR_POLICY.allowance + 5; i++) {
@@ -171,7 +171,7 @@ describe.each(testDatabaseTargets())('login and client-authentication throttle o
     };
   }
 
-  it('issue-17 §1 / spec-notes I2: wrong secrets for a client_id from other addresses never refuse its right secret, at the token, revocation and introspection endpoints; each guessing address is throttled', async () => {
+  it('spec-notes I2: wrong secrets for a client_id from other addresses never refuse its right secret, at the token, revocation and introspection endpoints; each guessing address is throttled', async () => {
     const client = await platform.createClient({ redirectUris: [REDIRECT], scopes: ['open:order-order:read'] });
     const owner = clientAt('127.0.0.3');
     const credentials = { client_id: client.clientId, client_secret: client.clientSecret };
@@ -224,7 +224,7 @@ describe.each(testDatabaseTargets())('login and client-authentication throttle o
     }
   });
 
-  it('issue-17 §1: one address guessing over many client_ids is limited per address, and only that address', async () => {
+  it('one address guessing over many client_ids is limited per address, and only that address', async () => {
     const pairs = Math.ceil(CLIENT_ADDRESS_POLICY.allowance / CLIENT_PAIR_POLICY.allowance) + 1;
     const clients = await Promise.all(
       Array.from({ length: pairs + 1 }, () =>

@@ -7,7 +7,7 @@ import { authorizeThroughPages, PageClient } from './test-support/page-client.js
 const REDIRECT = 'https://integrator.example/callback';
 
 /**
- * Issue 3 "Tests that must exist": a third-party OAuth library (oauth4webapi)
+ * A third-party OAuth library (oauth4webapi)
  * as an integrator would use it, against the real server on a socket. It
  * discovers the metadata, the pages are driven by a fetch-with-cookie-jar
  * helper, and oauth4webapi does the code exchange (with PKCE) and the refresh.

@@ -249,7 +249,7 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
     }
   });
 
-  it('issue 3 "Bad input": malformed bodies, wrong content types, repeated or non-string parameters are invalid_request, never a 500', async () => {
+  it('spec-notes I7: malformed bodies, wrong content types, repeated or non-string parameters are invalid_request, never a 500', async () => {
     const { client, code } = await setup();
     const cases = [
       token('{"grant_type":', { json: true }),
@@ -322,7 +322,7 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
     expect((await refresh(client, next.json().refresh_token)).statusCode).toBe(400);
   });
 
-  it('spec-notes I5 / issue-17 §4: the grace is bounded in time: 60 s after its first use the previous token is refused, the family stays', async () => {
+  it('spec-notes I5: the grace is bounded in time: 60 s after its first use the previous token is refused, the family stays', async () => {
     const { client, code } = await setup();
     const r1 = (await exchange(client, code)).json().refresh_token;
     const lost = await refresh(client, r1);
@@ -339,7 +339,7 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
     expect((await refresh(client, retry.json().refresh_token)).statusCode).toBe(200);
   });
 
-  it('spec-notes I5 / issue-17 §4: the grace is bounded in count: a token mints at most 5 successors', async () => {
+  it('spec-notes I5: the grace is bounded in count: a token mints at most 5 successors', async () => {
     const { client, code } = await setup();
     const r1 = (await exchange(client, code)).json().refresh_token;
     for (let i = 0; i < REFRESH_GRACE_MAX_USES; i++) expect((await refresh(client, r1)).statusCode).toBe(200);
@@ -417,7 +417,7 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
     expect(unexpected.json().error).toBe('invalid_grant');
   });
 
-  it('issue 3 §4: the access-token lifetime is configurable (expires_in and exp follow it)', async () => {
+  it('the access-token lifetime is configurable (expires_in and exp follow it)', async () => {
     // Same database, second app with a 15-minute access-token lifetime.
     const short = {
       app: await buildApp({

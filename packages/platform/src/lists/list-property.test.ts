@@ -12,7 +12,7 @@ type RecordListResource = Omit<ListResource<unknown, unknown>, 'present'>;
 import { listInMemory, type ModelFilter, type ModelSort, valueAt } from './test-support/in-memory-list.js';
 import { createOrders, createProducts, getJson, pathOf } from './test-support/list-fixtures.js';
 
-// Issue 4 "Tests that must exist": a property-based test. Random valid and
+// A property-based test. Random valid and
 // invalid query strings never produce a 500, and the results of valid ones
 // always equal a plain in-memory filter/sort of the same data (spec-notes L1–L8).
 

@@ -4,8 +4,8 @@ import { ADMIN } from '../lists/test-support/list-fixtures.js';
 import { createTestPlatform, type TestPlatform, testDatabaseTargets } from '../testing.js';
 import { MAX_MONEY_CENTS, sumOfLinesCents } from './money.js';
 
-describe('sumOfLinesCents (issue 17 §2)', () => {
-  it('issue-17 §2: sums exactly up to the maximum and names the line that takes the total past it', () => {
+describe('sumOfLinesCents', () => {
+  it('spec-notes R1: sums exactly up to the maximum and names the line that takes the total past it', () => {
     const half = MAX_MONEY_CENTS / 2;
     expect(sumOfLinesCents([{ priceCents: half, quantity: 2 }], (i) => `items.${i}.quantity`)).toBe(MAX_MONEY_CENTS);
     const over = () =>
@@ -74,7 +74,7 @@ describe.each(testDatabaseTargets())('money at the admin API on $dialect', (targ
     ],
     ['a negative product price', 'products', { ...product, price: -0.01 }, 'price'],
     ['a product price past the maximum', 'products', { ...product, price: MAX_MONEY_AMOUNT * 10 }, 'price'],
-  ])('issue-17 §2: %s is a 422 naming %s (no 500, nothing stored)', async (_what, collection, payload, field) => {
+  ])('spec-notes R1: %s is a 422 naming %s (no 500, nothing stored)', async (_what, collection, payload, field) => {
     const before = await stored();
     const res = await post(collection, payload);
     expect(res.statusCode, res.body).toBe(422);
@@ -82,7 +82,7 @@ describe.each(testDatabaseTargets())('money at the admin API on $dialect', (targ
     expect(await stored()).toEqual(before);
   });
 
-  it('issue-17 §2: an order at exactly the maximum total is stored and reads back exactly', async () => {
+  it('spec-notes R1: an order at exactly the maximum total is stored and reads back exactly', async () => {
     const res = await post('orders', {
       customer,
       items: [
@@ -193,7 +193,7 @@ describe.each(testDatabaseTargets())('money at the admin API on $dialect', (targ
     expect(zero.json().amount).toBe(0);
   });
 
-  it('issue-17 §2: a refund transaction may still be negative', async () => {
+  it('spec-notes R1: a refund transaction may still be negative', async () => {
     const res = await post('transactions', { type: 'refund', amount: -20.4 });
     expect(res.statusCode, res.body).toBe(201);
   });

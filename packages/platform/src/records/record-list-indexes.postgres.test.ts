@@ -13,7 +13,7 @@ import { recordKindOf } from './record-kinds.js';
 import { seedRecords } from './seed-records.js';
 import { recordListSortCases } from './test-support/record-list-sorts.js';
 
-// Issue 4, the PostgreSQL twin of record-list-indexes.test.ts: "indexes so that
+// The PostgreSQL twin of record-list-indexes.test.ts: "indexes so that
 // every allowed sort stays fast at a million rows", and the common filters
 // (status, dates, customer.id, sku, order id) with them. Checked on EXPLAIN
 // (FORMAT JSON): the tenant's rows are read through an index range scan on

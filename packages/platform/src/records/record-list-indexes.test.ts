@@ -15,7 +15,7 @@ import { sqlitePlan } from '../storage/test-query-plans.js';
 import { seedRecords } from './seed-records.js';
 import { recordListSortCases } from './test-support/record-list-sorts.js';
 
-// Issue 4: "fetching page 1,000 costs what page 1 costs" and "indexes so that
+// "Fetching page 1,000 costs what page 1 costs" and "indexes so that
 // every allowed sort stays fast at a million rows". Checked on the query plan:
 // for every allowed sort, in both directions, the first page and a cursor page
 // are one index range scan on (tenant_id, sort column, id), never a sort of the

@@ -4,7 +4,7 @@ import { ADMIN } from '../lists/test-support/list-fixtures.js';
 import { createTestPlatform, type TestPlatform, testDatabaseTargets } from '../testing.js';
 import { insertOrder } from './kinds/orders.js';
 
-// Issue 4 "Records (per tenant)": the four collections read with a bearer
+// Records per tenant: the four collections read with a bearer
 // token and written through the admin API, each write with its outbox event
 // (spec-notes W6, W7), and tenants kept apart.
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { isoTimestamps } from './seed-records-values.js';
 
 // The seeder's fast value helpers must give exactly what the general-purpose
-// calls give: API clients read these timestamps (issue 4).
+// calls give: API clients read these timestamps.
 
 describe('seed values', () => {
   it('isoTimestamps formats every millisecond exactly as Date#toISOString, in any order', () => {

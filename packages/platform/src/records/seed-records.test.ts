@@ -7,7 +7,7 @@ import { createTestPlatform, type TestPlatform, testDatabaseTargets } from '../t
 import { secondaryIndexes } from './bulk-load-indexes.js';
 import { seedRecords } from './seed-records.js';
 
-// Issue 4: `feira seed` fills a database fast for demos and benchmarks; these
+// `feira seed` fills a database fast for demos and benchmarks; these
 // check what the seeded data looks like through the API.
 
 describe.each(testDatabaseTargets())('seedRecords on $dialect', (target) => {

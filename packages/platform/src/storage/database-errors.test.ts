@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isDatabaseUnavailable, isRowRefusal, isSqliteBusy } from './database-errors.js';
 
-describe('isRowRefusal: which database errors are about the rows written (issue 22)', () => {
+describe('isRowRefusal: which database errors are about the rows written', () => {
   it.each([
     ['22021', 'pg: invalid byte sequence (U+0000 in text)'],
     ['22P05', 'pg: untranslatable character'],
@@ -39,7 +39,7 @@ describe('isRowRefusal: which database errors are about the rows written (issue 
   });
 });
 
-describe('isSqliteBusy: which errors are another connection holding the lock (issue 22)', () => {
+describe('isSqliteBusy: which errors are another connection holding the lock', () => {
   it.each([
     ['SQLITE_BUSY', true],
     ['SQLITE_BUSY_RECOVERY', true],

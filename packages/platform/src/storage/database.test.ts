@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
 describe('opening a SQLite file', () => {
-  it('issue 22 (several processes start at once): connections opening the same new file at the same instant all open it in WAL mode, as two `feira start` on an empty data folder do', async () => {
+  it('several processes starting at once: connections opening the same new file at the same instant all open it in WAL mode, as two `feira start` on an empty data folder do', async () => {
     // SQLite refuses one of two connections switching a new file to WAL at once with SQLITE_BUSY, without
     // waiting out the busy timeout; before the switch was retried, about one round in six failed here.
     const script = fileURLToPath(new URL('../../test/storage/open-sqlite-race.ts', import.meta.url));

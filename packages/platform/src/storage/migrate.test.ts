@@ -144,7 +144,7 @@ describe.each(testDatabaseTargets())('an upgrade across migrations 0018 and 0019
     database = undefined;
   });
 
-  it('issue 22: a delivery log written before them keeps every delivery and attempt in its order, and the fan-out still makes one delivery per event and subscription', async () => {
+  it('a delivery log written before them keeps every delivery and attempt in its order, and the fan-out still makes one delivery per event and subscription', async () => {
     const { sql } = await import('kysely');
     const { ManualClock } = await import('../core/clock.js');
     const { cryptoRandom } = await import('../core/random.js');
@@ -246,7 +246,7 @@ describe.each(testDatabaseTargets())('an upgrade across migrations 0018 and 0019
     expect(Number(count.n)).toBe(2);
   });
 
-  it('issue 22: migrating through a migration that does not exist is refused before anything runs', async () => {
+  it('migrating through a migration that does not exist is refused before anything runs', async () => {
     database = await target.openEmpty();
     await expect(migrateToLatest(database, { through: '0099-nothing' })).rejects.toThrow('no migration named 0099-nothing');
     // Not even the first migration ran: its table is not there.

@@ -21,7 +21,7 @@ function store(bad: Set<number>, failure = refused) {
 
 const rows = Array.from({ length: 16 }, (_, i) => i);
 
-describe('a batch write that isolates the rows the database refuses (issue 22)', () => {
+describe('a batch write that isolates the rows the database refuses', () => {
   it('writes every row but the refused ones, in order, and says which are left and why', async () => {
     const s = store(new Set([3, 12]));
     const result = await writeIsolatingRefusals(rows, s.write, { budget: 100 });

@@ -23,7 +23,7 @@ async function writePages(database: Database, pages: number): Promise<void> {
   });
 }
 
-describe('WAL checkpoints on a thread (issue 22)', () => {
+describe('WAL checkpoints on a thread', () => {
   let dir: string | null = null;
   let database: Database | null = null;
   afterEach(async () => {
@@ -41,7 +41,7 @@ describe('WAL checkpoints on a thread (issue 22)', () => {
     return database;
   }
 
-  it('issue 22: the thread copies the WAL into the database file, so the WAL stays small while the writer never checkpoints under 16,000 pages', async () => {
+  it('the thread copies the WAL into the database file, so the WAL stays small while the writer never checkpoints under 16,000 pages', async () => {
     const db = await open();
     const checkpointer = db.walCheckpointer;
     expect(checkpointer?.running()).toBe(true);
@@ -61,7 +61,7 @@ describe('WAL checkpoints on a thread (issue 22)', () => {
     expect(statSync(join(dir as string, 'feira.db')).size).toBeGreaterThan(6_000 * 3900);
   });
 
-  it('issue 22: if the thread stops, the writing connection checkpoints by itself again (SQLite default, 1,000 pages)', async () => {
+  it('if the thread stops, the writing connection checkpoints by itself again (SQLite default, 1,000 pages)', async () => {
     const db = await open();
     const checkpointer = db.walCheckpointer;
     await checkpointer?.thread.terminate();
@@ -74,7 +74,7 @@ describe('WAL checkpoints on a thread (issue 22)', () => {
     expect(Number(rows[0]?.log)).toBeLessThan(1_000);
   });
 
-  it('issue 22: under steady writes (a commit on every turn of the event loop) the thread restarts the WAL in quiet windows, so the writer never reaches its 16,000-page fallback (it never checkpoints on the event loop)', async () => {
+  it('under steady writes (a commit on every turn of the event loop) the thread restarts the WAL in quiet windows, so the writer never reaches its 16,000-page fallback (it never checkpoints on the event loop)', async () => {
     const db = await open({ intervalMs: 10, quietAtPages: 500 });
     const wal = join(dir as string, 'feira.db-wal');
     // 30,000 pages in commits of 4, one per turn: each checkpoint of the thread overlaps new commits,
@@ -148,7 +148,7 @@ describe('WAL checkpoints on a thread (issue 22)', () => {
     }
   }
 
-  it("issue 22: the writer's queries wait while a quiet window lasts, and a window whose thread dies as it opens ends at once (the writer checkpoints by itself again)", async () => {
+  it("the writer's queries wait while a quiet window lasts, and a window whose thread dies as it opens ends at once (the writer checkpoints by itself again)", async () => {
     // The thread dies as the window opens: it never says its checkpoint is done.
     const at = await writerAtItsFirstWindow((checkpointer) => checkpointer.thread.terminate().then(() => {}));
     try {
@@ -162,7 +162,7 @@ describe('WAL checkpoints on a thread (issue 22)', () => {
     }
   });
 
-  it("issue 22: a quiet window whose thread never answers is closed after 500 ms anyway: the writer's queries wait no longer, and the thread keeps running", async () => {
+  it("a quiet window whose thread never answers is closed after 500 ms anyway: the writer's queries wait no longer, and the thread keeps running", async () => {
     let unanswered = 0;
     // The window's timeout, fired by hand: its delay is recorded, and it runs out when the test says.
     const timeouts: Array<{ ms: number; fire: () => void }> = [];
