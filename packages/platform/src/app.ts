@@ -30,6 +30,7 @@ import type { KeyRing } from './identity/signing-keys.js';
 import { outboundPolicyOf } from './outbound/address-policy.js';
 import { createOutboundAgent } from './outbound/outbound-agent.js';
 import { recordRoutes } from './records/record-routes.js';
+import type { QuoteMethodRegistry } from './shipping/methods/index.js';
 import type { QuoteLogWriterOptions } from './shipping/quote-log/quote-log-writer.js';
 import { shippingRoutes } from './shipping/shipping-routes.js';
 import { createShippingServices } from './shipping/shipping-services.js';
@@ -52,6 +53,8 @@ export interface AppDeps {
   keyRing?: KeyRing;
   /** How the quote log is batched (default: every 5 ms or 64 rows). */
   quoteLogBatch?: Partial<QuoteLogWriterOptions>;
+  /** The quote methods stores may choose (default: the platform's, shipping/methods/index.ts). */
+  quoteMethods?: QuoteMethodRegistry;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -91,7 +94,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     // Only the named proxies may say who the client is (X-Forwarded-For): the per-address throttles count that address.
     trustProxy: deps.config.trustProxy && deps.config.trustProxy.length > 0 ? [...deps.config.trustProxy] : false,
-    // issue 17 §6: refusals made before a route runs answer in the platform error shape too.
+    // Refusals made before a route runs answer in the platform error shape too (docs/security.md, error leaks).
     clientErrorHandler: clientErrorHandler(platform.random),
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
@@ -101,10 +104,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.decorate('platform', platform);
   app.decorate('identity', await createIdentityServices(platform, deps.keyRing ? { keyRing: deps.keyRing } : {}));
-  app.decorate('shipping', createShippingServices(platform, deps.quoteLogBatch ? { quoteLogBatch: deps.quoteLogBatch } : {}));
+  app.decorate(
+    'shipping',
+    createShippingServices(platform, {
+      ...(deps.quoteLogBatch && { quoteLogBatch: deps.quoteLogBatch }),
+      ...(deps.quoteMethods && { quoteMethods: deps.quoteMethods }),
+    }),
+  );
   app.decorateRequest('seller', null);
   app.addHook('onRequest', async (request, reply) => {
-    // nosniff on every answer: a browser must never read a JSON error or a download as HTML (issue 17 §6).
+    // nosniff on every answer: a browser must never read a JSON error or a download as HTML (docs/security.md, content sniffing).
     reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
   });
   installErrorHandlers(app);
@@ -164,7 +173,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('readiness', readiness);
   await app.register(healthRoutes, { database: platform.database, readiness });
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
-    // issue 17 §6: with --metrics-token, Prometheus must send it as a bearer token.
+    // With --metrics-token (docs/security.md, metrics disclosure), Prometheus must send it as a bearer token.
     if (deps.config.metricsToken !== undefined && !bearerTokenMatches(request.headers.authorization, deps.config.metricsToken)) {
       throw new PlatformError('UNAUTHORIZED', {
         message: 'The metrics token is required',

@@ -74,7 +74,7 @@ export async function shippingConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
     if (outcome === 'ok') calls = calls.where('outcome', '=', 'ok');
     if (outcome === 'failed') calls = calls.where('outcome', '!=', 'ok');
     const [settings, rows, stats, tables] = await Promise.all([
-      findShippingSettings(platform.database, found.store.id),
+      findShippingSettings(platform.database, found.store.id, app.shipping.quoteMethods),
       calls.execute(),
       quoteStats(log, found.store.id, now, window),
       freightTablesOf(platform.database, [found.store.id]),
@@ -86,6 +86,7 @@ export async function shippingConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
       body: shippingView(t, {
         store: found.store,
         settings: settings ?? null,
+        methodLabel: (method) => app.shipping.quoteMethods.get(method).labelKey,
         freightTables: tables.map((table) => ({
           id: table.table_id,
           name: table.name,
@@ -121,7 +122,7 @@ export async function shippingConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
       const back = `/console/stores/${encodeURIComponent(found.store.id)}/shipping`;
       if (!csrfTokenValid(request, (request.body as Record<string, unknown> | undefined)?.csrf)) return kit.seeOther(reply, back);
       const t = requestTranslator(request);
-      const settings = await findShippingSettings(platform.database, found.store.id);
+      const settings = await findShippingSettings(platform.database, found.store.id, app.shipping.quoteMethods);
       if (!settings?.url) return renderPage(request, reply.code(409), null, t.text('shipping.test.noUrl'));
       if (testing.has(found.store.id)) return renderPage(request, reply.code(429), null, t.text('shipping.test.busy'));
       testing.add(found.store.id);

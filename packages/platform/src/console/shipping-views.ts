@@ -47,9 +47,9 @@ ${warnings ? `<h3>${t.html('check.advice')}</h3><ul>${warnings}</ul>` : ''}
 <div class="table-wrap"><table><caption>${t.html('check.caption')}</caption><thead><tr><th scope="col">${t.html('check.col.rule')}</th><th scope="col">${t.html('check.col.description')}</th><th scope="col">${t.html('check.col.verdict')}</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
-function settingsView(t: Translator, settings: ShippingSettings | null): string {
+function settingsView(t: Translator, settings: ShippingSettings | null, labelOf: (method: string) => MessageKey): string {
   if (!settings) return `<p>${t.html('shipping.notConfigured')}</p>`;
-  const methods = settings.methods.map((m) => t.html(`shipping.method.${m}` as MessageKey)).join(', ');
+  const methods = settings.methods.map((m) => t.html(labelOf(m))).join(', ');
   const centres = settings.distributionCenterIds.length
     ? settings.distributionCenterIds.map((id) => `<code>${escapeHtml(id)}</code>`).join(', ')
     : t.html('shipping.none');
@@ -57,7 +57,7 @@ function settingsView(t: Translator, settings: ShippingSettings | null): string 
 <dt>${t.html('shipping.methods')}</dt><dd>${methods}</dd>
 <dt>${t.html('shipping.url')}</dt><dd>${settings.url ? `<code>${escapeHtml(shownUrl(settings.url))}</code>` : t.html('shipping.none')}</dd>
 <dt>${t.html('shipping.centres')}</dt><dd>${centres}</dd>
-<dt>${t.html('shipping.fallback')}</dt><dd>${settings.fallback ? t.html('shipping.method.freight_table') : t.html('shipping.none')}</dd>
+<dt>${t.html('shipping.fallback')}</dt><dd>${settings.fallback ? t.html(labelOf(settings.fallback)) : t.html('shipping.none')}</dd>
 </dl>`;
 }
 
@@ -108,6 +108,8 @@ export function shippingView(
   input: {
     store: { id: string; name: string };
     settings: ShippingSettings | null;
+    /** A quote method's label in the catalogues (its module's `labelKey`). */
+    methodLabel: (method: string) => MessageKey;
     freightTables: FreightTableView[];
     calls: QuoteCallRecord[];
     stats: QuoteStats;
@@ -149,7 +151,7 @@ export function shippingView(
 ${storeNav(t, input.store.id, 'shipping')}
 <h1>${t.html('shipping.title', { store: input.store.name })}</h1>
 <h2>${t.html('shipping.settings')}</h2>
-${settingsView(t, input.settings)}
+${settingsView(t, input.settings, input.methodLabel)}
 ${input.uploaded ? `<p class="notice" role="status">${t.html('freight.uploaded', { id: input.uploaded })}</p>` : ''}
 ${freightView(t, input.store, input.freightTables, input.csrf)}
 <h2 id="test">${t.html('shipping.test.heading')}</h2>

@@ -9,14 +9,15 @@ import {
 import type { CompiledQuery, InferResult } from 'kysely';
 import { invalidParameter, notFound } from '../core/platform-error.js';
 import type { Database } from '../storage/database.js';
+import type { MethodAnswer, QuoteMethod, SourcedOption } from './methods/index.js';
 import type { QuoteCallResult } from './quote-caller.js';
 import type { QuotePurpose } from './quote-log/quote-call-rows.js';
 import { recordQuoteCall } from './quote-log/quote-log.js';
-import { answerOf, isBackedUp, type MethodAnswer, mergeAnswers, type SourcedOption, tableAnswer } from './quote-methods.js';
+import { answerOf, isBackedUp, mergeAnswers } from './quote-methods.js';
 import type { QuoteMetrics } from './quote-metrics.js';
 import { buildQuoteRequest, type QuotableProduct } from './quote-request-builder.js';
 import type { ShippingServices } from './shipping-services.js';
-import { findShippingSettings, type QuoteMethod, type ShippingSettings, settingsFromRow } from './shipping-settings.js';
+import { findShippingSettings, SHIPPING_SETTINGS_COLUMNS, type ShippingSettings, settingsFromRow } from './shipping-settings.js';
 
 /**
  * Why the shopper sees no shipping: a call outcome other than `ok`, a store
@@ -90,27 +91,15 @@ export async function loadCart(platform: ShippingServices, tenantId: string, car
   });
 }
 
+/** The product columns a quote reads. */
+const PRODUCT_COLUMNS = ['id', 'sku', 'title', 'price_cents', 'depth_cm', 'height_cm', 'width_cm', 'weight_g'] as const;
+
 function buildQuotableCartQuery(database: Database, tenantId: string, skus: string[]) {
   return database.db
     .selectFrom('products')
     .innerJoin('shipping_settings', 'shipping_settings.tenant_id', 'products.tenant_id')
-    .select([
-      'products.id',
-      'products.sku',
-      'products.title',
-      'products.price_cents',
-      'products.depth_cm',
-      'products.height_cm',
-      'products.width_cm',
-      'products.weight_g',
-      'shipping_settings.method',
-      'shipping_settings.methods',
-      'shipping_settings.url',
-      'shipping_settings.distribution_center_ids',
-      'shipping_settings.fallback',
-      'shipping_settings.gateway_id',
-      'shipping_settings.gateway_credential',
-    ])
+    .select(PRODUCT_COLUMNS.map((column) => `products.${column}` as const))
+    .select(SHIPPING_SETTINGS_COLUMNS.map((column) => `shipping_settings.${column}` as const))
     .where('products.tenant_id', '=', tenantId)
     .where('products.sku', 'in', skus);
 }
@@ -163,19 +152,19 @@ async function loadQuotableCart(
   for (const line of cart) {
     const row = bySku.get(line.sku);
     if (!row) return undefined;
-    const {
-      method: _method,
-      methods: _methods,
-      url: _url,
-      distribution_center_ids: _centres,
-      fallback: _fallback,
-      gateway_id: _gateway,
-      gateway_credential: _credential,
-      ...product
-    } = row;
+    const product = {
+      id: row.id,
+      sku: row.sku,
+      title: row.title,
+      price_cents: row.price_cents,
+      depth_cm: row.depth_cm,
+      height_cm: row.height_cm,
+      width_cm: row.width_cm,
+      weight_g: row.weight_g,
+    };
     lines.push({ product, quantity: line.quantity });
   }
-  return { settings: settingsFromRow(tenantId, first), lines };
+  return { settings: settingsFromRow(platform.quoteMethods, tenantId, first), lines };
 }
 
 /** The settings (if any) and the cart, with a 404 for an unknown tenant and a 422 naming a bad line. */
@@ -185,7 +174,7 @@ async function loadCartTheLongWay(
 ): Promise<{ settings: ShippingSettings | undefined; lines: CatalogueLine[] }> {
   // Settings exist only for an existing tenant (foreign key), so the tenant is
   // looked up separately only when there are none.
-  const settings = await findShippingSettings(platform.database, input.tenantId);
+  const settings = await findShippingSettings(platform.database, input.tenantId, platform.quoteMethods);
   if (!settings) {
     const tenant = await platform.database.db
       .selectFrom('tenants')
@@ -226,11 +215,12 @@ export async function quoteCart(
   const answers = await Promise.all(
     settings.methods.map((method) => answerOf(platform, method, { tenantId: input.tenantId, settings, request, lines })),
   );
-  // spec-notes Q8, backup rates: a failed seller-API or gateway call, never a business error.
+  // spec-notes Q8, backup rates: a failed call of a method that may be backed up, never a business error.
   const businessError = answers.find((answer) => answer.kind === 'business_error');
+  const backedUp = (answer: MethodAnswer) => isBackedUp(platform.quoteMethods, answer);
   let fallback: MethodAnswer | undefined;
-  if (settings.fallback === 'freight_table' && !businessError && answers.some(isBackedUp)) {
-    fallback = await tableAnswer(platform, 'freight_table', { tenantId: input.tenantId, settings, request, lines });
+  if (settings.fallback && !businessError && answers.some(backedUp)) {
+    fallback = await answerOf(platform, settings.fallback, { tenantId: input.tenantId, settings, request, lines });
   }
   const fallbackUsed = fallback?.kind === 'options';
   const logDeps = { quoteLog: platform.quoteLog, clock: platform.clock, random: platform.random, metrics };
@@ -242,7 +232,7 @@ export async function quoteCart(
       sessionId,
       purpose: input.purpose,
       result,
-      fallbackUsed: fallbackUsed && isBackedUp(answer),
+      fallbackUsed: fallbackUsed && backedUp(answer),
     });
   }
 
@@ -266,7 +256,7 @@ export async function quoteCart(
   return { available: false, sessionId, request, lines, reason };
 }
 
-/** The logged call behind an answer (seller API and gateway methods), if any. */
+/** The logged call behind an answer (methods that call an endpoint), if any. */
 function callResultOf(answer: MethodAnswer): QuoteCallResult | undefined {
   if (answer.kind === 'call_failed' || answer.kind === 'business_error') return answer.call;
   return answer.kind === 'options' ? answer.call : undefined;
@@ -278,7 +268,7 @@ function unavailable(code: UnavailableCode): UnavailableReason {
   return { code, message, items: [] };
 }
 
-/** The method that priced an option (spec-notes Q8); options carry it from quote-methods.ts. */
+/** The method that priced an option (spec-notes Q8); options carry it from their method's module (methods/). */
 export function sourceOf(option: DeliveryOption): QuoteMethod {
   return (option as Partial<SourcedOption>).source ?? 'seller_api';
 }

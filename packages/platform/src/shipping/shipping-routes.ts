@@ -15,9 +15,10 @@ import {
   configureShippingSettings,
   findShippingSettings,
   presentShippingSettings,
-  ShippingSettingsBody,
+  type ShippingSettingsBody,
+  shippingSettingsSchema,
 } from './shipping-settings.js';
-import { CheckoutBody, StorefrontQuoteBody, StorefrontQuoteResult } from './storefront-schemas.js';
+import { CheckoutBody, StorefrontQuoteBody, storefrontQuoteResult } from './storefront-schemas.js';
 
 const TenantParams = Type.Object({ tenant_id: Type.String({ minLength: 1, maxLength: 64 }) });
 const adminSecurity = [{ adminToken: [] }];
@@ -31,7 +32,7 @@ export async function shippingRoutes(instance: FastifyInstance): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const platform = app.shipping;
   const metrics = quoteMetrics(platform.metrics);
-  const { quoteLog } = platform;
+  const { quoteLog, quoteMethods } = platform;
   quoteLog.onError((error, rows) =>
     app.log.error({ err: error, quoteCallIds: rows.map((row) => row.id) }, 'quote log rows could not be written'),
   );
@@ -55,13 +56,13 @@ export async function shippingRoutes(instance: FastifyInstance): Promise<void> {
           'Set the store quote methods (spec-notes Q1, Q8): seller_api with its URL, freight_table, marketplace_delivery, gateway; several with `methods`; backup rates with `fallback`',
         security: adminSecurity,
         params: TenantParams,
-        body: ShippingSettingsBody,
+        body: shippingSettingsSchema(quoteMethods),
         response: { 200: documentedObject('The store quote method as stored'), 404: errorResponse('No such store') },
       },
     },
     async (request) => {
-      const settings = await configureShippingSettings(platform, request.params.tenant_id, request.body);
-      return presentShippingSettings(settings);
+      const settings = await configureShippingSettings(platform, request.params.tenant_id, request.body as ShippingSettingsBody);
+      return presentShippingSettings(settings, quoteMethods);
     },
   );
 
@@ -79,9 +80,9 @@ export async function shippingRoutes(instance: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-      const settings = await findShippingSettings(platform.database, request.params.tenant_id);
+      const settings = await findShippingSettings(platform.database, request.params.tenant_id, quoteMethods);
       if (!settings) throw notFound('Shipping settings');
-      return presentShippingSettings(settings);
+      return presentShippingSettings(settings, quoteMethods);
     },
   );
 
@@ -122,7 +123,7 @@ export async function shippingRoutes(instance: FastifyInstance): Promise<void> {
         operationId: 'createStorefrontQuote',
         summary: 'Product-page quote: the options shown (fastest, cheapest) or why shipping is unavailable',
         body: StorefrontQuoteBody,
-        response: { 200: StorefrontQuoteResult, 404: errorResponse('No such store') },
+        response: { 200: storefrontQuoteResult(quoteMethods.names), 404: errorResponse('No such store') },
       },
     },
     async (request) => {

@@ -1,97 +1,23 @@
 import { QUOTE_MAX_CENTRE_ID_LENGTH } from '@feira/contract';
-import { type Static, Type } from '@sinclair/typebox';
-import type { Clock } from '../core/clock.js';
-import type { PlatformConfig } from '../core/config.js';
+import { type Static, type TObject, type TProperties, Type } from '@sinclair/typebox';
 import { invalidParameter, notFound } from '../core/platform-error.js';
-import type { SecretBox } from '../core/secret-box.js';
-import { outboundPolicyOf } from '../outbound/address-policy.js';
 import type { Database } from '../storage/database.js';
-import type { Schema } from '../storage/schema.js';
-import { checkQuoteUrl } from './quote-url.js';
+import {
+  BUILT_IN_QUOTE_METHODS,
+  type CommonSettingsBody,
+  eitherOf,
+  type QUOTE_METHOD_MODULES,
+  type QuoteMethod,
+  type QuoteMethodModule,
+  type QuoteMethodRegistry,
+  type SettingsDeps,
+  type ShippingSettings,
+  type ShippingSettingsRow,
+} from './methods/index.js';
 
-/** spec-notes Q8: the four quote methods a store may combine. */
-export const QUOTE_METHODS = ['seller_api', 'freight_table', 'marketplace_delivery', 'gateway'] as const;
-export type QuoteMethod = (typeof QUOTE_METHODS)[number];
+export type { QuoteMethod, ShippingSettings } from './methods/index.js';
 
-const QuoteMethodName = Type.Union(
-  QUOTE_METHODS.map((method) => Type.Literal(method)),
-  {
-    description:
-      'seller_api: the seller quote URL; freight_table: the store freight tables; marketplace_delivery: the operator delivery-service tables (opting in); gateway: an operator-registered freight gateway',
-  },
-);
-
-/**
- * spec-notes Q1, Q8: the per-tenant quote settings, as the admin API reads
- * and writes them. `method` names one method; `methods` combines several (their
- * options are merged before Q5). Exactly one of the two.
- */
-export const ShippingSettingsBody = Type.Object(
-  {
-    method: Type.Optional(QuoteMethodName),
-    methods: Type.Optional(
-      Type.Array(QuoteMethodName, {
-        minItems: 1,
-        maxItems: QUOTE_METHODS.length,
-        uniqueItems: true,
-        description: 'Several methods combined',
-      }),
-    ),
-    url: Type.Optional(
-      Type.String({
-        minLength: 1,
-        description: 'seller_api: the seller quote URL, called exactly as given (query string included)',
-      }),
-    ),
-    gateway: Type.Optional(
-      Type.Object(
-        {
-          id: Type.String({ minLength: 1, maxLength: 64, description: 'An operator-registered gateway' }),
-          credential: Type.Optional(
-            Type.String({
-              minLength: 1,
-              maxLength: 4096,
-              description:
-                'Sent as the Authorization header of every gateway call; write-only (never returned). Required when first set',
-            }),
-          ),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-    fallback: Type.Optional(
-      Type.Union([Type.Literal('freight_table'), Type.Null()], {
-        description:
-          'Backup rates: the store freight tables answer when a seller_api or gateway call ends timeout, http_error or invalid_response',
-      }),
-    ),
-    distribution_centers: Type.Array(
-      Type.Object({ id: Type.String({ minLength: 1, maxLength: QUOTE_MAX_CENTRE_ID_LENGTH }) }, { additionalProperties: false }),
-      { maxItems: 100, default: [] },
-    ),
-  },
-  { additionalProperties: false, $id: 'ShippingSettings' },
-);
-export type ShippingSettingsBody = Static<typeof ShippingSettingsBody>;
-
-/** A tenant's stored settings. */
-export interface ShippingSettings {
-  tenantId: string;
-  methods: QuoteMethod[];
-  /** seller_api's URL; null without that method. */
-  url: string | null;
-  distributionCenterIds: string[];
-  fallback: 'freight_table' | null;
-  /** The gateway and the store's sealed credential (method `gateway`). */
-  gateway: { id: string; sealedCredential: string } | null;
-}
-
-/** The columns settings are read from (the quote path selects them joined to the cart). */
-export type ShippingSettingsColumns = Pick<
-  Schema['shipping_settings'],
-  'method' | 'methods' | 'url' | 'distribution_center_ids' | 'fallback' | 'gateway_id' | 'gateway_credential'
->;
-
+/** The columns of the stored settings: the one list every reader selects (the quote path joins them to the cart). */
 export const SHIPPING_SETTINGS_COLUMNS = [
   'method',
   'methods',
@@ -100,37 +26,100 @@ export const SHIPPING_SETTINGS_COLUMNS = [
   'fallback',
   'gateway_id',
   'gateway_credential',
-] as const;
+] as const satisfies readonly (keyof ShippingSettingsRow)[];
 
-export function settingsFromRow(tenantId: string, row: ShippingSettingsColumns): ShippingSettings {
-  const methods = row.methods === null ? [row.method as QuoteMethod] : (JSON.parse(row.methods) as QuoteMethod[]);
-  return {
-    tenantId,
-    methods,
-    url: methods.includes('seller_api') ? row.url : null,
-    distributionCenterIds: JSON.parse(row.distribution_center_ids) as string[],
-    fallback: row.fallback === 'freight_table' ? 'freight_table' : null,
-    gateway: row.gateway_id && row.gateway_credential ? { id: row.gateway_id, sealedCredential: row.gateway_credential } : null,
-  };
+/** The methods whose failed calls the freight tables may back up (`fallback`). */
+function backedUpNames(methods: QuoteMethodRegistry): QuoteMethod[] {
+  return methods.modules.filter((module) => module.backedUp).map((module) => module.name);
 }
 
-export function presentShippingSettings(settings: ShippingSettings): ShippingSettingsBody {
+/**
+ * spec-notes Q1, Q8: the per-tenant quote settings, as the admin API reads
+ * and writes them, for the methods of one registry. `method` names one
+ * method; `methods` combines several (their options are merged before Q5).
+ * Exactly one of the two. Each method adds the fields it owns.
+ */
+export function shippingSettingsSchema(methods: QuoteMethodRegistry) {
+  const methodName = Type.Union(
+    methods.names.map((name) => Type.Literal(name)),
+    { description: methods.modules.map((module) => `${module.name}: ${module.description}`).join('; ') },
+  );
+  const fields: TProperties = {};
+  for (const module of methods.modules) Object.assign(fields, module.settingsFields);
+  return Type.Object(
+    {
+      method: Type.Optional(methodName),
+      methods: Type.Optional(
+        Type.Array(methodName, {
+          minItems: 1,
+          maxItems: methods.names.length,
+          uniqueItems: true,
+          description: 'Several methods combined',
+        }),
+      ),
+      ...fields,
+      fallback: Type.Optional(
+        Type.Union([Type.Literal('freight_table'), Type.Null()], {
+          description: `Backup rates: the store freight tables answer when a ${eitherOf(backedUpNames(methods))} call ends timeout, http_error or invalid_response`,
+        }),
+      ),
+      distribution_centers: Type.Array(
+        Type.Object(
+          { id: Type.String({ minLength: 1, maxLength: QUOTE_MAX_CENTRE_ID_LENGTH }) },
+          { additionalProperties: false },
+        ),
+        { maxItems: 100, default: [] },
+      ),
+    },
+    { additionalProperties: false, $id: 'ShippingSettings' },
+  );
+}
+
+type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+type FieldsOf<M> = M extends QuoteMethodModule<infer Fields> ? Static<TObject<Fields>> : never;
+
+/** The settings body of the platform's methods (a registry with more methods accepts their fields too). */
+export type ShippingSettingsBody = CommonSettingsBody &
+  UnionToIntersection<FieldsOf<(typeof QUOTE_METHOD_MODULES)[number]>> &
+  Record<string, unknown>;
+
+export function settingsFromRow(methods: QuoteMethodRegistry, tenantId: string, row: ShippingSettingsRow): ShippingSettings {
+  const chosen = row.methods === null ? [row.method] : (JSON.parse(row.methods) as QuoteMethod[]);
+  const settings: ShippingSettings = {
+    tenantId,
+    methods: chosen,
+    url: null,
+    distributionCenterIds: JSON.parse(row.distribution_center_ids) as string[],
+    fallback: row.fallback === 'freight_table' ? 'freight_table' : null,
+    gateway: null,
+  };
+  for (const module of methods.modules) Object.assign(settings, module.readSettings?.(row, chosen.includes(module.name)));
+  return settings;
+}
+
+export function presentShippingSettings(
+  settings: ShippingSettings,
+  methods: QuoteMethodRegistry = BUILT_IN_QUOTE_METHODS,
+): ShippingSettingsBody {
   return {
     ...(settings.methods.length === 1 ? { method: settings.methods[0] } : { methods: settings.methods }),
-    ...(settings.url !== null && { url: settings.url }),
-    ...(settings.gateway && { gateway: { id: settings.gateway.id } }),
+    ...Object.assign({}, ...methods.modules.map((module) => module.presentSettings?.(settings))),
     ...(settings.fallback && { fallback: settings.fallback }),
     distribution_centers: settings.distributionCenterIds.map((id) => ({ id })),
   };
 }
 
-export async function findShippingSettings(database: Database, tenantId: string): Promise<ShippingSettings | undefined> {
+export async function findShippingSettings(
+  database: Database,
+  tenantId: string,
+  methods: QuoteMethodRegistry = BUILT_IN_QUOTE_METHODS,
+): Promise<ShippingSettings | undefined> {
   const row = await database.db
     .selectFrom('shipping_settings')
     .select(SHIPPING_SETTINGS_COLUMNS)
     .where('tenant_id', '=', tenantId)
     .executeTakeFirst();
-  return row ? settingsFromRow(tenantId, row) : undefined;
+  return row ? settingsFromRow(methods, tenantId, row) : undefined;
 }
 
 /**
@@ -141,10 +130,11 @@ export async function findShippingSettings(database: Database, tenantId: string)
  * the demo seller.
  */
 export async function configureShippingSettings(
-  deps: { database: Database; clock: Clock; config: Pick<PlatformConfig, 'mode'>; box?: SecretBox },
+  deps: SettingsDeps & { quoteMethods?: QuoteMethodRegistry },
   tenantId: string,
   input: ShippingSettingsBody,
 ): Promise<ShippingSettings> {
+  const registry = deps.quoteMethods ?? BUILT_IN_QUOTE_METHODS;
   if (input.method !== undefined && input.methods !== undefined)
     throw invalidParameter('methods', 'body', 'give either method or methods, not both');
   const methods: QuoteMethod[] = input.methods ?? (input.method ? [input.method] : []);
@@ -156,72 +146,46 @@ export async function configureShippingSettings(
     }
     if (ids.indexOf(id) !== i) throw invalidParameter(`distribution_centers.${i}.id`, 'body', 'appears twice');
   });
-  const sellerApi = methods.includes('seller_api');
-  if (sellerApi) {
-    if (input.url === undefined)
-      throw invalidParameter('url', 'body', 'is required by the seller_api method', 'MISSING_PARAMETER');
-    await checkQuoteUrl(input.url, outboundPolicyOf(deps.config));
-  } else if (input.url !== undefined) {
-    throw invalidParameter('url', 'body', 'is only for the seller_api method');
-  }
-  if (input.fallback && !sellerApi && !methods.includes('gateway'))
-    throw invalidParameter('fallback', 'body', 'backs up a seller_api or gateway method; the store has neither');
-  if (input.fallback && methods.includes('freight_table'))
-    throw invalidParameter('fallback', 'body', 'freight_table is already one of the methods: its options are always merged');
+  // The schema names only registered methods; a caller without it (the demo) is checked here.
+  methods.forEach((method, i) => {
+    if (!registry.find(method))
+      throw invalidParameter(input.methods ? `methods.${i}` : 'method', 'body', 'is not a quote method');
+  });
+  const contexts = registry.modules.map((module) => ({
+    module,
+    context: { body: input, chosen: methods.includes(module.name), deps, tenantId },
+  }));
+  for (const { module, context } of contexts) await module.checkSettings?.(context);
+  const backedUp = backedUpNames(registry);
+  if (input.fallback && !methods.some((method) => backedUp.includes(method)))
+    throw invalidParameter(
+      'fallback',
+      'body',
+      `backs up a ${eitherOf(backedUp)} method; the store has ${backedUp.length > 2 ? 'none of them' : 'neither'}`,
+    );
+  if (input.fallback && methods.includes(input.fallback))
+    throw invalidParameter('fallback', 'body', `${input.fallback} is already one of the methods: its options are always merged`);
 
   const { db } = deps.database;
   const tenant = await db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();
   if (!tenant) throw notFound('Tenant');
 
-  let gateway: ShippingSettings['gateway'] = null;
-  if (methods.includes('gateway')) {
-    if (!input.gateway) throw invalidParameter('gateway', 'body', 'is required by the gateway method', 'MISSING_PARAMETER');
-    const registered = await db
-      .selectFrom('shipping_gateways')
-      .select('id')
-      .where('id', '=', input.gateway.id)
-      .executeTakeFirst();
-    if (!registered) throw invalidParameter('gateway.id', 'body', 'is not a registered gateway');
-    if (!deps.box) throw new Error('configureShippingSettings: a gateway credential needs the secret box');
-    let sealed = input.gateway.credential === undefined ? undefined : deps.box.seal(input.gateway.credential);
-    if (sealed === undefined) {
-      // The credential is write-only: omitting it keeps the one stored for this same gateway.
-      const stored = await db
-        .selectFrom('shipping_settings')
-        .select(['gateway_id', 'gateway_credential'])
-        .where('tenant_id', '=', tenantId)
-        .executeTakeFirst();
-      if (stored?.gateway_id !== input.gateway.id || !stored.gateway_credential)
-        throw invalidParameter('gateway.credential', 'body', 'is required when the gateway is first set', 'MISSING_PARAMETER');
-      sealed = stored.gateway_credential;
-    }
-    gateway = { id: input.gateway.id, sealedCredential: sealed };
-  } else if (input.gateway) {
-    throw invalidParameter('gateway', 'body', 'is only for the gateway method');
-  }
-
+  const methodColumns: Partial<ShippingSettingsRow> = {};
+  for (const { module, context } of contexts) Object.assign(methodColumns, await module.writeSettings?.(context));
   const now = deps.clock.now().toISOString();
-  const fields = {
+  const row: ShippingSettingsRow = {
     method: methods[0] as QuoteMethod,
     methods: JSON.stringify(methods),
-    url: input.url ?? '',
     distribution_center_ids: JSON.stringify(ids),
     fallback: input.fallback ?? null,
-    gateway_id: gateway?.id ?? null,
-    gateway_credential: gateway?.sealedCredential ?? null,
-    updated_at: now,
+    // Each column belongs to one built-in method, which writes it whether chosen or not.
+    ...(methodColumns as Pick<ShippingSettingsRow, 'url' | 'gateway_id' | 'gateway_credential'>),
   };
+  const fields = { ...row, updated_at: now };
   await db
     .insertInto('shipping_settings')
     .values({ tenant_id: tenantId, ...fields, created_at: now })
     .onConflict((oc) => oc.column('tenant_id').doUpdateSet(fields))
     .execute();
-  return {
-    tenantId,
-    methods,
-    url: sellerApi ? (input.url as string) : null,
-    distributionCenterIds: ids,
-    fallback: input.fallback ?? null,
-    gateway,
-  };
+  return settingsFromRow(registry, tenantId, row);
 }

@@ -1,5 +1,6 @@
 import { QUOTE_MAX_OPTION_ID_LENGTH, QUOTE_MAX_SKU_LENGTH, ZIPCODE_PATTERN } from '@feira/contract';
 import { type Static, Type } from '@sinclair/typebox';
+import { eitherOf } from './methods/index.js';
 
 // The shopper-facing endpoints of the shipping capability (spec-notes Q6):
 // the product-page quote and the checkout that re-quotes and creates the order.
@@ -40,18 +41,19 @@ export const CheckoutBody = Type.Object(
 );
 export type CheckoutBody = Static<typeof CheckoutBody>;
 
-const ShownOption = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  price: Type.Number(),
-  delivery_days: Type.Integer(),
-  type: Type.String(),
-  origin: Type.Union([Type.Object({ distribution_center: Type.Object({ id: Type.String() }) }), Type.Null()]),
-  source: Type.String({
-    description: 'The method that priced the option: seller_api, freight_table, marketplace_delivery or gateway (spec-notes Q8)',
-  }),
-  labels: Type.Array(Type.Union([Type.Literal('fastest'), Type.Literal('cheapest')])),
-});
+/** An option as the storefront shows it; `source` names one of `methods` (the app's quote methods). */
+function shownOption(methods: readonly string[]) {
+  return Type.Object({
+    id: Type.String(),
+    name: Type.String(),
+    price: Type.Number(),
+    delivery_days: Type.Integer(),
+    type: Type.String(),
+    origin: Type.Union([Type.Object({ distribution_center: Type.Object({ id: Type.String() }) }), Type.Null()]),
+    source: Type.String({ description: `The method that priced the option: ${eitherOf(methods)} (spec-notes Q8)` }),
+    labels: Type.Array(Type.Union([Type.Literal('fastest'), Type.Literal('cheapest')])),
+  });
+}
 
 export const UnavailableReasonBody = Type.Object({
   code: Type.String({
@@ -64,14 +66,17 @@ export const UnavailableReasonBody = Type.Object({
   ),
 });
 
-export const StorefrontQuoteResult = Type.Object({
-  session_id: Type.Union([Type.String(), Type.Null()]),
-  available: Type.Boolean(),
-  packages: Type.Array(
-    Type.Object({
-      items: Type.Array(Type.Object({ sku: Type.String(), quantity: Type.Integer() })),
-      options: Type.Array(ShownOption, { maxItems: 2 }),
-    }),
-  ),
-  reason: Type.Union([UnavailableReasonBody, Type.Null()]),
-});
+/** The product-page quote's answer, for an app whose quote methods are `methods`. */
+export function storefrontQuoteResult(methods: readonly string[]) {
+  return Type.Object({
+    session_id: Type.Union([Type.String(), Type.Null()]),
+    available: Type.Boolean(),
+    packages: Type.Array(
+      Type.Object({
+        items: Type.Array(Type.Object({ sku: Type.String(), quantity: Type.Integer() })),
+        options: Type.Array(shownOption(methods), { maxItems: 2 }),
+      }),
+    ),
+    reason: Type.Union([UnavailableReasonBody, Type.Null()]),
+  });
+}
