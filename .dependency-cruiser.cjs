@@ -15,8 +15,8 @@ module.exports = {
     {
       name: 'no-app-import',
       severity: 'error',
-      comment: 'app.ts wires the capabilities; nothing imports it back but the entry points (server.ts, testing.ts, index.ts).',
-      from: { path: '^packages/platform/src/', pathNot: '^packages/platform/src/(server|testing|index)\\.ts$|\\.test\\.ts$' },
+      comment: 'app.ts builds the HTTP app; only the composition root (platform.ts) and the package index import it.',
+      from: { path: '^packages/platform/src/', pathNot: '^packages/platform/src/(platform|index)\\.ts$|\\.test\\.ts$' },
       to: { path: '^packages/platform/src/app\\.ts$' },
     },
   ],

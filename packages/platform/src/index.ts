@@ -14,6 +14,7 @@ export {
   DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
   DEFAULT_BODY_LIMIT_BYTES,
   DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
+  type DispatcherTuning,
   type PlatformConfig,
   type PlatformConfigInput,
   platformConfig,
@@ -47,6 +48,14 @@ export { type ListRequest, type ListSettings, runList, runListForRequest } from 
 export { defineListResource, type ListField, type ListFieldType, type ListResource } from './lists/list-resource.js';
 export { type OutboundPolicy, outboundPolicyOf, refusalReason } from './outbound/address-policy.js';
 export { createOutboundAgent } from './outbound/outbound-agent.js';
+export {
+  type CreatePlatformOptions,
+  createPlatform,
+  type Platform,
+  type PlatformConfigSource,
+  type PlatformListen,
+  type PlatformRoles,
+} from './platform.js';
 export { insertOrder, type OrderRow, orderKind } from './records/kinds/orders.js';
 export { type ProductRow, productKind } from './records/kinds/products.js';
 export { ticketKind } from './records/kinds/tickets.js';
@@ -92,7 +101,10 @@ export { migrateToLatest } from './storage/migrate.js';
 export type { QuietWindowStats } from './storage/wal-checkpointer.js';
 export { redeliverDelivery } from './webhooks/delivery-admin-routes.js';
 export {
+  DEFAULT_BATCH_SIZE,
+  DEFAULT_LEASE_MS,
   DEFAULT_MAX_IN_FLIGHT,
+  DEFAULT_MAX_POLL_INTERVAL_MS,
   DEFAULT_PER_ENDPOINT_IN_FLIGHT,
   WebhookDispatcher,
   type WebhookDispatcherOptions,

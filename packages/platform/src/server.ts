@@ -1,20 +1,13 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { type DestinationStream, destination, pino } from 'pino';
 import { collectDefaultMetrics, Gauge } from 'prom-client';
-import { buildApp } from './app.js';
 import type { Clock } from './core/clock.js';
-import { type PlatformConfig, platformConfig } from './core/config.js';
+import type { DispatcherTuning, PlatformConfig } from './core/config.js';
 import type { PlatformContext } from './core/platform-context.js';
-import { cryptoRandom, type Random } from './core/random.js';
+import type { Random } from './core/random.js';
 import { plantOrRecallDemo, startDemoSellerFor } from './demo/demo-sandbox.js';
 import type { DemoCredentials, DemoRecordsSeeder } from './demo/demo-seed.js';
-import type { DemoSeller } from './demo/demo-seller.js';
-import { clientErrorHandler } from './http/client-error.js';
-import { type Database, openDatabase } from './storage/database.js';
-import { migrateToLatest } from './storage/migrate.js';
-import { type BackgroundWorkers, startBackgroundWorkers } from './workers.js';
+import { createPlatform } from './platform.js';
 
 /** What `feira start` hands over once its config is resolved; nothing here reads flags or environment. */
 export interface StartPlatformOptions {
@@ -52,6 +45,8 @@ export interface StartPlatformOptions {
   trustProxy?: readonly string[];
   /** Run the webhook dispatcher in this process (default true). */
   dispatcher?: boolean;
+  /** The dispatcher's tuning (PlatformConfig.dispatcher); absent values take its defaults. */
+  dispatcherTuning?: Readonly<Partial<DispatcherTuning>>;
   /** How long in-flight requests may take to finish on shutdown before their connections are cut (default 10 s). */
   shutdownGraceMs?: number;
   clock?: Clock;
@@ -76,38 +71,6 @@ export interface RunningPlatform {
   close(): Promise<void>;
 }
 
-/** An address as a URL host: IPv6 in brackets; a wildcard bind is reached through loopback. */
-function urlHost(host: string): string {
-  if (host === '0.0.0.0') return '127.0.0.1';
-  if (host === '::' || host === '[::]') return '[::1]';
-  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-}
-
-function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: Error) => reject(error);
-    server.once('error', onError);
-    server.listen({ port, host }, () => {
-      server.off('error', onError);
-      resolve(server.address() as AddressInfo);
-    });
-  });
-}
-
-/**
- * Stops accepting and waits for in-flight requests: idle keep-alive connections
- * go now, busy ones after their response (see the request hook in startPlatform),
- * and whatever is still open after `graceMs` is cut.
- */
-async function closeGracefully(server: Server, graceMs: number): Promise<void> {
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
-  const cut = setTimeout(() => server.closeAllConnections(), graceMs);
-  cut.unref();
-  await closed;
-  clearTimeout(cut);
-}
-
 function makeLogger(logger: StartPlatformOptions['logger'], to: DestinationStream | undefined): FastifyBaseLogger | false {
   if (logger === false) return false;
   if (typeof logger === 'object') return logger;
@@ -126,116 +89,77 @@ function makeLogger(logger: StartPlatformOptions['logger'], to: DestinationStrea
 }
 
 /**
- * Runs the whole platform in this process: open the database, migrate, bind
- * the port, build the app (its public URL may depend on the port actually
- * bound, when port 0 was asked), plant the demo on an empty database, start
- * the background workers. The socket is bound before the app is built so a
- * port-0 start knows its real URL; until the app is ready it answers 503.
+ * Runs the whole platform in this process, a thin layer over the composition
+ * root (platform.ts), which opens and migrates the database, binds the port
+ * and builds the app (its public URL may depend on the port actually bound,
+ * when port 0 was asked). What this adds is what a long-running process
+ * wants: logs on stderr, per-process metrics, the quote log's file opened
+ * before the first request, the demo planted on an empty database and its
+ * quote endpoint, and the graceful close.
  */
 export async function startPlatform(options: StartPlatformOptions): Promise<RunningPlatform> {
   const logger = makeLogger(options.logger, options.logDestination);
-  const database: Database = await openDatabase(options.databaseUrl, logger ? { log: logger } : {});
-  let server: Server | undefined;
-  let app: FastifyInstance | undefined;
-  let workers: BackgroundWorkers | undefined;
-  let demoSeller: DemoSeller | undefined;
-  let closing = false;
-  let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => {
-    res.writeHead(503, { 'content-type': 'application/json', connection: 'close' });
-    res.end(JSON.stringify({ message: 'Starting up', slug: 'SERVICE_UNAVAILABLE', details: [] }));
-  };
-
-  const shutdown = async () => {
-    closing = true;
-    if (server?.listening) await closeGracefully(server, options.shutdownGraceMs ?? 10_000);
-    await workers?.stop();
-    await demoSeller?.close();
-    await app?.close();
-    await database.close();
-  };
-
-  try {
-    await migrateToLatest(database);
-    server = createServer((req, res) => {
-      if (closing) {
-        // A response finishing during shutdown must not keep its connection open for another request.
-        res.shouldKeepAlive = false;
-        res.on('finish', () => server?.closeIdleConnections());
-      }
-      handler(req, res);
-    });
-    // Node's own refusals (a 431 for a 20 kB query) in the platform error shape, not a bare status line (issue 17 §6).
-    server.on('clientError', clientErrorHandler(options.random ?? cryptoRandom));
-    const address = await listen(server, options.port, options.host);
-    const listenUrl = `http://${urlHost(options.host)}:${address.port}`;
-    const config = platformConfig({
+  let demo: DemoCredentials | undefined;
+  let seededNow = false;
+  let demoSellerUrl: string | undefined;
+  const platform = await createPlatform({
+    databaseUrl: options.databaseUrl,
+    roles: { api: true, dispatcher: options.dispatcher ?? true },
+    listen: {
+      host: options.host,
+      port: options.port,
+      ...(options.shutdownGraceMs !== undefined ? { shutdownGraceMs: options.shutdownGraceMs } : {}),
+    },
+    config: {
       mode: options.mode,
-      publicUrl: options.publicUrl ?? listenUrl,
+      ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
       ...(options.authUrl ? { authUrl: options.authUrl } : {}),
       adminToken: options.adminToken,
       secretKey: options.secretKey,
       ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
       ...(options.trustProxy?.length ? { trustProxy: options.trustProxy } : {}),
-    });
-    const { publicUrl, authUrl } = config;
-    app = await buildApp({
-      config,
-      database,
-      ...(logger ? { logger } : {}),
-      ...(options.clock ? { clock: options.clock } : {}),
-      ...(options.random ? { random: options.random } : {}),
-      ...(options.outboundCa ? { outboundCa: options.outboundCa } : {}),
-    });
-    await app.ready();
-    const platform = app.platform;
-    // Per-process metrics (docs/deploy.md): Node's own (CPU, memory, event-loop lag) and which process answered,
-    // so a scrape through the shared port of `--workers` says whose figures these are.
-    collectDefaultMetrics({ register: platform.metrics });
-    new Gauge({
-      name: 'feira_process_info',
-      help: 'The process that answered this scrape (1 while it runs); its pid tells API workers apart',
-      labelNames: ['pid'],
-      registers: [platform.metrics],
-    }).set({ pid: String(process.pid) }, 1);
-    // On SQLite, the quote log's own file: opened (and any rows of an earlier version moved in) before the first request.
-    await app.shipping.quoteLog.store.open();
-
-    const { demo, seededNow } = await plantOrRecallDemo(platform, {
-      seed: options.seed,
-      dataDir: options.dataDir,
-      ...(options.seedRecords ? { seedRecords: options.seedRecords } : {}),
-    });
-    if (demo && options.mode === 'sandbox' && (options.demoSeller ?? true)) {
-      // The demo stores quote shipping against the demo seller, beside the platform.
-      demoSeller = await startDemoSellerFor(platform, demo, options.demoSellerPort ?? 0);
-    }
-
-    const fastify = app;
-    handler = (req, res) => fastify.routing(req, res);
-    workers = await startBackgroundWorkers(platform, {
-      dispatcher: options.dispatcher ?? true,
-      readiness: app.readiness,
-      ...(logger ? { databaseLog: logger } : {}),
-    });
-
-    let closePromise: Promise<void> | undefined;
-    return {
-      listenUrl,
-      port: address.port,
-      publicUrl,
-      authUrl,
-      app,
-      platform,
-      demo,
-      seededNow,
-      demoSellerUrl: demoSeller ? `${demoSeller.url}/quote` : undefined,
-      close: () => {
-        closePromise ??= shutdown();
-        return closePromise;
-      },
-    };
-  } catch (error) {
-    await shutdown().catch(() => {});
-    throw error;
-  }
+      ...(options.dispatcherTuning ? { dispatcher: options.dispatcherTuning } : {}),
+    },
+    ...(logger ? { logger } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.random ? { random: options.random } : {}),
+    ...(options.outboundCa ? { outboundCa: options.outboundCa } : {}),
+    beforeServe: async ({ app, context, deferClose }) => {
+      // Per-process metrics (docs/deploy.md): Node's own (CPU, memory, event-loop lag) and which process answered,
+      // so a scrape through the shared port of `--workers` says whose figures these are.
+      collectDefaultMetrics({ register: context.metrics });
+      new Gauge({
+        name: 'feira_process_info',
+        help: 'The process that answered this scrape (1 while it runs); its pid tells API workers apart',
+        labelNames: ['pid'],
+        registers: [context.metrics],
+      }).set({ pid: String(process.pid) }, 1);
+      // On SQLite, the quote log's own file: opened (and any rows of an earlier version moved in) before the first request.
+      await app?.shipping.quoteLog.store.open();
+      ({ demo, seededNow } = await plantOrRecallDemo(context, {
+        seed: options.seed,
+        dataDir: options.dataDir,
+        ...(options.seedRecords ? { seedRecords: options.seedRecords } : {}),
+      }));
+      if (demo && options.mode === 'sandbox' && (options.demoSeller ?? true)) {
+        // The demo stores quote shipping against the demo seller, beside the platform.
+        const seller = await startDemoSellerFor(context, demo, options.demoSellerPort ?? 0);
+        deferClose(() => seller.close());
+        demoSellerUrl = `${seller.url}/quote`;
+      }
+    },
+  });
+  const app = platform.app as FastifyInstance;
+  return {
+    listenUrl: platform.listenUrl as string,
+    port: platform.port as number,
+    publicUrl: platform.context.config.publicUrl,
+    authUrl: platform.context.config.authUrl,
+    app,
+    platform: platform.context,
+    demo,
+    seededNow,
+    demoSellerUrl,
+    close: () => platform.close(),
+  };
 }

@@ -1,17 +1,16 @@
 // @feira/platform/testing: what tests (of this package and of others) use to
 // run the real platform on an isolated database with a clock they control.
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { SCOPE_NAMES, type Scope } from '@feira/contract';
 import type { FastifyInstance } from 'fastify';
-import { type AppDeps, buildApp } from './app.js';
 import { ManualClock } from './core/clock.js';
 import { type PlatformConfig, platformConfig } from './core/config.js';
 import { hashPassword, sha256Hex } from './core/hashing.js';
 import { ACCESS_TOKEN_TYP } from './identity/token-signer.js';
+import { type CreatePlatformOptions, createPlatform, type Platform } from './platform.js';
 import type { Database } from './storage/database.js';
 import { type TestDatabaseTarget, testDatabaseTargets } from './storage/test-databases.js';
+import type { BackgroundWorkers } from './workers.js';
 
 export { ManualClock } from './core/clock.js';
 export {
@@ -57,24 +56,44 @@ export interface TestPlatform {
   }): Promise<{ clientId: string; clientSecret: string }>;
   /** An access token as the identity provider would issue it, without going through the browser flow. */
   mintAccessToken(input: { tenants: string[]; scopes: Scope[]; sellerId?: string; clientId?: string }): Promise<string>;
+  /** The background loops, when `roles` asked for the dispatcher. */
+  workers: BackgroundWorkers | undefined;
   close(): Promise<void>;
 }
 
 /** What a test platform needs of its target: how to open its (migrated) database. */
 type PlatformTarget = Pick<TestDatabaseTarget, 'dialect' | 'open'>;
 
+/** What a test may set of the platform it gets: config, outbound client, key ring, and so on. */
+export type TestPlatformDeps = Partial<
+  Omit<CreatePlatformOptions, 'database' | 'databaseUrl' | 'listen' | 'clock' | 'config' | 'roles'>
+> & { clock?: ManualClock; config?: PlatformConfig; roles?: { api: true; dispatcher: boolean } };
+
 /**
- * The real app on a fresh database of the given target, with a ManualClock.
- * Pass `deps` to override config, outbound client, and so on.
+ * The real app on a fresh database of the given target, with a ManualClock,
+ * built by the composition root as `feira start` builds it: the api role, and
+ * the dispatcher too when `deps.roles` asks (most tests drive a dispatcher
+ * themselves). Pass `deps` to override config, outbound client, and so on.
  */
 export async function createTestPlatform(
   target: PlatformTarget = testDatabaseTargets()[0] as TestDatabaseTarget,
-  deps: Partial<Omit<AppDeps, 'database'>> & { clock?: ManualClock } = {},
+  deps: TestPlatformDeps = {},
 ): Promise<TestPlatform> {
-  const database = await target.open();
   const clock = deps.clock ?? new ManualClock();
-  const app = await buildApp({ ...deps, config: deps.config ?? testConfig(), database, clock });
-  await app.ready();
+  const platform = await createPlatform({
+    ...deps,
+    config: deps.config ?? testConfig(),
+    database: await target.open(),
+    clock,
+    roles: deps.roles ?? { api: true, dispatcher: false },
+  });
+  return testKit(platform, clock);
+}
+
+/** The helpers of a test platform over a running one. */
+function testKit(platform: Platform, clock: ManualClock): TestPlatform {
+  const app = platform.app as FastifyInstance;
+  const database = platform.database;
   let counter = 0;
   const { random, signer } = app.identity;
 
@@ -165,8 +184,9 @@ export async function createTestPlatform(
     createSeller,
     createClient,
     mintAccessToken,
+    workers: platform.workers,
     close: async () => {
-      await app.close();
+      await platform.close();
       await database.close();
     },
   };
@@ -187,32 +207,20 @@ export interface ListeningPlatform extends TestPlatform {
  */
 export async function listenPlatform(
   target: PlatformTarget = testDatabaseTargets()[0] as TestDatabaseTarget,
-  deps: Partial<Omit<AppDeps, 'database'>> & { clock?: ManualClock } = {},
+  deps: TestPlatformDeps = {},
 ): Promise<ListeningPlatform> {
-  let handle: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
-  const server = createServer((req, res) => (handle ? handle(req, res) : res.writeHead(503).end()));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  try {
-    const platform = await createTestPlatform(target, {
-      ...deps,
-      // The socket's URL wins over any given config: links and `iss` must point where clients connect.
-      config: { ...(deps.config ?? testConfig()), publicUrl: url, authUrl: url },
-    });
-    handle = (req, res) => platform.app.routing(req, res);
-    return {
-      ...platform,
-      url,
-      close: async () => {
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-        await platform.close();
-      },
-    };
-  } catch (error) {
-    server.close();
-    throw error;
-  }
+  const clock = deps.clock ?? new ManualClock();
+  // The socket's URL wins over any given config: links and `iss` must point where clients connect.
+  const { publicUrl: _publicUrl, authUrl: _authUrl, ...config } = deps.config ?? testConfig();
+  const platform = await createPlatform({
+    ...deps,
+    config,
+    database: await target.open(),
+    clock,
+    roles: deps.roles ?? { api: true, dispatcher: false },
+    listen: { host: '127.0.0.1', port: 0, shutdownGraceMs: 0 },
+  });
+  return { ...testKit(platform, clock), url: platform.listenUrl as string };
 }
 
 /**

@@ -13,7 +13,7 @@ export interface BackgroundWorkers {
 export interface BackgroundWorkerOptions {
   /** Run the webhook dispatcher in this process (default for `feira start`; `feira dispatch` runs only this). */
   dispatcher: boolean;
-  /** Tuning of the dispatcher (concurrency, lease, timeouts); defaults follow spec-notes W4. */
+  /** Overrides of the dispatcher's tuning, over `config.dispatcher` (tests); defaults follow spec-notes W4. */
   dispatcherOptions?: WebhookDispatcherOptions;
   log?: { error(obj: object, message: string): void };
   /** Where the dispatcher's own pool reports a lost PostgreSQL connection. */
@@ -27,8 +27,9 @@ export const DISPATCHER_POOL_SIZE = 4;
 
 /**
  * Starts the long-running loops that live beside the HTTP server (the webhook
- * dispatcher). `feira start` and `feira dispatch` call this; tests drive the
- * loops directly instead.
+ * dispatcher), tuned by `config.dispatcher`. The composition root
+ * (platform.ts) calls this for the dispatcher role; tests may drive the loops
+ * directly instead.
  */
 export async function startBackgroundWorkers(
   platform: PlatformContext,
@@ -36,9 +37,7 @@ export async function startBackgroundWorkers(
 ): Promise<BackgroundWorkers> {
   if (!options.dispatcher) return { dispatcher: null, stop: async () => {} };
   // PostgreSQL: the dispatcher has connections of its own, so that its fan-outs and claims do not wait in
-  // the pool's queue behind the API's requests. At 500 order writes/s through the API on a saturated
-  // 2-core host, commit→delivery p99 was 538-610 ms with one shared pool and 201-275 ms with two
-  // (BENCHMARKS.md, "Delivery engine, fifth pass").
+  // the pool's queue behind the API's requests (docs/decisions.md D15).
   const worker = options.dispatcherOptions?.worker ?? dispatcherWorkerName(platform.random);
   // Named in pg_stat_activity as `feira-dispatcher <worker>` (PostgreSQL keeps 63 bytes of it).
   const database = withOwnPool(platform.database, {
@@ -48,7 +47,7 @@ export async function startBackgroundWorkers(
   });
   const dispatcher = new WebhookDispatcher(
     { ...platform, database, ...(options.log ? { log: options.log } : {}) },
-    { ...options.dispatcherOptions, worker },
+    { ...platform.config.dispatcher, ...options.dispatcherOptions, worker },
   );
   dispatcher.start();
   options.readiness?.add('dispatcher', () => dispatcher.readiness());

@@ -25,6 +25,25 @@ export interface PlatformConfig {
    * http/trusted-proxies.ts). Empty or absent: the socket's address is the client's.
    */
   trustProxy?: readonly string[];
+  /**
+   * What an operator may tune of the webhook dispatcher (the CLI's settings table declares each one:
+   * flag, environment variable, default, bounds); absent values take the dispatcher's defaults.
+   */
+  dispatcher?: Readonly<Partial<DispatcherTuning>>;
+}
+
+/** The dispatcher's operator-facing knobs (webhooks/webhook-dispatcher.ts says what each does). */
+export interface DispatcherTuning {
+  /** Requests in flight (or queued) in one dispatcher, over all receivers. */
+  maxInFlight: number;
+  /** Requests in flight per receiver origin. */
+  perEndpointInFlight: number;
+  /** Outbox events fanned out, and deliveries claimed, per query. */
+  batchSize: number;
+  /** The longest wait of an idle dispatcher before it looks again (new events wake it sooner). */
+  maxPollIntervalMs: number;
+  /** How long a claim stays exclusive unless renewed: after a crash, deliveries wait at most this long. */
+  leaseMs: number;
 }
 
 export const DEFAULT_ACCESS_TOKEN_TTL_SECONDS = 7200;

@@ -110,6 +110,10 @@ export const DEFAULT_LEASE_MS = 10_000;
 export const DEFAULT_MAX_IN_FLIGHT = 1_000;
 /** Requests in flight per endpoint origin (the bare-loop baseline gets as many connections). */
 export const DEFAULT_PER_ENDPOINT_IN_FLIGHT = 32;
+/** Outbox events fanned out, and deliveries claimed, per query. */
+export const DEFAULT_BATCH_SIZE = 500;
+/** The longest wait of an idle loop; new events wake it sooner, so this bounds only retries and lost signals. */
+export const DEFAULT_MAX_POLL_INTERVAL_MS = 250;
 
 /** A dispatcher's default name, in leases, attempt records and its connections' `application_name`: host, pid and a random tag. */
 export function dispatcherWorkerName(random: Random): string {
@@ -184,7 +188,7 @@ export class WebhookDispatcher {
   constructor(deps: WebhookDispatcherDeps, options: WebhookDispatcherOptions = {}) {
     this.#deps = deps;
     this.worker = options.worker ?? dispatcherWorkerName(deps.random);
-    this.#batchSize = options.batchSize ?? 500;
+    this.#batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
     this.#maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
     this.#perEndpoint = options.perEndpointInFlight ?? DEFAULT_PER_ENDPOINT_IN_FLIGHT;
     this.#timeoutMs = options.requestTimeoutMs ?? 10_000;
@@ -193,7 +197,7 @@ export class WebhookDispatcher {
     this.#leaseMs = Math.max(options.leaseMs ?? DEFAULT_LEASE_MS, 1_000);
     this.#renewMs = Math.min(options.leaseRenewMs ?? this.#leaseMs / 4, this.#leaseMs / 2);
     this.#pollMs = options.pollIntervalMs ?? 20;
-    this.#maxPollMs = Math.max(this.#pollMs, options.maxPollIntervalMs ?? 250);
+    this.#maxPollMs = Math.max(this.#pollMs, options.maxPollIntervalMs ?? DEFAULT_MAX_POLL_INTERVAL_MS);
     this.#refillAt = Math.max(1, Math.floor(Math.min(this.#batchSize, this.#maxInFlight) / 4));
     // Results are written in batches: one transaction per `flushBatch` results, or after
     // `flushDelayMs`, whichever comes first. Every commit costs page writes to the WAL, so a

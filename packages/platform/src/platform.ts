@@ -1,0 +1,229 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { type AppDeps, buildApp, createPlatformContext } from './app.js';
+import { type PlatformConfigInput, platformConfig } from './core/config.js';
+import type { PlatformContext } from './core/platform-context.js';
+import { cryptoRandom } from './core/random.js';
+import { clientErrorHandler } from './http/client-error.js';
+import { type Database, openDatabase } from './storage/database.js';
+import type { DatabaseLog } from './storage/lost-connection.js';
+import { migrateToLatest } from './storage/migrate.js';
+import type { WebhookDispatcherOptions } from './webhooks/webhook-dispatcher.js';
+import { type BackgroundWorkers, startBackgroundWorkers } from './workers.js';
+
+/** What a process runs: `feira start` both, `feira start --no-dispatcher` the API, `feira dispatch` the dispatcher. */
+export interface PlatformRoles {
+  /** Serve the HTTP API: the Fastify app with its identity and shipping services. */
+  api: boolean;
+  /** Run the webhook dispatcher in this process, tuned by `config.dispatcher`. */
+  dispatcher: boolean;
+}
+
+/**
+ * Where the API listens. The socket is bound before the app is built, so a
+ * port-0 start knows its URL (the public URL when none is configured); until
+ * the app is ready it answers 503.
+ */
+export interface PlatformListen {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** How long in-flight requests may take to finish on close before their connections are cut (default 10 s). */
+  shutdownGraceMs?: number;
+}
+
+/** A config, whose public URL may be left out when the platform listens: it is then the listening URL. */
+export type PlatformConfigSource = Omit<PlatformConfigInput, 'publicUrl'> & { publicUrl?: string };
+
+export type CreatePlatformOptions = Omit<AppDeps, 'config' | 'database'> & {
+  config: PlatformConfigSource;
+  roles: PlatformRoles;
+  /** Bind a socket and serve the API on it (api role only). */
+  listen?: PlatformListen;
+  /** Where a lost PostgreSQL connection is reported; default the logger, when one is given. */
+  databaseLog?: DatabaseLog;
+  /** Where the dispatcher reports a failed pass. */
+  workerLog?: { error(obj: object, message: string): void };
+  /** Overrides of the dispatcher's tuning over `config.dispatcher` (tests: a worker name, a short poll). */
+  dispatcherOptions?: WebhookDispatcherOptions;
+  /**
+   * Runs once the app is ready and before it serves a request or the
+   * dispatcher starts: what an entry point plants or opens first (the demo,
+   * the quote log's file, per-process metrics). What it starts it hands to
+   * `deferClose`, so a start that fails later closes it too.
+   */
+  beforeServe?: (platform: {
+    app: FastifyInstance | undefined;
+    context: PlatformContext;
+    deferClose(close: () => Promise<void>): void;
+  }) => Promise<void>;
+} & (
+    | { /** An open, migrated database; its opener closes it, after the handle. */ database: Database; databaseUrl?: never }
+    | {
+        /** `sqlite:<path>` or `postgres://…`, opened and migrated here, closed by the handle. */ databaseUrl: string;
+        database?: never;
+      }
+  );
+
+/** A running platform: what its roles built, and the one way to stop it. */
+export interface Platform {
+  context: PlatformContext;
+  database: Database;
+  /** The HTTP app (api role). */
+  app: FastifyInstance | undefined;
+  /** The background loops (dispatcher role). */
+  workers: BackgroundWorkers | undefined;
+  /** Where the socket listens, e.g. `http://127.0.0.1:41234` (with `listen`). */
+  listenUrl: string | undefined;
+  port: number | undefined;
+  /** Something the caller started on top (the demo seller): closed after the socket, before the workers. */
+  deferClose(close: () => Promise<void>): void;
+  /**
+   * Stops in one order, each step after the one before has finished: the
+   * socket (in-flight requests finish, within the grace), what was deferred,
+   * the dispatcher (in-flight deliveries finish), the app, and the database
+   * if it opened it. Idempotent.
+   */
+  close(): Promise<void>;
+}
+
+/** An address as a URL host: IPv6 in brackets; a wildcard bind is reached through loopback. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::' || host === '[::]') return '[::1]';
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+function bind(server: Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error) => reject(error);
+    server.once('error', onError);
+    server.listen({ port, host }, () => {
+      server.off('error', onError);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+/**
+ * Stops accepting and waits for in-flight requests: idle keep-alive connections
+ * go now, busy ones after their response (see the request hook below), and
+ * whatever is still open after `graceMs` is cut.
+ */
+async function closeGracefully(server: Server, graceMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+  cut.unref();
+  await closed;
+  clearTimeout(cut);
+}
+
+/**
+ * The composition root: the one place that opens and migrates the database
+ * (or takes an open one), builds the shared services, and by role the HTTP
+ * app (with its identity and shipping services) and the background workers.
+ * `startPlatform` (`feira start` and its `--workers` children), `feira
+ * dispatch` and the test kit all build the platform here.
+ */
+export async function createPlatform(options: CreatePlatformOptions): Promise<Platform> {
+  const {
+    roles,
+    listen,
+    databaseLog,
+    workerLog,
+    dispatcherOptions,
+    beforeServe,
+    config: configSource,
+    database: given,
+    databaseUrl,
+    ...deps
+  } = options;
+  if (listen && !roles.api) throw new Error('createPlatform: only the api role listens');
+  const logAs = databaseLog ?? (typeof deps.logger === 'object' ? deps.logger : undefined);
+  const database = given ?? (await openDatabase(databaseUrl as string, logAs ? { log: logAs } : {}));
+
+  let server: Server | undefined;
+  let app: FastifyInstance | undefined;
+  let workers: BackgroundWorkers | undefined;
+  const deferred: Array<() => Promise<void>> = [];
+  const deferClose = (close: () => Promise<void>) => void deferred.push(close);
+  let closing = false;
+  let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => {
+    res.writeHead(503, { 'content-type': 'application/json', connection: 'close' });
+    res.end(JSON.stringify({ message: 'Starting up', slug: 'SERVICE_UNAVAILABLE', details: [] }));
+  };
+
+  const shutdown = async () => {
+    closing = true;
+    if (server?.listening) await closeGracefully(server, listen?.shutdownGraceMs ?? 10_000);
+    for (const close of deferred.reverse()) await close();
+    await workers?.stop();
+    await app?.close();
+    if (!given) await database.close();
+  };
+
+  try {
+    if (!given) await migrateToLatest(database);
+    let listenUrl: string | undefined;
+    let port: number | undefined;
+    if (listen) {
+      server = createServer((req, res) => {
+        if (closing) {
+          // A response finishing during shutdown must not keep its connection open for another request.
+          res.shouldKeepAlive = false;
+          res.on('finish', () => server?.closeIdleConnections());
+        }
+        handler(req, res);
+      });
+      // Node's own refusals (a 431 for a 20 kB query) in the platform error shape, not a bare status line.
+      server.on('clientError', clientErrorHandler(deps.random ?? cryptoRandom));
+      port = (await bind(server, listen.port, listen.host)).port;
+      listenUrl = `http://${urlHost(listen.host)}:${port}`;
+    }
+    const publicUrl = configSource.publicUrl ?? listenUrl;
+    if (publicUrl === undefined) throw new Error('createPlatform: a public URL is needed when the platform does not listen');
+    const config = platformConfig({ ...configSource, publicUrl });
+    let context: PlatformContext;
+    if (roles.api) {
+      app = await buildApp({ ...deps, config, database });
+      await app.ready();
+      context = app.platform;
+    } else {
+      context = createPlatformContext({ ...deps, config, database });
+    }
+    await beforeServe?.({ app, context, deferClose });
+    if (app && server) {
+      const fastify = app;
+      handler = (req, res) => fastify.routing(req, res);
+    }
+    if (roles.dispatcher) {
+      workers = await startBackgroundWorkers(context, {
+        dispatcher: true,
+        ...(dispatcherOptions ? { dispatcherOptions } : {}),
+        ...(workerLog ? { log: workerLog } : {}),
+        ...(logAs ? { databaseLog: logAs } : {}),
+        ...(app ? { readiness: app.readiness } : {}),
+      });
+    }
+
+    let closePromise: Promise<void> | undefined;
+    return {
+      context,
+      database,
+      app,
+      workers,
+      listenUrl,
+      port,
+      deferClose,
+      close: () => {
+        closePromise ??= shutdown();
+        return closePromise;
+      },
+    };
+  } catch (error) {
+    await shutdown().catch(() => {});
+    throw error;
+  }
+}
