@@ -5,7 +5,7 @@ import { type ClientApp, clientFromPublicRow, createClient, findPublicClientById
 import { validateNewClient } from '../accounts/client-rules.js';
 import { createSeller, findSellerById, listTenantsOfSellers, type Seller } from '../accounts/seller-repository.js';
 import { notFound } from '../core/platform-error.js';
-import { runListForRequest } from '../lists/list-engine.js';
+import { listRoute } from '../lists/list-route.js';
 import { addStore, deleteClient, deleteSeller, renameStore, updateSeller } from './account-changes.js';
 import { requireAdminToken } from './admin-auth.js';
 import { CLIENT_PUBLIC_COLUMNS, clientList, sellerList } from './admin-lists.js';
@@ -68,7 +68,6 @@ export async function adminRoutes(instance: FastifyInstance): Promise<void> {
   app.post(
     '/admin/v1/sellers',
     {
-      config: { listResource: sellerList as never },
       schema: {
         tags: ['admin'],
         operationId: 'adminCreateSeller',
@@ -84,21 +83,19 @@ export async function adminRoutes(instance: FastifyInstance): Promise<void> {
     },
   );
 
-  app.get(
-    '/admin/v1/sellers',
-    {
-      schema: {
-        tags: ['admin'],
-        operationId: 'adminListSellers',
-        summary: 'List seller accounts (no passwords)',
-        security,
-        description: LIST_DESCRIPTION,
-        response: { 200: SellerList, ...errors },
-      },
+  listRoute(instance, {
+    url: '/admin/v1/sellers',
+    list: sellerList,
+    schema: {
+      tags: ['admin'],
+      operationId: 'adminListSellers',
+      summary: 'List seller accounts (no passwords)',
+      security,
+      description: LIST_DESCRIPTION,
+      response: { 200: SellerList, ...errors },
     },
-    async (request) => {
-      const base = db().selectFrom('sellers').select(['id', 'name', 'login', 'created_at']);
-      const page = await runListForRequest(request, sellerList, base);
+    base: () => db().selectFrom('sellers').select(['id', 'name', 'login', 'created_at']),
+    respond: async (page) => {
       const tenants = await listTenantsOfSellers(
         db(),
         page.results.map((row) => row.id),
@@ -114,7 +111,7 @@ export async function adminRoutes(instance: FastifyInstance): Promise<void> {
       );
       return { meta: page.meta, results };
     },
-  );
+  });
 
   app.get(
     '/admin/v1/sellers/:id',
@@ -138,7 +135,6 @@ export async function adminRoutes(instance: FastifyInstance): Promise<void> {
   app.post(
     '/admin/v1/clients',
     {
-      config: { listResource: clientList as never },
       schema: {
         tags: ['admin'],
         operationId: 'adminCreateClient',
@@ -155,23 +151,20 @@ export async function adminRoutes(instance: FastifyInstance): Promise<void> {
     },
   );
 
-  app.get(
-    '/admin/v1/clients',
-    {
-      schema: {
-        tags: ['admin'],
-        operationId: 'adminListClients',
-        summary: 'List client applications (no secrets)',
-        security,
-        description: LIST_DESCRIPTION,
-        response: { 200: ClientList, ...errors },
-      },
+  listRoute(instance, {
+    url: '/admin/v1/clients',
+    list: clientList,
+    schema: {
+      tags: ['admin'],
+      operationId: 'adminListClients',
+      summary: 'List client applications (no secrets)',
+      security,
+      description: LIST_DESCRIPTION,
+      response: { 200: ClientList, ...errors },
     },
-    async (request) => {
-      const page = await runListForRequest(request, clientList, db().selectFrom('clients').select(CLIENT_PUBLIC_COLUMNS));
-      return { meta: page.meta, results: page.results.map((row) => clientView(clientFromPublicRow(row))) };
-    },
-  );
+    base: () => db().selectFrom('clients').select(CLIENT_PUBLIC_COLUMNS),
+    respond: (page) => ({ meta: page.meta, results: page.results.map((row) => clientView(clientFromPublicRow(row))) }),
+  });
 
   app.get(
     '/admin/v1/clients/:id',

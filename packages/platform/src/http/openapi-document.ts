@@ -1,5 +1,6 @@
 import type { FastifySwaggerUiOptions } from '@fastify/swagger-ui';
 import { DEFAULT_OPERATORS, type ListResource } from '../lists/list-resource.js';
+import type { ListRouteConfig } from '../lists/list-route.js';
 
 /**
  * How the OpenAPI document is derived from the routes themselves, so it cannot
@@ -10,11 +11,6 @@ import { DEFAULT_OPERATORS, type ListResource } from '../lists/list-resource.js'
 
 /** Set on a guard function by `requireAccessToken`: the scope the route needs (null: any token). */
 export const GUARD_SCOPE = Symbol.for('feira.openapi.guardScope');
-
-/** Route `config` key of a list route: the list declaration its query follows (spec-notes L1–L9). */
-export interface ListRouteConfig {
-  listResource?: ListResource<never, unknown>;
-}
 
 const ERROR_REF = { $ref: 'PlatformError#' };
 
@@ -183,10 +179,6 @@ export function openapiRouteTransform({ schema, url, route }: TransformInput): {
   }
   doc.response = responses;
   return { schema: doc, url };
-}
-
-declare module 'fastify' {
-  interface FastifyContextConfig extends ListRouteConfig {}
 }
 
 /** The groups of the document, seller API first (spec order), then identity, storefront and the operator's admin API. */

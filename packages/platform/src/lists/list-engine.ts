@@ -4,8 +4,9 @@
  * list route of the platform: records, admin lists, webhook deliveries, the
  * quote log.
  *
- * Usage: declare the list once, then hand the raw query and URL to `runList`
- * with a tenant-scoped base query. The engine validates (422 naming the
+ * Usage: declare the list once, then serve it with `listRoute` (list-route.ts),
+ * which hands the raw query and URL to `runList` with a tenant-scoped base
+ * query and gives the OpenAPI document the same declaration. The engine validates (422 naming the
  * parameter), adds filters, sorts and the keyset condition with Kysely (values
  * are always bound parameters; columns come only from the declaration), and
  * returns the exact envelope.
@@ -23,9 +24,13 @@
  *   present: (row: { id: string; login: string; created_at: string }) => row,
  * });
  *
- * app.get('/admin/v1/sellers', { preHandler: requireAdminToken }, (request) =>
- *   runListForRequest(request, sellerList, request.server.platform.database.db.selectFrom('sellers').selectAll()),
- * );
+ * listRoute(app, {
+ *   url: '/admin/v1/sellers',
+ *   list: sellerList,
+ *   preHandler: requireAdminToken,
+ *   schema: { operationId: 'adminListSellers', tags: ['admin'] },
+ *   base: (request) => request.server.platform.database.db.selectFrom('sellers').selectAll(),
+ * });
  * ```
  *
  * The base query must select every sort column under its own name (selectAll
@@ -42,7 +47,7 @@ import { type ParsedFilter, type ParsedListQuery, parseListQuery, queryPairs } f
 import { type ListResource, rowKeyOf } from './list-resource.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the engine composes queries over any declared table; columns come from the declaration.
-type AnySelect = SelectQueryBuilder<any, any, any>;
+export type AnySelect = SelectQueryBuilder<any, any, any>;
 // biome-ignore lint/suspicious/noExplicitAny: see AnySelect.
 type AnyExpressionBuilder = ExpressionBuilder<any, any>;
 

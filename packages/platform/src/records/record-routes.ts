@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import { requireAdminToken } from '../admin/admin-auth.js';
 import { notFound } from '../core/platform-error.js';
 import { requireAccessToken } from '../identity/access-token-guard.js';
-import { runListForRequest } from '../lists/list-engine.js';
+import { listRoute } from '../lists/list-route.js';
 import type { Schema } from '../storage/schema.js';
 import type { RecordKind, RecordTable } from './record-kind.js';
 import { RECORD_KINDS } from './record-kinds.js';
@@ -65,22 +65,19 @@ function sellerReadRoutes(instance: FastifyInstance, kind: AnyKind): void {
   const tags = [kind.table];
   const { plural, singular } = operationNames(kind);
   const named = componentSchemas(kind);
-  app.get(
-    kind.readPath,
-    {
-      preHandler: requireAccessToken(kind.scope),
-      config: { listResource: kind.list as never },
-      schema: {
-        operationId: `list${plural}`,
-        tags,
-        summary: `List ${kind.table} of the tenant`,
-        description: LIST_DESCRIPTION,
-        response: { 200: named.list, ...errors },
-      },
+  listRoute(instance, {
+    url: kind.readPath,
+    list: kind.list,
+    preHandler: requireAccessToken(kind.scope),
+    schema: {
+      operationId: `list${plural}`,
+      tags,
+      summary: `List ${kind.table} of the tenant`,
+      description: LIST_DESCRIPTION,
+      response: { 200: named.list, ...errors },
     },
-    async (request) =>
-      runListForRequest(request, kind.list, tenantRows(platform.database.db, kind, request.seller?.tenantId as string)),
-  );
+    base: (request) => tenantRows(platform.database.db, kind, request.seller?.tenantId as string),
+  });
   app.get(
     `${kind.readPath}/:id`,
     {
@@ -113,25 +110,23 @@ function adminWriteRoutes(instance: FastifyInstance, kind: AnyKind): void {
   const tags = ['admin', kind.table];
   const { plural, singular } = operationNames(kind);
   const named = componentSchemas(kind);
-  app.get(
-    path,
-    {
-      config: { listResource: kind.list as never },
-      schema: {
-        operationId: `adminList${plural}`,
-        tags,
-        summary: `List a tenant's ${kind.table}`,
-        description: LIST_DESCRIPTION,
-        security,
-        params: TenantParams,
-        response: { 200: named.list, ...errors },
-      },
+  listRoute(instance, {
+    url: path,
+    list: kind.list,
+    schema: {
+      operationId: `adminList${plural}`,
+      tags,
+      summary: `List a tenant's ${kind.table}`,
+      description: LIST_DESCRIPTION,
+      security,
+      params: TenantParams,
+      response: { 200: named.list, ...errors },
     },
-    async (request) => {
+    base: async (request) => {
       await assertTenantExists(db(), request.params.tenant_id);
-      return runListForRequest(request, kind.list, tenantRows(db(), kind, request.params.tenant_id));
+      return tenantRows(db(), kind, request.params.tenant_id);
     },
-  );
+  });
   app.post(
     path,
     {

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { requireAdminToken } from '../admin/admin-auth.js';
 import { notFound } from '../core/platform-error.js';
 import { documentedList, documentedObject, errorResponse } from '../http/openapi-document.js';
-import { runListForRequest } from '../lists/list-engine.js';
+import { listRoute } from '../lists/list-route.js';
 import { presentCartQuote, quoteCart } from './cart-quote.js';
 import { checkout } from './checkout.js';
 import { freightRoutes } from './freight/freight-routes.js';
@@ -86,34 +86,28 @@ export async function shippingRoutes(instance: FastifyInstance): Promise<void> {
     },
   );
 
-  app.get(
-    '/admin/v1/tenants/:tenant_id/shipping/quote-calls',
-    {
-      preHandler: requireAdminToken,
-      config: { listResource: quoteCallList as never },
-      schema: {
-        tags: ['shipping'],
-        operationId: 'adminListQuoteCalls',
-        summary: 'The quote log (spec-notes Q7): every call with session id, latency and outcome, list conventions',
-        security: adminSecurity,
-        params: TenantParams,
-        response: { 200: documentedList('Quote calls (list conventions)'), 404: errorResponse('No such store') },
-      },
+  listRoute(instance, {
+    url: '/admin/v1/tenants/:tenant_id/shipping/quote-calls',
+    list: quoteCallList,
+    preHandler: requireAdminToken,
+    schema: {
+      tags: ['shipping'],
+      operationId: 'adminListQuoteCalls',
+      summary: 'The quote log (spec-notes Q7): every call with session id, latency and outcome, list conventions',
+      security: adminSecurity,
+      params: TenantParams,
+      response: { 200: documentedList('Quote calls (list conventions)'), 404: errorResponse('No such store') },
     },
-    async (request) => {
+    base: async (request) => {
       const tenantId = request.params.tenant_id;
       const tenant = await platform.database.db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();
       if (!tenant) throw notFound('Tenant');
       // The log is written in batches: every call that has answered is listed.
       await quoteLog.flush();
       const log = await quoteLog.store.reader();
-      return runListForRequest(
-        request,
-        quoteCallList,
-        log.selectFrom('quote_calls').selectAll().where('tenant_id', '=', tenantId),
-      );
+      return log.selectFrom('quote_calls').selectAll().where('tenant_id', '=', tenantId);
     },
-  );
+  });
 
   app.post(
     '/storefront/v1/quotes',

@@ -5,8 +5,8 @@ import type { Kysely, Selectable } from 'kysely';
 import { requireAdminToken } from '../admin/admin-auth.js';
 import { notFound } from '../core/platform-error.js';
 import { documentedList, documentedObject, errorResponse } from '../http/openapi-document.js';
-import { runListForRequest } from '../lists/list-engine.js';
 import { defineListResource } from '../lists/list-resource.js';
+import { listRoute } from '../lists/list-route.js';
 import type { Schema } from '../storage/schema.js';
 import type { SubscriptionRow, WebhookTables } from './webhook-tables.js';
 
@@ -141,14 +141,12 @@ export async function deliveryAdminRoutes(app: FastifyInstance): Promise<void> {
   app.addHook('preHandler', requireAdminToken);
   const { db } = app.platform.database;
 
-  app.get(
-    '/admin/webhooks/deliveries',
-    {
-      config: { listResource: deliveriesList as never },
-      schema: { ...adminRoute('adminListWebhookDeliveries', 'List webhook deliveries'), response: { 200: AnyList } },
-    },
-    async (request) => runListForRequest(request, deliveriesList, db.selectFrom('webhook_deliveries').selectAll()),
-  );
+  listRoute(app, {
+    url: '/admin/webhooks/deliveries',
+    list: deliveriesList,
+    schema: { ...adminRoute('adminListWebhookDeliveries', 'List webhook deliveries'), response: { 200: AnyList } },
+    base: () => db.selectFrom('webhook_deliveries').selectAll(),
+  });
 
   app.get<{ Params: { id: string } }>(
     '/admin/webhooks/deliveries/:id',
@@ -182,17 +180,15 @@ export async function deliveryAdminRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.get(
-    '/admin/webhooks/subscriptions',
-    {
-      config: { listResource: subscriptionsList as never },
-      schema: {
-        ...adminRoute('adminListWebhookSubscriptions', 'List webhook subscriptions (never their secrets)'),
-        response: { 200: AnyList },
-      },
+  listRoute(app, {
+    url: '/admin/webhooks/subscriptions',
+    list: subscriptionsList,
+    schema: {
+      ...adminRoute('adminListWebhookSubscriptions', 'List webhook subscriptions (never their secrets)'),
+      response: { 200: AnyList },
     },
-    async (request) => runListForRequest(request, subscriptionsList, db.selectFrom('webhook_subscriptions').selectAll()),
-  );
+    base: () => db.selectFrom('webhook_subscriptions').selectAll(),
+  });
 
   app.post<{ Params: { id: string } }>(
     '/admin/webhooks/subscriptions/:id/disable',

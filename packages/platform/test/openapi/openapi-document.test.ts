@@ -110,6 +110,23 @@ describe('the served OpenAPI document', () => {
     expect(params['header:x-tenant-id']).toMatchObject({ type: 'string' });
   });
 
+  it('spec-notes L1–L8: every list operation of the admin API carries its own list parameters, and only GET operations carry any', () => {
+    const queryOf = (id: string) =>
+      (operations(doc).find(({ op }) => op.operationId === id)?.op.parameters ?? [])
+        .filter((p) => p.in === 'query')
+        .map((p) => p.name);
+    expect(queryOf('adminListSellers')).toEqual(expect.arrayContaining(['_limit', '_sort', 'login', 'login__like']));
+    expect(queryOf('adminListClients')).toEqual(expect.arrayContaining(['_limit', '_sort', 'client_id', 'name__like']));
+    expect(queryOf('adminListQuoteCalls')).toEqual(expect.arrayContaining(['_limit', '_paginate']));
+    expect(queryOf('adminListWebhookDeliveries')).toEqual(expect.arrayContaining(['_limit', '_sort']));
+    expect(queryOf('listStoreFreightTables')).toEqual(expect.arrayContaining(['_limit', 'name__like']));
+    // A create operation takes a body, not the list's filters.
+    expect(queryOf('adminCreateSeller')).toEqual([]);
+    expect(queryOf('adminCreateClient')).toEqual([]);
+    const withListParameters = operations(doc).filter(({ op }) => op.parameters?.some((p) => p.name === '_limit'));
+    expect(withListParameters.filter(({ method }) => method !== 'GET').map(({ op }) => op.operationId)).toEqual([]);
+  });
+
   it('RFC 6749 §5.2 / RFC 7009 / RFC 7662: token, revocation and introspection have request bodies and OAuth error responses', () => {
     for (const id of ['createToken', 'revokeToken', 'introspectToken']) {
       const op = operations(doc).find(({ op }) => op.operationId === id)?.op as Operation;

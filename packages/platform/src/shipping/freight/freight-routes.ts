@@ -8,8 +8,8 @@ import { requireAdminToken } from '../../admin/admin-auth.js';
 import { invalidParameter, notFound, PlatformError } from '../../core/platform-error.js';
 import { documentedList, errorResponse } from '../../http/openapi-document.js';
 import { csrfTokenValid, sessionSellerId } from '../../identity/login-session.js';
-import { runListForRequest } from '../../lists/list-engine.js';
 import { defineListResource } from '../../lists/list-resource.js';
+import { listRoute } from '../../lists/list-route.js';
 import type { Database } from '../../storage/database.js';
 import type { Schema } from '../../storage/schema.js';
 import { FREIGHT_COLUMNS, FREIGHT_CELL_MAXIMUMS as MAX } from './freight-csv.js';
@@ -422,33 +422,26 @@ async function tableRoutes(instance: FastifyInstance, scopes: TableScope[]): Pro
       },
     );
 
-    app.get(
-      scope.prefix,
-      {
-        preHandler: scope.guard,
-        schema: {
-          operationId: `list${scope.operation}s`,
-          tags: [scope.tag],
-          summary:
-            'The freight tables, with the list conventions (filters on id, name, distribution_center_id, row_count, dates)',
-          security: scope.security,
-          params: scope.params,
-          response: {
-            ...GUARD_REFUSALS,
-            200: documentedList('Freight tables (list conventions)'),
-            404: errorResponse('No such store'),
-          },
+    listRoute(instance, {
+      url: scope.prefix,
+      list: freightTableList,
+      preHandler: scope.guard,
+      schema: {
+        operationId: `list${scope.operation}s`,
+        tags: [scope.tag],
+        summary: 'The freight tables, with the list conventions (filters on id, name, distribution_center_id, row_count, dates)',
+        security: scope.security,
+        params: scope.params,
+        response: {
+          ...GUARD_REFUSALS,
+          200: documentedList('Freight tables (list conventions)'),
+          404: errorResponse('No such store'),
         },
-        config: { listResource: freightTableList as never },
       },
-      async (request) => {
+      base: async (request) => {
         const owner = await scope.ownerOf(request);
-        return runListForRequest(
-          request,
-          freightTableList,
-          platform.database.db.selectFrom('freight_tables').selectAll().where('owner', '=', owner),
-        );
+        return platform.database.db.selectFrom('freight_tables').selectAll().where('owner', '=', owner);
       },
-    );
+    });
   }
 }
