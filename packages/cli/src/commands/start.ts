@@ -2,7 +2,7 @@ import { demoLoginUrl, type RunningPlatform, startPlatform } from '@feira/platfo
 import { type Command, Option } from 'commander';
 import { ConfigError } from '../config/config-error.js';
 import { loadStartConfig, type StartConfig } from '../config/load-start-config.js';
-import { resolveStartSettings, START_SETTINGS, type StartFlags } from '../config/start-config.js';
+import { resolveStartSettings, type StartFlags, settingHelp, settingsOf } from '../config/start-config.js';
 import { snapshotDataDir } from '../sandbox/data-dir-snapshot.js';
 import { loadOrCreateLocalCa } from '../sandbox/local-ca.js';
 import { removeSandboxRecord, SANDBOX_RECORD_FILE, writeSandboxRecord } from '../sandbox/sandbox-record.js';
@@ -62,7 +62,7 @@ function banner(config: StartConfig, running: RunningPlatform): string[] {
 }
 
 /**
- * `feira start`: the sandbox (issue 2 §5). Resolves config, starts the
+ * `feira start`: the sandbox. Resolves config, starts the
  * platform, prints URLs and credentials once ready, and shuts down gracefully
  * on SIGINT/SIGTERM (a second signal forces the exit). Resolves with the exit code.
  */
@@ -71,7 +71,7 @@ export async function runStart(flags: StartFlags & ClusterFlags, io: StartIo): P
   let config: StartConfig;
   let snapshot: { restore(): void } | undefined;
   try {
-    // Taken before anything is written, so a failed start leaves the folder as it was (issue 19 §10).
+    // Taken before anything is written, so a failed start leaves the folder as it was.
     snapshot = snapshotDataDir(resolveStartSettings(flags, process.env).dataDir);
     config = loadStartConfig(flags);
   } catch (error) {
@@ -85,7 +85,7 @@ export async function runStart(flags: StartFlags & ClusterFlags, io: StartIo): P
   let running: RunningPlatform;
   try {
     // Sandbox mode: the outbound client trusts the data folder's local CA, whose
-    // certificates `feira listen` serves, so v1 deliveries to it need no setup (issue 19 §4).
+    // certificates `feira listen` serves, so v1 deliveries to it need no setup.
     const localCa = config.mode === 'sandbox' ? loadOrCreateLocalCa(config.dataDir) : undefined;
     const outboundCa = [config.outboundCa, localCa?.certPem].filter((pem) => pem !== undefined).join('\n');
     const destination = logDestination(config.logFormat);
@@ -100,6 +100,7 @@ export async function runStart(flags: StartFlags & ClusterFlags, io: StartIo): P
       dataDir: config.dataDir,
       seed: role.seed ? config.seed : 'none',
       dispatcher: role.dispatcher,
+      dispatcherTuning: config.dispatcherTuning,
       demoSeller: role.seed,
       logger: config.logLevel === 'silent' ? false : config.logLevel,
       ...(destination ? { logDestination: destination } : {}),
@@ -149,10 +150,9 @@ export async function runStart(flags: StartFlags & ClusterFlags, io: StartIo): P
 }
 
 export function register(program: Command): void {
-  const S = START_SETTINGS;
   const command = program.command('start').description('Run the platform sandbox: API, identity provider, webhooks, docs');
-  for (const setting of Object.values(S)) {
-    command.addOption(new Option(setting.flag, `${setting.help} (env ${setting.env}; default ${setting.default})`));
+  for (const { setting } of settingsOf('start')) {
+    if (setting.flag) command.addOption(new Option(setting.flag, settingHelp(setting)));
   }
   command
     .option(

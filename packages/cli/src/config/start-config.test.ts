@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from './config-error.js';
 import { loadOrCreateSecretFile } from './data-dir-secrets.js';
-import { resolveStartSettings } from './start-config.js';
+import { resolveStartSettings, START_SETTINGS, settingsOf } from './start-config.js';
 
 const cwd = '/srv/shop';
 
@@ -27,6 +27,7 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
       secretKey: undefined,
       outboundCa: undefined,
       trustProxy: [],
+      dispatcherTuning: { maxInFlight: 1000, perEndpointInFlight: 32, batchSize: 500, maxPollIntervalMs: 250, leaseMs: 10_000 },
     });
   });
 
@@ -46,6 +47,11 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
         FEIRA_QUOTE_PORT: '4010',
         FEIRA_ADMIN_TOKEN: 'env-admin-token-0123456789',
         FEIRA_SECRET_KEY: 'env-secret-key-0123456789',
+        FEIRA_DISPATCH_CONCURRENCY: '200',
+        FEIRA_DISPATCH_PER_ENDPOINT: '4',
+        FEIRA_DISPATCH_BATCH: '50',
+        FEIRA_DISPATCH_IDLE_POLL_MS: '1000',
+        FEIRA_DISPATCH_LEASE_MS: '30000',
       },
       cwd,
     );
@@ -64,6 +70,7 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
       secretKey: 'env-secret-key-0123456789',
       outboundCa: undefined,
       trustProxy: [],
+      dispatcherTuning: { maxInFlight: 200, perEndpointInFlight: 4, batchSize: 50, maxPollIntervalMs: 1000, leaseMs: 30_000 },
     });
   });
 
@@ -77,8 +84,12 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
         seed: 'demo',
         mode: 'sandbox',
         adminToken: 'flag-admin-token-0123456789',
+        concurrency: '64',
+        dispatchLeaseMs: '2000',
       },
       {
+        FEIRA_DISPATCH_CONCURRENCY: '200',
+        FEIRA_DISPATCH_LEASE_MS: '30000',
         FEIRA_PORT: '9000',
         FEIRA_HOST: '0.0.0.0',
         FEIRA_DATABASE: 'postgres://u@db/feira',
@@ -97,6 +108,7 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
       seed: 'demo',
       mode: 'sandbox',
       adminToken: 'flag-admin-token-0123456789',
+      dispatcherTuning: { maxInFlight: 64, leaseMs: 2000 },
     });
   });
 
@@ -141,6 +153,11 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
     [{ logFormat: 'xml' }, /--log-format must be one of pretty, json/],
     [{ quotePort: '70000' }, /--quote-port must be an integer from 0 to 65535/],
     [{ outboundCa: 'no-such-ca.pem' }, /--outbound-ca: cannot read no-such-ca.pem/],
+    [{ concurrency: '0' }, /--concurrency must be an integer from 1 to 100000 \(got "0"\)/],
+    [{ perEndpoint: 'many' }, /--per-endpoint must be an integer from 1 to 10000/],
+    [{ dispatchBatch: '1.5' }, /--dispatch-batch must be an integer from 1 to 10000/],
+    [{ dispatchIdlePollMs: '5' }, /--dispatch-idle-poll-ms must be an integer from 20 to 60000/],
+    [{ dispatchLeaseMs: '999' }, /--dispatch-lease-ms must be an integer from 1000 to 3600000/],
     [
       { outboundCa: fileURLToPath(new URL('./config-error.ts', import.meta.url)) },
       /--outbound-ca: .*config-error\.ts holds no PEM certificate/,
@@ -162,6 +179,47 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
     expect(() => resolveStartSettings({}, { FEIRA_SECRET_KEY: 'tiny-secret' }, cwd)).toThrow(
       /^FEIRA_SECRET_KEY must be at least 16 characters$/,
     );
+  });
+});
+
+describe('the settings table is the one list of options', () => {
+  /** README's `feira start` options table, as [flag, env, default] rows with the Markdown code marks taken off. */
+  function readmeStartOptions(): string[][] {
+    const readme = readFileSync(fileURLToPath(new URL('../../../../README.md', import.meta.url)), 'utf8');
+    const section = readme.slice(readme.indexOf('### `feira start` options'));
+    const table = section.slice(section.indexOf('| Flag |'), section.indexOf('\n\n', section.indexOf('| Flag |')));
+    return table
+      .split('\n')
+      .slice(2)
+      .map((line) =>
+        line
+          .replace(/\\\|/g, '\u0000')
+          .split('|')
+          .slice(1, 4)
+          .map((cell) => cell.replaceAll('\u0000', '|').replaceAll('`', '').trim()),
+      );
+  }
+
+  it("README's feira start options table lists exactly the table's rows, in its order, with flag, environment and default", () => {
+    const rows = settingsOf('start').map(({ setting }) => [setting.flag ?? '—', setting.env, setting.default]);
+    expect(readmeStartOptions()).toEqual(rows);
+  });
+
+  it('feira dispatch takes the database, data folder, mode, secret key and every dispatcher tuning row', () => {
+    expect(settingsOf('dispatch').map(({ key }) => key)).toEqual([
+      'database',
+      'dataDir',
+      'mode',
+      'secretKey',
+      'concurrency',
+      'perEndpoint',
+      'dispatchBatch',
+      'dispatchIdlePollMs',
+      'dispatchLeaseMs',
+    ]);
+    // Every tuning row is an option of both commands: `feira start` runs a dispatcher too.
+    for (const setting of Object.values(START_SETTINGS))
+      if ('tuning' in setting) expect(setting.commands).toEqual(['start', 'dispatch']);
   });
 });
 

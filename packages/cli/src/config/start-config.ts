@@ -1,12 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { parseTrustedProxies } from '@feira/platform';
+import {
+  DEFAULT_BATCH_SIZE,
+  DEFAULT_LEASE_MS,
+  DEFAULT_MAX_IN_FLIGHT,
+  DEFAULT_MAX_POLL_INTERVAL_MS,
+  DEFAULT_PER_ENDPOINT_IN_FLIGHT,
+  type DispatcherTuning,
+  parseTrustedProxies,
+} from '@feira/platform';
 import { ConfigError } from './config-error.js';
 
 /**
- * The settings of `feira start`, read from flags and `FEIRA_*` environment
- * variables here and nowhere else (house style: config in one place,
- * validated, frozen). Precedence: flag, then environment, then default.
+ * The settings of `feira start` and `feira dispatch`, read from flags and
+ * `FEIRA_*` environment variables here and nowhere else (house style: config
+ * in one place, validated, frozen). Precedence: flag, then environment, then
+ * default.
  */
 export interface StartSettings {
   port: number;
@@ -35,6 +44,8 @@ export interface StartSettings {
   metricsToken: string | undefined;
   /** Reverse proxies whose X-Forwarded-For is believed; empty: the socket's address is the client's. */
   trustProxy: string[];
+  /** The webhook dispatcher's tuning (PlatformConfig.dispatcher), each value from its row of START_SETTINGS. */
+  dispatcherTuning: DispatcherTuning;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -58,70 +69,185 @@ export interface StartFlags {
   outboundCa?: string;
   metricsToken?: string;
   trustProxy?: string;
+  concurrency?: string;
+  perEndpoint?: string;
+  dispatchBatch?: string;
+  dispatchIdlePollMs?: string;
+  dispatchLeaseMs?: string;
 }
 
-/** Every setting: its flag, its environment variable, its default. README's flags table mirrors this. */
+/** The commands a setting is an option of. */
+export type SettingCommand = 'start' | 'dispatch';
+
+/** One row of the settings table. */
+export interface Setting {
+  /** Commander's flag (`--port <port>`); none for a setting given by environment only (a secret). */
+  flag: string | undefined;
+  env: string;
+  /** The default as the help and README say it. */
+  default: string;
+  help: string;
+  commands: readonly SettingCommand[];
+  /** A dispatcher tuning value: an integer within bounds, carried to PlatformConfig.dispatcher under `key`. */
+  tuning?: { key: keyof DispatcherTuning; min: number; max: number };
+}
+
+const START: readonly SettingCommand[] = ['start'];
+const BOTH: readonly SettingCommand[] = ['start', 'dispatch'];
+
+/**
+ * Every setting: its flag, its environment variable, its default, its help and
+ * the commands that take it; the commands' options are generated from it.
+ * README's `feira start` options table lists exactly these rows (start-config.test.ts checks it).
+ */
 export const START_SETTINGS = {
-  port: { flag: '--port <port>', env: 'FEIRA_PORT', default: '8080', help: 'TCP port; 0 picks a free one' },
-  host: { flag: '--host <host>', env: 'FEIRA_HOST', default: '127.0.0.1', help: 'interface to listen on' },
+  port: { flag: '--port <port>', env: 'FEIRA_PORT', default: '8080', help: 'TCP port; 0 picks a free one', commands: START },
+  host: { flag: '--host <host>', env: 'FEIRA_HOST', default: '127.0.0.1', help: 'interface to listen on', commands: START },
   database: {
     flag: '--database <url>',
     env: 'FEIRA_DATABASE',
     default: 'sqlite:<data-dir>/feira.db',
     help: 'sqlite:<path> or a postgres:// URL',
+    commands: BOTH,
   },
-  dataDir: { flag: '--data-dir <path>', env: 'FEIRA_DATA_DIR', default: './.feira', help: 'where generated secrets are kept' },
-  seed: { flag: '--seed <demo|none>', env: 'FEIRA_SEED', default: 'demo', help: 'demo data on an empty database' },
+  dataDir: {
+    flag: '--data-dir <path>',
+    env: 'FEIRA_DATA_DIR',
+    default: './.feira',
+    help: 'where generated secrets are kept',
+    commands: BOTH,
+  },
+  seed: {
+    flag: '--seed <demo|none>',
+    env: 'FEIRA_SEED',
+    default: 'demo',
+    help: 'demo data on an empty database',
+    commands: START,
+  },
   mode: {
     flag: '--mode <sandbox|strict>',
     env: 'FEIRA_MODE',
     default: 'sandbox',
     help: 'strict refuses private webhook targets',
+    commands: BOTH,
   },
-  publicUrl: { flag: '--public-url <url>', env: 'FEIRA_PUBLIC_URL', default: 'http://<host>:<port>', help: 'URL clients use' },
+  publicUrl: {
+    flag: '--public-url <url>',
+    env: 'FEIRA_PUBLIC_URL',
+    default: 'http://<host>:<port>',
+    help: 'URL clients use',
+    commands: START,
+  },
   adminToken: {
     flag: '--admin-token <token>',
     env: 'FEIRA_ADMIN_TOKEN',
-    default: 'generated, kept in <data-dir>/admin-token',
+    default: 'generated once into <data-dir>/admin-token',
     help: 'bearer token of the admin API',
+    commands: START,
+  },
+  secretKey: {
+    // Environment only: a flag would show in process lists.
+    flag: undefined,
+    env: 'FEIRA_SECRET_KEY',
+    default: 'generated once into <data-dir>/secret-key',
+    help: 'server secret: seals signing keys and webhook secrets, signs cookies and cursors',
+    commands: BOTH,
   },
   logLevel: {
     flag: '--log-level <level>',
     env: 'FEIRA_LOG_LEVEL',
     default: 'warn in sandbox mode, info in strict',
     help: 'level of the logs on stderr (request lines are info); silent for none',
+    commands: START,
   },
   logFormat: {
     flag: '--log-format <pretty|json>',
     env: 'FEIRA_LOG_FORMAT',
     default: 'pretty on a terminal, else json',
     help: 'readable lines or pino JSON lines',
+    commands: START,
   },
   quotePort: {
     flag: '--quote-port <port>',
     env: 'FEIRA_QUOTE_PORT',
     default: '0 (a free port)',
     help: "port of the demo seller's shipping-quote endpoint",
+    commands: START,
   },
   outboundCa: {
     flag: '--outbound-ca <file>',
     env: 'FEIRA_OUTBOUND_CA',
-    default: 'none (system CAs only)',
+    default: "none (Node's trusted CAs, NODE_EXTRA_CA_CERTS included, and the data folder's local CA)",
     help: 'PEM file of CA certificates trusted for webhook deliveries and quote calls (e.g. your local HTTPS receiver)',
+    commands: START,
   },
   metricsToken: {
     flag: '--metrics-token <token>',
     env: 'FEIRA_METRICS_TOKEN',
     default: 'none (/metrics open)',
     help: 'bearer token GET /metrics requires (Prometheus: authorization.credentials)',
+    commands: START,
   },
   trustProxy: {
     flag: '--trust-proxy <addresses>',
     env: 'FEIRA_TRUST_PROXY',
     default: 'none (the connecting address is the client)',
     help: 'reverse proxies whose X-Forwarded-For names the client: addresses, CIDR ranges or loopback, comma-separated',
+    commands: START,
   },
-} as const;
+  concurrency: {
+    flag: '--concurrency <n>',
+    env: 'FEIRA_DISPATCH_CONCURRENCY',
+    default: String(DEFAULT_MAX_IN_FLIGHT),
+    help: 'webhook dispatcher: requests in flight (or queued) in this process, over all receivers',
+    commands: BOTH,
+    tuning: { key: 'maxInFlight', min: 1, max: 100_000 },
+  },
+  perEndpoint: {
+    flag: '--per-endpoint <n>',
+    env: 'FEIRA_DISPATCH_PER_ENDPOINT',
+    default: String(DEFAULT_PER_ENDPOINT_IN_FLIGHT),
+    help: 'webhook dispatcher: requests in flight per receiver origin, so one slow receiver cannot hold up the others',
+    commands: BOTH,
+    tuning: { key: 'perEndpointInFlight', min: 1, max: 10_000 },
+  },
+  dispatchBatch: {
+    flag: '--dispatch-batch <n>',
+    env: 'FEIRA_DISPATCH_BATCH',
+    default: String(DEFAULT_BATCH_SIZE),
+    help: 'webhook dispatcher: outbox events fanned out, and deliveries claimed, per query',
+    commands: BOTH,
+    tuning: { key: 'batchSize', min: 1, max: 10_000 },
+  },
+  dispatchIdlePollMs: {
+    flag: '--dispatch-idle-poll-ms <ms>',
+    env: 'FEIRA_DISPATCH_IDLE_POLL_MS',
+    default: String(DEFAULT_MAX_POLL_INTERVAL_MS),
+    help: 'webhook dispatcher: longest wait when idle before it looks for retries falling due (a new event wakes it at once)',
+    commands: BOTH,
+    tuning: { key: 'maxPollIntervalMs', min: 20, max: 60_000 },
+  },
+  dispatchLeaseMs: {
+    flag: '--dispatch-lease-ms <ms>',
+    env: 'FEIRA_DISPATCH_LEASE_MS',
+    default: String(DEFAULT_LEASE_MS),
+    help: "webhook dispatcher: how long a claimed delivery stays its own unless renewed; a crashed dispatcher's deliveries wait this long",
+    commands: BOTH,
+    tuning: { key: 'leaseMs', min: 1_000, max: 3_600_000 },
+  },
+} as const satisfies Record<string, Setting>;
+
+/** The options of a command, generated from START_SETTINGS (commander `Option`s: flag and help with env and default). */
+export function settingsOf(command: SettingCommand): Array<{ key: keyof typeof START_SETTINGS; setting: Setting }> {
+  return (Object.entries(START_SETTINGS) as Array<[keyof typeof START_SETTINGS, Setting]>)
+    .filter(([, setting]) => setting.commands.includes(command))
+    .map(([key, setting]) => ({ key, setting }));
+}
+
+/** The help line of a setting's option. */
+export function settingHelp(setting: Setting): string {
+  return `${setting.help} (env ${setting.env}; default ${setting.default})`;
+}
 
 const MIN_SECRET_LENGTH = 16;
 
@@ -229,9 +355,25 @@ export function resolveStartSettings(
     ),
     quotePort: parsePort(pick(flags.quotePort, env[S.quotePort.env]) ?? '0', '--quote-port'),
     adminToken: parseSecret('--admin-token', pick(flags.adminToken, env[S.adminToken.env])),
-    secretKey: parseSecret('FEIRA_SECRET_KEY', pick(undefined, env.FEIRA_SECRET_KEY)),
+    secretKey: parseSecret('FEIRA_SECRET_KEY', pick(undefined, env[S.secretKey.env])),
     outboundCa: readCaFile(pick(flags.outboundCa, env[S.outboundCa.env]), cwd),
     metricsToken: parseSecret('--metrics-token', pick(flags.metricsToken, env[S.metricsToken.env])),
     trustProxy: parseProxies(pick(flags.trustProxy, env[S.trustProxy.env])),
+    dispatcherTuning: resolveDispatcherTuning(flags, env),
   });
+}
+
+/** Every tuning row of the table, each an integer within its bounds; the error names the flag. */
+function resolveDispatcherTuning(flags: StartFlags, env: Record<string, string | undefined>): DispatcherTuning {
+  const tuning: Partial<DispatcherTuning> = {};
+  for (const [key, setting] of Object.entries(START_SETTINGS) as Array<[keyof StartFlags, Setting]>) {
+    if (!setting.tuning) continue;
+    const { min, max } = setting.tuning;
+    const raw = pick(flags[key], env[setting.env]) ?? setting.default;
+    const name = (setting.flag ?? setting.env).split(' ')[0];
+    if (!/^\d{1,9}$/.test(raw) || Number(raw) < min || Number(raw) > max)
+      throw new ConfigError(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+    tuning[setting.tuning.key] = Number(raw);
+  }
+  return tuning as DispatcherTuning;
 }
