@@ -55,6 +55,31 @@ describe.each(testDatabaseTargets())('admin API on $dialect', (target) => {
       }
     });
 
+    it('spec-notes I3 / RFC 9110 §11.1: the admin token is accepted whatever the case of the Bearer scheme', async () => {
+      for (const authorization of [`bearer ${TEST_ADMIN_TOKEN}`, `BEARER ${TEST_ADMIN_TOKEN}`, `Bearer  ${TEST_ADMIN_TOKEN}`]) {
+        const res = await platform.app.inject({ method: 'GET', url: '/admin/v1/sellers', headers: { authorization } });
+        expect(res.statusCode, authorization.replace(TEST_ADMIN_TOKEN, '<token>')).toBe(200);
+      }
+    });
+
+    it('spec-notes I3 / RFC 6750 §2.1: a malformed Authorization header carrying the admin token is refused with 401', async () => {
+      const malformed = [
+        `Bearer${TEST_ADMIN_TOKEN}`,
+        `Bearer ${TEST_ADMIN_TOKEN} extra`,
+        `Bearer ${TEST_ADMIN_TOKEN},`,
+        `Bearer "${TEST_ADMIN_TOKEN}"`,
+        `Basic ${TEST_ADMIN_TOKEN}`,
+        `Token ${TEST_ADMIN_TOKEN}`,
+        'Bearer ',
+      ];
+      for (const authorization of malformed) {
+        const res = await platform.app.inject({ method: 'GET', url: '/admin/v1/sellers', headers: { authorization } });
+        expect(res.statusCode, authorization.replace(TEST_ADMIN_TOKEN, '<token>')).toBe(401);
+        expect(res.json()).toMatchObject({ slug: 'UNAUTHORIZED', details: [], request_id: expect.any(String) });
+        expect(res.headers['www-authenticate']).toBe('Bearer realm="feira-admin"');
+      }
+    });
+
     it('checks the token before reading the body, so an anonymous caller gets 401 even with a bad body', async () => {
       const res = await platform.app.inject({
         method: 'POST',

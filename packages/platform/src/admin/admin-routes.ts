@@ -5,9 +5,9 @@ import { type ClientApp, clientFromPublicRow, createClient, findPublicClientById
 import { validateNewClient } from '../accounts/client-rules.js';
 import { createSeller, findSellerById, listTenantsOfSellers, type Seller } from '../accounts/seller-repository.js';
 import { notFound } from '../core/platform-error.js';
+import { requireAdminToken } from '../http/admin-auth.js';
 import { listRoute } from '../lists/list-route.js';
 import { addStore, deleteClient, deleteSeller, renameStore, updateSeller } from './account-changes.js';
-import { requireAdminToken } from './admin-auth.js';
 import { CLIENT_PUBLIC_COLUMNS, clientList, sellerList } from './admin-lists.js';
 import {
   ClientDeletionView,

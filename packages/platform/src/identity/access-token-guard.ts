@@ -1,6 +1,7 @@
 import type { Scope } from '@feira/contract';
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { PlatformError } from '../core/platform-error.js';
+import { bearerToken } from '../http/bearer-token.js';
 import { GUARD_SCOPE } from '../http/openapi-document.js';
 import { ACCESS_TOKEN_TYP, type TokenClaims, TokenVerificationError } from './token-signer.js';
 
@@ -77,12 +78,11 @@ function accessTokenGuardFor(scope: Scope | null): preHandlerAsyncHookHandler {
     const { signer, database } = request.server.identity;
     const header = request.headers.authorization;
     if (!header) throw unauthorized('Missing bearer token', '');
-    // RFC 6750 §2.1 / RFC 9110 §11.1: the auth scheme is case-insensitive (`bearer`, `BEARER`).
-    const match = /^Bearer ([A-Za-z0-9\-_.~+/]+=*)$/i.exec(header);
-    if (!match?.[1]) throw unauthorized('Malformed Authorization header', 'invalid_request');
+    const token = bearerToken(header);
+    if (!token) throw unauthorized('Malformed Authorization header', 'invalid_request');
     let claims: TokenClaims;
     try {
-      claims = await signer.verify(match[1], ACCESS_TOKEN_TYP);
+      claims = await signer.verify(token, ACCESS_TOKEN_TYP);
     } catch (error) {
       if (error instanceof TokenVerificationError) {
         throw unauthorized(error.code === 'ERR_TOKEN_EXPIRED' ? 'Access token expired' : 'Access token invalid');

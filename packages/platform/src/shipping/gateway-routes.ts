@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { requireAdminToken } from '../admin/admin-auth.js';
 import { notFound } from '../core/platform-error.js';
+import { requireAdminToken } from '../http/admin-auth.js';
 import { errorResponse } from '../http/openapi-document.js';
 import { outboundPolicyOf } from '../outbound/address-policy.js';
 import { checkQuoteUrl } from './quote-url.js';

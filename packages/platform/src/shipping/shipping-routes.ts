@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { requireAdminToken } from '../admin/admin-auth.js';
 import { notFound } from '../core/platform-error.js';
+import { requireAdminToken } from '../http/admin-auth.js';
 import { documentedList, documentedObject, errorResponse } from '../http/openapi-document.js';
 import { listRoute } from '../lists/list-route.js';
 import { presentCartQuote, quoteCart } from './cart-quote.js';

@@ -4,8 +4,8 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Papa from 'papaparse';
 import { listTenantsOfSeller } from '../../accounts/seller-repository.js';
-import { requireAdminToken } from '../../admin/admin-auth.js';
 import { invalidParameter, notFound, PlatformError } from '../../core/platform-error.js';
+import { requireAdminToken } from '../../http/admin-auth.js';
 import { documentedList, errorResponse } from '../../http/openapi-document.js';
 import { csrfTokenValid, sessionSellerId } from '../../identity/login-session.js';
 import { defineListResource } from '../../lists/list-resource.js';
@@ -158,7 +158,7 @@ interface TableScope {
 }
 
 /**
- * A seller's own store through the console session (issue 21 §5, issue 20):
+ * A seller's own store through the console session:
  * another seller's store answers 404 like an unknown one, and a change needs
  * the session's CSRF token in `X-CSRF-Token`.
  */
@@ -259,7 +259,7 @@ export async function freightRoutes(instance: FastifyInstance): Promise<void> {
 }
 
 /**
- * A seller's own freight tables through the console session (issue 21 §5):
+ * A seller's own freight tables through the console session:
  * registered among the browser pages, the only routes with the cookie plugin.
  */
 export async function sellerFreightRoutes(instance: FastifyInstance): Promise<void> {

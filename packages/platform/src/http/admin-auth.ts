@@ -1,12 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { constantTimeEqual } from '../core/hashing.js';
 import { PlatformError } from '../core/platform-error.js';
+import { bearerTokenMatches } from './bearer-token.js';
 
-/** preHandler for every admin route: `Authorization: Bearer <admin token>`, compared in constant time. */
+/**
+ * The guard of every admin route (the admin API, the record writes, shipping, webhooks):
+ * `Authorization: Bearer <admin token>` (scheme case-insensitive), compared in constant time.
+ */
 export async function requireAdminToken(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-  const header = request.headers.authorization ?? '';
-  const token = header.startsWith('Bearer ') ? header.slice('Bearer '.length) : '';
-  if (!token || !constantTimeEqual(token, request.server.platform.config.adminToken)) {
+  if (!bearerTokenMatches(request.headers.authorization, request.server.platform.config.adminToken)) {
     throw new PlatformError('UNAUTHORIZED', {
       message: 'A valid admin token is required',
       headers: { 'www-authenticate': 'Bearer realm="feira-admin"' },
