@@ -37,7 +37,7 @@ import { createShippingServices } from './shipping/shipping-services.js';
 import type { Database } from './storage/database.js';
 import { webhookRoutes } from './webhooks/webhook-routes.js';
 
-/** What buildApp needs. Only entry points pass real clocks and randomness; tests inject their own. */
+/** What buildApp needs (createPlatform passes it on). Only entry points pass real clocks and randomness; tests inject their own. */
 export interface AppDeps {
   config: PlatformConfig;
   /** An open, migrated database. */
@@ -75,8 +75,9 @@ export function createPlatformContext(deps: AppDeps): PlatformContext {
 }
 
 /**
- * Wires every capability into one Fastify instance. `server.ts` (via the CLI)
- * only loads config, opens and migrates the database and listens.
+ * Builds the HTTP app: every capability's routes on one Fastify instance, over
+ * an open, migrated database. The composition root (platform.ts) calls it for
+ * the api role; it opens nothing and listens nowhere itself.
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const platform = createPlatformContext(deps);

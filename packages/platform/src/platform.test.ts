@@ -57,6 +57,26 @@ describe.each(testDatabaseTargets())('createPlatform roles on $dialect', (target
     expect(after.statusCode).toBe(200);
   });
 
+  it("the running dispatcher takes its tuning from config.dispatcher (the settings table's FEIRA_DISPATCH_LEASE_MS): a delivery it holds is leased for that long", async () => {
+    const receiver = await startReceiver({ tls: true, answer: () => 'hang' });
+    closers.push(() => receiver.close());
+    const test = await createTestPlatform(target, {
+      config: testConfig({ dispatcher: { leaseMs: 45_000 } }),
+      roles: { api: true, dispatcher: true },
+      outboundCa: testTls.ca,
+    });
+    closers.push(() => test.close());
+    // Released before the platform closes, so the dispatcher's stop does not wait out the request timeout.
+    closers.push(async () => receiver.release());
+    expect(test.workers?.dispatcher).not.toBeNull();
+    const seller = await sellerWithToken(test);
+    expect((await signup(test, seller, 'v1', receiver.url)).statusCode).toBe(200);
+    await recordChange(test, { tenantId: seller.tenantId });
+    await receiver.waitFor(1, 10_000);
+    const held = await test.database.db.selectFrom('webhook_deliveries').select('lease_until').executeTakeFirstOrThrow();
+    expect(Date.parse(held.lease_until ?? '') - test.clock.now().getTime()).toBe(45_000);
+  });
+
   it('both roles on a socket: the public URL is the bound port, /health/ready reports the dispatcher, and close() stops the socket, the loop and the app, leaving nothing that answers', async () => {
     const database = await target.open();
     closers.push(() => database.close());

@@ -7,8 +7,9 @@ import type { Random } from './random.js';
 import type { SecretBox } from './secret-box.js';
 
 /**
- * The services every capability may use, built once by `app.ts` (the only
- * wiring file) and reachable from any route as `request.server.platform`.
+ * The services every capability may use, built once per process by the
+ * composition root (`platform.ts`, through `app.ts` for the api role) and
+ * reachable from any route as `request.server.platform`.
  * A capability that needs more builds its own services on top of this
  * (identity: the key ring and signer, `identity/identity-services.ts`;
  * shipping: the quote log, `shipping/shipping-services.ts`), so a process that
