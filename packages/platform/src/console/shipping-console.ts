@@ -7,7 +7,7 @@ import { invalidParameter, PlatformError } from '../core/platform-error.js';
 import { documentedList, documentedObject, errorResponse } from '../http/openapi-document.js';
 import { requestTranslator } from '../i18n/i18n.js';
 import { csrfTokenValid, sessionSellerId } from '../identity/login-session.js';
-import { runListForRequest } from '../lists/list-engine.js';
+import { listRoute } from '../lists/list-route.js';
 import { outboundPolicyOf } from '../outbound/address-policy.js';
 import { freightTablesOf } from '../shipping/freight/freight-lookup.js';
 import { deleteFreightTable } from '../shipping/freight/freight-table-store.js';
@@ -190,32 +190,27 @@ export async function shippingConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
     security: [{ consoleSession: [] as string[] }] as Array<Record<string, string[]>>,
   });
 
-  app.get(
-    '/seller/v1/shipping/quote-calls',
-    {
-      schema: {
-        ...sellerRoute('listSellerQuoteCalls', 'List the quote log of your stores (filter by tenant_id, outcome, created_at…)'),
-        response: {
-          200: documentedList('A page of quote calls (list conventions; a massive collection: cursor pagination)'),
-          400: errorResponse('A bad list parameter'),
-          401: errorResponse('No console session'),
-        },
+  listRoute(app, {
+    url: '/seller/v1/shipping/quote-calls',
+    list: quoteCallList,
+    schema: {
+      ...sellerRoute('listSellerQuoteCalls', 'List the quote log of your stores (filter by tenant_id, outcome, created_at…)'),
+      response: {
+        200: documentedList('A page of quote calls (list conventions; a massive collection: cursor pagination)'),
+        400: errorResponse('A bad list parameter'),
+        401: errorResponse('No console session'),
       },
     },
-    async (request) => {
+    base: async (request) => {
       const tenants = await sessionTenants(request);
       await app.shipping.quoteLog.flush();
       const log = await app.shipping.quoteLog.store.reader();
-      return runListForRequest(
-        request,
-        quoteCallList,
-        log
-          .selectFrom('quote_calls')
-          .selectAll()
-          .where('tenant_id', 'in', tenants.length > 0 ? tenants : ['\u0001none']),
-      );
+      return log
+        .selectFrom('quote_calls')
+        .selectAll()
+        .where('tenant_id', 'in', tenants.length > 0 ? tenants : ['\u0001none']);
     },
-  );
+  });
 
   app.get<{ Querystring: { tenant_id: string; window?: string } }>(
     '/seller/v1/shipping/quote-stats',

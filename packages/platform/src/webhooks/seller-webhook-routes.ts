@@ -6,7 +6,7 @@ import { invalidParameter, notFound, PlatformError } from '../core/platform-erro
 import { documentedList, documentedObject, errorResponse } from '../http/openapi-document.js';
 import { requireAccessToken } from '../identity/access-token-guard.js';
 import { csrfTokenValid, sessionSellerId } from '../identity/login-session.js';
-import { runListForRequest } from '../lists/list-engine.js';
+import { listRoute } from '../lists/list-route.js';
 import type { Schema } from '../storage/schema.js';
 import {
   deliveriesList,
@@ -108,29 +108,25 @@ const route = (summary: string, operationId: string, response: Record<number, un
 export async function sellerWebhookRoutes(app: FastifyInstance): Promise<void> {
   const { db } = app.platform.database;
 
-  app.get(
-    '/seller/v1/webhooks/subscriptions',
-    {
-      schema: route('List the webhook subscriptions of your stores (never their secrets)', 'listSellerWebhookSubscriptions', {
-        200: documentedList('A page of subscriptions (list conventions)'),
-        ...SELLER_REFUSALS,
-      }),
-    },
-    async (request, reply) =>
-      runListForRequest(request, subscriptionsList, visibleSubscriptions(db, await webhookViewer(request, reply))),
-  );
+  listRoute(app, {
+    url: '/seller/v1/webhooks/subscriptions',
+    list: subscriptionsList,
+    schema: route('List the webhook subscriptions of your stores (never their secrets)', 'listSellerWebhookSubscriptions', {
+      200: documentedList('A page of subscriptions (list conventions)'),
+      ...SELLER_REFUSALS,
+    }),
+    base: async (request, reply) => visibleSubscriptions(db, await webhookViewer(request, reply)),
+  });
 
-  app.get(
-    '/seller/v1/webhooks/deliveries',
-    {
-      schema: route('List the webhook deliveries of your stores', 'listSellerWebhookDeliveries', {
-        200: documentedList('A page of deliveries (list conventions)'),
-        ...SELLER_REFUSALS,
-      }),
-    },
-    async (request, reply) =>
-      runListForRequest(request, deliveriesList, visibleDeliveries(db, await webhookViewer(request, reply))),
-  );
+  listRoute(app, {
+    url: '/seller/v1/webhooks/deliveries',
+    list: deliveriesList,
+    schema: route('List the webhook deliveries of your stores', 'listSellerWebhookDeliveries', {
+      200: documentedList('A page of deliveries (list conventions)'),
+      ...SELLER_REFUSALS,
+    }),
+    base: async (request, reply) => visibleDeliveries(db, await webhookViewer(request, reply)),
+  });
 
   app.get<{ Params: { id: string } }>(
     '/seller/v1/webhooks/deliveries/:id',

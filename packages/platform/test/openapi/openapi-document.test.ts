@@ -110,7 +110,7 @@ describe('the served OpenAPI document', () => {
     expect(params['header:x-tenant-id']).toMatchObject({ type: 'string' });
   });
 
-  it('spec-notes L1–L8: every list operation of the admin API carries its own list parameters, and only GET operations carry any', () => {
+  it('spec-notes L1–L8: every list operation, admin and seller, carries its own list parameters, and only GET operations carry any', () => {
     const queryOf = (id: string) =>
       (operations(doc).find(({ op }) => op.operationId === id)?.op.parameters ?? [])
         .filter((p) => p.in === 'query')
@@ -120,6 +120,10 @@ describe('the served OpenAPI document', () => {
     expect(queryOf('adminListQuoteCalls')).toEqual(expect.arrayContaining(['_limit', '_paginate']));
     expect(queryOf('adminListWebhookDeliveries')).toEqual(expect.arrayContaining(['_limit', '_sort']));
     expect(queryOf('listStoreFreightTables')).toEqual(expect.arrayContaining(['_limit', 'name__like']));
+    // The seller's own lists (console session or token) document their parameters too.
+    expect(queryOf('listSellerWebhookDeliveries')).toEqual(expect.arrayContaining(['_limit', 'status', 'topic']));
+    expect(queryOf('listSellerWebhookSubscriptions')).toEqual(expect.arrayContaining(['_limit', '_sort']));
+    expect(queryOf('listSellerQuoteCalls')).toEqual(expect.arrayContaining(['_limit', 'outcome']));
     // A create operation takes a body, not the list's filters.
     expect(queryOf('adminCreateSeller')).toEqual([]);
     expect(queryOf('adminCreateClient')).toEqual([]);
