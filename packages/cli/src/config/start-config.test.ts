@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Option } from 'commander';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from './config-error.js';
 import { loadOrCreateSecretFile } from './data-dir-secrets.js';
@@ -203,6 +204,11 @@ describe('the settings table is the one list of options', () => {
   it("README's feira start options table lists exactly the table's rows, in its order, with flag, environment and default", () => {
     const rows = settingsOf('start').map(({ setting }) => [setting.flag ?? '—', setting.env, setting.default]);
     expect(readmeStartOptions()).toEqual(rows);
+  });
+
+  it("each row is keyed by the name commander gives its flag, so the flag's value is read from that row", () => {
+    for (const [key, setting] of Object.entries(START_SETTINGS))
+      if (setting.flag) expect(new Option(setting.flag).attributeName()).toBe(key);
   });
 
   it('feira dispatch takes the database, data folder, mode, secret key and every dispatcher tuning row', () => {

@@ -53,28 +53,11 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const LOG_FORMATS = ['pretty', 'json'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
-/** Raw flag values as commander hands them over (strings, undefined when absent). */
-export interface StartFlags {
-  port?: string;
-  host?: string;
-  database?: string;
-  dataDir?: string;
-  seed?: string;
-  mode?: string;
-  publicUrl?: string;
-  adminToken?: string;
-  logLevel?: string;
-  logFormat?: string;
-  quotePort?: string;
-  outboundCa?: string;
-  metricsToken?: string;
-  trustProxy?: string;
-  concurrency?: string;
-  perEndpoint?: string;
-  dispatchBatch?: string;
-  dispatchIdlePollMs?: string;
-  dispatchLeaseMs?: string;
-}
+/**
+ * Raw flag values as commander hands them over (strings, undefined when absent): one per row of
+ * START_SETTINGS that has a flag, named as commander names it (`--data-dir` → `dataDir`).
+ */
+export type StartFlags = { [K in Exclude<keyof typeof START_SETTINGS, 'secretKey'>]?: string };
 
 /** The commands a setting is an option of. */
 export type SettingCommand = 'start' | 'dispatch';
