@@ -148,6 +148,8 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
     [{ publicUrl: 'not a url' }, /--public-url/],
     [{ publicUrl: 'ftp://x.example' }, /--public-url/],
     [{ adminToken: 'short' }, /--admin-token must be at least 16 characters/],
+    [{ adminToken: 'admin token with spaces' }, /--admin-token may hold only letters, digits/],
+    [{ metricsToken: 'metrics:token!0123456' }, /--metrics-token may hold only letters, digits/],
     [{ metricsToken: 'short' }, /--metrics-token must be at least 16 characters/],
     [{ host: 'bad host!' }, /--host/],
     [{ logLevel: 'loud' }, /--log-level must be one of/],

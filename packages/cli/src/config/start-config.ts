@@ -292,6 +292,22 @@ function parseSecret(name: string, value: string | undefined): string | undefine
   return value;
 }
 
+/** RFC 6750 §2.1's token68: what a bearer credential may hold, so what every guard can read back. */
+const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+/**
+ * A secret sent as `Authorization: Bearer <token>` (the admin and metrics tokens): also refused unless it is
+ * token68, since a token with a space, `!` or `:` could be set but never presented, locking its holder out.
+ */
+function parseBearerSecret(name: string, value: string | undefined): string | undefined {
+  const secret = parseSecret(name, value);
+  if (secret !== undefined && !TOKEN68.test(secret))
+    throw new ConfigError(
+      `${name} may hold only letters, digits and - . _ ~ + / (then = at the end): it is sent as "Authorization: Bearer <token>"`,
+    );
+  return secret;
+}
+
 /**
  * Resolves and validates the start settings. `cwd` anchors relative paths.
  * Throws ConfigError (exit code 2) with a message naming the bad setting; the
@@ -337,10 +353,10 @@ export function resolveStartSettings(
       LOG_FORMATS,
     ),
     quotePort: parsePort(pick(flags.quotePort, env[S.quotePort.env]) ?? '0', '--quote-port'),
-    adminToken: parseSecret('--admin-token', pick(flags.adminToken, env[S.adminToken.env])),
+    adminToken: parseBearerSecret('--admin-token', pick(flags.adminToken, env[S.adminToken.env])),
     secretKey: parseSecret('FEIRA_SECRET_KEY', pick(undefined, env[S.secretKey.env])),
     outboundCa: readCaFile(pick(flags.outboundCa, env[S.outboundCa.env]), cwd),
-    metricsToken: parseSecret('--metrics-token', pick(flags.metricsToken, env[S.metricsToken.env])),
+    metricsToken: parseBearerSecret('--metrics-token', pick(flags.metricsToken, env[S.metricsToken.env])),
     trustProxy: parseProxies(pick(flags.trustProxy, env[S.trustProxy.env])),
     dispatcherTuning: resolveDispatcherTuning(flags, env),
   });
