@@ -100,6 +100,17 @@ export async function findPublicClientById(db: Kysely<Schema>, id: string): Prom
   return client && withoutSecret(client);
 }
 
+/** The names of the given clients by client_id; an id with no client (deleted) is absent. */
+export async function clientNamesById(db: Kysely<Schema>, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('clients')
+    .select(['id', 'name'])
+    .where('id', 'in', [...ids])
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.name]));
+}
+
 /** Constant-time check of a presented client secret against the stored hash. */
 export function verifyClientSecret(client: Pick<ClientWithSecretHash, 'secretHash'>, presentedSecret: string): boolean {
   return constantTimeEqual(sha256Hex(presentedSecret), client.secretHash);

@@ -1,6 +1,10 @@
 import type { Kysely } from 'kysely';
+import { clientNamesById } from '../accounts/client-repository.js';
+import { storeConsents, withdrawStoreConsent } from '../identity/consent-store.js';
 import { revokeGrant } from '../identity/grant-revocation.js';
+import { lastTokenIssuedAt } from '../identity/grant-store.js';
 import type { Schema } from '../storage/schema.js';
+import { disableClientSubscriptionsInStore } from '../webhooks/subscription-store.js';
 
 export interface ConnectedApp {
   clientId: string;
@@ -13,36 +17,23 @@ export interface ConnectedApp {
 
 /** The apps a seller granted access to one store (the consents of that store), with what and when. */
 export async function connectedApps(db: Kysely<Schema>, sellerId: string, tenantId: string): Promise<ConnectedApp[]> {
-  const rows = await db
-    .selectFrom('consents')
-    .leftJoin('clients', 'clients.id', 'consents.client_id')
-    .select(['consents.client_id', 'clients.name', 'consents.scope', 'consents.granted_at'])
-    .where('consents.seller_id', '=', sellerId)
-    .where('consents.tenant_key', '=', tenantId)
-    .orderBy('consents.granted_at')
-    .execute();
+  const consents = await storeConsents(db, sellerId, tenantId);
+  const names = await clientNamesById(db, [...new Set(consents.map((consent) => consent.clientId))]);
   const apps = new Map<string, ConnectedApp>();
-  for (const row of rows) {
-    const app = apps.get(row.client_id) ?? {
-      clientId: row.client_id,
-      name: row.name ?? row.client_id,
+  for (const consent of consents) {
+    const app = apps.get(consent.clientId) ?? {
+      clientId: consent.clientId,
+      name: names.get(consent.clientId) ?? consent.clientId,
       scopes: [],
-      grantedAt: row.granted_at,
+      grantedAt: consent.grantedAt,
       lastTokenAt: null,
     };
-    app.scopes.push(row.scope);
-    if (row.granted_at < app.grantedAt) app.grantedAt = row.granted_at;
-    apps.set(row.client_id, app);
+    app.scopes.push(consent.scope);
+    if (consent.grantedAt < app.grantedAt) app.grantedAt = consent.grantedAt;
+    apps.set(consent.clientId, app);
   }
   for (const app of apps.values()) {
-    const last = await db
-      .selectFrom('refresh_tokens')
-      .innerJoin('token_families', 'token_families.id', 'refresh_tokens.family_id')
-      .select((eb) => eb.fn.max('refresh_tokens.created_at').as('last'))
-      .where('token_families.client_id', '=', app.clientId)
-      .where('token_families.seller_id', '=', sellerId)
-      .executeTakeFirst();
-    app.lastTokenAt = (last?.last as string | null | undefined) ?? null;
+    app.lastTokenAt = await lastTokenIssuedAt(db, { clientId: app.clientId, sellerId });
   }
   return [...apps.values()];
 }
@@ -61,20 +52,9 @@ export async function disconnectApp(
   now: Date,
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    await trx
-      .deleteFrom('consents')
-      .where('seller_id', '=', input.sellerId)
-      .where('client_id', '=', input.clientId)
-      .where('tenant_key', '=', input.tenantId)
-      .execute();
+    await withdrawStoreConsent(trx, input);
     // The same revocation as RFC 7009 (identity/grant-revocation.ts), for every grant of the app by this seller.
     await revokeGrant({ db: trx, now }, { clientId: input.clientId, sellerId: input.sellerId }, 'disconnected_by_seller');
-    await trx
-      .updateTable('webhook_subscriptions')
-      .set({ state: 'disabled', disabled_at: now.toISOString(), updated_at: now.toISOString() })
-      .where('client_id', '=', input.clientId)
-      .where('tenant_id', '=', input.tenantId)
-      .where('state', '=', 'active')
-      .execute();
+    await disableClientSubscriptionsInStore(trx, input, now);
   });
 }

@@ -55,3 +55,35 @@ export async function recordConsent(
     .onConflict((oc) => oc.columns(['client_id', 'seller_id', 'tenant_key', 'scope']).doNothing())
     .execute();
 }
+
+/** One scope a seller granted a client for one store (a `consents` row). */
+export interface StoreConsent {
+  clientId: string;
+  scope: string;
+  grantedAt: string;
+}
+
+/** Every scope the seller granted, to any client, for one store, oldest first. */
+export async function storeConsents(db: Kysely<Schema>, sellerId: string, tenantId: string): Promise<StoreConsent[]> {
+  const rows = await db
+    .selectFrom('consents')
+    .select(['client_id', 'scope', 'granted_at'])
+    .where('seller_id', '=', sellerId)
+    .where('tenant_key', '=', tenantId)
+    .orderBy('granted_at')
+    .execute();
+  return rows.map((row) => ({ clientId: row.client_id, scope: row.scope, grantedAt: row.granted_at }));
+}
+
+/** Withdraws what the seller granted one client for one store: its next authorization asks for consent again (I10). */
+export async function withdrawStoreConsent(
+  db: Kysely<Schema>,
+  subject: { clientId: string; sellerId: string; tenantId: string },
+): Promise<void> {
+  await db
+    .deleteFrom('consents')
+    .where('seller_id', '=', subject.sellerId)
+    .where('client_id', '=', subject.clientId)
+    .where('tenant_key', '=', subject.tenantId)
+    .execute();
+}

@@ -127,3 +127,22 @@ export async function setSubscriptionState(
     .where('id', '=', id)
     .execute();
 }
+
+/**
+ * Disables every active subscription of one client in one store (the seller
+ * disconnected the app): no event of the store is queued for it any more; a
+ * new signup re-enables it (W4).
+ */
+export async function disableClientSubscriptionsInStore(
+  db: Kysely<Schema>,
+  subject: { clientId: string; tenantId: string },
+  now: Date,
+): Promise<void> {
+  await db
+    .updateTable('webhook_subscriptions')
+    .set({ state: 'disabled', disabled_at: now.toISOString(), updated_at: now.toISOString() })
+    .where('client_id', '=', subject.clientId)
+    .where('tenant_id', '=', subject.tenantId)
+    .where('state', '=', 'active')
+    .execute();
+}

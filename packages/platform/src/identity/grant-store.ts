@@ -1,0 +1,20 @@
+import type { Kysely } from 'kysely';
+import type { Schema } from '../storage/schema.js';
+
+/**
+ * When a refresh token of any grant the seller gave the client was last
+ * issued (at the authorization code exchange or a refresh); null if never.
+ */
+export async function lastTokenIssuedAt(
+  db: Kysely<Schema>,
+  grant: { clientId: string; sellerId: string },
+): Promise<string | null> {
+  const last = await db
+    .selectFrom('refresh_tokens')
+    .innerJoin('token_families', 'token_families.id', 'refresh_tokens.family_id')
+    .select((eb) => eb.fn.max('refresh_tokens.created_at').as('last'))
+    .where('token_families.client_id', '=', grant.clientId)
+    .where('token_families.seller_id', '=', grant.sellerId)
+    .executeTakeFirst();
+  return (last?.last as string | null | undefined) ?? null;
+}
