@@ -1,14 +1,28 @@
 /**
- * Import rules checked by `npm run check:circles` (CI runs it): no circle
- * between files of packages/*\/src, type-only imports included (a circle of
- * types still couples the files: neither can be read, moved or tested alone).
+ * Import rules checked by `npm run check:circles` (CI runs it); the layering
+ * they keep is drawn in docs/architecture.md ("Import rules"). Type-only
+ * imports count: TypeScript erases them, the reader does not.
+ *
+ * Layers of packages/platform/src, from the ground up:
+ *   core/                          leaf services
+ *   storage/ outbound/ lists/ i18n/ http/   foundations every capability builds on
+ *   accounts/ identity/ records/ webhooks/ shipping/   capabilities
+ *   admin/ console/ demo/          operator and seller faces over the capabilities
+ *   app.ts platform.ts server.ts workers.ts testing.ts index.ts   composition
  */
+const src = '^packages/platform/src/';
+const capabilities = '(accounts|identity|lists|records|webhooks|shipping|outbound|storage|http|i18n|core)';
+const foundations = '(storage|outbound|lists|i18n|http)';
+const aboveFoundations = '(accounts|identity|records|webhooks|shipping|admin|console|demo)';
+const rootFiles = '[^/]+\\.ts$';
+
 module.exports = {
   forbidden: [
     {
       name: 'no-circular',
       severity: 'error',
-      comment: 'Files import each other, directly or through others: break the circle (docs/architecture.md, "Import rules").',
+      comment:
+        'Files import each other, directly or through others: break the circle. A circle of types still couples the files: neither can be read, moved or tested alone.',
       from: { path: '^packages/[^/]+/src/' },
       to: { circular: true },
     },
@@ -16,8 +30,73 @@ module.exports = {
       name: 'no-app-import',
       severity: 'error',
       comment: 'app.ts builds the HTTP app; only the composition root (platform.ts) and the package index import it.',
-      from: { path: '^packages/platform/src/', pathNot: '^packages/platform/src/(platform|index)\\.ts$|\\.test\\.ts$' },
-      to: { path: '^packages/platform/src/app\\.ts$' },
+      from: { path: src, pathNot: `${src}(platform|index)\\.ts$|\\.test\\.ts$` },
+      to: { path: `${src}app\\.ts$` },
+    },
+    {
+      name: 'capabilities-below-faces',
+      severity: 'error',
+      comment:
+        'admin/, console/ and demo/ are faces over the capabilities: they call them, never the other way round. A piece two of them share (the HTML page kit, the admin-token guard) lives in a lower folder.',
+      from: { path: `${src}${capabilities}/`, pathNot: '\\.test\\.ts$' },
+      to: { path: `${src}(admin|console|demo)/` },
+    },
+    {
+      name: 'core-imports-no-capability',
+      severity: 'error',
+      comment:
+        'core/ holds the leaf services every folder uses (clock, random, config, errors, caches); importing another folder from it would tie that folder to everything.',
+      from: { path: `${src}core/`, pathNot: '\\.test\\.ts$' },
+      to: { path: src, pathNot: `${src}core/|${src}storage/database\\.ts$` },
+    },
+    {
+      name: 'core-names-database-type-only',
+      severity: 'error',
+      comment:
+        "The one exception to core-imports-no-capability: core/platform-context.ts names storage's Database type (the context carries the open database). Type-only: core runs no storage code, and no other core file may take it.",
+      from: { path: `${src}core/`, pathNot: `\\.test\\.ts$|${src}core/platform-context\\.ts$` },
+      to: { path: `${src}storage/database\\.ts$` },
+    },
+    {
+      name: 'core-database-import-is-type-only',
+      severity: 'error',
+      comment: 'core/platform-context.ts may name the Database type, never run storage code.',
+      from: { path: `${src}core/platform-context\\.ts$` },
+      to: { path: `${src}storage/`, dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'foundations-below-capabilities',
+      severity: 'error',
+      comment:
+        'storage/, outbound/, lists/, i18n/ and http/ know no capability: a capability plugs into them (a list declaration, a route, a migration), not the reverse.',
+      from: { path: `${src}${foundations}/`, pathNot: `\\.test\\.ts$|/test-support/|${src}storage/schema\\.ts$` },
+      to: { path: `${src}${aboveFoundations}/` },
+    },
+    {
+      name: 'schema-takes-table-types-only',
+      severity: 'error',
+      comment:
+        "The one exception to foundations-below-capabilities: storage/schema.ts composes each capability's own table types into Kysely's one Schema. It takes their *-tables.ts files, type-only, and nothing else.",
+      from: { path: `${src}storage/schema\\.ts$` },
+      to: {
+        path: `${src}${aboveFoundations}/`,
+        pathNot: `${src}[a-z]+/[a-z-]+-tables\\.ts$`,
+      },
+    },
+    {
+      name: 'schema-table-imports-are-type-only',
+      severity: 'error',
+      comment: 'storage/schema.ts may name the table types, never run code of a capability.',
+      from: { path: `${src}storage/schema\\.ts$` },
+      to: { path: `${src}${aboveFoundations}/`, dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'no-composition-import',
+      severity: 'error',
+      comment:
+        'The files at the root of src/ compose the platform (app, platform, server, workers, testing, index); a folder below them imports none of them. Only test support may take the test kit (testing.ts).',
+      from: { path: `${src}[^/]+/`, pathNot: '\\.test\\.ts$|/test-support/' },
+      to: { path: `${src}${rootFiles}` },
     },
   ],
   options: {
