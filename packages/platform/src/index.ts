@@ -99,7 +99,7 @@ export {
 export { type Database, type DialectName, dialectOf, openDatabase, redactUrl } from './storage/database.js';
 export { migrateToLatest } from './storage/migrate.js';
 export type { QuietWindowStats } from './storage/wal-checkpointer.js';
-export { redeliverDelivery } from './webhooks/delivery-admin-routes.js';
+export { redeliverDelivery } from './webhooks/redelivery.js';
 export {
   DEFAULT_BATCH_SIZE,
   DEFAULT_LEASE_MS,

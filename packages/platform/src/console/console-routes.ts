@@ -2,9 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findClientById } from '../accounts/client-repository.js';
 import { findSellerById, type Seller } from '../accounts/seller-repository.js';
+import { type PageOptions, sendPage } from '../http/html-page.js';
 import { requestTranslator, type Translator } from '../i18n/i18n.js';
-import { type PageOptions, sendPage } from '../identity/html-page.js';
-import { checkCredentials } from '../identity/login-pages.js';
 import {
   csrfTokenValid,
   endSession,
@@ -12,8 +11,9 @@ import {
   sessionSellerId,
   startSession,
 } from '../identity/login-session.js';
+import { checkCredentials } from '../identity/seller-credentials.js';
 import { sellerFreightRoutes } from '../shipping/freight/freight-routes.js';
-import { redeliverDelivery, redeliverFailedSince } from '../webhooks/delivery-admin-routes.js';
+import { redeliverDelivery, redeliverFailedSince } from '../webhooks/redelivery.js';
 import { sellerWebhookRoutes, visibleDelivery, type WebhookViewer } from '../webhooks/seller-webhook-routes.js';
 import { rotateSubscriptionSecret, setSubscriptionState } from '../webhooks/subscription-store.js';
 import { connectedApps, disconnectApp } from './connected-apps.js';
@@ -173,7 +173,7 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
       return loginPage(request, reply, { status: 422, login, error: t.text('login.error.missing') });
     }
     // The same check as the identity provider's login form: one throttle, one back-off per account.
-    const checked = await checkCredentials(request, login, password);
+    const checked = await checkCredentials(request.server.identity, { login, password, address: request.ip });
     if (checked.kind === 'wrong')
       return loginPage(request, reply, { status: 401, login, error: t.text('login.error.incorrect') });
     if (checked.kind !== 'ok') {

@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { findSellerById, findSellerByLogin, type Seller } from '../accounts/seller-repository.js';
-import { verifyPassword } from '../core/hashing.js';
+import { findSellerById, type Seller } from '../accounts/seller-repository.js';
+import { sendPage } from '../http/html-page.js';
 import { requestTranslator } from '../i18n/i18n.js';
-import { reserveAttempt, settleAttempt } from './attempt-throttle.js';
 import { issueAuthorizationCode } from './authorization-codes.js';
 import {
   type AuthorizationRequest,
@@ -12,13 +11,10 @@ import {
   redirectBack,
 } from './authorization-request.js';
 import { consentNeeded, recordConsent } from './consent-store.js';
-import { sendPage } from './html-page.js';
 import { csrfToken, csrfTokenValid, endSession, sessionSellerId, startSession } from './login-session.js';
-import { loginThrottleKeys } from './login-throttle.js';
 import { consentView, errorView, loginView, tenantChoiceView } from './page-views.js';
+import { checkCredentials } from './seller-credentials.js';
 
-// Checked when the login is unknown, so an unknown login costs as much time as a wrong password.
-const DUMMY_PASSWORD_HASH = 'scrypt$32768$8$1$ZmVpcmEtZHVtbXktc2FsdA$4yMZC4XYGj4f9PQQ6aeRPihoR3gPn9hwM6mGfGbUXdk';
 const MAX_LOGIN_LENGTH = 256;
 const MAX_PASSWORD_LENGTH = 1024;
 
@@ -150,46 +146,6 @@ async function redirectWithCode(
   return seeOther(reply, redirectBack(request.server.platform.config.authUrl, authz.redirectUri, { code, state: authz.state }));
 }
 
-export type CredentialCheck =
-  | { kind: 'ok'; seller: { id: string } }
-  | { kind: 'wrong' }
-  | { kind: 'throttled'; retryAfterSeconds: number }
-  | { kind: 'busy'; retryAfterSeconds: number };
-
-/**
- * A seller's login and password, checked once for every sign-in form (these
- * pages and the console): the attempt is reserved in the throttle before the
- * password is hashed (so parallel guesses cannot outrun the count), the number of hashes at once is capped, and an unknown login costs
- * as much as a wrong password.
- */
-export async function checkCredentials(request: FastifyRequest, login: string, password: string): Promise<CredentialCheck> {
-  const { database, clock } = request.server.platform;
-  const reservation = await reserveAttempt(database.db, loginThrottleKeys(login, request.ip), clock.now());
-  if (!reservation.admitted) return { kind: 'throttled', retryAfterSeconds: reservation.retryAfterSeconds };
-  const release = request.server.identity.passwordChecks.tryEnter();
-  if (!release) {
-    await settleAttempt(database.db, reservation, 'unchecked', clock.now());
-    return { kind: 'busy', retryAfterSeconds: 1 };
-  }
-  let seller: Awaited<ReturnType<typeof findSellerByLogin>>;
-  let passwordOk: boolean;
-  try {
-    seller = await findSellerByLogin(database.db, login);
-    passwordOk = await verifyPassword(password, seller?.passwordHash ?? DUMMY_PASSWORD_HASH);
-  } catch (error) {
-    await settleAttempt(database.db, reservation, 'unchecked', clock.now());
-    throw error;
-  } finally {
-    release();
-  }
-  if (!seller || !passwordOk) {
-    await settleAttempt(database.db, reservation, 'failure', clock.now());
-    return { kind: 'wrong' };
-  }
-  await settleAttempt(database.db, reservation, 'success', clock.now());
-  return { kind: 'ok', seller };
-}
-
 /**
  * The pages of the spec's "Consent by redirect":
  * GET /login → login form, or (with a session) the store choice, or on to /consent;
@@ -237,7 +193,7 @@ export async function loginPages(app: FastifyInstance): Promise<void> {
         login: login.slice(0, 256),
       });
     }
-    const checked = await checkCredentials(request, login, password);
+    const checked = await checkCredentials(request.server.identity, { login, password, address: request.ip });
     if (checked.kind !== 'ok') {
       const t = requestTranslator(request);
       if (checked.kind === 'wrong')

@@ -8,6 +8,7 @@ import { documentedList, documentedObject, errorResponse } from '../http/openapi
 import { defineListResource } from '../lists/list-resource.js';
 import { listRoute } from '../lists/list-route.js';
 import type { Schema } from '../storage/schema.js';
+import { redeliverDelivery } from './redelivery.js';
 import type { SubscriptionRow, WebhookTables } from './webhook-tables.js';
 
 type DeliveryRow = Selectable<WebhookTables['webhook_deliveries']>;
@@ -215,51 +216,4 @@ export async function deliveryAdminRoutes(app: FastifyInstance): Promise<void> {
       return presentSubscription(row);
     },
   );
-}
-
-/**
- * W4: a dead (or delivered) delivery is sent again with the same `X-Webhook-Id`
- * and a new cycle of 8 attempts. A lease in progress is left alone, so a
- * redelivery never causes two requests at once. Used by the admin API and `feira dispatch --redeliver`.
- */
-export async function redeliverDelivery(db: Kysely<Schema>, id: string, now: Date): Promise<DeliveryRow> {
-  const nowIso = now.toISOString();
-  const updated = await db
-    .updateTable('webhook_deliveries')
-    .set({ state: 'pending', attempts: 0, next_attempt_at: nowIso, updated_at: nowIso })
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
-  if (!updated) throw notFound('Delivery');
-  return updated;
-}
-
-/**
- * Every failed (dead) delivery created at or after `since`, in the given
- * stores (and, for an app, its own subscriptions), sent again as
- * {@link redeliverDelivery} does, in one statement; the count is returned.
- */
-export async function redeliverFailedSince(
-  db: Kysely<Schema>,
-  scope: { tenantIds: readonly string[]; clientId: string | null; subscriptionId?: string },
-  since: Date,
-  now: Date,
-): Promise<number> {
-  if (scope.tenantIds.length === 0) return 0;
-  const nowIso = now.toISOString();
-  let update = db
-    .updateTable('webhook_deliveries')
-    .set({ state: 'pending', attempts: 0, next_attempt_at: nowIso, updated_at: nowIso })
-    .where('state', '=', 'dead')
-    .where('created_at', '>=', since.toISOString())
-    .where('tenant_id', 'in', [...scope.tenantIds]);
-  if (scope.subscriptionId) update = update.where('subscription_id', '=', scope.subscriptionId);
-  if (scope.clientId) {
-    const clientId = scope.clientId;
-    update = update.where('subscription_id', 'in', (eb) =>
-      eb.selectFrom('webhook_subscriptions').select('id').where('client_id', '=', clientId),
-    );
-  }
-  const result = await update.executeTakeFirst();
-  return Number(result.numUpdatedRows);
 }

@@ -8,14 +8,8 @@ import { requireAccessToken } from '../identity/access-token-guard.js';
 import { csrfTokenValid, sessionSellerId } from '../identity/login-session.js';
 import { listRoute } from '../lists/list-route.js';
 import type { Schema } from '../storage/schema.js';
-import {
-  deliveriesList,
-  deliveryWithAttempts,
-  presentDelivery,
-  redeliverDelivery,
-  redeliverFailedSince,
-  subscriptionsList,
-} from './delivery-admin-routes.js';
+import { deliveriesList, deliveryWithAttempts, presentDelivery, subscriptionsList } from './delivery-admin-routes.js';
+import { redeliverDelivery, redeliverFailedSince } from './redelivery.js';
 
 /**
  * Who is looking at the delivery log: the stores they may see and, for an
