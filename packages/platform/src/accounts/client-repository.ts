@@ -111,6 +111,16 @@ export async function clientNamesById(db: Kysely<Schema>, ids: readonly string[]
   return new Map(rows.map((row) => [row.id, row.name]));
 }
 
+export async function clientExists(db: Kysely<Schema>, id: string): Promise<boolean> {
+  const row = await db.selectFrom('clients').select('id').where('id', '=', id).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Deletes the client app row (what refers to it is the caller's to remove first: see admin/account-changes.ts). */
+export async function deleteClientApp(db: Kysely<Schema>, id: string): Promise<void> {
+  await db.deleteFrom('clients').where('id', '=', id).execute();
+}
+
 /** Constant-time check of a presented client secret against the stored hash. */
 export function verifyClientSecret(client: Pick<ClientWithSecretHash, 'secretHash'>, presentedSecret: string): boolean {
   return constantTimeEqual(sha256Hex(presentedSecret), client.secretHash);

@@ -95,6 +95,26 @@ export async function findSellerById(db: Kysely<Schema>, id: string): Promise<Se
   return { id: row.id, name: row.name, login: row.login, createdAt: row.created_at, tenants: await listTenantsOfSeller(db, id) };
 }
 
+export async function sellerExists(db: Kysely<Schema>, id: string): Promise<boolean> {
+  const row = await db.selectFrom('sellers').select('id').where('id', '=', id).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Changes a seller's name, login or password hash (already hashed); a login taken by another seller fails the unique index. */
+export async function updateSellerAccount(
+  db: Kysely<Schema>,
+  id: string,
+  set: Partial<{ name: string; login: string; password_hash: string }>,
+): Promise<void> {
+  if (Object.keys(set).length === 0) return;
+  await db.updateTable('sellers').set(set).where('id', '=', id).execute();
+}
+
+/** Deletes the seller; its stores and everything kept per store go with it by ON DELETE CASCADE. */
+export async function deleteSellerAccount(db: Kysely<Schema>, id: string): Promise<void> {
+  await db.deleteFrom('sellers').where('id', '=', id).execute();
+}
+
 /** For the login page: the seller with its password hash, by exact login. */
 export async function findSellerByLogin(db: Kysely<Schema>, login: string): Promise<SellerCredentials | undefined> {
   const row = await db
@@ -125,6 +145,24 @@ export async function findTenantById(db: Kysely<Schema>, id: string): Promise<Te
     .where('id', '=', id)
     .executeTakeFirst();
   return row && { id: row.id, sellerId: row.seller_id, name: row.name, createdAt: row.created_at };
+}
+
+export async function insertTenant(db: Kysely<Schema>, tenant: Tenant): Promise<void> {
+  await db
+    .insertInto('tenants')
+    .values({ id: tenant.id, seller_id: tenant.sellerId, name: tenant.name, created_at: tenant.createdAt })
+    .execute();
+}
+
+/** Renames one of the seller's stores; false when the seller has no such store. */
+export async function renameTenant(db: Kysely<Schema>, sellerId: string, tenantId: string, name: string): Promise<boolean> {
+  const result = await db
+    .updateTable('tenants')
+    .set({ name })
+    .where('id', '=', tenantId)
+    .where('seller_id', '=', sellerId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 export async function countSellers(db: Kysely<Schema>): Promise<number> {

@@ -1,14 +1,28 @@
 import type { Kysely } from 'kysely';
-import { findSellerById, type Seller } from '../accounts/seller-repository.js';
+import { clientExists, deleteClientApp } from '../accounts/client-repository.js';
+import {
+  deleteSellerAccount,
+  findSellerById,
+  findSellerByLogin,
+  insertTenant,
+  listTenantsOfSeller,
+  renameTenant,
+  type Seller,
+  sellerExists,
+  updateSellerAccount,
+} from '../accounts/seller-repository.js';
 import type { Clock } from '../core/clock.js';
 import { hashPassword } from '../core/hashing.js';
 import { notFound, PlatformError } from '../core/platform-error.js';
 import type { Random } from '../core/random.js';
+import { revokeGrant } from '../identity/grant-revocation.js';
+import { deleteConsentsAndCodes } from '../identity/grant-store.js';
 import { endSellerSessions } from '../identity/login-session.js';
-import { deleteFreightTable } from '../shipping/freight/freight-table-store.js';
+import { deleteFreightTablesOf } from '../shipping/freight/freight-table-store.js';
 import type { Database } from '../storage/database.js';
 import { isUniqueViolation } from '../storage/database-errors.js';
 import type { Schema } from '../storage/schema.js';
+import { deleteClientSubscriptions } from '../webhooks/subscription-store.js';
 
 /**
  * Updates and deletions of accounts (the operator console and the admin
@@ -50,15 +64,14 @@ export async function updateSeller(
   const set: Partial<{ name: string; login: string; password_hash: string }> = {};
   if (changes.name !== undefined) set.name = changes.name;
   if (changes.login !== undefined && changes.login !== existing.login) {
-    const taken = await db.selectFrom('sellers').select('id').where('login', '=', changes.login).executeTakeFirst();
-    if (taken) throw loginTaken();
+    if (await findSellerByLogin(db, changes.login)) throw loginTaken();
     set.login = changes.login;
   }
   if (changes.password !== undefined) set.password_hash = await hashPassword(changes.password, deps.random.bytes(16));
   let endedSessions = 0;
   try {
     await db.transaction().execute(async (trx) => {
-      if (Object.keys(set).length > 0) await trx.updateTable('sellers').set(set).where('id', '=', id).execute();
+      await updateSellerAccount(trx, id, set);
       if (set.password_hash !== undefined) {
         endedSessions = await endSellerSessions(trx, id, { now: deps.clock.now(), reason: 'password_changed' });
       }
@@ -78,30 +91,20 @@ export interface SellerDeletion {
 
 export async function deleteSeller(database: Database, id: string, now: Date): Promise<SellerDeletion> {
   const { db } = database;
-  const tenants = await db.selectFrom('tenants').select('id').where('seller_id', '=', id).execute();
-  const seller = await db.selectFrom('sellers').select('id').where('id', '=', id).executeTakeFirst();
-  if (!seller) throw notFound('Seller');
+  const tenants = await listTenantsOfSeller(db, id);
+  if (!(await sellerExists(db, id))) throw notFound('Seller');
   // Freight tables are keyed by owner, not a foreign key: removed first, the way the freight API does.
-  const tables = await db
-    .selectFrom('freight_tables')
-    .select(['owner', 'table_id'])
-    .where('owner', 'in', tenants.length > 0 ? tenants.map((t) => t.id) : ['\u0001none'])
-    .execute();
-  for (const table of tables) await deleteFreightTable(database, table.owner, table.table_id);
+  await deleteFreightTablesOf(
+    database,
+    tenants.map((tenant) => tenant.id),
+  );
   return db.transaction().execute(async (trx) => {
-    const nowIso = now.toISOString();
-    const revoked = await trx
-      .updateTable('token_families')
-      .set({ revoked_at: nowIso, revoked_reason: 'seller_deleted' })
-      .where('seller_id', '=', id)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
+    const revokedGrants = await revokeGrant({ db: trx, now }, { sellerId: id }, 'seller_deleted');
     const endedSessions = await endSellerSessions(trx, id, { now, reason: 'seller_deleted' });
-    await trx.deleteFrom('consents').where('seller_id', '=', id).execute();
-    await trx.deleteFrom('authorization_codes').where('seller_id', '=', id).execute();
+    await deleteConsentsAndCodes(trx, { sellerId: id });
     // Stores, their records, subscriptions, deliveries and shipping settings follow by ON DELETE CASCADE.
-    await trx.deleteFrom('sellers').where('id', '=', id).execute();
-    return { stores: tenants.length, revokedGrants: Number(revoked.numUpdatedRows), endedSessions };
+    await deleteSellerAccount(trx, id);
+    return { stores: tenants.length, revokedGrants, endedSessions };
   });
 }
 
@@ -111,21 +114,14 @@ export async function addStore(
   name: string,
   deps: { clock: Clock; random: Random },
 ): Promise<{ id: string; name: string }> {
-  const seller = await db.selectFrom('sellers').select('id').where('id', '=', sellerId).executeTakeFirst();
-  if (!seller) throw notFound('Seller');
+  if (!(await sellerExists(db, sellerId))) throw notFound('Seller');
   const id = deps.random.uuid();
-  await db.insertInto('tenants').values({ id, seller_id: sellerId, name, created_at: deps.clock.now().toISOString() }).execute();
+  await insertTenant(db, { id, sellerId, name, createdAt: deps.clock.now().toISOString() });
   return { id, name };
 }
 
 export async function renameStore(db: Kysely<Schema>, sellerId: string, tenantId: string, name: string): Promise<void> {
-  const result = await db
-    .updateTable('tenants')
-    .set({ name })
-    .where('id', '=', tenantId)
-    .where('seller_id', '=', sellerId)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) throw notFound('Store');
+  if (!(await renameTenant(db, sellerId, tenantId, name))) throw notFound('Store');
 }
 
 export interface ClientDeletion {
@@ -135,19 +131,12 @@ export interface ClientDeletion {
 
 export async function deleteClient(db: Kysely<Schema>, id: string, now: Date): Promise<ClientDeletion> {
   return db.transaction().execute(async (trx) => {
-    const client = await trx.selectFrom('clients').select('id').where('id', '=', id).executeTakeFirst();
-    if (!client) throw notFound('Client');
-    const revoked = await trx
-      .updateTable('token_families')
-      .set({ revoked_at: now.toISOString(), revoked_reason: 'client_deleted' })
-      .where('client_id', '=', id)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
-    await trx.deleteFrom('consents').where('client_id', '=', id).execute();
-    await trx.deleteFrom('authorization_codes').where('client_id', '=', id).execute();
+    if (!(await clientExists(trx, id))) throw notFound('Client');
+    const revokedGrants = await revokeGrant({ db: trx, now }, { clientId: id }, 'client_deleted');
+    await deleteConsentsAndCodes(trx, { clientId: id });
     // Deliveries and their attempts follow the subscriptions by ON DELETE CASCADE.
-    const subscriptions = await trx.deleteFrom('webhook_subscriptions').where('client_id', '=', id).executeTakeFirst();
-    await trx.deleteFrom('clients').where('id', '=', id).execute();
-    return { revokedGrants: Number(revoked.numUpdatedRows), subscriptions: Number(subscriptions.numDeletedRows) };
+    const subscriptions = await deleteClientSubscriptions(trx, id);
+    await deleteClientApp(trx, id);
+    return { revokedGrants, subscriptions };
   });
 }

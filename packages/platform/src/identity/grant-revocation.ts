@@ -17,8 +17,15 @@ export type GrantRevocationReason =
   | 'seller_deleted'
   | 'client_deleted';
 
-/** Which grants to end: one family, or every grant a seller gave one client ("disconnect app"). */
-export type GrantSelector = { familyId: string } | { clientId: string; sellerId: string };
+/**
+ * Which grants to end: one family, every grant a seller gave one client
+ * ("disconnect app"), every grant of a seller (deleted) or of a client (deleted).
+ */
+export type GrantSelector =
+  | { familyId: string }
+  | { clientId: string; sellerId: string }
+  | { sellerId: string }
+  | { clientId: string };
 
 /**
  * Ends grants: every access and refresh token of the selected token families is
@@ -37,10 +44,9 @@ export async function revokeGrant(
     .updateTable('token_families')
     .set({ revoked_at: now.toISOString(), revoked_reason: reason })
     .where('revoked_at', 'is', null);
-  query =
-    'familyId' in selector
-      ? query.where('id', '=', selector.familyId)
-      : query.where('client_id', '=', selector.clientId).where('seller_id', '=', selector.sellerId);
+  if ('familyId' in selector) query = query.where('id', '=', selector.familyId);
+  if ('clientId' in selector) query = query.where('client_id', '=', selector.clientId);
+  if ('sellerId' in selector) query = query.where('seller_id', '=', selector.sellerId);
   const result = await query.executeTakeFirst();
   return Number(result.numUpdatedRows);
 }

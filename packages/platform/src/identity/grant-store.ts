@@ -18,3 +18,21 @@ export async function lastTokenIssuedAt(
     .executeTakeFirst();
   return (last?.last as string | null | undefined) ?? null;
 }
+
+/**
+ * Forgets what a seller or a client app leaves behind when it is deleted: its
+ * consents and its authorization codes not yet exchanged (their grants are
+ * revoked with revokeGrant).
+ */
+export async function deleteConsentsAndCodes(
+  db: Kysely<Schema>,
+  owner: { sellerId: string } | { clientId: string },
+): Promise<void> {
+  if ('sellerId' in owner) {
+    await db.deleteFrom('consents').where('seller_id', '=', owner.sellerId).execute();
+    await db.deleteFrom('authorization_codes').where('seller_id', '=', owner.sellerId).execute();
+  } else {
+    await db.deleteFrom('consents').where('client_id', '=', owner.clientId).execute();
+    await db.deleteFrom('authorization_codes').where('client_id', '=', owner.clientId).execute();
+  }
+}

@@ -146,3 +146,9 @@ export async function disableClientSubscriptionsInStore(
     .where('state', '=', 'active')
     .execute();
 }
+
+/** Deletes every subscription of a client app (its deliveries and their attempts follow by ON DELETE CASCADE); returns how many. */
+export async function deleteClientSubscriptions(db: Kysely<Schema>, clientId: string): Promise<number> {
+  const result = await db.deleteFrom('webhook_subscriptions').where('client_id', '=', clientId).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -366,6 +366,17 @@ export async function deleteFreightTable(database: Database, owner: string, tabl
   return Number(deleted.numDeletedRows) > 0;
 }
 
+/** Removes every freight table of the given owners (a deleted seller's stores), as {@link deleteFreightTable} does. */
+export async function deleteFreightTablesOf(database: Database, owners: readonly string[]): Promise<void> {
+  if (owners.length === 0) return;
+  const tables = await database.db
+    .selectFrom('freight_tables')
+    .select(['owner', 'table_id'])
+    .where('owner', 'in', [...owners])
+    .execute();
+  for (const table of tables) await deleteFreightTable(database, table.owner, table.table_id);
+}
+
 /** The rows of a version in upload order, a page at a time (the CSV download streams them). */
 export async function* freightRowsOf(
   database: Database,
