@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Seller } from '../accounts/seller-repository.js';
+import type { PageOptions } from '../http/html-page.js';
 import type { Translator } from '../i18n/i18n.js';
-import type { PageOptions } from '../identity/html-page.js';
 import type { WebhookViewer } from '../webhooks/seller-webhook-routes.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Scope } from '@feira/contract';
+import { escapeHtml, hiddenFields, languageSwitch } from '../http/html-page.js';
 import type { Translator } from '../i18n/i18n.js';
 import type { MessageKey } from '../i18n/messages-en.js';
-import { escapeHtml, hiddenFields, languageSwitch } from '../identity/html-page.js';
 import { scopeKey } from '../identity/page-views.js';
 
 /** HTML of the console pages, every string from the catalogues; tables have captions and header cells. */

@@ -1,5 +1,5 @@
+import { escapeHtml, hiddenFields } from '../http/html-page.js';
 import type { Translator } from '../i18n/i18n.js';
-import { escapeHtml, hiddenFields } from '../identity/html-page.js';
 import { postButton } from './console-views.js';
 
 /** HTML of the operator console: sellers, their stores, client apps, platform health. */

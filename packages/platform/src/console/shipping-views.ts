@@ -1,6 +1,6 @@
+import { escapeHtml, hiddenFields } from '../http/html-page.js';
 import type { Translator } from '../i18n/i18n.js';
 import type { MessageKey } from '../i18n/messages-en.js';
-import { escapeHtml, hiddenFields } from '../identity/html-page.js';
 import type { QuoteCheckReport } from '../shipping/quote-check.js';
 import type { QuoteCallRecord } from '../shipping/quote-log/quote-call-rows.js';
 import type { QuoteStats, QuoteWindow } from '../shipping/quote-log/quote-stats.js';

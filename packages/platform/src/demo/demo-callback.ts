@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findClientById, verifyClientSecret } from '../accounts/client-repository.js';
 import { sha256Hex } from '../core/hashing.js';
+import { escapeHtml, hiddenFields, sendPage } from '../http/html-page.js';
 import { exchangeAuthorizationCode } from '../identity/authorization-codes.js';
-import { escapeHtml, hiddenFields, sendPage } from '../identity/html-page.js';
 import { csrfToken, csrfTokenValid } from '../identity/login-session.js';
 import { OAuthError } from '../identity/oauth-error.js';
 

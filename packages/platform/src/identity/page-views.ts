@@ -1,6 +1,6 @@
 import type { Scope } from '@feira/contract';
+import { escapeHtml, hiddenFields, safeLink } from '../http/html-page.js';
 import type { MessageKey, Translator } from '../i18n/i18n.js';
-import { escapeHtml, hiddenFields, safeLink } from './html-page.js';
 
 /**
  * The HTML bodies of the identity pages, in the request's language (every
