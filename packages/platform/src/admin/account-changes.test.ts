@@ -113,6 +113,29 @@ describe.each(testDatabaseTargets())('account changes on $dialect', (target) => 
     expect((await call('DELETE', `/admin/v1/sellers/${seller.sellerId}`)).statusCode).toBe(404);
   });
 
+  it("DELETE a seller removes their stores' freight tables and leaves another seller's", async () => {
+    const csv = 'ZipCodeStart;ZipCodeEnd;WeightStart;WeightEnd;AbsoluteMoneyCost;TimeCost\r\n01000000;01999999;0;1000;10;2\r\n';
+    const upload = (tenantId: string) =>
+      platform.app.inject({
+        method: 'PUT',
+        url: `/admin/v1/tenants/${tenantId}/shipping/freight-tables/eco?name=Eco`,
+        headers: { ...admin, 'content-type': 'text/csv' },
+        payload: csv,
+      });
+    const leaving = await platform.createSeller({ tenants: 2 });
+    const staying = await platform.createSeller();
+    for (const tenantId of [...leaving.tenantIds, ...staying.tenantIds]) expect((await upload(tenantId)).statusCode).toBe(201);
+    expect((await call('DELETE', `/admin/v1/sellers/${leaving.sellerId}`)).statusCode).toBe(200);
+    const owners = async (tenantIds: string[]) =>
+      (await platform.database.db.selectFrom('freight_tables').select('owner').where('owner', 'in', tenantIds).execute()).map(
+        (row) => row.owner,
+      );
+    expect(await owners(leaving.tenantIds)).toEqual([]);
+    expect(await owners(staying.tenantIds)).toEqual(staying.tenantIds);
+    const kept = await call('GET', `/admin/v1/tenants/${staying.tenantIds[0]}/shipping/freight-tables/eco`);
+    expect(kept.statusCode).toBe(200);
+  });
+
   it('DELETE a client app revokes its tokens and deletes its subscriptions: no event is queued for it again', async () => {
     const seller = await sellerWithApp();
     const deleted = await call('DELETE', `/admin/v1/clients/${seller.app.clientId}`);
