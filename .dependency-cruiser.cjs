@@ -94,8 +94,8 @@ module.exports = {
       name: 'no-composition-import',
       severity: 'error',
       comment:
-        'The files at the root of src/ compose the platform (app, platform, server, workers, testing, index); a folder below them imports none of them. Only test support may take the test kit (testing.ts).',
-      from: { path: `${src}[^/]+/`, pathNot: '\\.test\\.ts$|/test-support/' },
+        'The files at the root of src/ compose the platform (app, platform, server, workers, testing, index); a folder below them imports none of them. Tests may (testing.ts is the test kit).',
+      from: { path: `${src}[^/]+/`, pathNot: '\\.test\\.ts$' },
       to: { path: `${src}${rootFiles}` },
     },
   ],

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN } from '../lists/test-support/list-fixtures.js';
+import { ADMIN } from '../../test/lists/list-fixtures.js';
 import { createTestPlatform, type TestPlatform, testDatabaseTargets } from '../testing.js';
 import { firstDuplicateKey } from './json-body-parser.js';
 

@@ -1,10 +1,10 @@
 import type { Order, Product } from '@feira/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOrders, createProducts, getJson, pathOf } from '../../test/lists/list-fixtures.js';
 import { orderList } from '../records/kinds/orders.js';
 import { productList } from '../records/kinds/products.js';
 import { createTestPlatform, type TestPlatform, testDatabaseTargets } from '../testing.js';
 import { listInMemory, type ModelFilter, type ModelSort } from './test-support/in-memory-list.js';
-import { createOrders, createProducts, getJson, pathOf } from './test-support/list-fixtures.js';
 
 // The spec's "List operations (common conventions)" and "List response
 // envelope", with spec-notes L1–L8, through the real routes on each database.

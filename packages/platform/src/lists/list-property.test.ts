@@ -9,8 +9,8 @@ import { DEFAULT_OPERATORS, type ListResource } from './list-resource.js';
 /** What the properties read of a list: its fields and sorts (every record kind's list fits, whatever its rows). */
 type RecordListResource = Omit<ListResource<unknown, unknown>, 'present'>;
 
+import { createOrders, createProducts, getJson, pathOf } from '../../test/lists/list-fixtures.js';
 import { listInMemory, type ModelFilter, type ModelSort, valueAt } from './test-support/in-memory-list.js';
-import { createOrders, createProducts, getJson, pathOf } from './test-support/list-fixtures.js';
 
 // A property-based test. Random valid and
 // invalid query strings never produce a 500, and the results of valid ones

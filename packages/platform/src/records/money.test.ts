@@ -1,6 +1,6 @@
 import { MAX_MONEY_AMOUNT, MAX_ORDER_ITEM_QUANTITY } from '@feira/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN } from '../lists/test-support/list-fixtures.js';
+import { ADMIN } from '../../test/lists/list-fixtures.js';
 import { createTestPlatform, type TestPlatform, testDatabaseTargets } from '../testing.js';
 import { MAX_MONEY_CENTS, sumOfLinesCents } from './money.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN } from '../lists/test-support/list-fixtures.js';
+import { ADMIN } from '../../test/lists/list-fixtures.js';
 import { createTestPlatform, type TestPlatform, testDatabaseTargets } from '../testing.js';
 
 // spec-notes R2: an order's total_amount is the one a write sends, else its

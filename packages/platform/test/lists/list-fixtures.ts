@@ -1,6 +1,6 @@
 import type { Order, Product } from '@feira/contract';
-import type { TestPlatform } from '../../testing.js';
-import { TEST_ADMIN_TOKEN } from '../../testing.js';
+import type { TestPlatform } from '../../src/testing.js';
+import { TEST_ADMIN_TOKEN } from '../../src/testing.js';
 
 /** Helpers shared by the list tests: records created through the admin API, read through the seller API. */
 
