@@ -121,6 +121,20 @@ export async function deleteClientApp(db: Kysely<Schema>, id: string): Promise<v
   await db.deleteFrom('clients').where('id', '=', id).execute();
 }
 
+/** The newest client apps first, at most `limit` (the operator console's accounts page). */
+export async function listNewestClients(
+  db: Kysely<Schema>,
+  limit: number,
+): Promise<Array<{ id: string; name: string; createdAt: string }>> {
+  const rows = await db
+    .selectFrom('clients')
+    .select(['id', 'name', 'created_at'])
+    .orderBy('created_at', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ id: row.id, name: row.name, createdAt: row.created_at }));
+}
+
 /** Constant-time check of a presented client secret against the stored hash. */
 export function verifyClientSecret(client: Pick<ClientWithSecretHash, 'secretHash'>, presentedSecret: string): boolean {
   return constantTimeEqual(sha256Hex(presentedSecret), client.secretHash);

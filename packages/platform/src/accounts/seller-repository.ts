@@ -115,6 +115,20 @@ export async function deleteSellerAccount(db: Kysely<Schema>, id: string): Promi
   await db.deleteFrom('sellers').where('id', '=', id).execute();
 }
 
+/** The newest sellers first, at most `limit` (the operator console's accounts page); without their stores. */
+export async function listNewestSellers(
+  db: Kysely<Schema>,
+  limit: number,
+): Promise<Array<{ id: string; name: string; login: string; createdAt: string }>> {
+  const rows = await db
+    .selectFrom('sellers')
+    .select(['id', 'name', 'login', 'created_at'])
+    .orderBy('created_at', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ id: row.id, name: row.name, login: row.login, createdAt: row.created_at }));
+}
+
 /** For the login page: the seller with its password hash, by exact login. */
 export async function findSellerByLogin(db: Kysely<Schema>, login: string): Promise<SellerCredentials | undefined> {
   const row = await db

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { createSeller, findSellerById, listTenantsOfSellers } from '../accounts/seller-repository.js';
+import { findPublicClientById, listNewestClients } from '../accounts/client-repository.js';
+import { createSeller, findSellerById, listNewestSellers, listTenantsOfSellers } from '../accounts/seller-repository.js';
 import { addStore, deleteClient, deleteSeller, renameStore, updateSeller } from '../admin/account-changes.js';
 import { PlatformError } from '../core/platform-error.js';
 import type { PageOptions } from '../http/html-page.js';
@@ -99,22 +100,12 @@ export async function operatorConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
     } = {},
   ) {
     const t = requestTranslator(request);
-    const sellers = await db
-      .selectFrom('sellers')
-      .select(['id', 'name', 'login', 'created_at'])
-      .orderBy('created_at', 'desc')
-      .limit(200)
-      .execute();
+    const sellers = await listNewestSellers(db, 200);
     const stores = await listTenantsOfSellers(
       db,
       sellers.map((s) => s.id),
     );
-    const clients = await db
-      .selectFrom('clients')
-      .select(['id', 'name', 'created_at'])
-      .orderBy('created_at', 'desc')
-      .limit(200)
-      .execute();
+    const clients = await listNewestClients(db, 200);
     return page(request, reply, t, true, {
       status: extra.status ?? 200,
       title: t.text('operator.accounts.title'),
@@ -125,9 +116,9 @@ export async function operatorConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
           name: s.name,
           login: s.login,
           stores: stores.get(s.id)?.length ?? 0,
-          createdAt: s.created_at,
+          createdAt: s.createdAt,
         })),
-        clients: clients.map((c) => ({ id: c.id, name: c.name, createdAt: c.created_at })),
+        clients,
         message: extra.message ?? null,
         error: extra.error ?? null,
         form: extra.form ?? {},
@@ -332,7 +323,7 @@ export async function operatorConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
     { schema: { hide: true, params: SellerParams } },
     async (request, reply) => {
       if (!(await guard(request, reply, '/console/operator'))) return reply;
-      const client = await db.selectFrom('clients').select(['id', 'name']).where('id', '=', request.params.id).executeTakeFirst();
+      const client = await findPublicClientById(db, request.params.id);
       if (!client) return kit.seeOther(reply, '/console/operator');
       await deleteClient(db, client.id, platform.clock.now());
       return kit.seeOther(reply, `/console/operator?clientDeleted=${encodeURIComponent(client.name)}`);
