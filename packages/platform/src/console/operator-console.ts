@@ -7,6 +7,9 @@ import { PlatformError } from '../core/platform-error.js';
 import type { PageOptions } from '../http/html-page.js';
 import { requestTranslator, type Translator } from '../i18n/i18n.js';
 import { csrfTokenValid } from '../identity/login-session.js';
+import { outboxEventsInWindow } from '../records/outbox.js';
+import { quoteLatenciesSince } from '../shipping/quote-log/quote-call-rows.js';
+import { deliveriesInWindow, deliveryAttemptsSince } from '../webhooks/delivery-health.js';
 import { sendAsset } from './console-assets.js';
 import type { ConsoleKit } from './console-kit.js';
 import { isOperator, signInOperator, signOutOperator } from './operator-session.js';
@@ -358,36 +361,10 @@ export async function healthOverHour(app: FastifyInstance, now: Date): Promise<{
   await app.shipping.quoteLog.flush();
   const log = await app.shipping.quoteLog.store.reader();
   const [events, deliveries, attempts, quotes] = await Promise.all([
-    db
-      .selectFrom('outbox_events')
-      .select(['created_at', 'dispatched_at'])
-      .where((eb) =>
-        eb.or([eb('created_at', '>=', startIso), eb('dispatched_at', 'is', null), eb('dispatched_at', '>=', startIso)]),
-      )
-      .orderBy('seq', 'desc')
-      .limit(HEALTH_ROW_LIMIT)
-      .execute(),
-    db
-      .selectFrom('webhook_deliveries')
-      .select(['created_at', 'state', 'delivered_at', 'updated_at'])
-      .where((eb) => eb.or([eb('created_at', '>=', startIso), eb('state', '=', 'pending'), eb('updated_at', '>=', startIso)]))
-      .orderBy('created_at', 'desc')
-      .limit(HEALTH_ROW_LIMIT)
-      .execute(),
-    db
-      .selectFrom('webhook_delivery_attempts')
-      .select(['started_at', 'outcome'])
-      .where('started_at', '>=', startIso)
-      .orderBy('seq', 'desc')
-      .limit(HEALTH_ROW_LIMIT)
-      .execute(),
-    log
-      .selectFrom('quote_calls')
-      .select(['created_at', 'latency_ms'])
-      .where('created_at', '>=', startIso)
-      .orderBy('created_at', 'desc')
-      .limit(HEALTH_ROW_LIMIT)
-      .execute(),
+    outboxEventsInWindow(db, startIso, HEALTH_ROW_LIMIT),
+    deliveriesInWindow(db, startIso, HEALTH_ROW_LIMIT),
+    deliveryAttemptsSince(db, startIso, HEALTH_ROW_LIMIT),
+    quoteLatenciesSince(log, startIso, HEALTH_ROW_LIMIT),
   ]);
   const truncated = [events, deliveries, attempts, quotes].some((rows) => rows.length >= HEALTH_ROW_LIMIT);
   // When each piece of work was waiting: [from, until) in ms; until is Infinity while it still waits.

@@ -65,3 +65,24 @@ export async function appendEvent(trx: Kysely<Schema>, change: RecordChange, dep
   await trx.insertInto('outbox_events').values(row).execute();
   return row.id;
 }
+
+/**
+ * The events of a window, newest first, at most `limit`: those created since
+ * `sinceIso`, those still waiting for fan-out, and those fanned out since (the
+ * operator console's health charts count the work waiting at each minute).
+ */
+export function outboxEventsInWindow(
+  db: Kysely<Schema>,
+  sinceIso: string,
+  limit: number,
+): Promise<Array<{ created_at: string; dispatched_at: string | null }>> {
+  return db
+    .selectFrom('outbox_events')
+    .select(['created_at', 'dispatched_at'])
+    .where((eb) =>
+      eb.or([eb('created_at', '>=', sinceIso), eb('dispatched_at', 'is', null), eb('dispatched_at', '>=', sinceIso)]),
+    )
+    .orderBy('seq', 'desc')
+    .limit(limit)
+    .execute();
+}

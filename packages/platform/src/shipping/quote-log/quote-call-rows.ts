@@ -33,6 +33,21 @@ export function insertQuoteCalls(db: Kysely<QuoteLogTables>, rows: readonly Quot
     .onConflict((oc) => oc.column('id').doNothing());
 }
 
+/** The calls logged since `sinceIso`, newest first, at most `limit`: when and how long (the operator console's latency chart). */
+export function quoteLatenciesSince(
+  log: Kysely<QuoteLogTables>,
+  sinceIso: string,
+  limit: number,
+): Promise<Array<{ created_at: string; latency_ms: number }>> {
+  return log
+    .selectFrom('quote_calls')
+    .select(['created_at', 'latency_ms'])
+    .where('created_at', '>=', sinceIso)
+    .orderBy('created_at', 'desc')
+    .limit(limit)
+    .execute();
+}
+
 /** The admin API's view of a logged call. */
 export function presentQuoteCall(row: QuoteCallRecord) {
   return {
