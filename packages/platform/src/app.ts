@@ -9,7 +9,6 @@ import { adminRoutes } from './admin/admin-routes.js';
 import { consoleRoutes } from './console/console-routes.js';
 import { type Clock, systemClock } from './core/clock.js';
 import type { PlatformConfig } from './core/config.js';
-import type { PlatformContext } from './core/platform-context.js';
 import { PlatformError } from './core/platform-error.js';
 import { cryptoRandom, type Random } from './core/random.js';
 import { SecretBox } from './core/secret-box.js';
@@ -22,6 +21,7 @@ import { installJsonBodyParser } from './http/json-body-parser.js';
 import { installNulGuard } from './http/nul-guard.js';
 import { docsPageOptions, OPENAPI_TAGS, openapiRouteTransform } from './http/openapi-document.js';
 import { openapiWebhooks, webhookComponentSchemas } from './http/openapi-webhooks.js';
+import type { PlatformContext } from './http/platform-context.js';
 import { postmanRoute } from './http/postman-route.js';
 import { languageRoute } from './i18n/language-route.js';
 import { identityRoutes } from './identity/identity-routes.js';
@@ -59,7 +59,7 @@ export interface AppDeps {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** The services every capability shares (core/platform-context.ts); the identity and shipping ones are built by their capability. */
+/** The services every capability shares (http/platform-context.ts); the identity and shipping ones are built by their capability. */
 export function createPlatformContext(deps: AppDeps): PlatformContext {
   return {
     config: deps.config,

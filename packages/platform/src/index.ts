@@ -19,7 +19,6 @@ export {
   type PlatformConfigInput,
   platformConfig,
 } from './core/config.js';
-export type { PlatformContext } from './core/platform-context.js';
 export { PlatformError } from './core/platform-error.js';
 export { cryptoRandom, type Random } from './core/random.js';
 export { DEMO_RECORD_COUNTS, seedDemoRecords } from './demo/demo-records.js';
@@ -40,6 +39,7 @@ export {
   type DemoStockLookup,
   startDemoSeller,
 } from './demo/demo-seller.js';
+export type { PlatformContext } from './http/platform-context.js';
 export { parseTrustedProxies } from './http/trusted-proxies.js';
 export { issueAuthorizationCode, type NewAuthorizationCode } from './identity/authorization-codes.js';
 export { createIdentityServices, type IdentityServices } from './identity/identity-services.js';

@@ -3,10 +3,10 @@ import { type DestinationStream, destination, pino } from 'pino';
 import { collectDefaultMetrics, Gauge } from 'prom-client';
 import type { Clock } from './core/clock.js';
 import type { DispatcherTuning, PlatformConfig } from './core/config.js';
-import type { PlatformContext } from './core/platform-context.js';
 import type { Random } from './core/random.js';
 import { plantOrRecallDemo, startDemoSellerFor } from './demo/demo-sandbox.js';
 import type { DemoCredentials, DemoRecordsSeeder } from './demo/demo-seed.js';
+import type { PlatformContext } from './http/platform-context.js';
 import { createPlatform } from './platform.js';
 
 /** What `feira start` hands over once its config is resolved; nothing here reads flags or environment. */

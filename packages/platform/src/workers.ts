@@ -1,5 +1,5 @@
-import type { PlatformContext } from './core/platform-context.js';
 import type { Readiness } from './http/health-routes.js';
+import type { PlatformContext } from './http/platform-context.js';
 import { withOwnPool } from './storage/database.js';
 import type { DatabaseLog } from './storage/lost-connection.js';
 import { dispatcherWorkerName, WebhookDispatcher, type WebhookDispatcherOptions } from './webhooks/webhook-dispatcher.js';

@@ -1,5 +1,5 @@
 import type { ProductInput } from '@feira/contract';
-import type { PlatformContext } from '../core/platform-context.js';
+import type { PlatformContext } from '../http/platform-context.js';
 import { productKind } from '../records/kinds/products.js';
 import { insertRecord } from '../records/record-write.js';
 import { type SeedCounts, seedRecords } from '../records/seed-records.js';

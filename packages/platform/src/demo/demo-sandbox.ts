@@ -1,5 +1,5 @@
 import { addRedirectUri, findClientById } from '../accounts/client-repository.js';
-import type { PlatformContext } from '../core/platform-context.js';
+import type { PlatformContext } from '../http/platform-context.js';
 import { readDemoCredentials, writeDemoCredentials } from './demo-credentials-file.js';
 import {
   DEMO_CALLBACK_PATH,

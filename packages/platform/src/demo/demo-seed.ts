@@ -1,8 +1,8 @@
 import { SCOPE_NAMES, type Scope } from '@feira/contract';
 import { countClients, createClient } from '../accounts/client-repository.js';
 import { countSellers, createSeller, type Tenant } from '../accounts/seller-repository.js';
-import type { PlatformContext } from '../core/platform-context.js';
 import { randomToken } from '../core/random.js';
+import type { PlatformContext } from '../http/platform-context.js';
 import { seedDemoRecords } from './demo-records.js';
 
 export const DEMO_SELLER_LOGIN = 'demo@feira.test';

@@ -1,4 +1,4 @@
-import type { PlatformContext } from '../core/platform-context.js';
+import type { PlatformContext } from '../http/platform-context.js';
 import { PasswordCheckGate } from './password-check-gate.js';
 import { type KeyRing, loadKeyRing } from './signing-keys.js';
 import { TokenSigner } from './token-signer.js';

@@ -1,5 +1,5 @@
 import { BoundedCache } from '../core/bounded-cache.js';
-import type { PlatformContext } from '../core/platform-context.js';
+import type { PlatformContext } from '../http/platform-context.js';
 import { BUILT_IN_QUOTE_METHODS, type QuoteMethodRegistry } from './methods/index.js';
 import { quoteLogStoreFor } from './quote-log/quote-log.js';
 import { QUOTE_LOG_BATCH, QuoteLogWriter, type QuoteLogWriterOptions } from './quote-log/quote-log-writer.js';

@@ -1,10 +1,10 @@
 import type { Registry } from 'prom-client';
 import type { Dispatcher } from 'undici';
+import type { Clock } from '../core/clock.js';
+import type { PlatformConfig } from '../core/config.js';
+import type { Random } from '../core/random.js';
+import type { SecretBox } from '../core/secret-box.js';
 import type { Database } from '../storage/database.js';
-import type { Clock } from './clock.js';
-import type { PlatformConfig } from './config.js';
-import type { Random } from './random.js';
-import type { SecretBox } from './secret-box.js';
 
 /**
  * The services every capability may use, built once per process by the
