@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { findClientById } from '../accounts/client-repository.js';
+import { clientNamesById, findClientById } from '../accounts/client-repository.js';
 import { findSellerById, type Seller } from '../accounts/seller-repository.js';
 import { type PageOptions, sendPage } from '../http/html-page.js';
 import { requestTranslator, type Translator } from '../i18n/i18n.js';
@@ -13,9 +13,16 @@ import {
 } from '../identity/login-session.js';
 import { checkCredentials } from '../identity/seller-credentials.js';
 import { sellerFreightRoutes } from '../shipping/freight/freight-routes.js';
+import { newestStoreDeliveries } from '../webhooks/delivery-store.js';
 import { redeliverDelivery, redeliverFailedSince } from '../webhooks/redelivery.js';
 import { sellerWebhookRoutes, visibleDelivery, type WebhookViewer } from '../webhooks/seller-webhook-routes.js';
-import { rotateSubscriptionSecret, setSubscriptionState } from '../webhooks/subscription-store.js';
+import {
+  findStoreSubscription,
+  rotateSubscriptionSecret,
+  setSubscriptionState,
+  storeSubscriptions,
+} from '../webhooks/subscription-store.js';
+import type { DeliveryState } from '../webhooks/webhook-tables.js';
 import { connectedApps, disconnectApp } from './connected-apps.js';
 import { consoleAssets } from './console-assets.js';
 import type { ConsoleKit, ConsoleWho } from './console-kit.js';
@@ -197,15 +204,7 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
 
   /** The newest 50 deliveries of a store, optionally of one state: the webhooks page's table. */
   function storeDeliveries(tenantId: string, status: string | null) {
-    let deliveries = db
-      .selectFrom('webhook_deliveries')
-      .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(50);
-    if (status) deliveries = deliveries.where('state', '=', status as 'dead');
-    return deliveries.execute();
+    return newestStoreDeliveries(db, tenantId, status as DeliveryState | null, 50);
   }
 
   /**
@@ -271,23 +270,8 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
       const status = ['pending', 'succeeded', 'dead'].includes(request.query.status ?? '')
         ? (request.query.status as string)
         : null;
-      const subscriptions = await db
-        .selectFrom('webhook_subscriptions')
-        .leftJoin('clients', 'clients.id', 'webhook_subscriptions.client_id')
-        .select([
-          'webhook_subscriptions.id',
-          'webhook_subscriptions.client_id',
-          'clients.name as app_name',
-          'webhook_subscriptions.topic',
-          'webhook_subscriptions.version',
-          'webhook_subscriptions.url',
-          'webhook_subscriptions.state',
-          'webhook_subscriptions.failure_streak',
-          'webhook_subscriptions.previous_secret_grace_until',
-        ])
-        .where('webhook_subscriptions.tenant_id', '=', found.store.id)
-        .orderBy('webhook_subscriptions.created_at', 'desc')
-        .execute();
+      const subscriptions = await storeSubscriptions(db, found.store.id);
+      const appNames = await clientNamesById(db, [...new Set(subscriptions.map((s) => s.client_id))]);
       const rows = await storeDeliveries(found.store.id, status);
       return page(request, reply, t, found.seller, {
         title: t.text('webhooks.title', { store: found.store.name }),
@@ -296,7 +280,7 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
           status,
           subscriptions: subscriptions.map((s) => ({
             id: s.id,
-            appName: s.app_name ?? s.client_id,
+            appName: appNames.get(s.client_id) ?? s.client_id,
             topic: s.topic,
             version: s.version,
             url: s.url,
@@ -391,12 +375,7 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
       seeOther(reply, back);
       return null;
     }
-    const row = await db
-      .selectFrom('webhook_subscriptions')
-      .select(['id', 'version'])
-      .where('id', '=', request.params.id)
-      .where('tenant_id', '=', found.store.id)
-      .executeTakeFirst();
+    const row = await findStoreSubscription(db, found.store.id, request.params.id);
     if (!row) {
       notFoundPage(request, reply, found.seller);
       return null;

@@ -5,7 +5,7 @@ import type { Random } from '../core/random.js';
 import type { SecretBox } from '../core/secret-box.js';
 import type { Schema } from '../storage/schema.js';
 import { generateWebhookSecret, rotateSecret } from './webhook-secret.js';
-import type { WebhookVersion } from './webhook-tables.js';
+import type { SubscriptionRow, WebhookVersion } from './webhook-tables.js';
 
 export interface SignupInput {
   clientId: string;
@@ -151,4 +151,34 @@ export async function disableClientSubscriptionsInStore(
 export async function deleteClientSubscriptions(db: Kysely<Schema>, clientId: string): Promise<number> {
   const result = await db.deleteFrom('webhook_subscriptions').where('client_id', '=', clientId).executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** What the console's webhooks page shows of a subscription: never its secrets, sealed or not. */
+export type StoreSubscription = Pick<
+  SubscriptionRow,
+  'id' | 'client_id' | 'topic' | 'version' | 'url' | 'state' | 'failure_streak' | 'previous_secret_grace_until'
+>;
+
+/** Every subscription of a store, newest first (the console's webhooks page). */
+export function storeSubscriptions(db: Kysely<Schema>, tenantId: string): Promise<StoreSubscription[]> {
+  return db
+    .selectFrom('webhook_subscriptions')
+    .select(['id', 'client_id', 'topic', 'version', 'url', 'state', 'failure_streak', 'previous_secret_grace_until'])
+    .where('tenant_id', '=', tenantId)
+    .orderBy('created_at', 'desc')
+    .execute();
+}
+
+/** One subscription, only if it belongs to the store; undefined otherwise (a foreign id reads as unknown). */
+export function findStoreSubscription(
+  db: Kysely<Schema>,
+  tenantId: string,
+  id: string,
+): Promise<Pick<SubscriptionRow, 'id' | 'version'> | undefined> {
+  return db
+    .selectFrom('webhook_subscriptions')
+    .select(['id', 'version'])
+    .where('id', '=', id)
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
 }
