@@ -9,10 +9,11 @@ import { requestTranslator } from '../i18n/i18n.js';
 import { csrfTokenValid, sessionSellerId } from '../identity/login-session.js';
 import { listRoute } from '../lists/list-route.js';
 import { outboundPolicyOf } from '../outbound/address-policy.js';
+import { firstProductSkus } from '../records/product-skus.js';
 import { freightTablesOf } from '../shipping/freight/freight-lookup.js';
 import { deleteFreightTable } from '../shipping/freight/freight-table-store.js';
 import { DEFAULT_SKUS, DEFAULT_ZIPCODE, type QuoteCheckReport, runQuoteCheck } from '../shipping/quote-check.js';
-import type { QuoteCallRecord } from '../shipping/quote-log/quote-call-rows.js';
+import { newestStoreQuoteCalls, type QuoteCallRecord } from '../shipping/quote-log/quote-call-rows.js';
 import { quoteCallList } from '../shipping/quote-log/quote-log-list.js';
 import { isQuoteWindow, QUOTE_WINDOWS, type QuoteWindow, quoteStats } from '../shipping/quote-log/quote-stats.js';
 import { checkQuoteUrl } from '../shipping/quote-url.js';
@@ -63,19 +64,14 @@ export async function shippingConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
     await app.shipping.quoteLog.flush();
     const log = await app.shipping.quoteLog.store.reader();
     const now = platform.clock.now();
-    let calls = log
-      .selectFrom('quote_calls')
-      .selectAll()
-      .where('tenant_id', '=', found.store.id)
-      .where('created_at', '>=', new Date(now.getTime() - QUOTE_WINDOWS[window].ms).toISOString())
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(50);
-    if (outcome === 'ok') calls = calls.where('outcome', '=', 'ok');
-    if (outcome === 'failed') calls = calls.where('outcome', '!=', 'ok');
     const [settings, rows, stats, tables] = await Promise.all([
       findShippingSettings(platform.database, found.store.id, app.shipping.quoteMethods),
-      calls.execute(),
+      newestStoreQuoteCalls(log, {
+        tenantId: found.store.id,
+        sinceIso: new Date(now.getTime() - QUOTE_WINDOWS[window].ms).toISOString(),
+        outcome,
+        limit: 50,
+      }),
       quoteStats(log, found.store.id, now, window),
       freightTablesOf(platform.database, [found.store.id]),
     ]);
@@ -135,16 +131,10 @@ export async function shippingConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
           return renderPage(request, reply.code(422), null, t.text('shipping.test.badUrl', { detail }));
         }
         // SKUs the store sells, so a seller that checks them can answer; the demo's otherwise.
-        const products = await db
-          .selectFrom('products')
-          .select('sku')
-          .where('tenant_id', '=', found.store.id)
-          .orderBy('created_at')
-          .limit(3)
-          .execute();
+        const skus = await firstProductSkus(db, found.store.id, 3);
         const report = await runQuoteCheck(platform.outbound, target, settings.url, {
           zipcode: DEFAULT_ZIPCODE,
-          sku: products.length > 0 ? products.map((p) => p.sku) : DEFAULT_SKUS,
+          sku: skus.length > 0 ? skus : DEFAULT_SKUS,
           invalidZipcode: '00000000',
           distributionCenter: settings.distributionCenterIds,
           repeat: TEST_REPEAT,

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { ShippingTables } from '../shipping-tables.js';
 
 /** The one table of the quote log, wherever it is kept (quote-log-store.ts). */
@@ -46,6 +46,24 @@ export function quoteLatenciesSince(
     .orderBy('created_at', 'desc')
     .limit(limit)
     .execute();
+}
+
+/** A store's newest logged calls since `sinceIso`, at most `limit`, all or only those that answered ok or not (the console's quote log). */
+export function newestStoreQuoteCalls(
+  log: Kysely<QuoteLogTables>,
+  query: { tenantId: string; sinceIso: string; outcome: 'ok' | 'failed' | null; limit: number },
+): Promise<Array<Selectable<QuoteLogTables['quote_calls']>>> {
+  let calls = log
+    .selectFrom('quote_calls')
+    .selectAll()
+    .where('tenant_id', '=', query.tenantId)
+    .where('created_at', '>=', query.sinceIso)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(query.limit);
+  if (query.outcome === 'ok') calls = calls.where('outcome', '=', 'ok');
+  if (query.outcome === 'failed') calls = calls.where('outcome', '!=', 'ok');
+  return calls.execute();
 }
 
 /** The admin API's view of a logged call. */
