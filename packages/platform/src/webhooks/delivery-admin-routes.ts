@@ -9,6 +9,7 @@ import { defineListResource } from '../lists/list-resource.js';
 import { listRoute } from '../lists/list-route.js';
 import type { Schema } from '../storage/schema.js';
 import { redeliverDelivery } from './redelivery.js';
+import { setSubscriptionState } from './subscription-store.js';
 import type { SubscriptionRow, WebhookTables } from './webhook-tables.js';
 
 type DeliveryRow = Selectable<WebhookTables['webhook_deliveries']>;
@@ -204,14 +205,8 @@ export async function deliveryAdminRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-      const nowIso = request.server.platform.clock.now().toISOString();
       // A new signup re-enables it, as after the 5-day rule (subscription-store.ts).
-      const row = await db
-        .updateTable('webhook_subscriptions')
-        .set({ state: 'disabled', disabled_at: nowIso, updated_at: nowIso })
-        .where('id', '=', request.params.id)
-        .returningAll()
-        .executeTakeFirst();
+      const row = await setSubscriptionState(db, request.params.id, 'disabled', request.server.platform.clock.now());
       if (!row) throw notFound('Subscription');
       return presentSubscription(row);
     },

@@ -106,18 +106,19 @@ export async function rotateSubscriptionSecret(
 }
 
 /**
- * Disable or re-enable by hand. Re-enabling clears the failure run as a new
- * signup does (spec-notes W4), so the 5-day clock starts again; a disabled
- * subscription gets no new deliveries (fan-out skips it).
+ * Disable or re-enable by hand (the console, the admin API). Re-enabling
+ * clears the failure run as a new signup does (spec-notes W4), so the 5-day
+ * clock starts again; a disabled subscription gets no new deliveries (fan-out
+ * skips it). Returns the subscription as it now is; undefined for an unknown id.
  */
 export async function setSubscriptionState(
   db: Kysely<Schema>,
   id: string,
   state: 'active' | 'disabled',
   now: Date,
-): Promise<void> {
+): Promise<SubscriptionRow | undefined> {
   const at = now.toISOString();
-  await db
+  return db
     .updateTable('webhook_subscriptions')
     .set(
       state === 'active'
@@ -125,7 +126,8 @@ export async function setSubscriptionState(
         : { state, disabled_at: at, updated_at: at },
     )
     .where('id', '=', id)
-    .execute();
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /**

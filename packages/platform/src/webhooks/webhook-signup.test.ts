@@ -53,6 +53,32 @@ describe.each(testDatabaseTargets())('webhook signup on $dialect', (target) => {
     expect(second.parameters.url).toBe('https://b.example.com/h');
   });
 
+  it('W4: the admin API disables a subscription (its state and time, no secret); an unknown id is a 404; a new signup re-enables it', async () => {
+    const seller = await sellerWithToken(platform);
+    const [subscription] = (await signup(platform, seller, 'v1', 'https://hooks.example.com/feira')).json().subscriptions;
+    const admin = { authorization: `Bearer ${platform.app.platform.config.adminToken}` };
+    const disable = (id: string) =>
+      platform.app.inject({ method: 'POST', url: `/admin/webhooks/subscriptions/${id}/disable`, headers: admin });
+    const disabled = await disable(subscription.id);
+    expect(disabled.statusCode).toBe(200);
+    expect(disabled.json()).toMatchObject({
+      id: subscription.id,
+      state: 'disabled',
+      disabled_at: platform.clock.now().toISOString(),
+    });
+    expect(disabled.body).not.toContain('secret_sealed');
+    const unknown = await disable('no-such-subscription');
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toMatchObject({ slug: 'NOT_FOUND', request_id: expect.any(String) });
+    await signup(platform, seller, 'v1', 'https://hooks.example.com/feira');
+    const listed = await platform.app.inject({
+      method: 'GET',
+      url: `/admin/webhooks/subscriptions?tenant_id=${seller.tenantId}`,
+      headers: admin,
+    });
+    expect(listed.json().results).toMatchObject([{ id: subscription.id, state: 'active', disabled_at: null }]);
+  });
+
   it('spec "Webhook URL rejected (v1)": an http URL on v1 is a 422 with exactly the spec body', async () => {
     const seller = await sellerWithToken(platform);
     const res = await signup(platform, seller, 'v1', 'http://hooks.example.com/feira');
