@@ -29,7 +29,7 @@ describe.each(testDatabaseTargets())('operator health over the hour on $dialect'
     const { clientId } = await platform.createClient();
     const [first, second] = await signUp(
       db,
-      { clientId, tenantId, topics: ['order', 'ticket'], url: 'http://127.0.0.1:9/hooks', version: 'v0' },
+      { clientId, tenantId, topics: ['order', 'sac_ticket'], url: 'http://127.0.0.1:9/hooks', version: 'v0' },
       deps,
     );
     // An event never fanned out (no dispatcher here): it waits from t0 on.
