@@ -1,8 +1,18 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrateToLatest, openDatabase } from '@feira/platform';
+import {
+  createTestPlatform,
+  sharedDatabaseUrl,
+  type TestPlatform,
+  testConfig,
+  testDatabaseTargets,
+  testTls,
+} from '@feira/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LoopbackReceiver, startReceiver } from '../../platform/test/webhooks/loopback-receiver.js';
+import { recordChange, sellerWithToken, signup } from '../../platform/test/webhooks/webhook-kit.js';
 import { runFeira } from './feira-process.js';
 import { runCli } from './support/run-cli.js';
 
@@ -103,4 +113,43 @@ describe('feira dispatch (real process, SQLite)', () => {
       await dispatch.stop('SIGKILL');
     }
   }, 120_000);
+});
+
+// A split deployment (`feira start --no-dispatcher` beside `feira dispatch`) must trust what one process
+// would: the CA named by FEIRA_OUTBOUND_CA reaches the dispatcher's deliveries too.
+describe('feira dispatch trusts --outbound-ca as feira start does (real process, SQLite)', { timeout: 120_000 }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'feira-dispatch-ca-'));
+  const sqlite = testDatabaseTargets().find((t) => t.dialect === 'sqlite');
+  let platform: TestPlatform;
+  let receiver: LoopbackReceiver;
+  beforeAll(async () => {
+    platform = await createTestPlatform(sqlite as NonNullable<typeof sqlite>, { outboundCa: testTls.ca });
+    receiver = await startReceiver({ tls: true, answer: () => ({ status: 204 }) });
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await platform?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('spec "Signature (v1 only)": a v1 delivery reaches an HTTPS receiver whose CA is given only by FEIRA_OUTBOUND_CA', async () => {
+    const seller = await sellerWithToken(platform);
+    expect((await signup(platform, seller, 'v1', receiver.url)).statusCode).toBe(200);
+    await recordChange(platform, { tenantId: seller.tenantId });
+    const caFile = join(dir, 'company-ca.pem');
+    writeFileSync(caFile, testTls.ca);
+    const { url } = await sharedDatabaseUrl(platform.database);
+    const dispatch = runFeira(['dispatch', '--data-dir', join(dir, '.feira')], {
+      FEIRA_DATABASE: url,
+      FEIRA_SECRET_KEY: testConfig().secretKey,
+      FEIRA_OUTBOUND_CA: caFile,
+    });
+    try {
+      await dispatch.waitFor(/Dispatching webhooks from/, 60_000);
+      const [delivery] = await receiver.waitFor(1, 60_000);
+      expect(delivery?.headers['x-signature-256']).toMatch(/^sha256=[0-9a-f]{64}$/);
+    } finally {
+      await dispatch.stop('SIGKILL');
+    }
+  });
 });

@@ -3,6 +3,7 @@ import { type Command, Option } from 'commander';
 import { ConfigError } from '../config/config-error.js';
 import { loadStartConfig } from '../config/load-start-config.js';
 import { type StartFlags, settingHelp, settingsOf } from '../config/start-config.js';
+import { outboundTrustOf } from '../sandbox/local-ca.js';
 import { stopSignal } from '../stop-signals.js';
 
 interface DispatchFlags extends StartFlags {
@@ -42,7 +43,10 @@ export function register(program: Command): void {
         warn: (fields: object, message: string) => void process.stderr.write(`${message}: ${JSON.stringify(fields)}\n`),
       };
       const redeliver = flags.redeliver;
+      // The same trust as `feira start` of this sandbox, so a split deployment delivers where one process would.
+      const { outboundCa } = outboundTrustOf(config);
       const platform = await createPlatform({
+        ...(outboundCa ? { outboundCa } : {}),
         databaseUrl: config.databaseUrl,
         roles: { api: false, dispatcher: redeliver === undefined },
         config: {

@@ -4,7 +4,7 @@ import { ConfigError } from '../config/config-error.js';
 import { loadStartConfig, type StartConfig } from '../config/load-start-config.js';
 import { resolveStartSettings, type StartFlags, settingHelp, settingsOf } from '../config/start-config.js';
 import { snapshotDataDir } from '../sandbox/data-dir-snapshot.js';
-import { loadOrCreateLocalCa } from '../sandbox/local-ca.js';
+import { outboundTrustOf } from '../sandbox/local-ca.js';
 import { removeSandboxRecord, SANDBOX_RECORD_FILE, writeSandboxRecord } from '../sandbox/sandbox-record.js';
 import { logDestination } from '../sandbox/start-logger.js';
 import { stopSignal } from '../stop-signals.js';
@@ -84,10 +84,7 @@ export async function runStart(flags: StartFlags & ClusterFlags, io: StartIo): P
   }
   let running: RunningPlatform;
   try {
-    // Sandbox mode: the outbound client trusts the data folder's local CA, whose
-    // certificates `feira listen` serves, so v1 deliveries to it need no setup.
-    const localCa = config.mode === 'sandbox' ? loadOrCreateLocalCa(config.dataDir) : undefined;
-    const outboundCa = [config.outboundCa, localCa?.certPem].filter((pem) => pem !== undefined).join('\n');
+    const { localCa, outboundCa } = outboundTrustOf(config);
     const destination = logDestination(config.logFormat);
     running = await startPlatform({
       databaseUrl: config.databaseUrl,

@@ -213,12 +213,13 @@ describe('the settings table is the one list of options', () => {
       if (setting.flag) expect(new Option(setting.flag).attributeName()).toBe(key);
   });
 
-  it('feira dispatch takes the database, data folder, mode, secret key and every dispatcher tuning row', () => {
+  it('feira dispatch takes the database, data folder, mode, secret key, outbound CA and every dispatcher tuning row', () => {
     expect(settingsOf('dispatch').map(({ key }) => key)).toEqual([
       'database',
       'dataDir',
       'mode',
       'secretKey',
+      'outboundCa',
       'concurrency',
       'perEndpoint',
       'dispatchBatch',

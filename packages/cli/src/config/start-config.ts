@@ -162,7 +162,7 @@ export const START_SETTINGS = {
     env: 'FEIRA_OUTBOUND_CA',
     default: "none (Node's trusted CAs, NODE_EXTRA_CA_CERTS included, and the data folder's local CA)",
     help: 'PEM file of CA certificates trusted for webhook deliveries and quote calls (e.g. your local HTTPS receiver)',
-    commands: START,
+    commands: BOTH,
   },
   metricsToken: {
     flag: '--metrics-token <token>',

@@ -110,3 +110,17 @@ export function issueLeafCertificate(
   cert.sign(caKey, forge.md.sha256.create());
   return { certPem: forge.pki.certificateToPem(cert), keyPem: keys.privateKeyPem };
 }
+
+/**
+ * What outbound calls (webhook deliveries, quote calls) trust beyond Node's own CAs, the same for every
+ * process of a sandbox: `--outbound-ca`, and in sandbox mode the data folder's local CA, whose certificates
+ * `feira listen` serves, so v1 deliveries to it need no setup. `feira start` and `feira dispatch` both use it.
+ */
+export function outboundTrustOf(config: { mode: 'sandbox' | 'strict'; dataDir: string; outboundCa: string | undefined }): {
+  localCa: LocalCa | undefined;
+  outboundCa: string | undefined;
+} {
+  const localCa = config.mode === 'sandbox' ? loadOrCreateLocalCa(config.dataDir) : undefined;
+  const pems = [config.outboundCa, localCa?.certPem].filter((pem) => pem !== undefined);
+  return { localCa, outboundCa: pems.length > 0 ? pems.join('\n') : undefined };
+}
