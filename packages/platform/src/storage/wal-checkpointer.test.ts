@@ -162,7 +162,7 @@ describe('WAL checkpoints on a thread', () => {
     }
   });
 
-  it("a quiet window whose thread never answers is closed after 500 ms anyway: the writer's queries wait no longer, and the thread keeps running", async () => {
+  it("a quiet window whose thread never answers is closed at its timeout anyway: the writer's queries wait no longer, and the thread keeps running", async () => {
     let unanswered = 0;
     // The window's timeout, fired by hand: its delay is recorded, and it runs out when the test says.
     const timeouts: Array<{ ms: number; fire: () => void }> = [];
