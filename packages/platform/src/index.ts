@@ -39,6 +39,7 @@ export {
   type DemoStockLookup,
   startDemoSeller,
 } from './demo/demo-seller.js';
+export { bearerToken } from './http/bearer-token.js';
 export type { PlatformContext } from './http/platform-context.js';
 export { parseTrustedProxies } from './http/trusted-proxies.js';
 export { issueAuthorizationCode, type NewAuthorizationCode } from './identity/authorization-codes.js';

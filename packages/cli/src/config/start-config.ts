@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import {
+  bearerToken,
   DEFAULT_BATCH_SIZE,
   DEFAULT_LEASE_MS,
   DEFAULT_MAX_IN_FLIGHT,
@@ -292,16 +293,14 @@ function parseSecret(name: string, value: string | undefined): string | undefine
   return value;
 }
 
-/** RFC 6750 §2.1's token68: what a bearer credential may hold, so what every guard can read back. */
-const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
-
 /**
- * A secret sent as `Authorization: Bearer <token>` (the admin and metrics tokens): also refused unless it is
- * token68, since a token with a space, `!` or `:` could be set but never presented, locking its holder out.
+ * A secret sent as `Authorization: Bearer <token>` (the admin and metrics tokens): also refused unless the
+ * platform's one bearer parser reads it back whole (RFC 6750 token68), since a token with a space, `!` or `:`
+ * could be set but never presented, locking its holder out.
  */
 function parseBearerSecret(name: string, value: string | undefined): string | undefined {
   const secret = parseSecret(name, value);
-  if (secret !== undefined && !TOKEN68.test(secret))
+  if (secret !== undefined && bearerToken(`Bearer ${secret}`) !== secret)
     throw new ConfigError(
       `${name} may hold only letters, digits and - . _ ~ + / (then = at the end): it is sent as "Authorization: Bearer <token>"`,
     );
