@@ -24,18 +24,15 @@ import { openapiWebhooks, webhookComponentSchemas } from './http/openapi-webhook
 import type { PlatformContext } from './http/platform-context.js';
 import { postmanRoute } from './http/postman-route.js';
 import { languageRoute } from './i18n/language-route.js';
-import { identityRoutes } from './identity/identity-routes.js';
-import { createIdentityServices } from './identity/identity-services.js';
-import type { KeyRing } from './identity/signing-keys.js';
+import type { KeyRing } from './identity/index.js';
+import { createIdentityServices, identityRoutes } from './identity/index.js';
 import { outboundPolicyOf } from './outbound/address-policy.js';
 import { createOutboundAgent } from './outbound/outbound-agent.js';
-import { recordRoutes } from './records/record-routes.js';
-import type { QuoteMethodRegistry } from './shipping/methods/index.js';
-import type { QuoteLogWriterOptions } from './shipping/quote-log/quote-log-writer.js';
-import { shippingRoutes } from './shipping/shipping-routes.js';
-import { createShippingServices } from './shipping/shipping-services.js';
+import { recordRoutes } from './records/index.js';
+import type { QuoteLogWriterOptions, QuoteMethodRegistry } from './shipping/index.js';
+import { createShippingServices, shippingRoutes } from './shipping/index.js';
 import type { Database } from './storage/database.js';
-import { webhookRoutes } from './webhooks/webhook-routes.js';
+import { webhookRoutes } from './webhooks/index.js';
 
 /** What buildApp needs (createPlatform passes it on). Only entry points pass real clocks and randomness; tests inject their own. */
 export interface AppDeps {

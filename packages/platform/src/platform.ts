@@ -9,7 +9,7 @@ import type { PlatformContext } from './http/platform-context.js';
 import { type Database, openDatabase } from './storage/database.js';
 import type { DatabaseLog } from './storage/lost-connection.js';
 import { migrateToLatest } from './storage/migrate.js';
-import type { WebhookDispatcherOptions } from './webhooks/webhook-dispatcher.js';
+import type { WebhookDispatcherOptions } from './webhooks/index.js';
 import { type BackgroundWorkers, startBackgroundWorkers } from './workers.js';
 
 /** What a process runs: `feira start` both, `feira start --no-dispatcher` the API, `feira dispatch` the dispatcher. */

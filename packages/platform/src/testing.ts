@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { ManualClock } from './core/clock.js';
 import { type PlatformConfig, platformConfig } from './core/config.js';
 import { hashPassword, sha256Hex } from './core/hashing.js';
-import { ACCESS_TOKEN_TYP } from './identity/token-signer.js';
+import { ACCESS_TOKEN_TYP } from './identity/index.js';
 import { type CreatePlatformOptions, createPlatform, type Platform } from './platform.js';
 import type { Database } from './storage/database.js';
 import { type TestDatabaseTarget, testDatabaseTargets } from './storage/test-databases.js';

@@ -2,7 +2,7 @@ import type { Readiness } from './http/health-routes.js';
 import type { PlatformContext } from './http/platform-context.js';
 import { withOwnPool } from './storage/database.js';
 import type { DatabaseLog } from './storage/lost-connection.js';
-import { dispatcherWorkerName, WebhookDispatcher, type WebhookDispatcherOptions } from './webhooks/webhook-dispatcher.js';
+import { dispatcherWorkerName, WebhookDispatcher, type WebhookDispatcherOptions } from './webhooks/index.js';
 
 export interface BackgroundWorkers {
   /** The webhook dispatcher running in this process, if any. */

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
-import { clientExists, deleteClientApp } from '../accounts/client-repository.js';
 import {
+  clientExists,
+  deleteClientApp,
   deleteSellerAccount,
   findSellerById,
   findSellerByLogin,
@@ -10,19 +11,17 @@ import {
   type Seller,
   sellerExists,
   updateSellerAccount,
-} from '../accounts/seller-repository.js';
+} from '../accounts/index.js';
 import type { Clock } from '../core/clock.js';
 import { hashPassword } from '../core/hashing.js';
 import { notFound, PlatformError } from '../core/platform-error.js';
 import type { Random } from '../core/random.js';
-import { revokeGrant } from '../identity/grant-revocation.js';
-import { deleteConsentsAndCodes } from '../identity/grant-store.js';
-import { endSellerSessions } from '../identity/login-session.js';
-import { deleteFreightTablesOf } from '../shipping/freight/freight-table-store.js';
+import { deleteConsentsAndCodes, endSellerSessions, revokeGrant } from '../identity/index.js';
+import { deleteFreightTablesOf } from '../shipping/index.js';
 import type { Database } from '../storage/database.js';
 import { isUniqueViolation } from '../storage/database-errors.js';
 import type { Schema } from '../storage/schema.js';
-import { deleteClientSubscriptions } from '../webhooks/subscription-store.js';
+import { deleteClientSubscriptions } from '../webhooks/index.js';
 
 /**
  * Updates and deletions of accounts (the operator console and the admin

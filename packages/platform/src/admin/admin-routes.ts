@@ -1,9 +1,17 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { type ClientApp, clientFromPublicRow, createClient, findPublicClientById } from '../accounts/client-repository.js';
-import { validateNewClient } from '../accounts/client-rules.js';
-import { createSeller, findSellerById, listTenantsOfSellers, type Seller } from '../accounts/seller-repository.js';
+import {
+  type ClientApp,
+  clientFromPublicRow,
+  createClient,
+  createSeller,
+  findPublicClientById,
+  findSellerById,
+  listTenantsOfSellers,
+  type Seller,
+  validateNewClient,
+} from '../accounts/index.js';
 import { notFound } from '../core/platform-error.js';
 import { requireAdminToken } from '../http/admin-auth.js';
 import { listRoute } from '../lists/list-route.js';

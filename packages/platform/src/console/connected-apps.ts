@@ -1,10 +1,8 @@
 import type { Kysely } from 'kysely';
-import { clientNamesById } from '../accounts/client-repository.js';
-import { storeConsents, withdrawStoreConsent } from '../identity/consent-store.js';
-import { revokeGrant } from '../identity/grant-revocation.js';
-import { lastTokenIssuedAt } from '../identity/grant-store.js';
+import { clientNamesById } from '../accounts/index.js';
+import { lastTokenIssuedAt, revokeGrant, storeConsents, withdrawStoreConsent } from '../identity/index.js';
 import type { Schema } from '../storage/schema.js';
-import { disableClientSubscriptionsInStore } from '../webhooks/subscription-store.js';
+import { disableClientSubscriptionsInStore } from '../webhooks/index.js';
 
 export interface ConnectedApp {
   clientId: string;

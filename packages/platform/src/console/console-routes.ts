@@ -1,27 +1,29 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { clientNamesById, findClientById } from '../accounts/client-repository.js';
-import { findSellerById, type Seller } from '../accounts/seller-repository.js';
+import { clientNamesById, findClientById, findSellerById, type Seller } from '../accounts/index.js';
 import { type PageOptions, sendPage } from '../http/html-page.js';
 import { requestTranslator, type Translator } from '../i18n/i18n.js';
 import {
+  checkCredentials,
   csrfTokenValid,
   endSession,
   csrfToken as sessionCsrfToken,
   sessionSellerId,
   startSession,
-} from '../identity/login-session.js';
-import { checkCredentials } from '../identity/seller-credentials.js';
-import { sellerFreightRoutes } from '../shipping/freight/freight-routes.js';
-import { newestStoreDeliveries } from '../webhooks/delivery-store.js';
-import { redeliverDelivery, redeliverFailedSince } from '../webhooks/redelivery.js';
-import { sellerWebhookRoutes, visibleDelivery, type WebhookViewer } from '../webhooks/seller-webhook-routes.js';
+} from '../identity/index.js';
+import { sellerFreightRoutes } from '../shipping/index.js';
 import {
   findStoreSubscription,
+  newestStoreDeliveries,
+  redeliverDelivery,
+  redeliverFailedSince,
   rotateSubscriptionSecret,
+  sellerWebhookRoutes,
   setSubscriptionState,
   storeSubscriptions,
-} from '../webhooks/subscription-store.js';
+  visibleDelivery,
+  type WebhookViewer,
+} from '../webhooks/index.js';
 import type { DeliveryState } from '../webhooks/webhook-tables.js';
 import { connectedApps, disconnectApp } from './connected-apps.js';
 import { consoleAssets } from './console-assets.js';

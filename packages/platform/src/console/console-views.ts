@@ -2,7 +2,7 @@ import type { Scope } from '@feira/contract';
 import { escapeHtml, hiddenFields, languageSwitch } from '../http/html-page.js';
 import type { Translator } from '../i18n/i18n.js';
 import type { MessageKey } from '../i18n/messages-en.js';
-import { scopeKey } from '../identity/page-views.js';
+import { scopeKey } from '../identity/index.js';
 
 /** HTML of the console pages, every string from the catalogues; tables have captions and header cells. */
 

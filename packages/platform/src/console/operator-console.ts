@@ -1,15 +1,21 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { findPublicClientById, listNewestClients } from '../accounts/client-repository.js';
-import { createSeller, findSellerById, listNewestSellers, listTenantsOfSellers } from '../accounts/seller-repository.js';
+import {
+  createSeller,
+  findPublicClientById,
+  findSellerById,
+  listNewestClients,
+  listNewestSellers,
+  listTenantsOfSellers,
+} from '../accounts/index.js';
 import { addStore, deleteClient, deleteSeller, renameStore, updateSeller } from '../admin/account-changes.js';
 import { PlatformError } from '../core/platform-error.js';
 import type { PageOptions } from '../http/html-page.js';
 import { requestTranslator, type Translator } from '../i18n/i18n.js';
-import { csrfTokenValid } from '../identity/login-session.js';
-import { outboxEventsInWindow } from '../records/outbox.js';
-import { quoteLatenciesSince } from '../shipping/quote-log/quote-call-rows.js';
-import { deliveriesInWindow, deliveryAttemptsSince } from '../webhooks/delivery-health.js';
+import { csrfTokenValid } from '../identity/index.js';
+import { outboxEventsInWindow } from '../records/index.js';
+import { quoteLatenciesSince } from '../shipping/index.js';
+import { deliveriesInWindow, deliveryAttemptsSince } from '../webhooks/index.js';
 import { sendAsset } from './console-assets.js';
 import type { ConsoleKit } from './console-kit.js';
 import { isOperator, signInOperator, signOutOperator } from './operator-session.js';

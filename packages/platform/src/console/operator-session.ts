@@ -1,8 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { constantTimeEqual, sha256Hex } from '../core/hashing.js';
 import { randomToken } from '../core/random.js';
-import { reserveAttempt, settleAttempt, type ThrottlePolicy } from '../identity/attempt-throttle.js';
-import { throttleAddress } from '../identity/throttle-address.js';
+import { reserveAttempt, settleAttempt, type ThrottlePolicy, throttleAddress } from '../identity/index.js';
 
 /**
  * The operator's console session: the admin token, typed once into

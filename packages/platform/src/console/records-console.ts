@@ -7,8 +7,8 @@ import { requestTranslator, type Translator } from '../i18n/i18n.js';
 import type { MessageKey } from '../i18n/messages-en.js';
 import { runList } from '../lists/list-engine.js';
 import type { ListField } from '../lists/list-resource.js';
-import type { RecordTable } from '../records/record-kind.js';
-import { type AnyRecordKind, RECORD_KINDS } from '../records/record-kinds.js';
+import type { RecordTable } from '../records/index.js';
+import { type AnyRecordKind, RECORD_KINDS } from '../records/index.js';
 import type { ConsoleKit } from './console-kit.js';
 import { storeCrumbs, storeNav } from './console-views.js';
 

@@ -2,22 +2,31 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { listTenantsOfSeller } from '../accounts/seller-repository.js';
+import { listTenantsOfSeller } from '../accounts/index.js';
 import { invalidParameter, PlatformError } from '../core/platform-error.js';
 import { documentedList, documentedObject, errorResponse } from '../http/openapi-document.js';
 import { requestTranslator } from '../i18n/i18n.js';
-import { csrfTokenValid, sessionSellerId } from '../identity/login-session.js';
+import { csrfTokenValid, sessionSellerId } from '../identity/index.js';
 import { listRoute } from '../lists/list-route.js';
 import { outboundPolicyOf } from '../outbound/address-policy.js';
-import { firstProductSkus } from '../records/product-skus.js';
-import { freightTablesOf } from '../shipping/freight/freight-lookup.js';
-import { deleteFreightTable } from '../shipping/freight/freight-table-store.js';
-import { DEFAULT_SKUS, DEFAULT_ZIPCODE, type QuoteCheckReport, runQuoteCheck } from '../shipping/quote-check.js';
-import { newestStoreQuoteCalls, type QuoteCallRecord } from '../shipping/quote-log/quote-call-rows.js';
-import { quoteCallList } from '../shipping/quote-log/quote-log-list.js';
-import { isQuoteWindow, QUOTE_WINDOWS, type QuoteWindow, quoteStats } from '../shipping/quote-log/quote-stats.js';
-import { checkQuoteUrl } from '../shipping/quote-url.js';
-import { findShippingSettings } from '../shipping/shipping-settings.js';
+import { firstProductSkus } from '../records/index.js';
+import {
+  checkQuoteUrl,
+  DEFAULT_SKUS,
+  DEFAULT_ZIPCODE,
+  deleteFreightTable,
+  findShippingSettings,
+  freightTablesOf,
+  isQuoteWindow,
+  newestStoreQuoteCalls,
+  QUOTE_WINDOWS,
+  type QuoteCallRecord,
+  type QuoteCheckReport,
+  type QuoteWindow,
+  quoteCallList,
+  quoteStats,
+  runQuoteCheck,
+} from '../shipping/index.js';
 import { sendAsset } from './console-assets.js';
 import type { ConsoleKit } from './console-kit.js';
 import { shippingView } from './shipping-views.js';

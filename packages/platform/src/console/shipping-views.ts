@@ -1,10 +1,7 @@
 import { escapeHtml, hiddenFields } from '../http/html-page.js';
 import type { Translator } from '../i18n/i18n.js';
 import type { MessageKey } from '../i18n/messages-en.js';
-import type { QuoteCheckReport } from '../shipping/quote-check.js';
-import type { QuoteCallRecord } from '../shipping/quote-log/quote-call-rows.js';
-import type { QuoteStats, QuoteWindow } from '../shipping/quote-log/quote-stats.js';
-import type { ShippingSettings } from '../shipping/shipping-settings.js';
+import type { QuoteCallRecord, QuoteCheckReport, QuoteStats, QuoteWindow, ShippingSettings } from '../shipping/index.js';
 import { postButton, storeCrumbs, storeNav } from './console-views.js';
 
 /** The URL as the page shows it: the query may hold the seller's token (spec "Authentication" rule 12). */

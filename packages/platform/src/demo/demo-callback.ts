@@ -1,10 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { findClientById, verifyClientSecret } from '../accounts/client-repository.js';
+import { findClientById, verifyClientSecret } from '../accounts/index.js';
 import { sha256Hex } from '../core/hashing.js';
 import { escapeHtml, hiddenFields, sendPage } from '../http/html-page.js';
-import { exchangeAuthorizationCode } from '../identity/authorization-codes.js';
-import { csrfToken, csrfTokenValid } from '../identity/login-session.js';
-import { OAuthError } from '../identity/oauth-error.js';
+import { csrfToken, csrfTokenValid, exchangeAuthorizationCode, OAuthError } from '../identity/index.js';
 
 export const DEMO_CALLBACK_PATH = '/demo/callback';
 const RESULT_COOKIE = 'feira_demo_tokens';

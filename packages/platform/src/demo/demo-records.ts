@@ -1,8 +1,6 @@
 import type { ProductInput } from '@feira/contract';
 import type { PlatformContext } from '../http/platform-context.js';
-import { productKind } from '../records/kinds/products.js';
-import { insertRecord } from '../records/record-write.js';
-import { type SeedCounts, seedRecords } from '../records/seed-records.js';
+import { insertRecord, productKind, type SeedCounts, seedRecords } from '../records/index.js';
 
 /**
  * Products with fixed SKUs in every demo store, beside the generated ones, so

@@ -1,6 +1,5 @@
 import { SCOPE_NAMES, type Scope } from '@feira/contract';
-import { countClients, createClient } from '../accounts/client-repository.js';
-import { countSellers, createSeller, type Tenant } from '../accounts/seller-repository.js';
+import { countClients, countSellers, createClient, createSeller, type Tenant } from '../accounts/index.js';
 import { randomToken } from '../core/random.js';
 import type { PlatformContext } from '../http/platform-context.js';
 import { seedDemoRecords } from './demo-records.js';

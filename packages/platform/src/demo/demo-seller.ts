@@ -11,7 +11,7 @@ import {
 } from '@feira/contract';
 import type { Clock } from '../core/clock.js';
 import type { PlatformConfig } from '../core/config.js';
-import { configureShippingSettings, type ShippingSettings } from '../shipping/shipping-settings.js';
+import { configureShippingSettings, type ShippingSettings } from '../shipping/index.js';
 import type { Database } from '../storage/database.js';
 
 /** The demo seller's two distribution centres (a multi-centre seller: every option carries its origin). */

@@ -1,6 +1,6 @@
 import { isScope, parseScopeString, type Scope } from '@feira/contract';
 import type { Kysely } from 'kysely';
-import { type ClientWithSecretHash, findClientById } from '../accounts/client-repository.js';
+import { type ClientWithSecretHash, findClientById } from '../accounts/index.js';
 import type { MessageKey } from '../i18n/i18n.js';
 import type { Schema } from '../storage/schema.js';
 import { redirectUriMatches } from './redirect-uri-match.js';

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { findClientById, verifyClientSecret } from '../accounts/client-repository.js';
+import { findClientById, verifyClientSecret } from '../accounts/index.js';
 import { sha256Hex } from '../core/hashing.js';
 import { findNul } from '../http/nul-guard.js';
 import { reserveAttempt, settleAttempt, type ThrottleKey, type ThrottlePolicy } from './attempt-throttle.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { findSellerById, type Seller } from '../accounts/seller-repository.js';
+import { findSellerById, type Seller } from '../accounts/index.js';
 import { sendPage } from '../http/html-page.js';
 import { requestTranslator } from '../i18n/i18n.js';
 import { issueAuthorizationCode } from './authorization-codes.js';

@@ -1,4 +1,4 @@
-import { findSellerByLogin } from '../accounts/seller-repository.js';
+import { findSellerByLogin } from '../accounts/index.js';
 import { verifyPassword } from '../core/hashing.js';
 import { reserveAttempt, settleAttempt } from './attempt-throttle.js';
 import type { IdentityServices } from './identity-services.js';

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { notFound } from '../core/platform-error.js';
 import { requireAdminToken } from '../http/admin-auth.js';
-import { requireAccessToken } from '../identity/access-token-guard.js';
+import { requireAccessToken } from '../identity/index.js';
 import { listRoute } from '../lists/list-route.js';
 import type { Schema } from '../storage/schema.js';
 import type { RecordKind, RecordTable } from './record-kind.js';

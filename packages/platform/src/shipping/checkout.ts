@@ -1,6 +1,5 @@
 import { type DeliveryOption, type Order, type ShownPackage, toCents } from '@feira/contract';
-import { insertOrder } from '../records/kinds/orders.js';
-import { sumOfLinesCents } from '../records/money.js';
+import { insertOrder, sumOfLinesCents } from '../records/index.js';
 import {
   type CartQuote,
   type CatalogueLine,

@@ -1,11 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
-import { listTenantsOfSeller } from '../accounts/seller-repository.js';
+import { listTenantsOfSeller } from '../accounts/index.js';
 import { invalidParameter, notFound, PlatformError } from '../core/platform-error.js';
 import { documentedList, documentedObject, errorResponse } from '../http/openapi-document.js';
-import { requireAccessToken } from '../identity/access-token-guard.js';
-import { csrfTokenValid, sessionSellerId } from '../identity/login-session.js';
+import { csrfTokenValid, requireAccessToken, sessionSellerId } from '../identity/index.js';
 import { listRoute } from '../lists/list-route.js';
 import type { Schema } from '../storage/schema.js';
 import { deliveriesList, deliveryWithAttempts, presentDelivery, subscriptionsList } from './delivery-admin-routes.js';

@@ -1,7 +1,7 @@
 import { TOPICS, type Topic, WebhookSignupBody, WebhookSignupResponse } from '@feira/contract';
 import type { FastifyInstance } from 'fastify';
 import { invalidParameter, PlatformError } from '../core/platform-error.js';
-import { requireAccessToken } from '../identity/access-token-guard.js';
+import { requireAccessToken } from '../identity/index.js';
 import { outboundPolicyOf } from '../outbound/address-policy.js';
 import { signUp } from './subscription-store.js';
 import type { WebhookVersion } from './webhook-tables.js';

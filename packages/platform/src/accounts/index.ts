@@ -1,0 +1,37 @@
+/**
+ * The public face of accounts/: sellers, their stores (tenants) and client apps: the repositories and the registration rules.
+ * Every other folder imports accounts/ through this file only (dependency-cruiser rule
+ * 'capability-public-face'); files inside accounts/ import each other directly.
+ */
+export {
+  addRedirectUri,
+  type ClientApp,
+  type ClientWithSecretHash,
+  clientExists,
+  clientFromPublicRow,
+  clientNamesById,
+  countClients,
+  createClient,
+  deleteClientApp,
+  findClientById,
+  findPublicClientById,
+  listNewestClients,
+  verifyClientSecret,
+} from './client-repository.js';
+export { validateNewClient } from './client-rules.js';
+export {
+  countSellers,
+  createSeller,
+  deleteSellerAccount,
+  findSellerById,
+  findSellerByLogin,
+  insertTenant,
+  listNewestSellers,
+  listTenantsOfSeller,
+  listTenantsOfSellers,
+  renameTenant,
+  type Seller,
+  sellerExists,
+  type Tenant,
+  updateSellerAccount,
+} from './seller-repository.js';

@@ -1,0 +1,17 @@
+/**
+ * The public face of records/: business records (orders, products, tickets, financial transactions): the kinds registry, writes with their outbox event, routes, seeding.
+ * Every other folder imports records/ through this file only (dependency-cruiser rule
+ * 'capability-public-face'); files inside records/ import each other directly.
+ */
+export { insertOrder, type OrderRow, orderKind } from './kinds/orders.js';
+export { type ProductRow, productKind } from './kinds/products.js';
+export { ticketKind } from './kinds/tickets.js';
+export { transactionKind } from './kinds/transactions.js';
+export { sumOfLinesCents } from './money.js';
+export { appendEvent, outboxEventsInWindow, type RecordChange } from './outbox.js';
+export { firstProductSkus } from './product-skus.js';
+export { type RecordKind, type RecordTable, recordPath } from './record-kind.js';
+export { type AnyRecordKind, RECORD_KINDS, recordKindOf, recordKindOfTopic } from './record-kinds.js';
+export { recordRoutes } from './record-routes.js';
+export { deleteRecord, findRecord, insertRecord, inTransaction, type RecordWriteDeps, updateRecord } from './record-write.js';
+export { type SeedCounts, type SeedDeps, type SeedResult, seedRecords } from './seed-records.js';

@@ -1,0 +1,32 @@
+/**
+ * The public face of shipping/: quote methods, the seller-API caller, freight tables, the quote log, shipping settings and routes.
+ * Every other folder imports shipping/ through this file only (dependency-cruiser rule
+ * 'capability-public-face'); files inside shipping/ import each other directly.
+ */
+export { FREIGHT_COLUMNS, type FreightRow, readFreightCsv } from './freight/freight-csv.js';
+export { freightOptions, freightTablesOf } from './freight/freight-lookup.js';
+export { sellerFreightRoutes } from './freight/freight-routes.js';
+export {
+  deleteFreightTable,
+  deleteFreightTablesOf,
+  importFreightTable,
+  MARKETPLACE_OWNER,
+} from './freight/freight-table-store.js';
+export type { QuoteMethodRegistry } from './methods/index.js';
+export { callSellerQuote, type QuoteCallOptions, type QuoteCallResult } from './quote-caller.js';
+export { DEFAULT_SKUS, DEFAULT_ZIPCODE, type QuoteCheckOptions, type QuoteCheckReport, runQuoteCheck } from './quote-check.js';
+export { newestStoreQuoteCalls, type QuoteCallRecord, quoteLatenciesSince } from './quote-log/quote-call-rows.js';
+export { quoteLogStoreFor } from './quote-log/quote-log.js';
+export { quoteCallList } from './quote-log/quote-log-list.js';
+export { type QuoteLogStore, quoteLogInDatabase } from './quote-log/quote-log-store.js';
+export { QUOTE_LOG_BATCH, QuoteLogWriter, type QuoteLogWriterOptions } from './quote-log/quote-log-writer.js';
+export { isQuoteWindow, QUOTE_WINDOWS, type QuoteStats, type QuoteWindow, quoteStats } from './quote-log/quote-stats.js';
+export { checkQuoteUrl, type QuoteTarget } from './quote-url.js';
+export { shippingRoutes } from './shipping-routes.js';
+export { createShippingServices, type ShippingServices } from './shipping-services.js';
+export {
+  configureShippingSettings,
+  findShippingSettings,
+  type ShippingSettings,
+  type ShippingSettingsBody,
+} from './shipping-settings.js';

@@ -1,0 +1,28 @@
+/**
+ * The public face of webhooks/: subscriptions, fan-out, the dispatcher, deliveries and redelivery, the seller and admin webhook routes.
+ * Every other folder imports webhooks/ through this file only (dependency-cruiser rule
+ * 'capability-public-face'); files inside webhooks/ import each other directly.
+ */
+export { deliveriesInWindow, deliveryAttemptsSince } from './delivery-health.js';
+export { newestStoreDeliveries } from './delivery-store.js';
+export { redeliverDelivery, redeliverFailedSince } from './redelivery.js';
+export { sellerWebhookRoutes, visibleDelivery, type WebhookViewer } from './seller-webhook-routes.js';
+export {
+  deleteClientSubscriptions,
+  disableClientSubscriptionsInStore,
+  findStoreSubscription,
+  rotateSubscriptionSecret,
+  setSubscriptionState,
+  storeSubscriptions,
+} from './subscription-store.js';
+export {
+  DEFAULT_BATCH_SIZE,
+  DEFAULT_LEASE_MS,
+  DEFAULT_MAX_IN_FLIGHT,
+  DEFAULT_MAX_POLL_INTERVAL_MS,
+  DEFAULT_PER_ENDPOINT_IN_FLIGHT,
+  dispatcherWorkerName,
+  WebhookDispatcher,
+  type WebhookDispatcherOptions,
+} from './webhook-dispatcher.js';
+export { webhookRoutes } from './webhook-routes.js';
