@@ -53,6 +53,23 @@ function toClient(row: ClientRow): ClientWithSecretHash {
 }
 
 /** A `clients` row without its secret hash (what the admin list selects) as a ClientApp. */
+/** Columns of `clients` that may leave the database through the admin API (never the secret hash). */
+export const CLIENT_PUBLIC_COLUMNS = [
+  'id',
+  'name',
+  'redirect_uris',
+  'scopes',
+  'default_scopes',
+  'terms_of_use_url',
+  'privacy_policy_url',
+  'created_at',
+] as const;
+
+/** The query the admin list of client apps pages through (list engine): public columns only. */
+export function clientListQuery(db: Kysely<Schema>) {
+  return db.selectFrom('clients').select(CLIENT_PUBLIC_COLUMNS);
+}
+
 export function clientFromPublicRow(row: Omit<ClientRow, 'secret_hash'>): ClientApp {
   return withoutSecret(toClient({ ...row, secret_hash: '' }));
 }

@@ -9,6 +9,7 @@ export {
   type ClientWithSecretHash,
   clientExists,
   clientFromPublicRow,
+  clientListQuery,
   clientNamesById,
   countClients,
   createClient,
@@ -32,6 +33,8 @@ export {
   renameTenant,
   type Seller,
   sellerExists,
+  sellerListQuery,
   type Tenant,
+  tenantExists,
   updateSellerAccount,
 } from './seller-repository.js';

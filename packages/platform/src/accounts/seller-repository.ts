@@ -116,6 +116,11 @@ export async function deleteSellerAccount(db: Kysely<Schema>, id: string): Promi
 }
 
 /** The newest sellers first, at most `limit` (the operator console's accounts page); without their stores. */
+/** The query the admin list of sellers pages through (list engine): never the password hash. */
+export function sellerListQuery(db: Kysely<Schema>) {
+  return db.selectFrom('sellers').select(['id', 'name', 'login', 'created_at']);
+}
+
 export async function listNewestSellers(
   db: Kysely<Schema>,
   limit: number,
@@ -150,6 +155,12 @@ export async function listTenantsOfSeller(db: Kysely<Schema>, sellerId: string):
     .orderBy('id')
     .execute();
   return rows.map((row) => ({ id: row.id, sellerId: row.seller_id, name: row.name, createdAt: row.created_at }));
+}
+
+/** True when a store (tenant) of this id exists: the one look-up other capabilities make before naming a store. */
+export async function tenantExists(db: Kysely<Schema>, id: string): Promise<boolean> {
+  const row = await db.selectFrom('tenants').select('id').where('id', '=', id).executeTakeFirst();
+  return row !== undefined;
 }
 
 export async function findTenantById(db: Kysely<Schema>, id: string): Promise<Tenant | undefined> {

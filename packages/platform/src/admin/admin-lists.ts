@@ -49,15 +49,3 @@ export const clientList = defineListResource({
   defaultSort: [{ field: 'created_at', direction: 'asc' }],
   present: (row: ClientListRow) => row,
 });
-
-/** Columns of `clients` that may leave the database through the admin API. */
-export const CLIENT_PUBLIC_COLUMNS = [
-  'id',
-  'name',
-  'redirect_uris',
-  'scopes',
-  'default_scopes',
-  'terms_of_use_url',
-  'privacy_policy_url',
-  'created_at',
-] as const;

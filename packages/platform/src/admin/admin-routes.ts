@@ -4,19 +4,21 @@ import type { FastifyInstance } from 'fastify';
 import {
   type ClientApp,
   clientFromPublicRow,
+  clientListQuery,
   createClient,
   createSeller,
   findPublicClientById,
   findSellerById,
   listTenantsOfSellers,
   type Seller,
+  sellerListQuery,
   validateNewClient,
 } from '../accounts/index.js';
 import { notFound } from '../core/platform-error.js';
 import { requireAdminToken } from '../http/admin-auth.js';
 import { listRoute } from '../lists/list-route.js';
 import { addStore, deleteClient, deleteSeller, renameStore, updateSeller } from './account-changes.js';
-import { CLIENT_PUBLIC_COLUMNS, clientList, sellerList } from './admin-lists.js';
+import { clientList, sellerList } from './admin-lists.js';
 import {
   ClientDeletionView,
   ClientList,
@@ -55,6 +57,8 @@ function clientView(client: ClientApp): ClientView {
     terms_of_use_url: client.termsOfUseUrl,
     privacy_policy_url: client.privacyPolicyUrl,
     created_at: client.createdAt,
+    token_endpoint_auth_method: client.tokenEndpointAuthMethod,
+    allowed_origins: client.allowedOrigins,
   };
 }
 
@@ -102,7 +106,7 @@ export async function adminRoutes(instance: FastifyInstance): Promise<void> {
       description: LIST_DESCRIPTION,
       response: { 200: SellerList, ...errors },
     },
-    base: () => db().selectFrom('sellers').select(['id', 'name', 'login', 'created_at']),
+    base: () => sellerListQuery(db()),
     respond: async (page) => {
       const tenants = await listTenantsOfSellers(
         db(),
@@ -170,7 +174,7 @@ export async function adminRoutes(instance: FastifyInstance): Promise<void> {
       description: LIST_DESCRIPTION,
       response: { 200: ClientList, ...errors },
     },
-    base: () => db().selectFrom('clients').select(CLIENT_PUBLIC_COLUMNS),
+    base: () => clientListQuery(db()),
     respond: (page) => ({ meta: page.meta, results: page.results.map((row) => clientView(clientFromPublicRow(row))) }),
   });
 

@@ -24,6 +24,7 @@ import {
   type QuoteCheckReport,
   type QuoteWindow,
   quoteCallList,
+  quoteCallsOf,
   quoteStats,
   runQuoteCheck,
 } from '../shipping/index.js';
@@ -202,12 +203,7 @@ export async function shippingConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
     },
     base: async (request) => {
       const tenants = await sessionTenants(request);
-      await app.shipping.quoteLog.flush();
-      const log = await app.shipping.quoteLog.store.reader();
-      return log
-        .selectFrom('quote_calls')
-        .selectAll()
-        .where('tenant_id', 'in', tenants.length > 0 ? tenants : ['\u0001none']);
+      return quoteCallsOf(app.shipping.quoteLog, tenants);
     },
   });
 

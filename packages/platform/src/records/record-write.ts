@@ -1,4 +1,5 @@
 import type { Kysely, QueryCreator } from 'kysely';
+import { tenantExists } from '../accounts/index.js';
 import { notFound, PlatformError } from '../core/platform-error.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../storage/database-errors.js';
 import type { Schema } from '../storage/schema.js';
@@ -68,8 +69,7 @@ function tenantNotFound(): PlatformError {
  * tenant, and `insertRecord` turns that into the same 404.
  */
 export async function assertTenantExists(db: Kysely<Schema>, tenantId: string): Promise<void> {
-  const tenant = await db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();
-  if (!tenant) throw tenantNotFound();
+  if (!(await tenantExists(db, tenantId))) throw tenantNotFound();
 }
 
 /** One of the tenant's records, or undefined (another tenant's record is not found either). */

@@ -7,6 +7,7 @@ import {
   type ShownPackage,
 } from '@feira/contract';
 import type { CompiledQuery, InferResult } from 'kysely';
+import { tenantExists } from '../accounts/index.js';
 import { invalidParameter, notFound } from '../core/platform-error.js';
 import type { Database } from '../storage/database.js';
 import type { MethodAnswer, QuoteMethod, SourcedOption } from './methods/index.js';
@@ -176,12 +177,7 @@ async function loadCartTheLongWay(
   // looked up separately only when there are none.
   const settings = await findShippingSettings(platform.database, input.tenantId, platform.quoteMethods);
   if (!settings) {
-    const tenant = await platform.database.db
-      .selectFrom('tenants')
-      .select('id')
-      .where('id', '=', input.tenantId)
-      .executeTakeFirst();
-    if (!tenant) throw notFound('Tenant');
+    if (!(await tenantExists(platform.database.db, input.tenantId))) throw notFound('Tenant');
   }
   return { settings, lines: await loadCart(platform, input.tenantId, input.items) };
 }

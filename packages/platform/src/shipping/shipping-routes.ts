@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { tenantExists } from '../accounts/index.js';
 import { notFound } from '../core/platform-error.js';
 import { requireAdminToken } from '../http/admin-auth.js';
 import { documentedList, documentedObject, errorResponse } from '../http/openapi-document.js';
@@ -9,7 +10,7 @@ import { presentCartQuote, quoteCart } from './cart-quote.js';
 import { checkout } from './checkout.js';
 import { freightRoutes } from './freight/freight-routes.js';
 import { gatewayRoutes } from './gateway-routes.js';
-import { quoteCallList } from './quote-log/quote-log-list.js';
+import { quoteCallList, quoteCallsOf } from './quote-log/quote-log-list.js';
 import { quoteMetrics } from './quote-metrics.js';
 import {
   configureShippingSettings,
@@ -100,12 +101,8 @@ export async function shippingRoutes(instance: FastifyInstance): Promise<void> {
     },
     base: async (request) => {
       const tenantId = request.params.tenant_id;
-      const tenant = await platform.database.db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();
-      if (!tenant) throw notFound('Tenant');
-      // The log is written in batches: every call that has answered is listed.
-      await quoteLog.flush();
-      const log = await quoteLog.store.reader();
-      return log.selectFrom('quote_calls').selectAll().where('tenant_id', '=', tenantId);
+      if (!(await tenantExists(platform.database.db, tenantId))) throw notFound('Tenant');
+      return quoteCallsOf(quoteLog, [tenantId]);
     },
   });
 

@@ -1,5 +1,6 @@
 import { QUOTE_MAX_CENTRE_ID_LENGTH } from '@feira/contract';
 import { type Static, type TObject, type TProperties, Type } from '@sinclair/typebox';
+import { tenantExists } from '../accounts/index.js';
 import { invalidParameter, notFound } from '../core/platform-error.js';
 import type { Database } from '../storage/database.js';
 import {
@@ -167,8 +168,7 @@ export async function configureShippingSettings(
     throw invalidParameter('fallback', 'body', `${input.fallback} is already one of the methods: its options are always merged`);
 
   const { db } = deps.database;
-  const tenant = await db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();
-  if (!tenant) throw notFound('Tenant');
+  if (!(await tenantExists(db, tenantId))) throw notFound('Tenant');
 
   const methodColumns: Partial<ShippingSettingsRow> = {};
   for (const { module, context } of contexts) Object.assign(methodColumns, await module.writeSettings?.(context));

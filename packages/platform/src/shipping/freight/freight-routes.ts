@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Papa from 'papaparse';
-import { listTenantsOfSeller } from '../../accounts/index.js';
+import { listTenantsOfSeller, tenantExists } from '../../accounts/index.js';
 import { invalidParameter, notFound, PlatformError } from '../../core/platform-error.js';
 import { requireAdminToken } from '../../http/admin-auth.js';
 import { documentedList, errorResponse } from '../../http/openapi-document.js';
@@ -179,8 +179,7 @@ async function sellerStoreGuard(request: FastifyRequest): Promise<void> {
 }
 
 async function tenantOwner(database: Database, tenantId: string): Promise<string> {
-  const tenant = await database.db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();
-  if (!tenant) throw notFound('Tenant');
+  if (!(await tenantExists(database.db, tenantId))) throw notFound('Tenant');
   return tenantId;
 }
 

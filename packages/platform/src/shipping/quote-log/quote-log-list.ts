@@ -1,6 +1,21 @@
 import { QUOTE_OUTCOMES } from '@feira/contract';
 import { defineListResource } from '../../lists/list-resource.js';
 import { presentQuoteCall, type QuoteCallRecord } from './quote-call-rows.js';
+import type { QuoteLogWriter } from './quote-log-writer.js';
+
+/**
+ * The quote calls of these stores, for the list engine to page through. The log
+ * is written in batches, so it is flushed first: every call that has answered is
+ * listed. No store, no rows.
+ */
+export async function quoteCallsOf(quoteLog: Pick<QuoteLogWriter, 'flush' | 'store'>, tenantIds: readonly string[]) {
+  await quoteLog.flush();
+  const log = await quoteLog.store.reader();
+  return log
+    .selectFrom('quote_calls')
+    .selectAll()
+    .where('tenant_id', 'in', tenantIds.length > 0 ? tenantIds : ['\u0001none']);
+}
 
 /**
  * The quote log as a list (spec-notes Q7 with the list conventions L1–L9).
