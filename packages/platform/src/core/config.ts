@@ -30,7 +30,24 @@ export interface PlatformConfig {
    * flag, environment variable, default, bounds); absent values take the dispatcher's defaults.
    */
   dispatcher?: Readonly<Partial<DispatcherTuning>>;
+  /**
+   * Base URLs of the freight gateways' APIs (shipping/methods/gateways/), each a row of the CLI's settings table;
+   * absent: the gateway's production host. A sandbox host or a test server stands in here.
+   */
+  gateways?: Readonly<Partial<GatewayBaseUrls>>;
 }
+
+/** Where each freight gateway's API is reached (no trailing slash). */
+export interface GatewayBaseUrls {
+  melhorEnvio: string;
+  frenet: string;
+}
+
+/** The gateways' production hosts (their public documentation). */
+export const DEFAULT_GATEWAY_BASE_URLS: GatewayBaseUrls = Object.freeze({
+  melhorEnvio: 'https://melhorenvio.com.br',
+  frenet: 'https://api.frenet.com.br',
+});
 
 /** The dispatcher's operator-facing knobs (webhooks/webhook-dispatcher.ts says what each does). */
 export interface DispatcherTuning {

@@ -26,6 +26,8 @@ export interface QuoteCallResult {
   response?: QuoteResponse;
   /** The seller's own error (outcome = its code). */
   sellerError?: QuoteSellerError;
+  /** The gateway kind of a `gateway` method's call (kept in the quote log row); absent for the seller API. */
+  gatewayKind?: string;
 }
 
 export interface QuoteCallOptions {
@@ -37,6 +39,23 @@ export interface QuoteCallOptions {
   maxResponseBytes?: number;
   /** spec-notes Q8: a gateway call carries the store's credential (never logged). */
   authorization?: string;
+  /**
+   * A gateway that speaks its own API (methods/gateways/, D57): how the
+   * request is written and how its answer becomes a seller-API response, which
+   * is then validated exactly as a seller's. Without it, the seller-API contract.
+   */
+  protocol?: QuoteProtocol;
+}
+
+/** A far end's own quote API, translated to and from the seller-API contract (D57). */
+export interface QuoteProtocol {
+  /** The body and the headers (credential included) the far end expects. */
+  encode(request: QuoteRequest): { body: string; headers: Record<string, string> };
+  /**
+   * A 2xx JSON answer as a seller-API quote response (validated after, as a
+   * seller's), or why it cannot be one (`invalid_response`).
+   */
+  decode(answer: unknown, request: QuoteRequest): { response: unknown } | { invalid: string };
 }
 
 const MAX_DETAIL_CHARS = 2000;
@@ -128,7 +147,9 @@ export async function callSellerQuote(
 ): Promise<QuoteCallResult> {
   const timeoutMs = options.timeoutMs ?? QUOTE_TIMEOUT_MS;
   const maxBytes = options.maxResponseBytes ?? QUOTE_MAX_RESPONSE_BYTES;
-  const body = JSON.stringify(request);
+  const protocol = options.protocol;
+  const encoded = protocol?.encode(request);
+  const body = encoded ? encoded.body : JSON.stringify(request);
   // A monotonic clock measures latency; the injected Clock dates the log row.
   const started = performance.now();
   // Set when the last byte of the answer is in: validating it is the platform's time, not the seller's.
@@ -161,8 +182,11 @@ export async function callSellerQuote(
       origin: target.origin,
       path: target.path,
       method: 'POST',
-      headers:
-        options.authorization === undefined ? REQUEST_HEADERS : { ...REQUEST_HEADERS, authorization: options.authorization },
+      headers: encoded
+        ? { ...REQUEST_HEADERS, ...encoded.headers }
+        : options.authorization === undefined
+          ? REQUEST_HEADERS
+          : { ...REQUEST_HEADERS, authorization: options.authorization },
       body,
       signal: controller.signal,
       // The AbortSignal is the deadline; undici's own timers only as a backstop.
@@ -173,7 +197,11 @@ export async function callSellerQuote(
     sent.catch(() => {});
     const answer = await Promise.race([sent, deadline]);
     httpStatus = answer.statusCode;
-    if (answer.statusCode !== 200 && answer.statusCode !== 400) {
+    // A gateway's own API has no quote error body: any status but 2xx is http_error (D58).
+    const readable = protocol
+      ? answer.statusCode >= 200 && answer.statusCode < 300
+      : answer.statusCode === 200 || answer.statusCode === 400;
+    if (!readable) {
       await answer.body.dump({ limit: 64 * 1024 }).catch(() => {});
       answeredAt = performance.now();
       return result('http_error', `HTTP ${answer.statusCode}`);
@@ -189,6 +217,15 @@ export async function callSellerQuote(
     const bytes = declared <= maxBytes ? Buffer.from(await answer.body.arrayBuffer()) : await readCapped(answer.body, maxBytes);
     answeredAt = performance.now();
     const parsed = parseJson(bytes);
+
+    if (protocol) {
+      if (parsed === undefined) return result('invalid_response', 'response.not-json: the gateway answer is not UTF-8 JSON');
+      const decoded = protocol.decode(parsed, request);
+      if ('invalid' in decoded) return result('invalid_response', decoded.invalid.slice(0, MAX_DETAIL_CHARS));
+      const problems = checkQuoteResponse(request, decoded.response, { distributionCenterIds: options.distributionCenterIds });
+      if (problems.length > 0) return result('invalid_response', describeViolations(problems));
+      return result('ok', null, { response: decoded.response as QuoteResponse });
+    }
 
     if (answer.statusCode === 400) {
       const understood = parsed === undefined ? null : checkQuoteErrorBody(parsed);
@@ -210,7 +247,7 @@ export async function callSellerQuote(
   } catch (error) {
     if (error instanceof BodyTooLarge) {
       return result(
-        httpStatus === 200 ? 'invalid_response' : 'http_error',
+        httpStatus === 200 || (protocol && httpStatus !== null && httpStatus < 300) ? 'invalid_response' : 'http_error',
         `response.too-large: the body is over ${maxBytes} bytes`,
       );
     }

@@ -1,4 +1,4 @@
-import { QUOTE_MAX_CENTRE_ID_LENGTH } from '@feira/contract';
+import { QUOTE_MAX_CENTRE_ID_LENGTH, ZIPCODE_PATTERN } from '@feira/contract';
 import { type Static, type TObject, type TProperties, Type } from '@sinclair/typebox';
 import { tenantExists } from '../accounts/index.js';
 import { invalidParameter, notFound } from '../core/platform-error.js';
@@ -24,9 +24,11 @@ export const SHIPPING_SETTINGS_COLUMNS = [
   'methods',
   'url',
   'distribution_center_ids',
+  'distribution_center_zipcodes',
   'fallback',
   'gateway_id',
   'gateway_credential',
+  'gateway_kind',
 ] as const satisfies readonly (keyof ShippingSettingsRow)[];
 
 /** The methods whose failed calls the freight tables may back up (`fallback`). */
@@ -66,7 +68,15 @@ export function shippingSettingsSchema(methods: QuoteMethodRegistry) {
       ),
       distribution_centers: Type.Array(
         Type.Object(
-          { id: Type.String({ minLength: 1, maxLength: QUOTE_MAX_CENTRE_ID_LENGTH }) },
+          {
+            id: Type.String({ minLength: 1, maxLength: QUOTE_MAX_CENTRE_ID_LENGTH }),
+            zipcode: Type.Optional(
+              Type.String({
+                pattern: ZIPCODE_PATTERN,
+                description: "The centre's CEP, 8 digits: where a gateway quote ships from (D59)",
+              }),
+            ),
+          },
           { additionalProperties: false },
         ),
         { maxItems: 100, default: [] },
@@ -86,11 +96,14 @@ export type ShippingSettingsBody = CommonSettingsBody &
 
 export function settingsFromRow(methods: QuoteMethodRegistry, tenantId: string, row: ShippingSettingsRow): ShippingSettings {
   const chosen = row.methods === null ? [row.method] : (JSON.parse(row.methods) as QuoteMethod[]);
+  const ids = JSON.parse(row.distribution_center_ids) as string[];
+  const zipcodes: Record<string, string> = row.distribution_center_zipcodes ? JSON.parse(row.distribution_center_zipcodes) : {};
   const settings: ShippingSettings = {
     tenantId,
     methods: chosen,
     url: null,
-    distributionCenterIds: JSON.parse(row.distribution_center_ids) as string[],
+    distributionCenterIds: ids,
+    distributionCenters: ids.map((id) => (Object.hasOwn(zipcodes, id) ? { id, zipcode: zipcodes[id] as string } : { id })),
     fallback: row.fallback === 'freight_table' ? 'freight_table' : null,
     gateway: null,
   };
@@ -106,7 +119,7 @@ export function presentShippingSettings(
     ...(settings.methods.length === 1 ? { method: settings.methods[0] } : { methods: settings.methods }),
     ...Object.assign({}, ...methods.modules.map((module) => module.presentSettings?.(settings))),
     ...(settings.fallback && { fallback: settings.fallback }),
-    distribution_centers: settings.distributionCenterIds.map((id) => ({ id })),
+    distribution_centers: settings.distributionCenters.map((centre) => ({ ...centre })),
   };
 }
 
@@ -140,7 +153,13 @@ export async function configureShippingSettings(
     throw invalidParameter('methods', 'body', 'give either method or methods, not both');
   const methods: QuoteMethod[] = input.methods ?? (input.method ? [input.method] : []);
   if (methods.length === 0) throw invalidParameter('method', 'body', 'is required (or methods)', 'MISSING_PARAMETER');
-  const ids = (input.distribution_centers ?? []).map((centre) => centre.id);
+  const centres = input.distribution_centers ?? [];
+  const ids = centres.map((centre) => centre.id);
+  const zipcodes = Object.fromEntries(centres.flatMap((centre) => (centre.zipcode ? [[centre.id, centre.zipcode]] : [])));
+  centres.forEach((centre, i) => {
+    if (centre.zipcode !== undefined && !new RegExp(ZIPCODE_PATTERN).test(centre.zipcode))
+      throw invalidParameter(`distribution_centers.${i}.zipcode`, 'body', 'must be 8 digits');
+  });
   ids.forEach((id, i) => {
     if (id.length === 0 || id.length > QUOTE_MAX_CENTRE_ID_LENGTH) {
       throw invalidParameter(`distribution_centers.${i}.id`, 'body', `must be 1 to ${QUOTE_MAX_CENTRE_ID_LENGTH} characters`);
@@ -177,9 +196,10 @@ export async function configureShippingSettings(
     method: methods[0] as QuoteMethod,
     methods: JSON.stringify(methods),
     distribution_center_ids: JSON.stringify(ids),
+    distribution_center_zipcodes: Object.keys(zipcodes).length > 0 ? JSON.stringify(zipcodes) : null,
     fallback: input.fallback ?? null,
     // Each column belongs to one built-in method, which writes it whether chosen or not.
-    ...(methodColumns as Pick<ShippingSettingsRow, 'url' | 'gateway_id' | 'gateway_credential'>),
+    ...(methodColumns as Pick<ShippingSettingsRow, 'url' | 'gateway_id' | 'gateway_credential' | 'gateway_kind'>),
   };
   const fields = { ...row, updated_at: now };
   await db

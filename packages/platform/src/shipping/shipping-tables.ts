@@ -20,8 +20,12 @@ export interface ShippingTables {
     fallback: string | null;
     /** The operator-registered gateway the store quotes through (method `gateway`). */
     gateway_id: string | null;
-    /** The store's gateway credential, sealed with the server key (sent as `Authorization`, never returned). */
+    /** The store's gateway credential, sealed with the server key (never returned, never logged). */
     gateway_credential: string | null;
+    /** The gateway's kind (D57): NULL for `seller_api_contract` (rows older than kinds), else `melhor_envio`, `frenet`. */
+    gateway_kind: string | null;
+    /** JSON object centre id → zipcode, for the centres given one (a gateway's origin, D59); NULL when none. */
+    distribution_center_zipcodes: string | null;
     created_at: string;
     updated_at: string;
   };
@@ -98,6 +102,8 @@ export interface ShippingTables {
     detail: string | null;
     /** 1 when the shopper was given freight-table options because this call failed (spec-notes Q8), else 0. */
     fallback_used: number;
+    /** The gateway kind of a `gateway` method's call (D57); NULL for a seller-API call. */
+    gateway_kind: string | null;
     created_at: string;
   };
 }

@@ -21,15 +21,25 @@ export interface ShippingSettings {
   /** seller_api's URL; null without that method. */
   url: string | null;
   distributionCenterIds: string[];
+  /** The same centres with the zipcode each was given (a gateway's origin, D59). */
+  distributionCenters: { id: string; zipcode?: string }[];
   fallback: 'freight_table' | null;
-  /** The gateway and the store's sealed credential (method `gateway`). */
-  gateway: { id: string; sealedCredential: string } | null;
+  /** The gateway's kind, its registered id (kind `seller_api_contract`) and the store's sealed credential (method `gateway`). */
+  gateway: { kind: string; id: string | null; sealedCredential: string } | null;
 }
 
 /** The stored settings row, as every reader selects it (`SHIPPING_SETTINGS_COLUMNS`). */
 export type ShippingSettingsRow = Pick<
   Schema['shipping_settings'],
-  'method' | 'methods' | 'url' | 'distribution_center_ids' | 'fallback' | 'gateway_id' | 'gateway_credential'
+  | 'method'
+  | 'methods'
+  | 'url'
+  | 'distribution_center_ids'
+  | 'distribution_center_zipcodes'
+  | 'fallback'
+  | 'gateway_id'
+  | 'gateway_credential'
+  | 'gateway_kind'
 >;
 
 /** The settings fields every store has, whatever its methods. */
@@ -37,7 +47,7 @@ export interface CommonSettingsBody {
   method?: QuoteMethod;
   methods?: QuoteMethod[];
   fallback?: 'freight_table' | null;
-  distribution_centers: { id: string }[];
+  distribution_centers: { id: string; zipcode?: string }[];
 }
 
 /** What settings validation may use. */
@@ -84,7 +94,7 @@ export interface MethodInput {
 }
 
 /** What a method may use to answer: the narrowest slice of the shipping services. */
-export type QuoteMethodServices = Pick<PlatformContext, 'database' | 'outbound' | 'box'> & {
+export type QuoteMethodServices = Pick<PlatformContext, 'database' | 'outbound' | 'box' | 'config'> & {
   /** Parsed weight bands of freight-table versions. */
   freightBands: BoundedCache<number, [number, number][]>;
 };

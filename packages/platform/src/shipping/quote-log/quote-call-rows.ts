@@ -18,6 +18,8 @@ export interface QuoteCallRecord {
   detail: string | null;
   /** 1 when this call failed and the shopper got freight-table options instead (spec-notes Q8). */
   fallback_used: number;
+  /** The gateway kind of a `gateway` method's call (D57), else null. */
+  gateway_kind: string | null;
   created_at: string;
 }
 
@@ -78,6 +80,7 @@ export function presentQuoteCall(row: QuoteCallRecord) {
     http_status: row.http_status,
     detail: row.detail,
     fallback_used: row.fallback_used === 1,
+    gateway_kind: row.gateway_kind ?? null,
     created_at: row.created_at,
   };
 }

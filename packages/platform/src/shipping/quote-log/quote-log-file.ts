@@ -48,6 +48,12 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  // D57: the gateway kind of a gateway call (migration 0021 in the platform database).
+  '0003-gateway-kind': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('quote_calls').addColumn('gateway_kind', 'text').execute();
+    },
+  },
 };
 
 /** A row with every column, in the order the worker binds them. */
@@ -61,6 +67,7 @@ const COLUMNS = [
   'http_status',
   'detail',
   'fallback_used',
+  'gateway_kind',
   'created_at',
 ] as const satisfies readonly (keyof QuoteCallRecord)[];
 

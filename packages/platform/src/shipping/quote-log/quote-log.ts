@@ -34,6 +34,7 @@ export function recordQuoteCall(
     // The seller's words can reach it (its error message, a value it sent that broke a rule).
     detail: result.detail === null ? null : storableText(result.detail),
     fallback_used: call.fallbackUsed ? 1 : 0,
+    gateway_kind: result.gatewayKind ?? null,
     created_at: deps.clock.now().toISOString(),
   };
   deps.quoteLog.append(row);

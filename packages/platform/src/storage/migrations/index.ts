@@ -16,6 +16,7 @@ import { dropDueIndex } from './0016-drop-due-index.js';
 import { outboxNotifyAfterCommit } from './0017-outbox-notify-after-commit.js';
 import { dropDeliveryPairUnique } from './0018-drop-delivery-pair-unique.js';
 import { queueKeysByteOrder } from './0019-queue-keys-byte-order.js';
+import { gatewayKinds } from './0021-gateway-kinds.js';
 import type { MigrationFactory } from './helpers.js';
 
 /**
@@ -41,4 +42,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '0017-outbox-notify-after-commit': outboxNotifyAfterCommit,
   '0018-drop-delivery-pair-unique': dropDeliveryPairUnique,
   '0019-queue-keys-byte-order': queueKeysByteOrder,
+  '0021-gateway-kinds': gatewayKinds,
 };
