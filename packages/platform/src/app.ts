@@ -28,7 +28,7 @@ import type { KeyRing } from './identity/index.js';
 import { createIdentityServices, identityRoutes } from './identity/index.js';
 import { outboundPolicyOf } from './outbound/address-policy.js';
 import { createOutboundAgent } from './outbound/outbound-agent.js';
-import { recordRoutes } from './records/index.js';
+import { RECORD_KINDS, recordRoutes } from './records/index.js';
 import type { QuoteLogWriterOptions, QuoteMethodRegistry } from './shipping/index.js';
 import { createShippingServices, shippingRoutes } from './shipping/index.js';
 import type { Database } from './storage/database.js';
@@ -131,7 +131,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       servers: [{ url: deps.config.publicUrl }],
       webhooks: openapiWebhooks,
       // The seller API first: the order viewers and generators list the groups in.
-      tags: OPENAPI_TAGS,
+      tags: [...RECORD_KINDS.map((kind) => ({ name: kind.table, description: kind.openApiTag })), ...OPENAPI_TAGS],
       components: {
         schemas: webhookComponentSchemas,
         securitySchemes: {

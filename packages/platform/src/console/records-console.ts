@@ -4,7 +4,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PlatformError } from '../core/platform-error.js';
 import { escapeHtml } from '../http/html-page.js';
 import { requestTranslator, type Translator } from '../i18n/i18n.js';
-import type { MessageKey } from '../i18n/messages-en.js';
 import { runList } from '../lists/list-engine.js';
 import type { ListField } from '../lists/list-resource.js';
 import type { RecordTable } from '../records/index.js';
@@ -49,7 +48,7 @@ function recordsView(
   const base = `/console/stores/${encodeURIComponent(input.store.id)}/records`;
   const tabs = RECORD_KINDS.map(
     (kind) =>
-      `<li><a href="${base}/${kind.table}"${kind === input.kind ? ' aria-current="page"' : ''}>${t.html(`records.kind.${kind.table}` as MessageKey)}</a></li>`,
+      `<li><a href="${base}/${kind.table}"${kind === input.kind ? ' aria-current="page"' : ''}>${t.html(kind.labelKey)}</a></li>`,
   ).join('');
   const fields = input.kind.list.fields as Record<string, ListField>;
   const enums = Object.entries(fields).filter(([, field]) => field.type === 'enum' && field.values);
@@ -83,7 +82,7 @@ function recordsView(
     })
     .join('\n');
   const next = input.page?.meta.links.next ?? null;
-  const caption = t.html(`records.kind.${input.kind.table}` as MessageKey);
+  const caption = t.html(input.kind.labelKey);
   return `${storeCrumbs(t, input.store)}
 ${storeNav(t, input.store.id, 'records')}
 <h1>${t.html('records.title', { store: input.store.name })}</h1>

@@ -1,6 +1,6 @@
 import type { ProductInput } from '@feira/contract';
 import type { PlatformContext } from '../http/platform-context.js';
-import { insertRecord, productKind, type SeedCounts, seedRecords } from '../records/index.js';
+import { insertRecord, productKind, RECORD_KINDS, type SeedCounts, seedRecords } from '../records/index.js';
 
 /**
  * Products with fixed SKUs in every demo store, beside the generated ones, so
@@ -25,7 +25,9 @@ export const DEMO_PRODUCTS: ProductInput[] = [
 ];
 
 /** What each demo store gets: enough for every list convention to show (several pages, filters that select). */
-export const DEMO_RECORD_COUNTS: Required<SeedCounts> = { products: 60, orders: 250, tickets: 40, transactions: 180 };
+export const DEMO_RECORD_COUNTS = Object.fromEntries(
+  RECORD_KINDS.map((kind) => [kind.table, kind.demoCount]),
+) as Required<SeedCounts>;
 
 /**
  * The records capability's demo seeder, plugged into `seedDemo` (admin/demo-seed.ts)

@@ -181,12 +181,12 @@ export function openapiRouteTransform({ schema, url, route }: TransformInput): {
   return { schema: doc, url };
 }
 
-/** The groups of the document, seller API first (spec order), then identity, storefront and the operator's admin API. */
+/**
+ * The groups of the document after the record kinds' own (each kind names its
+ * group: app.ts puts them first, in the registry's order): webhooks, identity,
+ * storefront and the operator's admin API.
+ */
 export const OPENAPI_TAGS = [
-  { name: 'orders', description: 'Orders of the store (scope `open:order-order:read`)' },
-  { name: 'products', description: 'Products of the store (scope `open:portfolio:read`)' },
-  { name: 'tickets', description: 'Customer-service tickets (scope `open:ticket:read`)' },
-  { name: 'transactions', description: 'Financial transactions (scope `open:financial-transaction:read`)' },
   { name: 'webhooks', description: 'Subscribing to change notifications, and the notifications themselves' },
   { name: 'identity', description: 'OAuth 2.0: metadata, keys, token, revocation, introspection' },
   { name: 'shipping', description: "The store quote method and the seller's quote endpoint" },

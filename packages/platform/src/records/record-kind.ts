@@ -3,6 +3,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { PlatformError } from '../core/platform-error.js';
 import type { Random } from '../core/random.js';
+import type { MessageKey } from '../i18n/i18n.js';
 import type { ListField, ListResource } from '../lists/list-resource.js';
 import type { RecordTables } from './record-tables.js';
 
@@ -69,6 +70,12 @@ export interface RecordKind<T extends RecordTable, Rec, Input, Patch> {
   readPath: string;
   /** Singular name in messages ("Order not found"). */
   label: string;
+  /** The console's name for the kind (plural), a key of both catalogues (`records.kind.<table>`). */
+  labelKey: MessageKey;
+  /** The kind's group in the OpenAPI document (named after the table): what it holds and the scope that reads it. */
+  openApiTag: string;
+  /** How many rows each demo store gets: enough for every list convention to show (several pages, filters that select). */
+  demoCount: number;
   /** The contract's TypeBox schemas: the record as read, the create body, the patch body. */
   schemas: { record: TSchema; input: TSchema; patch: TSchema };
   /** What its lists may filter and sort on (spec-notes L1–L9). */

@@ -2,7 +2,9 @@ import { TOPIC_NAMES, TOPICS } from '@feira/contract';
 import { Value } from '@sinclair/typebox/value';
 import { describe, expect, it } from 'vitest';
 import { cryptoRandom } from '../core/random.js';
+import { CATALOGUES } from '../i18n/i18n.js';
 import { testDatabaseTargets } from '../storage/test-databases.js';
+import { createTestPlatform } from '../testing.js';
 import { RECORD_KINDS, recordKindOfTopic } from './record-kinds.js';
 
 // The registry every records consumer reads (routes, lists, feira trigger, the
@@ -24,6 +26,29 @@ describe('record kinds', () => {
     expect(new Set(tables).size).toBe(RECORD_KINDS.length);
     expect(new Set(paths).size).toBe(RECORD_KINDS.length);
     for (const kind of RECORD_KINDS) expect(kind.list.name).toBe(kind.table);
+  });
+
+  it('each kind names its console label in both languages, and a demo count that fills more than one page', () => {
+    for (const kind of RECORD_KINDS) {
+      expect(CATALOGUES.en[kind.labelKey], kind.table).toBeTruthy();
+      expect(CATALOGUES['pt-BR'][kind.labelKey], kind.table).toBeTruthy();
+      expect(CATALOGUES['pt-BR'][kind.labelKey]).not.toBe(CATALOGUES.en[kind.labelKey]);
+      expect(kind.demoCount, kind.table).toBeGreaterThan(20);
+    }
+  });
+
+  it('the OpenAPI document opens with one group per kind, in the registry order, described by the kind', async () => {
+    const platform = await createTestPlatform();
+    try {
+      const doc = (await platform.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+        tags: Array<{ name: string; description: string }>;
+      };
+      expect(doc.tags.slice(0, RECORD_KINDS.length)).toEqual(
+        RECORD_KINDS.map((kind) => ({ name: kind.table, description: kind.openApiTag })),
+      );
+    } finally {
+      await platform.close();
+    }
   });
 
   it.each(RECORD_KINDS.map((kind) => [kind.table, kind] as const))(
