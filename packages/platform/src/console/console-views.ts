@@ -1,7 +1,6 @@
 import type { Scope } from '@feira/contract';
 import { escapeHtml, hiddenFields, languageSwitch } from '../http/html-page.js';
 import type { Translator } from '../i18n/i18n.js';
-import type { MessageKey } from '../i18n/messages-en.js';
 import { scopeKey } from '../identity/index.js';
 
 /** HTML of the console pages, every string from the catalogues; tables have captions and header cells. */
@@ -120,6 +119,8 @@ export function webhooksView(
   t: Translator,
   input: {
     store: { id: string; name: string };
+    /** The store's section navigation (ConsoleKit.storeNav). */
+    nav: string;
     subscriptions: SubscriptionView[];
     deliveries: DeliveryView[];
     status: string | null;
@@ -156,7 +157,7 @@ export function webhooksView(
     })
     .join('');
   return `${crumbs([{ href: '/console', label: t.text('console.stores.title') }, { label: input.store.name }], t)}
-${storeNav(t, input.store.id, 'webhooks')}
+${input.nav}
 <h1>${t.html('webhooks.title', { store: input.store.name })}</h1>
 <h2 id="subs">${t.html('webhooks.subscriptions')}</h2>
 ${
@@ -304,24 +305,6 @@ ${grace}
 <p><a href="${base}">${t.html('console.back', { place: t.text('webhooks.title', { store: input.store.name }) })}</a></p>`;
 }
 
-/** The store's sections, the current one marked. */
-export type StoreSection = 'webhooks' | 'apps' | 'shipping' | 'records';
-const SECTIONS: Array<[StoreSection, MessageKey]> = [
-  ['webhooks', 'console.nav.webhooks'],
-  ['apps', 'console.nav.apps'],
-  ['shipping', 'console.nav.shipping'],
-  ['records', 'console.nav.records'],
-];
-
-export function storeNav(t: Translator, storeId: string, current: StoreSection): string {
-  const base = `/console/stores/${encodeURIComponent(storeId)}`;
-  const links = SECTIONS.map(
-    ([section, key]) =>
-      `<li><a href="${base}/${section}"${current === section ? ' aria-current="page"' : ''}>${t.html(key)}</a></li>`,
-  ).join('');
-  return `<nav class="sections" aria-label="${escapeHtml(t.text('console.nav.store'))}"><ul>${links}</ul></nav>`;
-}
-
 /** Breadcrumbs from the stores list to a store's section. */
 export function storeCrumbs(t: Translator, store: { name: string }): string {
   return crumbs([{ href: '/console', label: t.text('console.stores.title') }, { label: store.name }], t);
@@ -331,6 +314,8 @@ export function appsView(
   t: Translator,
   input: {
     store: { id: string; name: string };
+    /** The store's section navigation (ConsoleKit.storeNav). */
+    nav: string;
     apps: Array<{ clientId: string; name: string; scopes: string[]; grantedAt: string; lastTokenAt: string | null }>;
     csrf: string;
     disconnected: string | null;
@@ -344,7 +329,7 @@ export function appsView(
     })
     .join('\n');
   return `${crumbs([{ href: '/console', label: t.text('console.stores.title') }, { label: input.store.name }], t)}
-${storeNav(t, input.store.id, 'apps')}
+${input.nav}
 <h1>${t.html('apps.title', { store: input.store.name })}</h1>
 ${input.disconnected ? `<p class="notice" role="status">${t.html('apps.disconnected', { app: input.disconnected })}</p>` : ''}
 ${

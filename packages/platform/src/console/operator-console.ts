@@ -18,6 +18,7 @@ import { quoteLatenciesSince } from '../shipping/index.js';
 import { deliveriesInWindow, deliveryAttemptsSince } from '../webhooks/index.js';
 import { sendAsset } from './console-assets.js';
 import type { ConsoleKit } from './console-kit.js';
+import type { ConsoleSection } from './console-section.js';
 import { isOperator, signInOperator, signOutOperator } from './operator-session.js';
 import { accountsView, type HealthPoint, healthView, operatorSignInView, sellerView } from './operator-views.js';
 
@@ -442,3 +443,8 @@ if (data && host) {
   ]);
 }
 `;
+
+export const operatorSection: ConsoleSection = {
+  name: 'operator',
+  routes: operatorConsoleRoutes,
+};

@@ -4,12 +4,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PlatformError } from '../core/platform-error.js';
 import { escapeHtml } from '../http/html-page.js';
 import { requestTranslator, type Translator } from '../i18n/i18n.js';
+import type { MessageKey } from '../i18n/messages-en.js';
 import { runList } from '../lists/list-engine.js';
 import type { ListField } from '../lists/list-resource.js';
 import type { RecordTable } from '../records/index.js';
 import { type AnyRecordKind, RECORD_KINDS } from '../records/index.js';
 import type { ConsoleKit } from './console-kit.js';
-import { storeCrumbs, storeNav } from './console-views.js';
+import type { ConsoleSection } from './console-section.js';
+import { storeCrumbs } from './console-views.js';
 
 /** Columns a table shows besides id: the kind's top-level list fields, at most this many. */
 const MAX_COLUMNS = 5;
@@ -39,6 +41,8 @@ function recordsView(
   t: Translator,
   input: {
     store: { id: string; name: string };
+    /** The store's section navigation (ConsoleKit.storeNav). */
+    nav: string;
     kind: AnyRecordKind;
     page: ListEnvelopeOf<Record<string, unknown>> | null;
     error: string | null;
@@ -48,7 +52,7 @@ function recordsView(
   const base = `/console/stores/${encodeURIComponent(input.store.id)}/records`;
   const tabs = RECORD_KINDS.map(
     (kind) =>
-      `<li><a href="${base}/${kind.table}"${kind === input.kind ? ' aria-current="page"' : ''}>${t.html(kind.labelKey)}</a></li>`,
+      `<li><a href="${base}/${kind.table}"${kind === input.kind ? ' aria-current="page"' : ''}>${t.html(`records.kind.${kind.table}` as MessageKey)}</a></li>`,
   ).join('');
   const fields = input.kind.list.fields as Record<string, ListField>;
   const enums = Object.entries(fields).filter(([, field]) => field.type === 'enum' && field.values);
@@ -82,9 +86,9 @@ function recordsView(
     })
     .join('\n');
   const next = input.page?.meta.links.next ?? null;
-  const caption = t.html(input.kind.labelKey);
+  const caption = t.html(`records.kind.${input.kind.table}` as MessageKey);
   return `${storeCrumbs(t, input.store)}
-${storeNav(t, input.store.id, 'records')}
+${input.nav}
 <h1>${t.html('records.title', { store: input.store.name })}</h1>
 <nav class="sections" aria-label="${escapeHtml(t.text('records.kinds'))}"><ul>${tabs}</ul></nav>
 <form method="get" action="${base}/${input.kind.table}" class="inline">
@@ -166,8 +170,21 @@ export async function recordsConsoleRoutes(app: FastifyInstance, kit: ConsoleKit
       return kit.page(request, reply, t, found.seller, {
         status: reply.statusCode,
         title: t.text('records.title', { store: found.store.name }),
-        body: recordsView(t, { store: found.store, kind, page, error, query: request.query }),
+        body: recordsView(t, {
+          store: found.store,
+          nav: kit.storeNav(t, found.store.id, 'records'),
+          kind,
+          page,
+          error,
+          query: request.query,
+        }),
       });
     },
   );
 }
+
+export const recordsSection: ConsoleSection = {
+  name: 'records',
+  nav: { slug: 'records', label: 'console.nav.records' },
+  routes: recordsConsoleRoutes,
+};

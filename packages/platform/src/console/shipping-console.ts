@@ -30,6 +30,7 @@ import {
 } from '../shipping/index.js';
 import { sendAsset } from './console-assets.js';
 import type { ConsoleKit } from './console-kit.js';
+import type { ConsoleSection } from './console-section.js';
 import { shippingView } from './shipping-views.js';
 
 /** Calls per "Test my endpoint" beyond the edge cases: enough for a p50/p99, at most ~12 s. */
@@ -91,6 +92,7 @@ export async function shippingConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
       styles: ['/console/assets/uplot.css'],
       body: shippingView(t, {
         store: found.store,
+        nav: kit.storeNav(t, found.store.id, 'shipping'),
         settings: settings ?? null,
         methodLabel: (method) => app.shipping.quoteMethods.get(method).labelKey,
         freightTables: tables.map((table) => ({
@@ -309,3 +311,9 @@ if (data && host) {
   ]);
 }
 `;
+
+export const shippingSection: ConsoleSection = {
+  name: 'shipping',
+  nav: { slug: 'shipping', label: 'console.nav.shipping' },
+  routes: shippingConsoleRoutes,
+};

@@ -2,7 +2,7 @@ import { escapeHtml, hiddenFields } from '../http/html-page.js';
 import type { Translator } from '../i18n/i18n.js';
 import type { MessageKey } from '../i18n/messages-en.js';
 import type { QuoteCallRecord, QuoteCheckReport, QuoteStats, QuoteWindow, ShippingSettings } from '../shipping/index.js';
-import { postButton, storeCrumbs, storeNav } from './console-views.js';
+import { postButton, storeCrumbs } from './console-views.js';
 
 /** The URL as the page shows it: the query may hold the seller's token (spec "Authentication" rule 12). */
 function shownUrl(url: string): string {
@@ -104,6 +104,8 @@ export function shippingView(
   t: Translator,
   input: {
     store: { id: string; name: string };
+    /** The store's section navigation (ConsoleKit.storeNav). */
+    nav: string;
     settings: ShippingSettings | null;
     /** A quote method's label in the catalogues (its module's `labelKey`). */
     methodLabel: (method: string) => MessageKey;
@@ -145,7 +147,7 @@ export function shippingView(
     failed: t.text('shipping.chart.failed'),
   };
   return `${storeCrumbs(t, input.store)}
-${storeNav(t, input.store.id, 'shipping')}
+${input.nav}
 <h1>${t.html('shipping.title', { store: input.store.name })}</h1>
 <h2>${t.html('shipping.settings')}</h2>
 ${settingsView(t, input.settings, input.methodLabel)}

@@ -1,0 +1,67 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { findClientById } from '../accounts/client-repository.js';
+import { requestTranslator } from '../i18n/i18n.js';
+import { csrfTokenValid } from '../identity/login-session.js';
+import { connectedApps, disconnectApp } from './connected-apps.js';
+import { type ConsoleKit, formBody, storePath } from './console-kit.js';
+import type { ConsoleSection } from './console-section.js';
+import { appsView } from './console-views.js';
+
+const StoreParams = Type.Object({ tenantId: Type.String({ minLength: 1, maxLength: 64 }) });
+const AppParams = Type.Object({
+  tenantId: Type.String({ minLength: 1, maxLength: 64 }),
+  id: Type.String({ minLength: 1, maxLength: 64 }),
+});
+
+/** A store's connected apps: what each may do and when it last got a token; disconnecting one (I10). */
+async function appsRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<void> {
+  const { db } = app.platform.database;
+
+  app.get<{ Params: { tenantId: string }; Querystring: { disconnected?: string } }>(
+    '/console/stores/:tenantId/apps',
+    { schema: { hide: true, params: StoreParams } },
+    async (request, reply) => {
+      const found = await kit.storeOf(request, reply, request.params.tenantId);
+      if (!found) return reply;
+      const t = requestTranslator(request);
+      const apps = await connectedApps(db, found.seller.id, found.store.id);
+      const gone = request.query.disconnected ? await findClientById(db, request.query.disconnected) : undefined;
+      return kit.page(request, reply, t, found.seller, {
+        title: t.text('apps.title', { store: found.store.name }),
+        body: appsView(t, {
+          store: found.store,
+          nav: kit.storeNav(t, found.store.id, 'apps'),
+          apps,
+          csrf: kit.csrfToken(request, reply),
+          disconnected: gone?.name ?? null,
+        }),
+      });
+    },
+  );
+
+  app.post<{ Params: { tenantId: string; id: string } }>(
+    '/console/stores/:tenantId/apps/:id/disconnect',
+    { schema: { hide: true, params: AppParams } },
+    async (request, reply) => {
+      const found = await kit.storeOf(request, reply, request.params.tenantId);
+      if (!found) return reply;
+      const back = storePath(found.store.id, '/apps');
+      if (!csrfTokenValid(request, formBody(request).csrf)) return kit.seeOther(reply, back);
+      const apps = await connectedApps(db, found.seller.id, found.store.id);
+      if (!apps.some((a) => a.clientId === request.params.id)) return kit.notFoundPage(request, reply, found.seller);
+      await disconnectApp(
+        db,
+        { sellerId: found.seller.id, tenantId: found.store.id, clientId: request.params.id },
+        request.server.platform.clock.now(),
+      );
+      return kit.seeOther(reply, `${back}?disconnected=${encodeURIComponent(request.params.id)}`);
+    },
+  );
+}
+
+export const appsSection: ConsoleSection = {
+  name: 'apps',
+  nav: { slug: 'apps', label: 'console.nav.apps' },
+  routes: appsRoutes,
+};

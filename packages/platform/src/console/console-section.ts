@@ -1,0 +1,19 @@
+import type { FastifyInstance } from 'fastify';
+import type { MessageKey } from '../i18n/messages-en.js';
+import type { ConsoleKit } from './console-kit.js';
+
+/**
+ * One console page (or a few pages that belong together), declared once:
+ * its entry in a store's section navigation, if it has one, and its routes,
+ * registered as one Fastify plugin with the shared {@link ConsoleKit}. A new
+ * page is a file exporting one of these plus its line in `console-sections.ts`
+ * (and its strings in the two catalogues).
+ */
+export interface ConsoleSection {
+  /** A short name for logs and tests. */
+  name: string;
+  /** A link in the store's section navigation: `/console/stores/{store}/{slug}`, labelled by `label`, in registry order. */
+  nav?: { slug: string; label: MessageKey };
+  /** Registers the section's routes on its own encapsulated plugin instance. */
+  routes(app: FastifyInstance, kit: ConsoleKit): Promise<void>;
+}

@@ -1,0 +1,25 @@
+import { sellerFreightRoutes } from '../shipping/freight/freight-routes.js';
+import { appsSection } from './apps-console.js';
+import { homeSection } from './console-home.js';
+import type { ConsoleSection } from './console-section.js';
+import { deliverySection } from './delivery-console.js';
+import { operatorSection } from './operator-console.js';
+import { recordsSection } from './records-console.js';
+import { shippingSection } from './shipping-console.js';
+import { webhooksSection } from './webhooks-console.js';
+
+/**
+ * Every console section, each registered as one Fastify plugin; the ones
+ * with a nav entry make up a store's section navigation, in this order.
+ */
+export const CONSOLE_SECTIONS: readonly ConsoleSection[] = [
+  homeSection,
+  webhooksSection,
+  deliverySection,
+  appsSection,
+  shippingSection,
+  recordsSection,
+  operatorSection,
+  // The seller's freight-table API (the shipping page's upload posts to it with the console session).
+  { name: 'freight', routes: async (app) => app.register(sellerFreightRoutes) },
+];
