@@ -7,7 +7,7 @@ import { chromiumLaunchOptions, pollUntil } from '@feira/platform/testing';
 import { verifyWebhook } from '@feira/sdk';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FeiraProcess, runFeira } from './feira-process.js';
+import { type FeiraProcess, runFeira, runTsNode } from './feira-process.js';
 import { approveInBrowser, PRINTED_LOGIN_URL } from './support/browser-login.js';
 
 // First run to first event: a fresh sandbox, then `feira login` (the browser driven
@@ -20,6 +20,8 @@ describe('first run to first event', { timeout: 300_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'feira-first-event-'));
   const dataDir = join(dir, '.feira');
   const running: FeiraProcess[] = [];
+  // A plain Node script from the repository's root, as a newcomer runs the example.
+  const runNode = (args: string[]) => runTsNode(args);
   const feira = (...args: string[]) => {
     const p = runFeira([...args, '--data-dir', dataDir]);
     running.push(p);
@@ -158,5 +160,36 @@ describe('first run to first event', { timeout: 300_000 }, () => {
     // Seen once under the full suite: exit code null, a SIGTERM that came before listen had its handler
     // (now installed before the ready line, src/stop-signals.ts). Should it recur, the message says which signal.
     expect(await next.stop('SIGTERM'), `ended by ${next.exitSignal()}; stderr: ${next.stderr()}`).toBe(0);
+  });
+
+  it('the shipped receiver (examples/webhook-receiver) verifies a triggered event with the secrets feira listen keeps, labelled by store and topic', async () => {
+    const receiver = runNode([
+      'examples/webhook-receiver/receiver.mjs',
+      '--port',
+      '0',
+      '--secrets',
+      join(dataDir, 'webhook-secrets.json'),
+    ]);
+    running.push(receiver);
+    const receiverUrl = (await receiver.waitFor(/Webhook receiver on (http:\/\/127\.0\.0\.1:\d+\/hooks)/))[1] as string;
+    // Without a scheme, as people type it: taken as http://.
+    const listen = feira('listen', '--forward-to', receiverUrl.replace('http://', ''), '--print-secrets-json');
+    await listen.waitFor(/Ctrl-C to stop and remove the subscriptions/);
+    expect(listen.stdout()).toMatch(/Feira Demo Store\s+order\s+signing secret whsec_/);
+    expect(listen.stdout()).toMatch(/Feira Demo Outlet\s+sac_ticket\s+signing secret whsec_/);
+    const printed = JSON.parse((await listen.waitFor(/^\{"receiver_url".*$/m))[0]) as {
+      forward_to: string;
+      secrets: Array<{ store: string; topic: string; secret: string }>;
+    };
+    expect(printed.forward_to).toBe(receiverUrl);
+    expect(printed.secrets).toContainEqual(expect.objectContaining({ store: 'Feira Demo Store', topic: 'order' }));
+    expect(JSON.parse(readFileSync(join(dataDir, 'webhook-secrets.json'), 'utf8'))).toEqual(printed);
+
+    const trigger = feira('trigger', 'order');
+    expect(await trigger.exited).toBe(0);
+    await receiver.waitFor(/^verified order CREATION \/v1\/orders\/\S+ \[\S+\]$/m);
+    await listen.waitFor(/order\s+CREATION .*→ 204/);
+    expect(receiver.stdout()).not.toContain('rejected');
+    expect(await listen.stop('SIGINT')).toBe(0);
   });
 });

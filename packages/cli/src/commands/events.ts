@@ -54,7 +54,14 @@ async function list(options: EventsOptions): Promise<void> {
     for (const d of page.results) console.log(JSON.stringify(d));
     return;
   }
-  if (page.results.length === 0) console.log('No deliveries yet (`npx feira listen`, then `npx feira trigger order`).');
+  if (page.results.length === 0) {
+    const filters = [options.status && `status ${options.status}`, options.topic && `topic ${options.topic}`].filter(Boolean);
+    console.log(
+      filters.length > 0
+        ? `No deliveries with ${filters.join(' and ')}.`
+        : 'No deliveries yet (`npx feira listen`, then `npx feira trigger order`).',
+    );
+  }
   for (const d of page.results) console.log(deliveryLine(d));
 }
 

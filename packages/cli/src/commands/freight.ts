@@ -92,6 +92,20 @@ async function importFile(file: string, options: ImportOptions): Promise<{ statu
   }
 }
 
+/** The query parameters this command sends, by the flag that sets each. */
+const FLAG_OF_FIELD: Record<string, string> = {
+  name: '--name',
+  distribution_center_id: '--distribution-center',
+  cubic_weight_factor: '--cubic-weight-factor',
+};
+
+/** One refused field as the API names it, with the flag that sets it when there is one. */
+export function detailLine(detail: { field?: string; message: string }): string {
+  if (!detail.field) return detail.message;
+  const flag = FLAG_OF_FIELD[detail.field];
+  return `${detail.field}: ${detail.message}${flag ? ` (${flag})` : ''}`;
+}
+
 export function register(program: Command): void {
   const freight = program.command('freight').description('Freight tables (spreadsheet quote method)');
   const importCommand = freight
@@ -123,7 +137,11 @@ export function register(program: Command): void {
       try {
         const { status, body } = await importFile(file, options);
         if (options.json) console.log(JSON.stringify({ status, body }));
-        const answer = body as { row_count?: number; message?: string; details?: { message: string }[] } | null;
+        const answer = body as {
+          row_count?: number;
+          message?: string;
+          details?: Array<{ field?: string; message: string }>;
+        } | null;
         if (status === 200 || status === 201) {
           if (!options.json)
             console.log(`table ${options.table}: ${answer?.row_count} rows ${status === 201 ? 'created' : 'replaced'}`);
@@ -131,7 +149,7 @@ export function register(program: Command): void {
         }
         if (!options.json) {
           console.error(`feira freight import: ${status} ${answer?.message ?? ''}`);
-          for (const detail of answer?.details ?? []) console.error(`  ${detail.message}`);
+          for (const detail of answer?.details ?? []) console.error(`  ${detailLine(detail)}`);
         }
         process.exitCode = 1;
       } catch (error) {

@@ -31,6 +31,34 @@ interface ListenOptions extends SandboxFlags {
   host: string;
   port: number;
   json?: boolean;
+  printSecretsJson?: boolean;
+}
+
+/** Where the running `feira listen` keeps its secrets for a local receiver (examples/webhook-receiver reads it), 0600. */
+export const WEBHOOK_SECRETS_FILE = 'webhook-secrets.json';
+
+/** What WEBHOOK_SECRETS_FILE and --print-secrets-json hold: each secret with its store and topic. */
+export interface ListenSecrets {
+  receiver_url: string;
+  forward_to: string;
+  secrets: Array<{ subscription_id: string; tenant_id: string | null; store: string | null; topic: string; secret: string }>;
+}
+
+/**
+ * `--forward-to`: an http(s) URL; one written without a scheme (`localhost:4000/hooks`)
+ * is taken as http://, as curl does, rather than accepted and failing every delivery.
+ */
+export function forwardTarget(value: string): string {
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`;
+  let url: URL;
+  try {
+    url = new URL(withScheme);
+  } catch {
+    throw new InvalidArgumentError('must be a URL such as http://127.0.0.1:4000/hooks');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new InvalidArgumentError(`must be an http:// or https:// URL, not ${url.protocol}`);
+  return url.toString();
 }
 
 /** Hop-by-hop and per-connection headers are not forwarded (RFC 9110 §7.6.1); everything else is, unchanged. */
@@ -170,6 +198,55 @@ function receiverCertificate(options: ListenOptions, sandbox: Sandbox): { cert: 
   return { cert: leaf.certPem, key: leaf.keyPem };
 }
 
+/** How often a running listen checks that its subscriptions still point at it. */
+const REPOINT_CHECK_MS = 2000;
+
+/**
+ * Another signup by the same client for the same store and topic (the README's
+ * signup example, an app of yours using the demo client) moves the one
+ * subscription elsewhere: deliveries stop coming here. Said once per
+ * subscription, as soon as it is seen, rather than left to silence.
+ */
+function watchRepointing(
+  admin: AdminApi,
+  subscriptions: WebhookSignupResponse['subscriptions'],
+  receiverUrl: string,
+  labels: Array<{ id: string; store: string | null; tenant_id: string | null; topic: string }>,
+  json: boolean,
+): { stop(): void } {
+  const told = new Set<string>();
+  const ids = subscriptions.map((s) => s.id);
+  let checking = false;
+  const check = async () => {
+    if (checking || ids.length === 0) return;
+    checking = true;
+    try {
+      const page = (await admin.get(
+        `/admin/webhooks/subscriptions?id__in=${ids.map(encodeURIComponent).join(',')}&_limit=100`,
+      )) as { results: Array<{ id: string; url: string; state: string }> };
+      for (const s of page.results) {
+        if (told.has(s.id) || (s.url === receiverUrl && s.state === 'active')) continue;
+        told.add(s.id);
+        const label = labels.find((l) => l.id === s.id);
+        const where = `${label?.store ?? label?.tenant_id ?? 'a store'}, ${label?.topic ?? '?'}`;
+        if (json) console.log(JSON.stringify({ type: 'repointed', subscription_id: s.id, url: s.url, state: s.state }));
+        else if (s.url !== receiverUrl)
+          console.log(
+            `Subscription ${s.id} (${where}) now points at ${s.url}: another signup of this client re-pointed it, so its events no longer come here. Run feira listen again to take it back.`,
+          );
+        else console.log(`Subscription ${s.id} (${where}) was disabled: its events no longer come here.`);
+      }
+    } catch {
+      // The sandbox may be restarting; the next check says what changed.
+    } finally {
+      checking = false;
+    }
+  };
+  const timer = setInterval(() => void check(), REPOINT_CHECK_MS);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
+
 async function listen(options: ListenOptions) {
   const sandbox = findSandbox(options);
   const explicitToken = options.accessToken;
@@ -217,6 +294,7 @@ async function listen(options: ListenOptions) {
     : 0;
 
   const signedUp: WebhookSignupResponse['subscriptions'] = [];
+  const tenantOf = new Map<string, string | undefined>();
   const recordPath = `${sandbox.dataDir}/listen-${process.pid}.json`;
   try {
     for (const tenant of tenants) {
@@ -225,6 +303,7 @@ async function listen(options: ListenOptions) {
         body: { webhook: receiverUrl, ...(options.topics ? { topics: options.topics } : {}) },
       });
       signedUp.push(...signup.subscriptions);
+      for (const s of signup.subscriptions) tenantOf.set(s.id, tenant);
       const record: ListenRecord = {
         pid: process.pid,
         receiver_url: receiverUrl,
@@ -240,10 +319,31 @@ async function listen(options: ListenOptions) {
         signedUp.map((s) => s.id),
       ).catch(() => 0);
     rmSync(recordPath, { force: true });
+    if (error instanceof FeiraApiError && error.status === 401 && !explicitToken)
+      throw new ListenError(`the sandbox does not accept the stored login (${error.message}): run npx feira login`);
     if (error instanceof FeiraApiError) throw new ListenError(`the sandbox refused the signup: ${error.message}`);
     throw new ListenError(`cannot reach the sandbox at ${sandbox.url} (is \`npx feira start\` running?)`);
   }
-  const secrets = signedUp.map((s) => ({ id: s.id, topic: s.topic, secret: s.parameters.secret ?? null }));
+  const storeNames = new Map((login?.stores ?? []).map((t) => [t.id, t.name]));
+  const secrets = signedUp.map((s) => {
+    const tenant = tenantOf.get(s.id) ?? null;
+    return {
+      id: s.id,
+      tenant_id: tenant,
+      store: (tenant && storeNames.get(tenant)) ?? null,
+      topic: s.topic,
+      secret: s.parameters.secret ?? null,
+    };
+  });
+  const secretsPath = `${sandbox.dataDir}/${WEBHOOK_SECRETS_FILE}`;
+  const kept: ListenSecrets = {
+    receiver_url: receiverUrl,
+    forward_to: options.forwardTo,
+    secrets: secrets.flatMap((s) =>
+      s.secret ? [{ subscription_id: s.id, tenant_id: s.tenant_id, store: s.store, topic: s.topic, secret: s.secret }] : [],
+    ),
+  };
+  if (tls) writePrivateFile(secretsPath, `${JSON.stringify(kept, null, 2)}\n`);
   // Listened for before the ready line: a SIGTERM sent on reading it must find the handler.
   const stopped = stopSignal('feira listen', 'the subscriptions stay active until the next feira listen removes them');
   if (options.json) {
@@ -259,10 +359,19 @@ async function listen(options: ListenOptions) {
   } else {
     if (stale > 0) console.log(`Removed ${stale} subscription(s) left by an earlier feira listen that did not stop cleanly.`);
     console.log(`Ready. Receiving ${options.webhookVersion} deliveries at ${receiverUrl}, forwarding to ${options.forwardTo}.`);
-    for (const s of secrets) console.log(`  ${s.topic.padEnd(21)} ${s.secret ? `signing secret ${s.secret}` : 'unsigned (v0)'}`);
+    const storeWidth = Math.max(5, ...secrets.map((s) => (s.store ?? s.tenant_id ?? '-').length));
+    console.log(`  ${'store'.padEnd(storeWidth)}  ${'topic'.padEnd(21)} secret`);
+    for (const s of secrets)
+      console.log(
+        `  ${(s.store ?? s.tenant_id ?? '-').padEnd(storeWidth)}  ${s.topic.padEnd(21)} ${s.secret ? `signing secret ${s.secret}` : 'unsigned (v0)'}`,
+      );
+    if (tls) console.log(`Secrets kept in ${secretsPath} (examples/webhook-receiver verifies with them).`);
     console.log('Verify with these secrets (verifyWebhook accepts several). Ctrl-C to stop and remove the subscriptions.');
   }
+  if (options.printSecretsJson) console.log(JSON.stringify(kept));
+  const watch = admin ? watchRepointing(admin, signedUp, receiverUrl, secrets, options.json === true) : undefined;
   await stopped;
+  watch?.stop();
   await new Promise<void>((resolve) => {
     server.closeAllConnections();
     server.close(() => resolve());
@@ -274,6 +383,7 @@ async function listen(options: ListenOptions) {
       signedUp.map((s) => s.id),
     );
     rmSync(recordPath, { force: true });
+    if (readJsonFile<ListenSecrets>(secretsPath)?.receiver_url === receiverUrl) rmSync(secretsPath, { force: true });
     if (options.json) console.log(JSON.stringify({ type: 'stopped', subscriptions_removed: removed }));
     else console.log(`Stopped; ${removed} subscription(s) removed.`);
   } else {
@@ -285,7 +395,11 @@ export function register(program: Command): void {
   const command = program
     .command('listen')
     .description("Subscribe to the sandbox's webhooks and forward each delivery, byte for byte with its headers, to your app")
-    .requiredOption('--forward-to <url>', 'your webhook endpoint, e.g. http://localhost:3000/hooks')
+    .requiredOption(
+      '--forward-to <url>',
+      'your webhook endpoint, e.g. http://127.0.0.1:4000/hooks (no scheme: http://)',
+      forwardTarget,
+    )
     .option(
       '--access-token <token>',
       'a seller access token with open:webhook:write (env FEIRA_ACCESS_TOKEN; default: the `feira login` one)',
@@ -326,7 +440,11 @@ export function register(program: Command): void {
       },
       0,
     )
-    .option('--json', 'one JSON object per line (a `ready` line with the secrets, then one `delivery` line per event)');
+    .option('--json', 'one JSON object per line (a `ready` line with the secrets, then one `delivery` line per event)')
+    .option(
+      '--print-secrets-json',
+      `print the signing secrets once ready as one JSON line ({receiver_url, forward_to, secrets: [{store, topic, secret, …}]}), as kept in <data-dir>/${WEBHOOK_SECRETS_FILE}`,
+    );
   sandboxOptions(command).action(async (raw: ListenOptions) => {
     const options: ListenOptions = {
       ...raw,

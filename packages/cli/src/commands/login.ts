@@ -4,9 +4,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SCOPE_NAMES } from '@feira/contract';
 import { authorizationUrl, createPkce, exchangeCode, OAuthError } from '@feira/sdk';
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { findSandbox, NoSandboxError, type SandboxFlags, sandboxOptions } from '../sandbox/find-sandbox.js';
-import { LOGIN_FILE, loginTokens, readLogin, tenantsOfToken, writeLogin } from '../sandbox/login-store.js';
+import { LOGIN_FILE, type LoginFile, loginTokens, readLogin, tenantsOfToken, writeLogin } from '../sandbox/login-store.js';
 
 // `feira login`, like `stripe login`: the authorization-code flow
 // with PKCE against the sandbox, as a native app does it (RFC 8252): the CLI
@@ -23,6 +23,7 @@ interface LoginOptions extends SandboxFlags {
   clientId?: string;
   clientSecret?: string;
   scopes?: string;
+  port?: number;
 }
 
 class LoginError extends Error {}
@@ -93,7 +94,18 @@ async function login(options: LoginOptions): Promise<void> {
     );
   }
   const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new LoginError(
+              `port ${options.port} on 127.0.0.1 is already in use: pick another --port, or leave it out for any free one`,
+            )
+          : error,
+      ),
+    );
+    server.listen(options.port ?? 0, '127.0.0.1', resolve);
+  });
   try {
     const redirectUri = `http://127.0.0.1:${(server.address() as AddressInfo).port}${CALLBACK_PATH}`;
     const pkce = createPkce();
@@ -117,8 +129,9 @@ async function login(options: LoginOptions): Promise<void> {
     });
     const names = new Map((sandbox.demo?.tenants ?? []).map((t) => [t.id, t.name]));
     const tenants = tenantsOfToken(tokenSet.access_token).map((id) => ({ id, name: names.get(id) ?? null }));
-    const stored = {
+    const stored: LoginFile = {
       url: sandbox.url,
+      ...(sandbox.record?.database ? { database: sandbox.record.database } : {}),
       client_id: clientId,
       client_secret: clientSecret,
       seller_login: clientId === sandbox.demo?.clientId ? (sandbox.demo?.sellerLogin ?? null) : null,
@@ -143,20 +156,29 @@ async function login(options: LoginOptions): Promise<void> {
 }
 
 /** A valid access token of the stored login, refreshed (and the rotation kept) when it expires within 60 s. */
-export async function storedAccessToken(flags: SandboxFlags): Promise<{ token: string; tenants: string[] }> {
+export async function storedAccessToken(
+  flags: SandboxFlags,
+): Promise<{ token: string; tenants: string[]; stores: Array<{ id: string; name: string | null }> }> {
   const sandbox = findSandbox(flags);
   const stored = readLogin(sandbox.dataDir);
   if (!stored) throw new LoginError(`not logged in: run \`npx feira login\` first (no ${LOGIN_FILE} in ${sandbox.dataDir})`);
+  // The same folder may have run on another database since (D70): its tokens, client and stores are not this one's.
+  const running = sandbox.record?.database;
+  if (running && stored.database && stored.database !== running) {
+    throw new LoginError(
+      `the stored login was made against the database ${stored.database}, and the sandbox now runs on ${running}: run npx feira login`,
+    );
+  }
   if (stored.url !== sandbox.url) {
-    throw new LoginError(`the stored login is for ${stored.url}, not ${sandbox.url}: run \`npx feira login\` again`);
+    throw new LoginError(`the stored login is for ${stored.url}, not ${sandbox.url}: run npx feira login`);
   }
   const { manager, key } = loginTokens(sandbox.dataDir, stored);
   try {
     const token = await manager.accessToken(key);
-    return { token, tenants: stored.tenants.map((t) => t.id) };
+    return { token, tenants: stored.tenants.map((t) => t.id), stores: stored.tenants };
   } catch (error) {
     if (error instanceof OAuthError) {
-      throw new LoginError(`the stored login no longer works (${error.code}): run \`npx feira login\` again`);
+      throw new LoginError(`the stored login no longer works (${error.code}): run npx feira login`);
     }
     throw error;
   }
@@ -179,7 +201,16 @@ export function register(program: Command): void {
     .option('--no-browser', 'print the login URL without opening a browser')
     .option('--client-id <id>', 'client to log in with (default: the demo client of the data folder)')
     .option('--client-secret <secret>', 'its secret (env FEIRA_CLIENT_SECRET)')
-    .option('--scopes <scopes>', `space- or comma-separated scopes (default all: ${SCOPE_NAMES.join(' ')})`);
+    .option('--scopes <scopes>', `space- or comma-separated scopes (default all: ${SCOPE_NAMES.join(' ')})`)
+    .option(
+      '--port <port>',
+      'loopback port of the redirect, http://127.0.0.1:<port>/feira-cli/callback (default: any free one)',
+      (value: string) => {
+        const n = Number(value);
+        if (!Number.isInteger(n) || n < 1 || n > 65535) throw new InvalidArgumentError('must be a port number (1-65535)');
+        return n;
+      },
+    );
   sandboxOptions(loginCommand).action((options: LoginOptions) => report(() => login(options), 'login'));
 
   const tokenCommand = program

@@ -25,6 +25,8 @@ function banner(config: StartConfig, running: RunningPlatform): string[] {
     `  API docs     ${publicUrl}/docs`,
     `  OpenAPI      ${publicUrl}/openapi.json`,
     `  Health       ${publicUrl}/health`,
+    `  Console      ${publicUrl}/console  (sellers: sign in with a seller's login${demo ? ', e.g. the demo seller below' : ''})`,
+    `  Operator     ${publicUrl}/console/operator  (sign in with the admin token below)`,
   ];
   if (demo) lines.push(`  Demo login   ${demoLoginUrl(authUrl, demo)}`);
   if (running.demoSellerUrl) lines.push(`  Demo quotes  ${running.demoSellerUrl}  (the demo stores' shipping-quote endpoint)`);
@@ -55,7 +57,10 @@ function banner(config: StartConfig, running: RunningPlatform): string[] {
   }
   lines.push('', `Data folder ${config.dataDir} (other feira commands find this sandbox through ${SANDBOX_RECORD_FILE} there)`);
   if (demo && config.mode === 'sandbox') {
-    lines.push('Next, in another terminal: npx feira login, then npx feira listen --forward-to http://127.0.0.1:4000/hooks');
+    lines.push(
+      'Next, in other terminals of this folder: npx feira login; node examples/webhook-receiver/receiver.mjs;',
+      '  npx feira listen --forward-to http://127.0.0.1:4000/hooks; npx feira trigger order',
+    );
   }
   lines.push('', `Listening on ${running.listenUrl} (press Ctrl-C to stop)`);
   return lines;
@@ -114,6 +119,7 @@ export async function runStart(flags: StartFlags & ClusterFlags, io: StartIo): P
         demo_quote_url: running.demoSellerUrl ?? null,
         local_ca_file: localCa?.certFile ?? null,
         mode: config.mode,
+        database: running.platform.database.displayUrl,
         started_at: new Date().toISOString(),
       });
   } catch (error) {

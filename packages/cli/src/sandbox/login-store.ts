@@ -9,6 +9,8 @@ export const LOGIN_FILE = 'login.json';
 export interface LoginFile {
   /** The sandbox the tokens were issued by. */
   url: string;
+  /** The database that sandbox ran on (its sandbox.json record), password hidden; absent in logins of older versions (D70). */
+  database?: string;
   client_id: string;
   /** The client's secret, needed for every refresh (the demo client's, or the one given to `feira login`). */
   client_secret: string;

@@ -16,6 +16,8 @@ export interface SandboxRecord {
   /** PEM file of the local CA the sandbox's outbound client trusts (sandbox mode). */
   local_ca_file: string | null;
   mode: 'sandbox' | 'strict';
+  /** The database it runs on, password hidden: a login made against another one is stale (D70). Absent in older records. */
+  database?: string;
   started_at: string;
 }
 

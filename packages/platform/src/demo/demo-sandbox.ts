@@ -1,4 +1,4 @@
-import { addRedirectUri, findClientById } from '../accounts/client-repository.js';
+import { addRedirectUri, findClientById } from '../accounts/index.js';
 import type { PlatformContext } from '../http/platform-context.js';
 import { readDemoCredentials, writeDemoCredentials } from './demo-credentials-file.js';
 import {
@@ -31,19 +31,25 @@ export async function plantOrRecallDemo(
   platform: PlatformContext,
   options: SandboxDemoOptions,
 ): Promise<{ demo: DemoCredentials | undefined; seededNow: boolean }> {
+  const database = platform.database.displayUrl;
   if (options.seed === 'demo' && (await isEmptyForDemo(platform))) {
     const demo = await seedDemo(platform, options.seedRecords ? { seedRecords: options.seedRecords } : {});
-    writeDemoCredentials(options.dataDir, demo);
+    writeDemoCredentials(options.dataDir, demo, database);
     return { demo, seededNow: true };
   }
-  const kept = readDemoCredentials(options.dataDir);
+  // Each database's demo is kept apart in the data folder (D70): another database started here meanwhile took nothing of it.
+  const kept = readDemoCredentials(options.dataDir, database);
   if (!kept || !(await findClientById(platform.database.db, kept.clientId))) return { demo: undefined, seededNow: false };
   // Started on another port or public URL: the demo callback moved, so the demo client accepts it too.
   const redirectUri = `${platform.config.publicUrl}${DEMO_CALLBACK_PATH}`;
   await addRedirectUri(platform.database.db, kept.clientId, redirectUri);
   // A demo planted by an earlier version: `feira login`'s loopback redirect (RFC 8252 §7.3).
   await addRedirectUri(platform.database.db, kept.clientId, DEMO_CLI_REDIRECT_URI);
-  return { demo: { ...kept, redirectUri }, seededNow: false };
+  const { database: _planted, ...credentials } = kept;
+  const demo = { ...credentials, redirectUri };
+  // The folder's main file names the running database's demo again (what the README's examples read).
+  writeDemoCredentials(options.dataDir, demo, database);
+  return { demo, seededNow: false };
 }
 
 /**
