@@ -7,8 +7,7 @@ import { requestTranslator, type Translator } from '../i18n/i18n.js';
 import type { MessageKey } from '../i18n/messages-en.js';
 import { runList } from '../lists/list-engine.js';
 import type { ListField } from '../lists/list-resource.js';
-import type { RecordTable } from '../records/index.js';
-import { type AnyRecordKind, RECORD_KINDS } from '../records/index.js';
+import { type AnyRecordKind, type AnyRecordList, RECORD_KINDS, storeRecordsQuery } from '../records/index.js';
 import type { ConsoleKit } from './console-kit.js';
 import type { ConsoleSection } from './console-section.js';
 import { storeCrumbs } from './console-views.js';
@@ -151,13 +150,12 @@ export async function recordsConsoleRoutes(app: FastifyInstance, kit: ConsoleKit
       const query = Object.fromEntries(
         Object.entries(request.query).filter(([, value]) => value !== '' && value !== undefined),
       ) as Record<string, string>;
-      const table = kind.table as RecordTable;
       let page: ListEnvelopeOf<Record<string, unknown>> | null = null;
       let error: string | null = null;
       try {
         page = (await runList(
-          kind.list as never,
-          db.selectFrom(table).selectAll().where('tenant_id', '=', found.store.id) as never,
+          kind.list as AnyRecordList,
+          storeRecordsQuery(db, kind, found.store.id),
           { query: { _paginate: 'cursor', ...query }, url: request.url },
           app.platform.config,
         )) as ListEnvelopeOf<Record<string, unknown>>;

@@ -8,10 +8,18 @@ export { type ProductRow, productKind } from './kinds/products.js';
 export { ticketKind } from './kinds/tickets.js';
 export { transactionKind } from './kinds/transactions.js';
 export { sumOfLinesCents } from './money.js';
-export { appendEvent, outboxEventsInWindow, type RecordChange } from './outbox.js';
+export { appendEvent, appendUndispatchedTestEvent, outboxEventsInWindow, type RecordChange } from './outbox.js';
 export { firstProductSkus } from './product-skus.js';
-export { type RecordKind, type RecordTable, recordPath } from './record-kind.js';
+export { type AnyRecordList, type RecordKind, type RecordTable, recordPath } from './record-kind.js';
 export { type AnyRecordKind, RECORD_KINDS, recordKindOf, recordKindOfTopic } from './record-kinds.js';
 export { recordRoutes } from './record-routes.js';
-export { deleteRecord, findRecord, insertRecord, inTransaction, type RecordWriteDeps, updateRecord } from './record-write.js';
+export {
+  deleteRecord,
+  findRecord,
+  insertRecord,
+  inTransaction,
+  type RecordWriteDeps,
+  storeRecordsQuery,
+  updateRecord,
+} from './record-write.js';
 export { type SeedCounts, type SeedDeps, type SeedResult, seedRecords } from './seed-records.js';

@@ -10,7 +10,7 @@ import { listRoute } from '../lists/list-route.js';
 import type { Schema } from '../storage/schema.js';
 import type { RecordKind, RecordTable } from './record-kind.js';
 import { RECORD_KINDS } from './record-kinds.js';
-import { assertTenantExists, deleteRecord, findRecord, insertRecord, updateRecord } from './record-write.js';
+import { assertTenantExists, deleteRecord, findRecord, insertRecord, storeRecordsQuery, updateRecord } from './record-write.js';
 
 const ErrorResponse = Type.Unsafe<unknown>({ $ref: 'PlatformError#' });
 const RecordIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
@@ -53,10 +53,6 @@ function componentSchemas(kind: AnyKind) {
   };
 }
 
-function tenantRows(db: Kysely<Schema>, kind: AnyKind, tenantId: string) {
-  return db.selectFrom(kind.table).selectAll().where('tenant_id', '=', tenantId);
-}
-
 /** Seller reads of one kind: its list and one record, with a bearer access token holding the kind's scope. */
 function sellerReadRoutes(instance: FastifyInstance, kind: AnyKind): void {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
@@ -76,7 +72,7 @@ function sellerReadRoutes(instance: FastifyInstance, kind: AnyKind): void {
       description: LIST_DESCRIPTION,
       response: { 200: named.list, ...errors },
     },
-    base: (request) => tenantRows(platform.database.db, kind, request.seller?.tenantId as string),
+    base: (request) => storeRecordsQuery(platform.database.db, kind, request.seller?.tenantId as string),
   });
   app.get(
     `${kind.readPath}/:id`,
@@ -124,7 +120,7 @@ function adminWriteRoutes(instance: FastifyInstance, kind: AnyKind): void {
     },
     base: async (request) => {
       await assertTenantExists(db(), request.params.tenant_id);
-      return tenantRows(db(), kind, request.params.tenant_id);
+      return storeRecordsQuery(db(), kind, request.params.tenant_id);
     },
   });
   app.post(

@@ -72,6 +72,15 @@ export async function assertTenantExists(db: Kysely<Schema>, tenantId: string): 
   if (!(await tenantExists(db, tenantId))) throw tenantNotFound();
 }
 
+/** The query over one store's records of a kind, that its lists page through (seller API, admin API, console). */
+export function storeRecordsQuery(
+  db: Kysely<Schema>,
+  kind: RecordKind<RecordTable, unknown, unknown, unknown>,
+  tenantId: string,
+) {
+  return db.selectFrom(kind.table).selectAll().where('tenant_id', '=', tenantId);
+}
+
 /** One of the tenant's records, or undefined (another tenant's record is not found either). */
 export async function findRecord<T extends RecordTable>(
   kind: RecordKind<T, unknown, unknown, unknown>,
