@@ -23,6 +23,7 @@ import { docsPageOptions, OPENAPI_TAGS, openapiRouteTransform } from './http/ope
 import { openapiWebhooks, webhookComponentSchemas } from './http/openapi-webhooks.js';
 import type { PlatformContext } from './http/platform-context.js';
 import { postmanRoute } from './http/postman-route.js';
+import { installRouteCatalogue } from './http/route-catalogue.js';
 import { languageRoute } from './i18n/language-route.js';
 import type { KeyRing } from './identity/index.js';
 import { createIdentityServices, identityRoutes } from './identity/index.js';
@@ -117,6 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installErrorHandlers(app);
   installJsonBodyParser(app);
   installNulGuard(app);
+  installRouteCatalogue(app);
   app.addSchema(PlatformErrorBody);
 
   await app.register(swagger, {

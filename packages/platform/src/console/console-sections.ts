@@ -6,6 +6,7 @@ import { deliverySection } from './delivery-console.js';
 import { operatorSection } from './operator-console.js';
 import { recordsSection } from './records-console.js';
 import { shippingSection } from './shipping-console.js';
+import { shippingPreviewSection } from './shipping-preview-console.js';
 import { webhooksSection } from './webhooks-console.js';
 
 /**
@@ -18,6 +19,8 @@ export const CONSOLE_SECTIONS: readonly ConsoleSection[] = [
   deliverySection,
   appsSection,
   shippingSection,
+  // The quote preview (D61): reached from the shipping page, no nav entry of its own.
+  shippingPreviewSection,
   recordsSection,
   operatorSection,
   // The seller's freight-table API (the shipping page's upload posts to it with the console session).

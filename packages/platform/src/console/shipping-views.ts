@@ -151,6 +151,7 @@ ${input.nav}
 <h1>${t.html('shipping.title', { store: input.store.name })}</h1>
 <h2>${t.html('shipping.settings')}</h2>
 ${settingsView(t, input.settings, input.methodLabel)}
+<p><a href="${base}/preview">${t.html('preview.link')}</a></p>
 ${input.uploaded ? `<p class="notice" role="status">${t.html('freight.uploaded', { id: input.uploaded })}</p>` : ''}
 ${freightView(t, input.store, input.freightTables, input.csrf)}
 <h2 id="test">${t.html('shipping.test.heading')}</h2>

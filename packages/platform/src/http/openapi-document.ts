@@ -46,6 +46,34 @@ function error(description: string) {
 
 type JsonSchema = Record<string, unknown>;
 
+/**
+ * `X-Tenant-Id`, the store a seller call acts for (spec-notes I9). Routes that
+ * read it declare it in their `headers` schema; routes behind the access-token
+ * guard get it from the transform below.
+ */
+export const TENANT_HEADER = {
+  type: 'string',
+  description:
+    'The store this call acts for: required when the token was granted for several stores, optional with one (spec-notes I9)',
+} as const;
+
+/** The headers schema of a route that reads `X-Tenant-Id` (Fastify keys headers in lower case). */
+export const tenantHeaders = { type: 'object', properties: { 'x-tenant-id': TENANT_HEADER } } as const;
+
+/**
+ * Route `config` of a route that reads its body itself (a stream, not parsed
+ * against a schema): each media type it takes and what that body holds. Only
+ * the document reads it: Fastify validates no such body. Add a media type by
+ * adding a key (and its content-type parser beside the route).
+ */
+export interface RawBodyRouteConfig {
+  rawBody?: { content: Record<string, { schema: JsonSchema }> };
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig extends RawBodyRouteConfig {}
+}
+
 /** The query parameters of one list, derived from its declaration: paging, `_sort` with its allowed values, and every filter with its operators. */
 export function listQuerySchema(resource: ListResource<never, unknown>): JsonSchema {
   const maxLimit = resource.maxLimit ?? 100;
@@ -64,7 +92,11 @@ export function listQuerySchema(resource: ListResource<never, unknown>): JsonSch
         : 'Records to skip (default 0)',
     },
     _paginate: { type: 'string', enum: ['cursor'], description: 'Keyset pagination: follow `meta.links.next` (spec-notes L4)' },
-    _next_token: { type: 'string', description: 'The cursor from `meta.page.next_token` of the previous page' },
+    _next_token: {
+      type: 'string',
+      description:
+        'The cursor of the next page: the `_next_token` parameter of `meta.links.next` in the previous page (cursor pagination; or follow that link as it is)',
+    },
   };
   const sortFields = [...new Set([...resource.sorts, 'id'])];
   const key = `(${sortFields.map((f) => f.replace(/\./g, '\\.')).join('|')})(:(asc|desc))?`;
@@ -140,11 +172,7 @@ export function openapiRouteTransform({ schema, url, route }: TransformInput): {
     doc.headers = {
       type: 'object',
       properties: {
-        'x-tenant-id': {
-          type: 'string',
-          description:
-            'The store this call acts for: required when the token was granted for several stores, optional with one (spec-notes I9)',
-        },
+        'x-tenant-id': TENANT_HEADER,
         ...(((schema.headers as JsonSchema | undefined)?.properties as JsonSchema | undefined) ?? {}),
       },
     };
@@ -158,8 +186,9 @@ export function openapiRouteTransform({ schema, url, route }: TransformInput): {
   } else if (schema.security === undefined) {
     doc.security = [];
   }
-  const list = (route.config as ListRouteConfig | undefined)?.listResource;
-  if (list) doc.querystring = listQuerySchema(list);
+  const config = route.config as (ListRouteConfig & RawBodyRouteConfig) | undefined;
+  if (config?.listResource) doc.querystring = listQuerySchema(config.listResource);
+  if (config?.rawBody) doc.body = { content: config.rawBody.content };
   // The OAuth endpoints answer RFC 6749 §5.2 bodies only, declared on their routes.
   if (url.startsWith('/oauth/')) {
     doc.response = responses;

@@ -1,4 +1,4 @@
-import type { OAuthErrorBody, OAuthErrorCode } from '@feira/contract';
+import { OAuthErrorBody, type OAuthErrorCode } from '@feira/contract';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../storage/database-errors.js';
 
@@ -34,6 +34,24 @@ export class OAuthError extends Error {
     return { error: this.code, error_description: this.message };
   }
 }
+
+/**
+ * The 429 of every endpoint that authenticates a client (client-authentication.ts
+ * reserves an attempt per client_id and address first), as the OpenAPI document
+ * declares it: the RFC 6749 §5.2 body and the Retry-After header.
+ */
+export const throttledResponse: Record<string, unknown> = {
+  ...OAuthErrorBody,
+  description:
+    'temporarily_unavailable: too many client authentication attempts for this client_id or from this address; retry after Retry-After seconds',
+  headers: {
+    'Retry-After': {
+      type: 'integer',
+      minimum: 1,
+      description: 'Seconds to wait before the next attempt (RFC 9110 §10.2.3)',
+    },
+  },
+};
 
 /** Fastify's own errors (body parsing, content type, size) in OAuth words. */
 function fromFastifyError(error: FastifyError): OAuthError | null {

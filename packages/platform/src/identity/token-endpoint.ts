@@ -2,7 +2,7 @@ import { OAuthErrorBody, TokenRequest, TokenSet } from '@feira/contract';
 import type { FastifyInstance } from 'fastify';
 import { exchangeAuthorizationCode } from './authorization-codes.js';
 import { authenticateClient } from './client-authentication.js';
-import { OAuthError, oauthErrorHandler } from './oauth-error.js';
+import { OAuthError, oauthErrorHandler, throttledResponse } from './oauth-error.js';
 import { rotateRefreshToken } from './refresh-token-rotation.js';
 import { TokenRequestParams } from './token-request-params.js';
 
@@ -35,6 +35,7 @@ export async function tokenEndpoint(app: FastifyInstance): Promise<void> {
             description: 'RFC 6749 §5.2: invalid_request, invalid_grant, unsupported_grant_type, invalid_scope',
           },
           401: { ...OAuthErrorBody, description: 'RFC 6749 §5.2: invalid_client (client authentication failed)' },
+          429: throttledResponse,
         },
       },
       // Validation is the handler's (TokenRequestParams): its errors are RFC 6749 §5.2 bodies.

@@ -2,12 +2,13 @@ import { IntrospectionResponse, OAuthErrorBody, TokenLookupRequest } from '@feir
 import type { FastifyInstance } from 'fastify';
 import { authenticateClient } from './client-authentication.js';
 import { introspectToken, revokeToken } from './grant-revocation.js';
-import { oauthErrorHandler } from './oauth-error.js';
+import { oauthErrorHandler, throttledResponse } from './oauth-error.js';
 import { TokenRequestParams } from './token-request-params.js';
 
 const oauthErrors = {
   400: { ...OAuthErrorBody, description: 'RFC 6749 §5.2 error: invalid_request (no token, repeated or malformed parameter)' },
   401: { ...OAuthErrorBody, description: 'invalid_client: client authentication failed (RFC 6749 §5.2)' },
+  429: throttledResponse,
 };
 
 /**

@@ -3,6 +3,7 @@ import {
   type DeliveryOption,
   pickShownOptions,
   type QuoteOutcome,
+  type QuotePackage,
   type QuoteRequest,
   type ShownPackage,
 } from '@feira/contract';
@@ -192,9 +193,39 @@ export async function quoteCart(
   metrics: QuoteMetrics,
   input: { tenantId: string; zipcode: string; items: CartLine[]; purpose: QuotePurpose },
 ): Promise<CartQuote> {
+  return (await tracedCartQuote(platform, metrics, input)).quote;
+}
+
+/** A quote with how it was reached: each method's answer, the backup rates asked, the options merged before Q5. */
+export interface TracedCartQuote {
+  quote: CartQuote;
+  /** The store's methods' answers, in the store's order (empty when the store has no settings). */
+  answers: MethodAnswer[];
+  /** The freight tables' answer when backup rates were asked (spec-notes Q8). */
+  fallback: MethodAnswer | undefined;
+  /** The packages after merging, before Q5 picked two options (undefined: nobody gave options). */
+  merged: QuotePackage[] | undefined;
+}
+
+/**
+ * `quoteCart` with its working shown (the quote preview, D61): the same code
+ * path, so what the preview shows is what the storefront would.
+ */
+export async function tracedCartQuote(
+  platform: ShippingServices,
+  metrics: QuoteMetrics,
+  input: { tenantId: string; zipcode: string; items: CartLine[]; purpose: QuotePurpose },
+): Promise<TracedCartQuote> {
   const found = (await loadQuotableCart(platform, input.tenantId, input.items)) ?? (await loadCartTheLongWay(platform, input));
   if (!found.settings) {
-    return { available: false, sessionId: null, request: null, lines: found.lines, reason: unavailable('not_configured') };
+    const quote: CartQuote = {
+      available: false,
+      sessionId: null,
+      request: null,
+      lines: found.lines,
+      reason: unavailable('not_configured'),
+    };
+    return { quote, answers: [], fallback: undefined, merged: undefined };
   }
   const { settings, lines } = found;
   const sessionId = platform.random.uuid();
@@ -232,24 +263,26 @@ export async function quoteCart(
     });
   }
 
+  const traced = (quote: CartQuote, merged?: QuotePackage[]): TracedCartQuote => ({ quote, answers, fallback, merged });
   if (businessError?.kind === 'business_error') {
     const { error } = businessError;
-    return {
+    return traced({
       available: false,
       sessionId,
       request,
       lines,
       reason: { code: error.code, message: error.message, items: error.items },
-    };
+    });
   }
   const merged = mergeAnswers(fallback ? [...answers, fallback] : answers);
-  if (merged) return { available: true, sessionId, request, lines, packages: pickShownOptions({ packages: merged }) };
+  if (merged)
+    return traced({ available: true, sessionId, request, lines, packages: pickShownOptions({ packages: merged }) }, merged);
   const failed = answers.find((answer) => answer.kind === 'call_failed');
   const reason =
     failed?.kind === 'call_failed'
       ? unavailable(failed.call.outcome as Exclude<UnavailableCode, 'not_configured'>)
       : unavailable('no_freight_rate');
-  return { available: false, sessionId, request, lines, reason };
+  return traced({ available: false, sessionId, request, lines, reason });
 }
 
 /** The logged call behind an answer (methods that call an endpoint), if any. */

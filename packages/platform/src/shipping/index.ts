@@ -21,7 +21,9 @@ export { quoteCallList, quoteCallsOf } from './quote-log/quote-log-list.js';
 export { type QuoteLogStore, quoteLogInDatabase } from './quote-log/quote-log-store.js';
 export { QUOTE_LOG_BATCH, QuoteLogWriter, type QuoteLogWriterOptions } from './quote-log/quote-log-writer.js';
 export { isQuoteWindow, QUOTE_WINDOWS, type QuoteStats, type QuoteWindow, quoteStats } from './quote-log/quote-stats.js';
+export { previewStoreQuote, type QuotePreview } from './quote-preview.js';
 export { checkQuoteUrl, type QuoteTarget } from './quote-url.js';
+export { sellerPreviewRoutes } from './preview-routes.js';
 export { shippingRoutes } from './shipping-routes.js';
 export { createShippingServices, type ShippingServices } from './shipping-services.js';
 export {

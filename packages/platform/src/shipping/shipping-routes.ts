@@ -10,6 +10,7 @@ import { presentCartQuote, quoteCart } from './cart-quote.js';
 import { checkout } from './checkout.js';
 import { freightRoutes } from './freight/freight-routes.js';
 import { gatewayRoutes } from './gateway-routes.js';
+import { adminPreviewRoutes } from './preview-routes.js';
 import { quoteCallList, quoteCallsOf } from './quote-log/quote-log-list.js';
 import { quoteMetrics } from './quote-metrics.js';
 import {
@@ -45,6 +46,7 @@ export async function shippingRoutes(instance: FastifyInstance): Promise<void> {
 
   await app.register(freightRoutes);
   await app.register(gatewayRoutes);
+  await app.register(adminPreviewRoutes);
 
   app.put(
     '/admin/v1/tenants/:tenant_id/shipping',

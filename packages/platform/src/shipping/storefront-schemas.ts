@@ -20,6 +20,9 @@ const cartFields = {
 };
 
 export const StorefrontQuoteBody = Type.Object(cartFields, { additionalProperties: false });
+
+/** The quote preview's body (D61): the storefront quote's zipcode and cart; the store is in the path. */
+export const PreviewBody = Type.Object({ zipcode: cartFields.zipcode, items: cartFields.items }, { additionalProperties: false });
 export type StorefrontQuoteBody = Static<typeof StorefrontQuoteBody>;
 
 export const CheckoutBody = Type.Object(

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { listTenantsOfSeller } from '../accounts/index.js';
 import { invalidParameter, notFound, PlatformError } from '../core/platform-error.js';
-import { documentedList, documentedObject, errorResponse } from '../http/openapi-document.js';
+import { documentedList, documentedObject, errorResponse, tenantHeaders } from '../http/openapi-document.js';
 import { csrfTokenValid, requireAccessToken, sessionSellerId } from '../identity/index.js';
 import { listRoute } from '../lists/list-route.js';
 import type { Schema } from '../storage/schema.js';
@@ -87,6 +87,8 @@ const route = (summary: string, operationId: string, response: Record<number, un
   summary,
   operationId,
   response,
+  // Read by the access-token guard when called with a token (webhookViewer): declared so the document and clients carry it.
+  headers: tenantHeaders,
   security: [{ feiraOAuth: ['open:webhook:write'] as string[] }, { consoleSession: [] as string[] }] as Array<
     Record<string, string[]>
   >,

@@ -6,7 +6,7 @@ import Papa from 'papaparse';
 import { listTenantsOfSeller, tenantExists } from '../../accounts/index.js';
 import { invalidParameter, notFound, PlatformError } from '../../core/platform-error.js';
 import { requireAdminToken } from '../../http/admin-auth.js';
-import { documentedList, errorResponse } from '../../http/openapi-document.js';
+import { documentedList, errorResponse, type RawBodyRouteConfig } from '../../http/openapi-document.js';
 import { csrfTokenValid, sessionSellerId } from '../../identity/index.js';
 import { defineListResource } from '../../lists/list-resource.js';
 import { listRoute } from '../../lists/list-route.js';
@@ -37,6 +37,28 @@ export const FREIGHT_CSV_MAX_BYTES = 256 * 1024 * 1024;
 export const MAX_CUBIC_WEIGHT_FACTOR = 100_000;
 
 const adminSecurity = [{ adminToken: [] }];
+
+const SPREADSHEET_EXAMPLE = `${FREIGHT_COLUMNS.join(';')}\r\n01000000;09999999;;0;30000;15,90;0;0;1000000;3.00:00:00;BRA;0\r\n`;
+
+/**
+ * The media types a freight-table PUT takes, each with what its body holds: the
+ * OpenAPI document's `requestBody` (the body is read as a stream, never parsed
+ * against a schema) and the content-type parsers of these routes, both from
+ * this one map. A new format (a workbook) is one more key and its reader.
+ */
+export const FREIGHT_UPLOAD_BODY: NonNullable<RawBodyRouteConfig['rawBody']> = {
+  content: {
+    'text/csv': {
+      schema: {
+        type: 'string',
+        description: 'The spreadsheet in the VTEX layout, UTF-8 (application/csv is accepted as the same)',
+        examples: [SPREADSHEET_EXAMPLE],
+      },
+    },
+  },
+};
+/** Media types read as a freight spreadsheet: the documented ones and their aliases. */
+const FREIGHT_UPLOAD_TYPES = [...Object.keys(FREIGHT_UPLOAD_BODY.content), 'application/csv'];
 
 /**
  * The body of a `text/csv` request: the request stream itself, behind a
@@ -281,7 +303,7 @@ async function tableRoutes(instance: FastifyInstance, scopes: TableScope[]): Pro
   app.addSchema(FreightTableSummary);
   app.addSchema(FreightImportProblems);
   // This plugin's routes only: the body stays a stream, parsed as it arrives.
-  app.addContentTypeParser(['text/csv', 'application/csv'], (_request, payload, done) => done(null, new CsvBody(payload)));
+  app.addContentTypeParser(FREIGHT_UPLOAD_TYPES, (_request, payload, done) => done(null, new CsvBody(payload)));
 
   for (const scope of scopes) {
     const itemParams = Type.Object({ ...scope.params.properties, table_id: TABLE_ID });
@@ -291,6 +313,7 @@ async function tableRoutes(instance: FastifyInstance, scopes: TableScope[]): Pro
       {
         preHandler: scope.guard,
         bodyLimit: FREIGHT_CSV_MAX_BYTES,
+        config: { rawBody: FREIGHT_UPLOAD_BODY },
         schema: {
           operationId: `put${scope.operation}`,
           tags: [scope.tag],
@@ -299,7 +322,6 @@ async function tableRoutes(instance: FastifyInstance, scopes: TableScope[]): Pro
           security: scope.security,
           params: itemParams,
           querystring: ImportQuery,
-          consumes: ['text/csv'],
           response: {
             ...GUARD_REFUSALS,
             200: Type.Ref(FreightTableSummary),

@@ -1,0 +1,26 @@
+import type { FastifyInstance, RouteOptions } from 'fastify';
+
+/** What the catalogue keeps of a route: what it accepts and answers, as registered. */
+export type CataloguedRoute = Pick<RouteOptions, 'method' | 'url' | 'schema' | 'config' | 'preHandler' | 'bodyLimit'>;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route of the app as registered (HEAD routes Fastify adds included), in order. */
+    readonly routeCatalogue: readonly CataloguedRoute[];
+  }
+}
+
+/**
+ * Keeps every route registered after it, from any plugin (an onRoute hook on
+ * the root reaches every child context). The route-vs-document test walks it
+ * to compare each route's real schema with its OpenAPI operation, so the
+ * document cannot drift from what the routes take and answer.
+ */
+export function installRouteCatalogue(app: FastifyInstance): void {
+  const routes: CataloguedRoute[] = [];
+  app.decorate('routeCatalogue', routes);
+  app.addHook('onRoute', (route) => {
+    const { method, url, schema, config, preHandler, bodyLimit } = route;
+    routes.push({ method, url, schema, config, preHandler, bodyLimit });
+  });
+}
