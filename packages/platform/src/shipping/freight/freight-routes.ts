@@ -189,7 +189,8 @@ const GUARD_REFUSALS = {
   403: errorResponse("Seller routes: the session's CSRF token is missing or wrong in X-CSRF-Token"),
 };
 
-async function sellerStoreGuard(request: FastifyRequest): Promise<void> {
+/** The console session's seller owns the store; a write carries the CSRF token (the seller routes of shipping/). */
+export async function sellerStoreGuard(request: FastifyRequest): Promise<void> {
   const sellerId = await sessionSellerId(request);
   if (!sellerId) throw new PlatformError('UNAUTHORIZED', { message: 'Sign in to the console first' });
   const tenantId = (request.params as { tenant_id: string }).tenant_id;
