@@ -20,6 +20,7 @@ export {
   verifyClientSecret,
 } from './client-repository.js';
 export { validateNewClient } from './client-rules.js';
+export { endOperatorSession, operatorSessionLive, startOperatorSession } from './operator-sessions.js';
 export {
   countSellers,
   createSeller,

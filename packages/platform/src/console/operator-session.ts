@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { endOperatorSession, operatorSessionLive, startOperatorSession } from '../accounts/index.js';
 import { constantTimeEqual, sha256Hex } from '../core/hashing.js';
 import { randomToken } from '../core/random.js';
 import { reserveAttempt, settleAttempt, type ThrottlePolicy, throttleAddress } from '../identity/index.js';
@@ -43,14 +44,7 @@ export async function isOperator(request: FastifyRequest): Promise<boolean> {
   const id = sessionIdOf(request);
   if (!id) return false;
   const { database, clock } = request.server.platform;
-  const row = await database.db
-    .selectFrom('operator_sessions')
-    .select('id_hash')
-    .where('id_hash', '=', sha256Hex(id))
-    .where('ended_at', 'is', null)
-    .where('expires_at', '>', clock.now().toISOString())
-    .executeTakeFirst();
-  return row !== undefined;
+  return operatorSessionLive(database.db, sha256Hex(id), clock.now().toISOString());
 }
 
 export type OperatorSignIn = { kind: 'ok' } | { kind: 'wrong' } | { kind: 'throttled'; retryAfterSeconds: number };
@@ -70,15 +64,11 @@ export async function signInOperator(request: FastifyRequest, reply: FastifyRepl
   await signOutOperator(request, reply);
   const id = randomToken(random, 32);
   const now = clock.now();
-  await database.db
-    .insertInto('operator_sessions')
-    .values({
-      id_hash: sha256Hex(id),
-      created_at: now.toISOString(),
-      expires_at: new Date(now.getTime() + OPERATOR_SESSION_TTL_SECONDS * 1000).toISOString(),
-      ended_at: null,
-    })
-    .execute();
+  await startOperatorSession(database.db, {
+    idHash: sha256Hex(id),
+    createdAt: now.toISOString(),
+    expiresAt: new Date(now.getTime() + OPERATOR_SESSION_TTL_SECONDS * 1000).toISOString(),
+  });
   reply.setCookie(OPERATOR_COOKIE, id, cookieOptions(request));
   return { kind: 'ok' };
 }
@@ -87,11 +77,6 @@ export async function signOutOperator(request: FastifyRequest, reply: FastifyRep
   const id = sessionIdOf(request);
   if (!id) return;
   const { database, clock } = request.server.platform;
-  await database.db
-    .updateTable('operator_sessions')
-    .set({ ended_at: clock.now().toISOString() })
-    .where('id_hash', '=', sha256Hex(id))
-    .where('ended_at', 'is', null)
-    .execute();
+  await endOperatorSession(database.db, sha256Hex(id), clock.now().toISOString());
   reply.clearCookie(OPERATOR_COOKIE, { path: '/' });
 }

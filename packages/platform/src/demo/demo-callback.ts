@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findClientById, verifyClientSecret } from '../accounts/index.js';
-import { sha256Hex } from '../core/hashing.js';
 import { escapeHtml, hiddenFields, sendPage } from '../http/html-page.js';
-import { csrfToken, csrfTokenValid, exchangeAuthorizationCode, OAuthError } from '../identity/index.js';
+import { authorizationCodeIssue, csrfToken, csrfTokenValid, exchangeAuthorizationCode, OAuthError } from '../identity/index.js';
 
 export const DEMO_CALLBACK_PATH = '/demo/callback';
 const RESULT_COOKIE = 'feira_demo_tokens';
@@ -20,11 +19,7 @@ export async function demoCallback(app: FastifyInstance): Promise<void> {
   const hide = { schema: { hide: true } };
 
   async function renderForm(request: FastifyRequest, reply: FastifyReply, code: string, error?: string) {
-    const row = await request.server.platform.database.db
-      .selectFrom('authorization_codes')
-      .select('client_id')
-      .where('code_hash', '=', sha256Hex(code))
-      .executeTakeFirst();
+    const issued = await authorizationCodeIssue(request.server.platform.database.db, code);
     return sendPage(reply, {
       status: error ? 400 : 200,
       title: 'Demo callback',
@@ -36,7 +31,7 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 <form method="post" action="${DEMO_CALLBACK_PATH}">
 ${hiddenFields({ code, csrf: csrfToken(request, reply) })}
 <label for="client_id">Client ID</label>
-<input type="text" id="client_id" name="client_id" required value="${escapeHtml(row?.client_id ?? '')}">
+<input type="text" id="client_id" name="client_id" required value="${escapeHtml(issued?.clientId ?? '')}">
 <label for="client_secret">Client secret</label>
 <input type="password" id="client_secret" name="client_secret" required autocomplete="off" autofocus>
 <div class="actions"><button type="submit">Exchange the code</button></div>
@@ -71,18 +66,14 @@ ${hiddenFields({ code, csrf: csrfToken(request, reply) })}
     if (!client || !verifyClientSecret(client, secret)) return renderForm(request, reply, code, 'Client ID or secret is wrong.');
     // Exchange only codes that were sent to a demo callback, with the redirect_uri they were issued for
     // (the demo seed may register it under base_url or auth_url; both are this process in the sandbox).
-    const issuedFor = await platform.database.db
-      .selectFrom('authorization_codes')
-      .select('redirect_uri')
-      .where('code_hash', '=', sha256Hex(code))
-      .executeTakeFirst();
-    if (!issuedFor || new URL(issuedFor.redirect_uri).pathname !== DEMO_CALLBACK_PATH) {
+    const issuedFor = await authorizationCodeIssue(platform.database.db, code);
+    if (!issuedFor || new URL(issuedFor.redirectUri).pathname !== DEMO_CALLBACK_PATH) {
       return renderForm(request, reply, code, 'This code was not issued for the demo callback.');
     }
     try {
       const tokens = await exchangeAuthorizationCode(platform, client.id, {
         code,
-        redirectUri: issuedFor.redirect_uri,
+        redirectUri: issuedFor.redirectUri,
         codeVerifier: undefined,
       });
       reply.setCookie(RESULT_COOKIE, platform.box.seal(JSON.stringify(tokens)), {

@@ -11,6 +11,7 @@ import {
 } from '@feira/contract';
 import type { Clock } from '../core/clock.js';
 import type { PlatformConfig } from '../core/config.js';
+import { productStock } from '../records/index.js';
 import { configureShippingSettings, type ShippingSettings } from '../shipping/index.js';
 import type { Database } from '../storage/database.js';
 
@@ -38,13 +39,7 @@ export interface DemoSeller {
 export function catalogueStock(database: Database): DemoStockLookup {
   return async (tenantId, sku) => {
     if (!tenantId) return undefined;
-    const row = await database.db
-      .selectFrom('products')
-      .select('stock')
-      .where('tenant_id', '=', tenantId)
-      .where('sku', '=', sku)
-      .executeTakeFirst();
-    return row ? Number(row.stock) : undefined;
+    return productStock(database.db, tenantId, sku);
   };
 }
 

@@ -1,5 +1,19 @@
 import type { Kysely } from 'kysely';
+import { sha256Hex } from '../core/hashing.js';
 import type { Schema } from '../storage/schema.js';
+
+/** Whom and where an authorization code was issued for, looked up by the code itself (stored only as its hash). */
+export async function authorizationCodeIssue(
+  db: Kysely<Schema>,
+  code: string,
+): Promise<{ clientId: string; redirectUri: string } | undefined> {
+  const row = await db
+    .selectFrom('authorization_codes')
+    .select(['client_id', 'redirect_uri'])
+    .where('code_hash', '=', sha256Hex(code))
+    .executeTakeFirst();
+  return row ? { clientId: row.client_id, redirectUri: row.redirect_uri } : undefined;
+}
 
 /**
  * When a refresh token of any grant the seller gave the client was last

@@ -8,7 +8,7 @@ export { reserveAttempt, settleAttempt, type ThrottlePolicy } from './attempt-th
 export { exchangeAuthorizationCode, issueAuthorizationCode, type NewAuthorizationCode } from './authorization-codes.js';
 export { storeConsents, withdrawStoreConsent } from './consent-store.js';
 export { revokeGrant } from './grant-revocation.js';
-export { deleteConsentsAndCodes, lastTokenIssuedAt } from './grant-store.js';
+export { authorizationCodeIssue, deleteConsentsAndCodes, lastTokenIssuedAt } from './grant-store.js';
 export { identityRoutes } from './identity-routes.js';
 export { createIdentityServices, type IdentityServices } from './identity-services.js';
 export { csrfToken, csrfTokenValid, endSellerSessions, endSession, sessionSellerId, startSession } from './login-session.js';

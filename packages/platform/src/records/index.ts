@@ -9,7 +9,7 @@ export { ticketKind } from './kinds/tickets.js';
 export { transactionKind } from './kinds/transactions.js';
 export { sumOfLinesCents } from './money.js';
 export { appendEvent, appendUndispatchedTestEvent, outboxEventsInWindow, type RecordChange } from './outbox.js';
-export { firstProductSkus } from './product-skus.js';
+export { firstProductSkus, productStock } from './product-skus.js';
 export { type AnyRecordList, type RecordKind, type RecordTable, recordPath } from './record-kind.js';
 export { type AnyRecordKind, RECORD_KINDS, recordKindOf, recordKindOfTopic } from './record-kinds.js';
 export { recordRoutes } from './record-routes.js';
