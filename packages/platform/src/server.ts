@@ -2,8 +2,9 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { type DestinationStream, destination, pino } from 'pino';
 import { collectDefaultMetrics, Gauge } from 'prom-client';
 import type { Clock } from './core/clock.js';
-import type { DispatcherTuning, PlatformConfig } from './core/config.js';
+import type { DispatcherTuning, GatewayBaseUrls, PlatformConfig } from './core/config.js';
 import type { Random } from './core/random.js';
+import { configureDemoGatewayShipping, startDemoGateway } from './demo/demo-gateway.js';
 import { plantOrRecallDemo, startDemoSellerFor } from './demo/demo-sandbox.js';
 import type { DemoCredentials, DemoRecordsSeeder } from './demo/demo-seed.js';
 import type { PlatformContext } from './http/platform-context.js';
@@ -37,6 +38,13 @@ export interface StartPlatformOptions {
   demoSeller?: boolean;
   /** Port of the demo seller's quote endpoint; 0 (the default) picks a free one. */
   demoSellerPort?: number;
+  /** Base URLs of the freight gateways' APIs (PlatformConfig.gateways); absent: their production hosts. */
+  gateways?: Readonly<Partial<GatewayBaseUrls>>;
+  /**
+   * Sandbox with a demo: `melhor_envio` starts a fake Melhor Envio beside the platform (its URL the Melhor Envio
+   * base URL of this run) and the first demo store quotes through it (D60). Default `none`.
+   */
+  demoGateway?: 'melhor_envio' | 'none';
   /** Extra CA certificates (PEM) trusted by outbound calls: webhook deliveries and quote calls. */
   outboundCa?: string;
   /** Bearer token `GET /metrics` requires; open when absent. */
@@ -102,6 +110,9 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
   let demo: DemoCredentials | undefined;
   let seededNow = false;
   let demoSellerUrl: string | undefined;
+  // D60: the fake gateway runs before the platform, so its URL can be the config's Melhor Envio base URL.
+  const demoGateway = options.mode === 'sandbox' && options.demoGateway === 'melhor_envio' ? await startDemoGateway() : undefined;
+  const gateways = { ...options.gateways, ...(demoGateway ? { melhorEnvio: demoGateway.url } : {}) };
   const platform = await createPlatform({
     databaseUrl: options.databaseUrl,
     roles: { api: true, dispatcher: options.dispatcher ?? true },
@@ -119,6 +130,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
       ...(options.trustProxy?.length ? { trustProxy: options.trustProxy } : {}),
       ...(options.dispatcherTuning ? { dispatcher: options.dispatcherTuning } : {}),
+      ...(Object.keys(gateways).length > 0 ? { gateways } : {}),
     },
     ...(logger ? { logger } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
@@ -147,7 +159,15 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
         deferClose(() => seller.close());
         demoSellerUrl = `${seller.url}/quote`;
       }
+      if (demoGateway) {
+        deferClose(() => demoGateway.close());
+        const first = demo?.tenants[0];
+        if (first) await configureDemoGatewayShipping(context, first.id);
+      }
     },
+  }).catch(async (error: unknown) => {
+    await demoGateway?.close();
+    throw error;
   });
   const app = platform.app as FastifyInstance;
   return {

@@ -107,6 +107,8 @@ export async function runStart(flags: StartFlags & ClusterFlags, io: StartIo): P
       logger: config.logLevel === 'silent' ? false : config.logLevel,
       ...(destination ? { logDestination: destination } : {}),
       demoSellerPort: config.quotePort,
+      gateways: config.gateways,
+      demoGateway: config.demoGateway,
       ...(outboundCa ? { outboundCa } : {}),
       ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
       ...(config.trustProxy.length > 0 ? { trustProxy: config.trustProxy } : {}),

@@ -29,6 +29,8 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
       outboundCa: undefined,
       trustProxy: [],
       dispatcherTuning: { maxInFlight: 1000, perEndpointInFlight: 32, batchSize: 500, maxPollIntervalMs: 250, leaseMs: 10_000 },
+      gateways: {},
+      demoGateway: 'none',
     });
   });
 
@@ -72,6 +74,8 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
       outboundCa: undefined,
       trustProxy: [],
       dispatcherTuning: { maxInFlight: 200, perEndpointInFlight: 4, batchSize: 50, maxPollIntervalMs: 1000, leaseMs: 30_000 },
+      gateways: {},
+      demoGateway: 'none',
     });
   });
 

@@ -47,6 +47,10 @@ export interface StartSettings {
   trustProxy: string[];
   /** The webhook dispatcher's tuning (PlatformConfig.dispatcher), each value from its row of START_SETTINGS. */
   dispatcherTuning: DispatcherTuning;
+  /** Base URLs of the freight gateways' APIs (PlatformConfig.gateways); absent: their production hosts. */
+  gateways: { melhorEnvio?: string; frenet?: string };
+  /** Sandbox: the first demo store quotes through a fake Melhor Envio started beside the platform (D60). */
+  demoGateway: 'melhor_envio' | 'none';
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -164,6 +168,27 @@ export const START_SETTINGS = {
     default: "none (Node's trusted CAs, NODE_EXTRA_CA_CERTS included, and the data folder's local CA)",
     help: 'PEM file of CA certificates trusted for webhook deliveries and quote calls (e.g. your local HTTPS receiver)',
     commands: BOTH,
+  },
+  melhorEnvioUrl: {
+    flag: '--melhor-envio-url <url>',
+    env: 'FEIRA_MELHOR_ENVIO_URL',
+    default: 'https://melhorenvio.com.br',
+    help: "base URL of Melhor Envio's API, for stores whose gateway kind is melhor_envio (its sandbox: https://sandbox.melhorenvio.com.br)",
+    commands: START,
+  },
+  frenetUrl: {
+    flag: '--frenet-url <url>',
+    env: 'FEIRA_FRENET_URL',
+    default: 'https://api.frenet.com.br',
+    help: "base URL of Frenet's API, for stores whose gateway kind is frenet",
+    commands: START,
+  },
+  demoGateway: {
+    flag: '--demo-gateway <none|melhor_envio>',
+    env: 'FEIRA_DEMO_GATEWAY',
+    default: 'none',
+    help: 'sandbox: the first demo store quotes through a fake Melhor Envio started beside the platform',
+    commands: START,
   },
   metricsToken: {
     flag: '--metrics-token <token>',
@@ -287,6 +312,17 @@ function parsePublicUrl(value: string): string {
   return value.replace(/\/+$/, '');
 }
 
+/** A gateway's base URL: absolute, no query or fragment, https in strict mode; `{}` when not given. */
+function optionalUrl<K extends string>(key: K, name: string, value: string | undefined, mode: 'sandbox' | 'strict') {
+  if (value === undefined) return {};
+  if (!URL.canParse(value)) throw new ConfigError(`${name} must be an absolute http(s) URL (got "${value}")`);
+  const url = new URL(value);
+  if (url.protocol !== 'https:' && (mode === 'strict' || url.protocol !== 'http:'))
+    throw new ConfigError(`${name} must use https${mode === 'sandbox' ? ' (or http in the sandbox)' : ''}`);
+  if (url.search || url.hash || url.username) throw new ConfigError(`${name} must not carry credentials, a query or a fragment`);
+  return { [key]: value.replace(/\/+$/, '') } as { [P in K]?: string };
+}
+
 function parseSecret(name: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   if (value.length < MIN_SECRET_LENGTH) throw new ConfigError(`${name} must be at least ${MIN_SECRET_LENGTH} characters`);
@@ -358,6 +394,14 @@ export function resolveStartSettings(
     metricsToken: parseBearerSecret('--metrics-token', pick(flags.metricsToken, env[S.metricsToken.env])),
     trustProxy: parseProxies(pick(flags.trustProxy, env[S.trustProxy.env])),
     dispatcherTuning: resolveDispatcherTuning(flags, env),
+    gateways: {
+      ...optionalUrl('melhorEnvio', '--melhor-envio-url', pick(flags.melhorEnvioUrl, env[S.melhorEnvioUrl.env]), mode),
+      ...optionalUrl('frenet', '--frenet-url', pick(flags.frenetUrl, env[S.frenetUrl.env]), mode),
+    },
+    demoGateway: oneOf('--demo-gateway', pick(flags.demoGateway, env[S.demoGateway.env]) ?? S.demoGateway.default, [
+      'none',
+      'melhor_envio',
+    ] as const),
   });
 }
 
