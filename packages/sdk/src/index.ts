@@ -1,17 +1,29 @@
-// @feira/sdk: what a seller's integrator imports. Depends on @feira/contract only.
+// @feira/sdk: what a seller's integrator imports. Built from @feira/contract,
+// which the published package carries inside it (D53).
 
 // Wire types an integration handles, re-exported so it can import everything from the SDK.
 export type {
   ErrorDetail,
+  IntrospectionResponse,
   ListMeta,
+  Order,
+  OrderItem,
+  OrderShipping,
+  OrderStatus,
   PlatformErrorBody,
+  Product,
+  ProductDimensions,
   QuoteErrorBody,
   QuoteRequest,
   QuoteResponse,
   QuoteViolation,
   Scope,
+  Ticket,
+  TicketStatus,
   TokenSet,
   Topic,
+  Transaction,
+  TransactionType,
   WebhookSignupResponse,
   WebhookSubscription,
 } from '@feira/contract';
@@ -24,6 +36,14 @@ export {
   type ListPage,
   type RequestOptions,
 } from './api/feira-client.js';
+export {
+  RECORD_PATHS,
+  type RecordAt,
+  type RecordByPath,
+  type RecordItemPath,
+  type RecordListPath,
+} from './api/record-paths.js';
+export { FeiraConnectionError, FeiraTimeoutError } from './http/connection-errors.js';
 export type {
   ExpressLikeNext,
   ExpressLikeRequest,
@@ -33,6 +53,8 @@ export type {
   FastifyLikeRequest,
 } from './http/framework-shapes.js';
 export type { HeadersLike } from './http/header-value.js';
+export { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type RetryOptions } from './http/retrying-fetch.js';
+export { type HandleCallbackOptions, handleCallback, OAuthCallbackError } from './oauth/handle-callback.js';
 export {
   type AuthorizationUrlInput,
   authorizationUrl,
@@ -72,6 +94,12 @@ export {
   type QuoteHandler,
   type QuoteHandlerOptions,
 } from './quotes/quote-handler.js';
+export {
+  STANDARD_WEBHOOK_HEADERS,
+  type StandardWebhook,
+  type VerifyStandardWebhookOptions,
+  verifyStandardWebhook,
+} from './webhooks/verify-standard-webhook.js';
 export {
   DEFAULT_WEBHOOK_TOLERANCE_SECONDS,
   SIGNATURE_HEADER,

@@ -24,8 +24,10 @@ export class FeiraApiError extends Error {
   readonly details: ErrorDetail[];
   /** The platform's request id: quote it when asking for support. */
   readonly requestId: string | undefined;
+  /** The answer's `Retry-After` in milliseconds (a 429 or 503 the client did not wait out), if it had one. */
+  readonly retryAfterMs: number | undefined;
 
-  constructor(status: number, body: unknown, requestIdHeader: string | null) {
+  constructor(status: number, body: unknown, requestIdHeader: string | null, retryAfterMs?: number) {
     const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
     const slug = typeof b.slug === 'string' ? b.slug : 'INVALID_RESPONSE';
     const message = typeof b.message === 'string' ? b.message : `HTTP ${status}`;
@@ -36,5 +38,6 @@ export class FeiraApiError extends Error {
     this.slug = slug;
     this.details = details;
     this.requestId = typeof b.request_id === 'string' ? b.request_id : (requestIdHeader ?? undefined);
+    this.retryAfterMs = retryAfterMs;
   }
 }

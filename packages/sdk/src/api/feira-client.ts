@@ -1,5 +1,7 @@
 import type { ListEnvelopeOf, ListMeta } from '@feira/contract';
+import { DEFAULT_TIMEOUT_MS, type RetryOptions, sendWithRetries } from '../http/retrying-fetch.js';
 import { FeiraApiError } from './feira-api-error.js';
+import type { RecordAt, RecordByPath, RecordItemPath, RecordListPath } from './record-paths.js';
 
 /**
  * Options of the API client.
@@ -25,6 +27,10 @@ export interface FeiraClientOptions {
   tenantId?: string;
   /** A fetch implementation; default the global `fetch`. */
   fetch?: typeof fetch;
+  /** Time limit of one attempt, the answer's body included. Default 30 000 ms (D54). */
+  timeoutMs?: number;
+  /** Retries of idempotent calls on 429, 503, network failures and timeouts (D54). Default: 2 retries. */
+  retry?: RetryOptions;
 }
 
 /**
@@ -41,6 +47,8 @@ export interface RequestOptions {
   /** Query parameters added to the path. */
   query?: Record<string, string | number | boolean | readonly (string | number)[]>;
   signal?: AbortSignal;
+  /** Overrides the client's `timeoutMs` for this call. */
+  timeoutMs?: number;
 }
 
 /**
@@ -99,8 +107,11 @@ function queryString(query: RequestOptions['query'] | undefined): string {
 
 /**
  * The platform API client: bearer token (spec-notes I3), `X-Tenant-Id`,
- * typed errors, and lists as async iterators that follow `meta.links.next`
- * exactly as given (spec "List operations" rule 4).
+ * typed errors, lists as async iterators that follow `meta.links.next`
+ * exactly as given (spec "List operations" rule 4), typed by record on the
+ * record paths (`/v1/orders` yields `Order`). Idempotent calls are retried on
+ * 429/503 (after `Retry-After`), network failures and timeouts; every attempt
+ * has a time limit (D54).
  *
  * @example
  * ```ts
@@ -149,35 +160,45 @@ export class FeiraClient {
       ...(tenantId ? { 'x-tenant-id': tenantId } : {}),
       ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
     };
-    const doFetch = this.#options.fetch ?? fetch;
-    const response = await doFetch(this.#url(pathOrUrl) + queryString(options.query), {
-      method,
-      headers,
-      ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
-    const text = await response.text();
+    const { response, text, retryAfterMs } = await sendWithRetries(
+      this.#url(pathOrUrl) + queryString(options.query),
+      {
+        method,
+        headers,
+        ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+      },
+      {
+        fetch: this.#options.fetch ?? fetch,
+        timeoutMs: options.timeoutMs ?? this.#options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        retry: this.#options.retry ?? {},
+      },
+    );
     let body: unknown;
     try {
       body = text ? JSON.parse(text) : undefined;
     } catch {
       body = undefined;
     }
-    if (!response.ok) throw new FeiraApiError(response.status, body, response.headers.get('x-request-id'));
+    if (!response.ok) throw new FeiraApiError(response.status, body, response.headers.get('x-request-id'), retryAfterMs);
     return body as T;
   }
 
   /**
-   * Reads one resource, e.g. the `data.resource` of a webhook message.
+   * Reads one resource, e.g. the `data.resource` of a webhook message. A
+   * record path (`/v1/orders/<id>`) is typed by its record.
    *
    * @throws {FeiraApiError}
    * @example
    * ```ts
+   * const order = await api.get(`/v1/orders/${id}`); // Order
    * const ticket = await api.get<{ id: string; subject: string }>(message.data.resource);
    * ```
    */
-  get<T = unknown>(path: string, options: RequestOptions = {}): Promise<T> {
-    return this.request<T>('GET', path, options);
+  get<P extends RecordItemPath>(path: P, options?: RequestOptions): Promise<RecordAt<P>>;
+  get<T = unknown>(path: string, options?: RequestOptions): Promise<T>;
+  get(path: string, options: RequestOptions = {}): Promise<unknown> {
+    return this.request('GET', path, options);
   }
 
   /**
@@ -191,7 +212,9 @@ export class FeiraClient {
    * }
    * ```
    */
-  async *pages<T = unknown>(path: string, options: ListOptions = {}): AsyncGenerator<ListPage<T>, void, undefined> {
+  pages<P extends RecordListPath>(path: P, options?: ListOptions): AsyncGenerator<ListPage<RecordByPath[P]>, void, undefined>;
+  pages<T = unknown>(path: string, options?: ListOptions): AsyncGenerator<ListPage<T>, void, undefined>;
+  async *pages<T>(path: string, options: ListOptions = {}): AsyncGenerator<ListPage<T>, void, undefined> {
     const query: Record<string, FilterValue> = { ...options.filters };
     if (options.limit !== undefined) query._limit = options.limit;
     if (options.offset !== undefined) query._offset = options.offset;
@@ -200,6 +223,7 @@ export class FeiraClient {
     const perCall = {
       ...(options.tenantId ? { tenantId: options.tenantId } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     };
     let page = await this.request<ListEnvelopeOf<T>>('GET', path, { ...perCall, query });
     for (;;) {
@@ -212,7 +236,8 @@ export class FeiraClient {
   }
 
   /**
-   * Every record of a list, page after page (see `pages`).
+   * Every record of a list, page after page (see `pages`); on a record path
+   * each is typed by its record (`Order`, `Product`, `Ticket`, `Transaction`).
    *
    * @throws {FeiraApiError} e.g. 422 for an unknown filter field (spec-notes L6).
    * @example
@@ -222,7 +247,9 @@ export class FeiraClient {
    * }
    * ```
    */
-  async *list<T = unknown>(path: string, options: ListOptions = {}): AsyncGenerator<T, void, undefined> {
+  list<P extends RecordListPath>(path: P, options?: ListOptions): AsyncGenerator<RecordByPath[P], void, undefined>;
+  list<T = unknown>(path: string, options?: ListOptions): AsyncGenerator<T, void, undefined>;
+  async *list<T>(path: string, options: ListOptions = {}): AsyncGenerator<T, void, undefined> {
     for await (const page of this.pages<T>(path, options)) yield* page.results;
   }
 }

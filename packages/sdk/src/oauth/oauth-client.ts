@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { type IntrospectionResponse, OAUTH_ERROR_CODES, type OAuthErrorCode, type TokenSet } from '@feira/contract';
+import { DEFAULT_TIMEOUT_MS, type RetryOptions, sendWithRetries } from '../http/retrying-fetch.js';
 import { OAuthError } from './oauth-error.js';
 
 /**
@@ -21,6 +22,14 @@ export interface OAuthClientCredentials {
   clientSecret: string;
   /** A fetch implementation; default the global `fetch`. */
   fetch?: typeof fetch;
+  /** Time limit of one call to the identity provider. Default 30 000 ms (D54). */
+  timeoutMs?: number;
+  /**
+   * Retries of `revoke` and `introspect` (idempotent) on 429/503, network failures
+   * and timeouts. A code exchange or a refresh is sent once: a code is single use
+   * and a refresh token is rotated (D54).
+   */
+  retry?: RetryOptions;
 }
 
 /**
@@ -144,14 +153,18 @@ async function authServerRequest<T>(
   body: string,
   contentType: string,
   accept: (status: number, parsed: unknown) => T | undefined,
+  idempotent = false,
 ): Promise<T> {
-  const doFetch = credentials.fetch ?? fetch;
-  const response = await doFetch(new URL(path, credentials.authUrl), {
-    method: 'POST',
-    headers: { 'content-type': contentType, accept: 'application/json' },
-    body,
-  });
-  const text = await response.text();
+  const { response, text } = await sendWithRetries(
+    new URL(path, credentials.authUrl).toString(),
+    { method: 'POST', headers: { 'content-type': contentType, accept: 'application/json' }, body },
+    {
+      fetch: credentials.fetch ?? fetch,
+      timeoutMs: credentials.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      retry: credentials.retry ?? {},
+      idempotent,
+    },
+  );
   let parsed: unknown;
   try {
     parsed = text === '' ? undefined : JSON.parse(text);
@@ -264,7 +277,8 @@ function tokenLookupForm(input: OAuthClientCredentials & { token: string; tokenT
  * ```
  */
 export async function revoke(input: OAuthClientCredentials & { token: string; tokenTypeHint?: TokenTypeHint }): Promise<void> {
-  await authServerRequest(input, '/oauth/revoke', tokenLookupForm(input), 'application/x-www-form-urlencoded', () => true);
+  // RFC 7009 §2.2: revoking twice answers as once, so a lost answer is asked again.
+  await authServerRequest(input, '/oauth/revoke', tokenLookupForm(input), 'application/x-www-form-urlencoded', () => true, true);
 }
 
 /**
@@ -294,5 +308,6 @@ export async function introspect(
       typeof parsed === 'object' && parsed !== null && typeof (parsed as { active?: unknown }).active === 'boolean'
         ? (parsed as IntrospectionResponse)
         : undefined,
+    true,
   );
 }
