@@ -14,6 +14,8 @@ export default defineConfig({
     ],
   },
   test: {
+    // The interop tests' peers (openid-client, svix, Redocly…) live in peers/, out of the default install (D72).
+    globalSetup: ['./peers/install.mjs'],
     include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'examples/**/*.test.ts', 'bench/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/dist/**'],
     testTimeout: 30_000,

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +44,13 @@ export function register(program: Command): void {
         ...(options.postgres === false ? ['--no-postgres'] : []),
         ...(options.list ? ['--list'] : []),
       ];
+      // The benchmark's peers (stripe, svix, BullMQ…) are not in the default install: installed on first use (D72).
+      const peers = join(root, 'peers', 'install.mjs');
+      if (existsSync(peers) && spawnSync(process.execPath, [peers], { cwd: root, stdio: 'inherit' }).status !== 0) {
+        console.error('feira bench: could not install the peers (node peers/install.mjs)');
+        process.exitCode = 1;
+        return;
+      }
       const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bench', 'run.ts'), ...args], {
         cwd: root,
         stdio: 'inherit',
