@@ -1,7 +1,7 @@
 // Seeds one tenant's orders with the platform's own seeder (seedRecords), in a
 // process of its own so the platform's peak RSS is not the seeder's.
 import { randomUUID } from 'node:crypto';
-import * as platform from '@feira/platform';
+import type * as PlatformModule from '@feira/platform';
 import { sql } from 'kysely';
 import { childOptions, serveChild } from '../lib/child-protocol.js';
 import { insertBenchTenant } from './fixtures/bench-tenant.js';
@@ -9,16 +9,21 @@ import { insertBenchTenant } from './fixtures/bench-tenant.js';
 interface Options {
   databaseUrl: string;
   searchPath?: string;
+  /** A file URL of another build's `index.js` (bench/tools/ab.ts). */
+  platformModule?: string;
 }
 
 type Seeder = (
-  database: platform.Database,
+  database: PlatformModule.Database,
   tenantId: string,
   counts: { orders: number },
-  deps: { clock: platform.Clock; random: platform.Random; onProgress?(written: number, total: number): void },
+  deps: { clock: PlatformModule.Clock; random: PlatformModule.Random; onProgress?(written: number, total: number): void },
 ) => Promise<{ rows: number; elapsedMs: number }>;
 
 const options = childOptions<Options>();
+const platform: typeof PlatformModule = options.platformModule
+  ? await import(options.platformModule)
+  : await import('@feira/platform');
 const database = await platform.openDatabase(options.databaseUrl, options.searchPath ? { searchPath: options.searchPath } : {});
 await platform.migrateToLatest(database);
 

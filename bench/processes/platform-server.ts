@@ -4,16 +4,7 @@
 // loaded from modules named in the options.
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import {
-  buildApp,
-  DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
-  DEFAULT_BODY_LIMIT_BYTES,
-  DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
-  migrateToLatest,
-  openDatabase,
-  type PlatformConfig,
-  startBackgroundWorkers,
-} from '@feira/platform';
+import type { PlatformConfig } from '@feira/platform';
 import type { FastifyInstance } from 'fastify';
 import { childOptions, type Operation, serveChild } from '../lib/child-protocol.js';
 import { BENCH_ADMIN_TOKEN } from './bench-credentials.js';
@@ -27,6 +18,8 @@ export interface PlatformServerOptions {
   /** Modules exporting `fixtureOperations(app)`: the data-preparation operations a scenario needs. */
   fixtures?: string[];
   outboundCa?: string;
+  /** A file URL of another build's `index.js` to run instead of `@feira/platform` (A/B comparisons). */
+  platformModule?: string;
 }
 
 export type FixtureModule = {
@@ -36,6 +29,19 @@ export type FixtureModule = {
 };
 
 const options = childOptions<PlatformServerOptions>();
+// bench/tools/ab.ts runs two builds side by side: `platformModule` is the index.js of a snapshot of
+// packages/platform/dist (kept under packages/platform so it resolves the same dependencies).
+const {
+  buildApp,
+  DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
+  DEFAULT_BODY_LIMIT_BYTES,
+  DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
+  migrateToLatest,
+  openDatabase,
+  startBackgroundWorkers,
+}: typeof import('@feira/platform') = options.platformModule
+  ? await import(options.platformModule)
+  : await import('@feira/platform');
 const database = await openDatabase(options.databaseUrl, options.searchPath ? { searchPath: options.searchPath } : {});
 await migrateToLatest(database);
 const config: PlatformConfig = {
