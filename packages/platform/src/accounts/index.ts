@@ -25,6 +25,7 @@ export {
   countSellers,
   createSeller,
   deleteSellerAccount,
+  deleteTenant,
   findSellerById,
   findSellerByLogin,
   insertTenant,

@@ -190,6 +190,12 @@ export async function renameTenant(db: Kysely<Schema>, sellerId: string, tenantI
   return Number(result.numUpdatedRows) > 0;
 }
 
+/** Deletes one store of the seller (its records, subscriptions, deliveries and shipping settings follow by ON DELETE CASCADE); false when it is not theirs. */
+export async function deleteTenant(db: Kysely<Schema>, sellerId: string, tenantId: string): Promise<boolean> {
+  const result = await db.deleteFrom('tenants').where('id', '=', tenantId).where('seller_id', '=', sellerId).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
 export async function countSellers(db: Kysely<Schema>): Promise<number> {
   const row = await db
     .selectFrom('sellers')

@@ -3,6 +3,7 @@ import {
   clientExists,
   deleteClientApp,
   deleteSellerAccount,
+  deleteTenant,
   findSellerById,
   findSellerByLogin,
   insertTenant,
@@ -16,7 +17,13 @@ import type { Clock } from '../core/clock.js';
 import { hashPassword } from '../core/hashing.js';
 import { notFound, PlatformError } from '../core/platform-error.js';
 import type { Random } from '../core/random.js';
-import { deleteConsentsAndCodes, endSellerSessions, revokeGrant } from '../identity/index.js';
+import {
+  deleteConsentsAndCodes,
+  endSellerSessions,
+  revokeGrant,
+  storeConsents,
+  withdrawStoreConsent,
+} from '../identity/index.js';
 import { deleteFreightTablesOf } from '../shipping/index.js';
 import type { Database } from '../storage/database.js';
 import { isUniqueViolation } from '../storage/database-errors.js';
@@ -35,6 +42,11 @@ import { deleteClientSubscriptions } from '../webhooks/index.js';
  *   and refresh tokens refused at once), every session ends, consents and
  *   unused authorization codes go; the seller's stores go with every record,
  *   subscription, delivery, shipping setting and freight table of theirs.
+ * - **Store, deleted** (D84): its records, webhook subscriptions and their
+ *   deliveries, shipping settings and freight tables go, and every app's
+ *   consent for it; the seller and their other stores stay. Tokens are not
+ *   revoked (one may cover the seller's other stores too): a call naming the
+ *   deleted store finds no store.
  * - **Client app, deleted**: every token family of the app is revoked, its
  *   consents and codes go, its subscriptions and their deliveries go (no
  *   event is sent to it again), then the app.
@@ -121,6 +133,26 @@ export async function addStore(
 
 export async function renameStore(db: Kysely<Schema>, sellerId: string, tenantId: string, name: string): Promise<void> {
   if (!(await renameTenant(db, sellerId, tenantId, name))) throw notFound('Store');
+}
+
+export interface StoreDeletion {
+  /** Apps whose consent for the store was withdrawn. */
+  apps: number;
+}
+
+export async function deleteStore(database: Database, sellerId: string, tenantId: string): Promise<StoreDeletion> {
+  const { db } = database;
+  const stores = await listTenantsOfSeller(db, sellerId);
+  if (!stores.some((store) => store.id === tenantId)) throw notFound('Store');
+  // Freight tables are keyed by owner, not a foreign key: removed first, as for a deleted seller.
+  await deleteFreightTablesOf(database, [tenantId]);
+  return db.transaction().execute(async (trx) => {
+    const apps = [...new Set((await storeConsents(trx, sellerId, tenantId)).map((consent) => consent.clientId))];
+    for (const clientId of apps) await withdrawStoreConsent(trx, { clientId, sellerId, tenantId });
+    // Records, subscriptions with their deliveries and shipping settings follow by ON DELETE CASCADE.
+    await deleteTenant(trx, sellerId, tenantId);
+    return { apps: apps.length };
+  });
 }
 
 export interface ClientDeletion {

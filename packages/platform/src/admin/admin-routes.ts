@@ -17,7 +17,7 @@ import {
 import { notFound } from '../core/platform-error.js';
 import { requireAdminToken } from '../http/admin-auth.js';
 import { listRoute } from '../lists/list-route.js';
-import { addStore, deleteClient, deleteSeller, renameStore, updateSeller } from './account-changes.js';
+import { addStore, deleteClient, deleteSeller, deleteStore, renameStore, updateSeller } from './account-changes.js';
 import { clientList, sellerList } from './admin-lists.js';
 import {
   ClientDeletionView,
@@ -34,6 +34,7 @@ import {
   type SellerView,
   SellerView as SellerViewSchema,
   StoreBody,
+  StoreDeletionView,
   UpdateSellerBody,
 } from './admin-schemas.js';
 
@@ -269,6 +270,25 @@ export async function adminRoutes(instance: FastifyInstance): Promise<void> {
       await renameStore(db(), request.params.id, request.params.tenantId, request.body.name);
       return sellerView((await findSellerById(db(), request.params.id)) as Seller);
     },
+  );
+
+  app.delete(
+    '/admin/v1/sellers/:id/tenants/:tenantId',
+    {
+      schema: {
+        tags: ['admin'],
+        operationId: 'adminDeleteStore',
+        summary:
+          "Delete one of a seller's stores with its records, webhook subscriptions and deliveries, shipping settings and freight tables; apps' consents for it are withdrawn",
+        security,
+        params: Type.Object(
+          { id: Type.String({ minLength: 1, maxLength: 200 }), tenantId: Type.String({ minLength: 1, maxLength: 200 }) },
+          { additionalProperties: false },
+        ),
+        response: { 200: StoreDeletionView, 404: ErrorResponse, ...errors },
+      },
+    },
+    async (request) => deleteStore(platform.database, request.params.id, request.params.tenantId),
   );
 
   app.delete(

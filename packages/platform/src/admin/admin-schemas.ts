@@ -58,6 +58,13 @@ export const SellerDeletionView = Type.Object(
   closed,
 );
 
+export const StoreDeletionView = Type.Object(
+  {
+    apps: Type.Integer({ description: "Apps whose consent for the store was withdrawn (the store's data went with it)" }),
+  },
+  closed,
+);
+
 export const ClientDeletionView = Type.Object(
   {
     revoked_grants: Type.Integer({ description: 'Token families of the app revoked' }),

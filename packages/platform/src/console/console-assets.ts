@@ -1,4 +1,9 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { brotliCompressSync, gzipSync, constants as zlibConstants } from 'node:zlib';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * The console's one stylesheet and one progressive-enhancement module, served
@@ -38,6 +43,21 @@ figure{margin:1rem 0}.chart{min-height:2rem;overflow:hidden}figcaption{font-size
 details{margin:.5rem 0}summary{cursor:pointer}
 ul.plain{list-style:none;padding:0}ul.plain li{margin:.25rem 0}
 button.danger{background:var(--danger);border-color:var(--danger);color:var(--bg)}
+dialog.confirm{max-width:min(32rem,calc(100vw - 2rem));border:1px solid var(--border);border-radius:12px;background:var(--card);color:var(--fg);padding:1.25rem}
+dialog.confirm::backdrop{background:rgb(0 0 0 / .45)}
+dialog.confirm h2{margin-top:0}
+header.bar a.tz{font-size:.85rem}
+ul.inline-list{display:flex;flex-wrap:wrap;gap:1rem;list-style:none;padding:0}
+.cell-form+.cell-form{margin-left:.25rem}
+@media (max-width:37.5rem){
+.table-wrap{overflow-x:visible}
+table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
+table.stack,table.stack tbody,table.stack tr,table.stack td,table.stack th[scope=row]{display:block;width:100%}
+table.stack tr{border:1px solid var(--border);border-radius:8px;margin:0 0 .75rem;padding:.25rem .5rem}
+table.stack td,table.stack th[scope=row]{border:0;padding:.25rem 0;text-align:left}
+table.stack td[data-label]::before{content:attr(data-label);display:block;font-size:.8rem;color:var(--muted);font-weight:600}
+table.stack td.num{text-align:left}
+}
 @media (max-width:40rem){dl.facts{grid-template-columns:1fr}}
 `;
 
@@ -54,6 +74,51 @@ for (const region of document.querySelectorAll('[data-live]')) {
       region.replaceChildren(template.content);
     });
   }
+}
+// Confirmations (D69): a form marked data-confirm asks in a <dialog> first; "confirmed" goes with the
+// form only when the seller says yes. Without this file the server answers such a form with a confirmation page.
+for (const form of document.querySelectorAll('form[data-confirm]')) {
+  form.addEventListener('submit', (event) => {
+    if (form.querySelector('input[name="confirmed"]')) return;
+    event.preventDefault();
+    const dialog = document.createElement('dialog');
+    dialog.className = 'confirm';
+    const id = 'confirm-' + Math.random().toString(36).slice(2);
+    dialog.setAttribute('aria-labelledby', id + '-q');
+    dialog.setAttribute('aria-describedby', id + '-e');
+    const question = document.createElement('h2');
+    question.id = id + '-q';
+    question.textContent = form.dataset.confirm;
+    const effect = document.createElement('p');
+    effect.id = id + '-e';
+    effect.textContent = form.dataset.confirmEffect || '';
+    const choices = document.createElement('form');
+    choices.method = 'dialog';
+    choices.className = 'actions';
+    const no = document.createElement('button');
+    no.value = 'cancel';
+    no.className = 'secondary';
+    no.textContent = form.dataset.confirmNo;
+    const yes = document.createElement('button');
+    yes.value = 'yes';
+    yes.className = 'danger';
+    yes.textContent = form.dataset.confirmYes;
+    choices.append(no, yes);
+    dialog.append(question, effect, choices);
+    document.body.append(dialog);
+    dialog.addEventListener('close', () => {
+      dialog.remove();
+      if (dialog.returnValue !== 'yes') return;
+      const confirmed = document.createElement('input');
+      confirmed.type = 'hidden';
+      confirmed.name = 'confirmed';
+      confirmed.value = '1';
+      form.append(confirmed);
+      form.submit();
+    });
+    dialog.showModal();
+    no.focus();
+  });
 }
 // The secret rotation's grace hour, counted down (the server rendered the starting value).
 const countdowns = document.querySelectorAll('[data-countdown]');
@@ -79,36 +144,173 @@ if (countdowns.length > 0) {
  * `{ title, height, series: [uPlot series], values: [arrays], unit? }`.
  */
 export const CHARTS_JS = `import uPlot from './uplot.esm.js';
+// Every time in the zone the page names (the console header's data-time-zone), like the tables beside the charts (D67).
+const zone = document.querySelector('[data-time-zone]')?.getAttribute('data-time-zone') || 'UTC';
 export function drawCharts(host, labels, x, charts) {
   const dark = matchMedia('(prefers-color-scheme: dark)').matches;
   const axis = { stroke: dark ? '#cbd5e1' : '#334155', grid: { stroke: dark ? '#334155' : '#e2e8f0' } };
   const lang = document.documentElement.lang || 'en';
-  const short = new Intl.DateTimeFormat(lang, { hour: '2-digit', minute: '2-digit' });
-  const full = new Intl.DateTimeFormat(lang, { dateStyle: 'short', timeStyle: 'short' });
+  const short = new Intl.DateTimeFormat(lang, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: zone });
+  const full = new Intl.DateTimeFormat(lang, { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: zone });
+  const numbers = new Intl.NumberFormat(lang, { maximumFractionDigits: 1 });
   const time = { label: labels.time, value: (u, v) => (v == null ? '--' : full.format(new Date(v * 1000))) };
   const timeAxis = { ...axis, values: (u, splits) => splits.map((v) => short.format(new Date(v * 1000))) };
+  const valueAxis = { ...axis, values: (u, splits) => splits.map((v) => numbers.format(v)) };
   const width = () => Math.max(280, host.clientWidth);
   const drawn = charts.map((c) => new uPlot({
-    width: width(), height: c.height, title: c.title, series: [time, ...c.series],
-    axes: [timeAxis, c.unit ? { ...axis, label: c.unit } : axis],
+    width: width(), height: c.height, title: c.title,
+    tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), zone),
+    series: [time, ...c.series.map((s) => ({ value: (u, v) => (v == null ? '--' : numbers.format(v)), ...s }))],
+    axes: [timeAxis, c.unit ? { ...valueAxis, label: c.unit } : valueAxis],
   }, [x, ...c.values], host));
   addEventListener('resize', () => { for (const chart of drawn) chart.setSize({ width: width(), height: chart.height }); });
+  // The drawn charts, for anyone scripting the page (the tests read a point's legend through them).
+  host.charts = drawn;
   return drawn;
 }
 `;
 
-/** A route handler sending one of the console's static assets (cached 5 minutes, never sniffed). */
-export function sendAsset(type: string, body: string) {
-  return async (_request: unknown, reply: FastifyReply) =>
+/**
+ * A console asset served twice (D68): under its plain path (`/console/assets/charts.js`,
+ * cached five minutes, for old pages and tools) and under a content-hashed one
+ * (`/console/assets/charts.3fa9c2d1e0.js`, cached a year, immutable), which the
+ * pages link to. Each is compressed once at start (brotli and gzip) and sent
+ * as the browser accepts. A module's `from './x.js'` naming another
+ * registered asset is rewritten to that asset's hashed name, so a changed
+ * uPlot or chart module changes every URL that leads to it.
+ */
+export interface ConsoleAsset {
+  path: string;
+  hashedPath: string;
+  type: string;
+  body: Buffer;
+  gzip: Buffer;
+  br: Buffer;
+}
+
+const ASSETS = new Map<string, ConsoleAsset>();
+const ASSET_DIR = '/console/assets/';
+
+/** The hashed URL of a registered asset (what pages link to), or the path itself. */
+export function assetUrl(path: string): string {
+  return ASSETS.get(path)?.hashedPath ?? path;
+}
+
+function prepareAsset(path: string, type: string, source: string): ConsoleAsset {
+  const body = source.replace(/from '\.\/([A-Za-z0-9_.-]+)'/g, (whole, name: string) => {
+    const target = ASSETS.get(`${ASSET_DIR}${name}`);
+    return target ? `from './${target.hashedPath.slice(ASSET_DIR.length)}'` : whole;
+  });
+  const bytes = Buffer.from(body, 'utf8');
+  const hash = createHash('sha256').update(bytes).digest('hex').slice(0, 10);
+  const dot = path.lastIndexOf('.');
+  const asset: ConsoleAsset = {
+    path,
+    hashedPath: `${path.slice(0, dot)}.${hash}${path.slice(dot)}`,
+    type,
+    body: bytes,
+    gzip: gzipSync(bytes, { level: 9 }),
+    br: brotliCompressSync(bytes, {
+      params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: bytes.length },
+    }),
+  };
+  ASSETS.set(path, asset);
+  return asset;
+}
+
+/** The best encoding the request accepts among brotli, gzip and none (a `q=0` refuses one). */
+export function acceptedEncoding(header: string | string[] | undefined): 'br' | 'gzip' | null {
+  const accepted = new Map<string, number>();
+  for (const part of (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
+    if (name) accepted.set(name, q === undefined ? 1 : Number(q));
+  }
+  const ok = (name: string) => (accepted.get(name) ?? (accepted.has('*') ? (accepted.get('*') as number) : 0)) > 0;
+  if (ok('br')) return 'br';
+  if (ok('gzip')) return 'gzip';
+  return null;
+}
+
+function sendPrepared(asset: ConsoleAsset, cacheControl: string) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const encoding = acceptedEncoding(request.headers['accept-encoding']);
     reply
-      .header('content-type', `${type}; charset=utf-8`)
+      .header('content-type', `${asset.type}; charset=utf-8`)
       .header('x-content-type-options', 'nosniff')
-      .header('cache-control', 'public, max-age=300')
-      .send(body);
+      .header('cache-control', cacheControl)
+      .header('vary', 'accept-encoding');
+    if (encoding) reply.header('content-encoding', encoding);
+    return reply.send(encoding === 'br' ? asset.br : encoding === 'gzip' ? asset.gzip : asset.body);
+  };
+}
+
+/** Registers an asset under its plain path (five minutes) and its hashed path (a year, immutable). */
+export function serveAsset(app: FastifyInstance, path: string, type: string, source: string): ConsoleAsset {
+  const asset = prepareAsset(path, type, source);
+  app.get(path, { schema: { hide: true } }, sendPrepared(asset, 'public, max-age=300'));
+  app.get(asset.hashedPath, { schema: { hide: true } }, sendPrepared(asset, 'public, max-age=31536000, immutable'));
+  return asset;
+}
+
+/** A route handler sending one of the console's static assets (cached 5 minutes, never sniffed, compressed as accepted). */
+export function sendAsset(type: string, body: string) {
+  const asset: ConsoleAsset = {
+    path: '',
+    hashedPath: '',
+    type,
+    body: Buffer.from(body, 'utf8'),
+    gzip: gzipSync(body, { level: 9 }),
+    br: brotliCompressSync(body),
+  };
+  return sendPrepared(asset, 'public, max-age=300');
+}
+
+/**
+ * uPlot's minified build as an ES module: the IIFE build declares
+ * `var uPlot` at its top level, which a module keeps in its own scope, so
+ * exporting that binding is the whole wrapper (the package ships no minified
+ * ESM build).
+ */
+async function uplotModule(): Promise<{ js: string; css: string }> {
+  const require = createRequire(import.meta.url);
+  const dir = dirname(require.resolve('uplot/dist/uPlot.iife.min.js'));
+  const [iife, css] = await Promise.all([
+    readFile(join(dir, 'uPlot.iife.min.js'), 'utf8'),
+    readFile(join(dir, 'uPlot.min.css'), 'utf8'),
+  ]);
+  return { js: `${iife}\nexport default uPlot;\n`, css };
+}
+
+/** The console's favicon: the brand's initial on its accent colour. */
+export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#0b5cad"/><path d="M10 8h13v4h-8.5v3.5H21v4h-6.5V25H10z" fill="#fff"/></svg>`;
+
+/**
+ * Compresses a console page (HTML) as the browser accepts, unless something
+ * already did: pages are small but sent on every click (D68).
+ */
+export async function compressConsolePage(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+  if (typeof payload !== 'string' || reply.getHeader('content-encoding')) return payload;
+  if (!String(reply.getHeader('content-type') ?? '').startsWith('text/html')) return payload;
+  const encoding = acceptedEncoding(request.headers['accept-encoding']);
+  reply.header('vary', 'accept-encoding');
+  if (!encoding) return payload;
+  reply.header('content-encoding', encoding);
+  reply.removeHeader('content-length');
+  return encoding === 'br'
+    ? brotliCompressSync(payload, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5 } })
+    : gzipSync(payload, { level: 6 });
 }
 
 export async function consoleAssets(app: FastifyInstance): Promise<void> {
-  app.get('/console/assets/console.css', { schema: { hide: true } }, sendAsset('text/css', CONSOLE_CSS));
-  app.get('/console/assets/console.js', { schema: { hide: true } }, sendAsset('text/javascript', CONSOLE_JS));
-  app.get('/console/assets/charts.js', { schema: { hide: true } }, sendAsset('text/javascript', CHARTS_JS));
+  const uplot = await uplotModule();
+  serveAsset(app, '/console/assets/console.css', 'text/css', CONSOLE_CSS);
+  serveAsset(app, '/console/assets/uplot.css', 'text/css', uplot.css);
+  serveAsset(app, '/console/assets/console.js', 'text/javascript', CONSOLE_JS);
+  serveAsset(app, '/console/assets/uplot.esm.js', 'text/javascript', uplot.js);
+  serveAsset(app, '/console/assets/charts.js', 'text/javascript', CHARTS_JS);
+  const icon = prepareAsset('/console/assets/favicon.svg', 'image/svg+xml', FAVICON_SVG);
+  for (const path of ['/favicon.svg', '/favicon.ico', icon.path]) {
+    app.get(path, { schema: { hide: true } }, sendPrepared(icon, 'public, max-age=86400'));
+  }
 }

@@ -4,8 +4,8 @@ import { escapeHtml, type PageOptions, sendPage } from '../http/html-page.js';
 import { requestTranslator, type Translator } from '../i18n/i18n.js';
 import { csrfToken as sessionCsrfToken, sessionSellerId } from '../identity/login-session.js';
 import type { WebhookViewer } from '../webhooks/seller-webhook-routes.js';
-import { consoleAssets } from './console-assets.js';
-import type { ConsoleKit, ConsoleWho } from './console-kit.js';
+import { assetUrl, compressConsolePage, consoleAssets } from './console-assets.js';
+import { type ConsoleKit, type ConsoleWho, noticeHtml, safeConsolePath } from './console-kit.js';
 import type { ConsoleSection } from './console-section.js';
 import { CONSOLE_SECTIONS } from './console-sections.js';
 import { chrome, consoleLoginView, notFoundView } from './console-views.js';
@@ -45,6 +45,8 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
 export async function consoleSections(app: FastifyInstance, sections: readonly ConsoleSection[]): Promise<void> {
   const { db } = app.platform.database;
   await app.register(consoleAssets);
+  // Pages compressed as the browser accepts (D68); the assets come precompressed.
+  app.addHook('onSend', compressConsolePage);
 
   const open = new Set<() => void>();
   app.addHook('onClose', async () => {
@@ -63,10 +65,12 @@ export async function consoleSections(app: FastifyInstance, sections: readonly C
       ...options,
       t,
       layout: 'wide',
-      styles: ['/console/assets/console.css', ...(options.styles ?? [])],
-      scripts: ['/console/assets/console.js', ...(options.scripts ?? [])],
+      // Each asset by its content-hashed URL, cached for a year (D68).
+      styles: ['/console/assets/console.css', ...(options.styles ?? [])].map(assetUrl),
+      scripts: ['/console/assets/console.js', ...(options.scripts ?? [])].map(assetUrl),
       chrome: chrome({
         t,
+        notice: noticeHtml(request, t),
         csrf: csrfToken(request, reply),
         sellerName: who.name,
         back: request.method === 'GET' ? request.url : (who.home?.href ?? '/console'),
@@ -94,13 +98,15 @@ export async function consoleSections(app: FastifyInstance, sections: readonly C
   function loginPage(
     request: FastifyRequest,
     reply: FastifyReply,
-    extra: { status?: number; error?: string; login?: string } = {},
+    extra: { status?: number; error?: string; login?: string; next?: string } = {},
   ) {
     const t = requestTranslator(request);
+    // Sign-in comes back to the page asked for (a console path only, D68).
+    const next = safeConsolePath(extra.next ?? (request.method === 'GET' ? request.url : null));
     return page(request, reply, t, null, {
       status: extra.status ?? 200,
       title: t.text('console.login.title'),
-      body: consoleLoginView(t, { csrf: csrfToken(request, reply), ...extra }),
+      body: consoleLoginView(t, { csrf: csrfToken(request, reply), ...extra, ...(next ? { next } : {}) }),
     });
   }
 

@@ -1,6 +1,7 @@
 import { sellerFreightRoutes } from '../shipping/freight/freight-routes.js';
 import { appsSection } from './apps-console.js';
 import { homeSection } from './console-home.js';
+import { pagesSection } from './console-pages.js';
 import type { ConsoleSection } from './console-section.js';
 import { deliverySection } from './delivery-console.js';
 import { operatorSection } from './operator-console.js';
@@ -23,6 +24,8 @@ export const CONSOLE_SECTIONS: readonly ConsoleSection[] = [
   shippingPreviewSection,
   recordsSection,
   operatorSection,
+  // The time-zone choice and the console-styled 404 of unknown console addresses.
+  pagesSection,
   // The seller's freight-table API (the shipping page's upload posts to it with the console session).
   { name: 'freight', routes: async (app) => app.register(sellerFreightRoutes) },
 ];

@@ -2,6 +2,7 @@ import type { Scope } from '@feira/contract';
 import { escapeHtml, hiddenFields, languageSwitch } from '../http/html-page.js';
 import type { Translator } from '../i18n/i18n.js';
 import { scopeKey } from '../identity/index.js';
+import { timeZoneLabel } from './console-kit.js';
 
 /** HTML of the console pages, every string from the catalogues; tables have captions and header cells. */
 
@@ -15,6 +16,8 @@ export interface ConsoleChrome {
   signOutAction?: string;
   /** The brand link's target and label key (the operator console has its own). */
   home?: { href: string; label: string };
+  /** A notice of what the last action did (console-kit.ts noticeHtml), shown atop the page. */
+  notice?: string;
 }
 
 export function chrome(c: ConsoleChrome): (main: string) => string {
@@ -25,21 +28,23 @@ export function chrome(c: ConsoleChrome): (main: string) => string {
 <header class="bar">
 <a class="brand" href="${c.home?.href ?? '/console'}">${c.home ? escapeHtml(c.home.label) : c.t.html('console.name')}</a>
 ${languageSwitch(c.t, c.back)}
+<a class="tz" href="/console/time-zone?back=${escapeHtml(encodeURIComponent(c.back))}" data-time-zone="${escapeHtml(c.t.timeZone)}">${c.t.html('console.tz.current', { zone: timeZoneLabel(c.t) })}</a>
 ${signOut}
 </header>
 <main id="content">
-${main}
+${c.notice ?? ''}${main}
 </main>`;
 }
 
-export function consoleLoginView(t: Translator, input: { csrf: string; login?: string; error?: string }): string {
+export function consoleLoginView(t: Translator, input: { csrf: string; login?: string; error?: string; next?: string }): string {
   const error = input.error ? `<p class="error" role="alert" id="login-error">${escapeHtml(input.error)}</p>` : '';
   const describedBy = input.error ? ' aria-describedby="login-error"' : '';
   return `<h1>${t.html('console.login.title')}</h1>
 <p>${t.html('console.login.intro')}</p>
+${input.next ? `<p class="notice">${t.html('console.login.return')}</p>` : ''}
 ${error}
 <form method="post" action="/console/login">
-${hiddenFields({ csrf: input.csrf })}
+${hiddenFields({ csrf: input.csrf, ...(input.next ? { next: input.next } : {}) })}
 <label for="login">${t.html('login.login')}</label>
 <input type="text" id="login" name="login" autocomplete="username" required autofocus value="${escapeHtml(input.login ?? '')}"${describedBy}>
 <label for="password">${t.html('login.password')}</label>

@@ -1,23 +1,28 @@
+import type { ListEnvelopeOf } from '@feira/contract';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sql } from 'kysely';
 import {
+  clientListQuery,
   createSeller,
   findPublicClientById,
   findSellerById,
-  listNewestClients,
-  listNewestSellers,
   listTenantsOfSellers,
+  sellerListQuery,
 } from '../accounts/index.js';
-import { addStore, deleteClient, deleteSeller, renameStore, updateSeller } from '../admin/account-changes.js';
+import { addStore, deleteClient, deleteSeller, deleteStore, renameStore, updateSeller } from '../admin/account-changes.js';
+import { clientList, sellerList } from '../admin/admin-lists.js';
 import { PlatformError } from '../core/platform-error.js';
 import type { PageOptions } from '../http/html-page.js';
 import { requestTranslator, type Translator } from '../i18n/i18n.js';
 import { csrfTokenValid } from '../identity/index.js';
+import { runList } from '../lists/list-engine.js';
 import { outboxEventsInWindow } from '../records/index.js';
 import { quoteLatenciesSince } from '../shipping/index.js';
 import { deliveriesInWindow, deliveryAttemptsSince } from '../webhooks/index.js';
-import { sendAsset } from './console-assets.js';
-import type { ConsoleKit } from './console-kit.js';
+import { confirmationView, isConfirmed } from './confirm-views.js';
+import { serveAsset } from './console-assets.js';
+import { type ConsoleKit, refusalText as translatedRefusal } from './console-kit.js';
 import type { ConsoleSection } from './console-section.js';
 import { isOperator, signInOperator, signOutOperator } from './operator-session.js';
 import { accountsView, type HealthPoint, healthView, operatorSignInView, sellerView } from './operator-views.js';
@@ -32,11 +37,23 @@ function field(body: unknown, name: string, max: number): string {
   return typeof value === 'string' ? value.trim().slice(0, max) : '';
 }
 
-/** A refusal's text for the page: the first detail names the field, else the message. */
-function refusalText(error: unknown): string | null {
+/** A refusal's text for the page, in its language: the field by its form label, what is wrong by the detail's slug. */
+function refusalText(t: Translator, error: unknown): string | null {
   if (!(error instanceof PlatformError)) return null;
-  const detail = error.details[0];
-  return detail ? `${detail.field}: ${detail.message}` : error.message;
+  const labels: Record<string, () => string> = {
+    login: () => t.text('login.login'),
+    name: () => t.text('operator.seller.name'),
+    password: () => t.text('login.password'),
+  };
+  return translatedRefusal(t, error, (field) => labels[field]?.() ?? field);
+}
+
+/** Rows per page of the operator's lists of sellers and of apps. */
+export const OPERATOR_PAGE = 50;
+
+/** The search box's words as a case-insensitive contains pattern on name or login (% and _ literal, as the list engine's like). */
+function searchPattern(q: string): string {
+  return `%${q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
 }
 
 function percentile(sorted: readonly number[], p: number): number | null {
@@ -110,12 +127,45 @@ export async function operatorConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
     } = {},
   ) {
     const t = requestTranslator(request);
-    const sellers = await listNewestSellers(db, 200);
+    const query = (request.query ?? {}) as Record<string, string | undefined>;
+    const q = (query.q ?? '').trim().slice(0, 200);
+    const offsetOf = (raw: string | undefined) => (/^[0-9]{1,6}$/.test(raw ?? '') ? Number(raw) : 0);
+    const sellersOffset = offsetOf(query.sellers_offset);
+    const clientsOffset = offsetOf(query.clients_offset);
+    const pattern = searchPattern(q);
+    const listOf = (offset: number) => ({
+      query: { _sort: 'created_at:desc', _limit: String(OPERATOR_PAGE), _offset: String(offset) },
+      url: '/console/operator',
+    });
+    const sellersBase = q
+      ? sellerListQuery(db).where((eb) =>
+          eb.or([
+            sql<boolean>`lower(name) like lower(${pattern}) escape '\\'`,
+            sql<boolean>`lower(login) like lower(${pattern}) escape '\\'`,
+          ]),
+        )
+      : sellerListQuery(db);
+    const clientsBase = q
+      ? clientListQuery(db).where((eb) =>
+          eb.or([
+            sql<boolean>`lower(name) like lower(${pattern}) escape '\\'`,
+            sql<boolean>`lower(id) like lower(${pattern}) escape '\\'`,
+          ]),
+        )
+      : clientListQuery(db);
+    const [sellerPage, clientPage] = (await Promise.all([
+      runList(sellerList, sellersBase as never, listOf(sellersOffset), platform.config),
+      runList(clientList, clientsBase as never, listOf(clientsOffset), platform.config),
+    ])) as [
+      ListEnvelopeOf<{ id: string; name: string; login: string; created_at: string }>,
+      ListEnvelopeOf<{ id: string; name: string; created_at: string }>,
+    ];
+    const sellers = sellerPage.results.map((s) => ({ id: s.id, name: s.name, login: s.login, createdAt: s.created_at }));
+    const clients = clientPage.results.map((c) => ({ id: c.id, name: c.name, createdAt: c.created_at }));
     const stores = await listTenantsOfSellers(
       db,
       sellers.map((s) => s.id),
     );
-    const clients = await listNewestClients(db, 200);
     return page(request, reply, t, true, {
       status: extra.status ?? 200,
       title: t.text('operator.accounts.title'),
@@ -129,6 +179,12 @@ export async function operatorConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
           createdAt: s.createdAt,
         })),
         clients,
+        search: q,
+        paging: {
+          sellers: { offset: sellersOffset, total: sellerPage.meta.total ?? sellers.length },
+          clients: { offset: clientsOffset, total: clientPage.meta.total ?? clients.length },
+          size: OPERATOR_PAGE,
+        },
         message: extra.message ?? null,
         error: extra.error ?? null,
         form: extra.form ?? {},
@@ -163,7 +219,7 @@ export async function operatorConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
     });
   }
 
-  app.get('/console/assets/health.js', { schema: { hide: true } }, sendAsset('text/javascript', HEALTH_JS));
+  serveAsset(app, '/console/assets/health.js', 'text/javascript', HEALTH_JS);
 
   app.get('/console/operator', { schema: { hide: true } }, async (request, reply) => {
     if (!(await isOperator(request))) return signInPage(request, reply);
@@ -174,7 +230,9 @@ export async function operatorConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
         ? t.text('operator.seller.deleted', { name: query.deleted.slice(0, 200) })
         : query.clientDeleted !== undefined
           ? t.text('operator.client.deleted', { app: query.clientDeleted.slice(0, 200) })
-          : null;
+          : query.storeDeleted !== undefined
+            ? t.text('notice.storeDeleted', { store: query.storeDeleted.slice(0, 200) })
+            : null;
     return accountsPage(request, reply, { message });
   });
 
@@ -221,7 +279,7 @@ export async function operatorConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
       );
       return kit.seeOther(reply, `/console/operator/sellers/${encodeURIComponent(seller.id)}?created=1`);
     } catch (error) {
-      const text = refusalText(error);
+      const text = refusalText(requestTranslator(request), error);
       if (!text) throw error;
       return accountsPage(request, reply, { status: (error as PlatformError).statusCode, error: text, form });
     }
@@ -246,7 +304,9 @@ export async function operatorConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
           ? t.text('operator.seller.saved', { sessions: Number(q.saved) || 0 })
           : q.stores
             ? t.text('operator.store.saved')
-            : null;
+            : q.storeDeleted !== undefined
+              ? t.text('notice.storeDeleted', { store: q.storeDeleted.slice(0, 200) })
+              : null;
       return sellerPage(request, reply, request.params.id, { message });
     },
   );
@@ -274,7 +334,7 @@ export async function operatorConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
         );
         return kit.seeOther(reply, `${back}?saved=${password ? String(endedSessions) : '0'}`);
       } catch (error) {
-        const text = refusalText(error);
+        const text = refusalText(requestTranslator(request), error);
         if (!text) throw error;
         return sellerPage(request, reply, request.params.id, { status: (error as PlatformError).statusCode, error: text });
       }
@@ -328,6 +388,36 @@ export async function operatorConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
     (request, reply) => storeChange(request, reply, (name) => renameStore(db, request.params.id, request.params.tenantId, name)),
   );
 
+  app.post<{ Params: { id: string; tenantId: string } }>(
+    '/console/operator/sellers/:id/stores/:tenantId/delete',
+    { schema: { hide: true, params: StoreParams } },
+    async (request, reply) => {
+      const back = `/console/operator/sellers/${encodeURIComponent(request.params.id)}`;
+      if (!(await guard(request, reply, back))) return reply;
+      const seller = await findSellerById(db, request.params.id);
+      const store = seller?.tenants.find((tenant) => tenant.id === request.params.tenantId);
+      if (!seller || !store) return sellerPage(request, reply, request.params.id, { status: 404 });
+      const t = requestTranslator(request);
+      if (!isConfirmed(request.body)) {
+        return page(request, reply, t, true, {
+          title: t.text('confirm.title'),
+          body: confirmationView(t, {
+            confirm: {
+              question: t.text('confirm.deleteStore.question', { store: store.name }),
+              effect: t.text('confirm.deleteStore.effect'),
+              yes: t.text('confirm.deleteStore.yes'),
+            },
+            action: `${back}/stores/${encodeURIComponent(store.id)}/delete`,
+            csrf: kit.csrfToken(request, reply),
+            back,
+          }),
+        });
+      }
+      await deleteStore(platform.database, seller.id, store.id);
+      return kit.seeOther(reply, `${back}?storeDeleted=${encodeURIComponent(store.name)}`);
+    },
+  );
+
   app.post<{ Params: { id: string } }>(
     '/console/operator/clients/:id/delete',
     { schema: { hide: true, params: SellerParams } },
@@ -335,6 +425,23 @@ export async function operatorConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
       if (!(await guard(request, reply, '/console/operator'))) return reply;
       const client = await findPublicClientById(db, request.params.id);
       if (!client) return kit.seeOther(reply, '/console/operator');
+      if (!isConfirmed(request.body)) {
+        // Without JavaScript the button lands here: the same question as the dialog, on a page (D69).
+        const t = requestTranslator(request);
+        return page(request, reply, t, true, {
+          title: t.text('confirm.title'),
+          body: confirmationView(t, {
+            confirm: {
+              question: t.text('confirm.deleteClient.question', { app: client.name }),
+              effect: t.text('operator.client.deleteEffect'),
+              yes: t.text('confirm.deleteClient.yes'),
+            },
+            action: `/console/operator/clients/${encodeURIComponent(client.id)}/delete`,
+            csrf: kit.csrfToken(request, reply),
+            back: '/console/operator#clients',
+          }),
+        });
+      }
       await deleteClient(db, client.id, platform.clock.now());
       return kit.seeOther(reply, `/console/operator?clientDeleted=${encodeURIComponent(client.name)}`);
     },

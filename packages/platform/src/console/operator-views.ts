@@ -1,6 +1,8 @@
 import { escapeHtml, hiddenFields } from '../http/html-page.js';
 import type { Translator } from '../i18n/i18n.js';
-import { postButton } from './console-views.js';
+import { confirmForm } from './confirm-views.js';
+import { consoleTimeHtml } from './console-kit.js';
+import { dataTable } from './table-views.js';
 
 /** HTML of the operator console: sellers, their stores, client apps, platform health. */
 
@@ -35,38 +37,97 @@ function sellerFields(t: Translator, values: { name?: string; login?: string }, 
 <p class="muted" id="password-hint">${t.html(creating ? 'operator.seller.passwordHint' : 'operator.seller.newPasswordHint')}</p>`;
 }
 
+/** "First"/"Next" links of one of the accounts lists, the other list's position and the search kept. */
+function pagingLinks(
+  t: Translator,
+  input: { search: string; own: 'sellers' | 'clients'; offset: number; total: number; size: number; otherOffset: number },
+  what: string,
+): string {
+  const other = input.own === 'sellers' ? 'clients' : 'sellers';
+  const href = (offset: number) => {
+    const params = new URLSearchParams();
+    if (input.search) params.set('q', input.search);
+    if (offset > 0) params.set(`${input.own}_offset`, String(offset));
+    if (input.otherOffset > 0) params.set(`${other}_offset`, String(input.otherOffset));
+    const search = params.toString();
+    return `/console/operator${search ? `?${search}` : ''}#${input.own}`;
+  };
+  const links = [
+    input.offset > 0 ? `<li><a href="${escapeHtml(href(0))}">${t.html('operator.page.first', { what })}</a></li>` : '',
+    input.offset + input.size < input.total
+      ? `<li><a href="${escapeHtml(href(input.offset + input.size))}" rel="next">${t.html('operator.page.next', { what })}</a></li>`
+      : '',
+  ].join('');
+  return links ? `<nav aria-label="${escapeHtml(what)}"><ul class="plain inline-list">${links}</ul></nav>` : '';
+}
+
 export function accountsView(
   t: Translator,
   input: {
     csrf: string;
     sellers: Array<{ id: string; name: string; login: string; stores: number; createdAt: string }>;
     clients: Array<{ id: string; name: string; createdAt: string }>;
+    /** The search box's words ('' for none). */
+    search: string;
+    paging: { sellers: { offset: number; total: number }; clients: { offset: number; total: number }; size: number };
     message: string | null;
     error: string | null;
     form: { name?: string; login?: string; store?: string };
   },
 ): string {
-  const sellers = input.sellers
-    .map(
-      (s) =>
-        `<tr><td><a href="/console/operator/sellers/${encodeURIComponent(s.id)}">${escapeHtml(s.name)}</a></td><td><code>${escapeHtml(s.login)}</code></td><td class="num">${t.number(s.stores)}</td><td>${escapeHtml(t.dateTime(s.createdAt))}</td></tr>`,
-    )
-    .join('\n');
-  const clients = input.clients
-    .map(
-      (c) =>
-        `<tr><td>${escapeHtml(c.name)}</td><td><code>${escapeHtml(c.id)}</code></td><td>${escapeHtml(t.dateTime(c.createdAt))}</td><td>${postButton(`/console/operator/clients/${encodeURIComponent(c.id)}/delete`, input.csrf, t.text('operator.client.delete', { app: c.name }))}</td></tr>`,
-    )
-    .join('\n');
+  const sellerRows = input.sellers.map((s) => [
+    `<a href="/console/operator/sellers/${encodeURIComponent(s.id)}">${escapeHtml(s.name)}</a>`,
+    `<code>${escapeHtml(s.login)}</code>`,
+    t.number(s.stores),
+    consoleTimeHtml(t, s.createdAt),
+  ]);
+  const clientRows = input.clients.map((c) => [
+    escapeHtml(c.name),
+    `<code>${escapeHtml(c.id)}</code>`,
+    consoleTimeHtml(t, c.createdAt),
+    confirmForm(t, {
+      action: `/console/operator/clients/${encodeURIComponent(c.id)}/delete`,
+      csrf: input.csrf,
+      label: t.text('operator.client.delete', { app: c.name }),
+      confirm: {
+        question: t.text('confirm.deleteClient.question', { app: c.name }),
+        effect: t.text('operator.client.deleteEffect'),
+        yes: t.text('confirm.deleteClient.yes'),
+      },
+    }),
+  ]);
+  const p = input.paging;
+  const count = (key: 'operator.sellers.count' | 'operator.clients.count', page: { offset: number; total: number }) =>
+    `<p class="muted">${t.html(key, { count: page.total, more: page.offset + p.size < page.total ? 'yes' : 'no' })}</p>`;
   return `${operatorNav(t, 'accounts')}
 <h1>${t.html('operator.accounts.title')}</h1>
 ${notice(input.message)}
+<form method="get" action="/console/operator" class="inline" role="search">
+<label for="q">${t.html('operator.search')}</label>
+<input type="search" id="q" name="q" maxlength="200" value="${escapeHtml(input.search)}">
+<button type="submit" class="secondary">${t.html('operator.search.submit')}</button>
+${input.search ? `<a href="/console/operator">${t.html('operator.search.clear')}</a>` : ''}
+</form>
 <h2 id="sellers">${t.html('operator.sellers')}</h2>
+${count('operator.sellers.count', p.sellers)}
 ${
   input.sellers.length === 0
-    ? `<p>${t.html('operator.sellers.none')}</p>`
-    : `<div class="table-wrap"><table aria-labelledby="sellers"><thead><tr><th scope="col">${t.html('operator.seller.name')}</th><th scope="col">${t.html('login.login')}</th><th scope="col">${t.html('operator.col.stores')}</th><th scope="col">${t.html('webhooks.col.created')}</th></tr></thead><tbody>${sellers}</tbody></table></div>`
+    ? input.search
+      ? ''
+      : `<p>${t.html('operator.sellers.none')}</p>`
+    : dataTable({
+        labelledBy: 'sellers',
+        label: t.text('operator.sellers'),
+        columns: [
+          { label: t.text('operator.seller.name') },
+          { label: t.text('login.login') },
+          { label: t.text('operator.col.stores'), num: true },
+          { label: t.text('records.field.created_at') },
+        ],
+        rows: sellerRows,
+      })
 }
+${pagingLinks(t, { search: input.search, own: 'sellers', offset: p.sellers.offset, total: p.sellers.total, size: p.size, otherOffset: p.clients.offset }, t.text('operator.sellers'))}
 <h2 id="new-seller">${t.html('operator.seller.create')}</h2>
 ${error(input.error)}
 <form method="post" action="/console/operator/sellers" aria-labelledby="new-seller">
@@ -78,11 +139,25 @@ ${sellerFields(t, input.form, true)}
 </form>
 <h2 id="clients">${t.html('operator.clients')}</h2>
 <p class="muted">${t.html('operator.client.deleteEffect')}</p>
+${count('operator.clients.count', p.clients)}
 ${
   input.clients.length === 0
-    ? `<p>${t.html('operator.clients.none')}</p>`
-    : `<div class="table-wrap"><table aria-labelledby="clients"><thead><tr><th scope="col">${t.html('apps.col.app')}</th><th scope="col">client_id</th><th scope="col">${t.html('webhooks.col.created')}</th><th scope="col">${t.html('webhooks.col.actions')}</th></tr></thead><tbody>${clients}</tbody></table></div>`
-}`;
+    ? input.search
+      ? ''
+      : `<p>${t.html('operator.clients.none')}</p>`
+    : dataTable({
+        labelledBy: 'clients',
+        label: t.text('operator.clients'),
+        columns: [
+          { label: t.text('apps.col.app') },
+          { label: t.text('operator.col.clientId') },
+          { label: t.text('records.field.created_at') },
+          { label: t.text('webhooks.col.actions') },
+        ],
+        rows: clientRows,
+      })
+}
+${pagingLinks(t, { search: input.search, own: 'clients', offset: p.clients.offset, total: p.clients.total, size: p.size, otherOffset: p.sellers.offset }, t.text('operator.clients'))}`;
 }
 
 export function sellerView(
@@ -98,7 +173,19 @@ export function sellerView(
   const stores = input.seller.tenants
     .map(
       (store, i) =>
-        `<li><form method="post" action="${base}/stores/${encodeURIComponent(store.id)}" class="inline">${hiddenFields({ csrf: input.csrf })}<label for="store-${i}">${t.html('operator.store.nameOf', { id: store.id.slice(0, 8) })}</label><input type="text" id="store-${i}" name="name" required maxlength="200" value="${escapeHtml(store.name)}"><button type="submit" class="secondary">${t.html('operator.store.rename')}</button></form></li>`,
+        `<li><form method="post" action="${base}/stores/${encodeURIComponent(store.id)}" class="inline">${hiddenFields({ csrf: input.csrf })}<label for="store-${i}">${t.html('operator.store.nameOf', { id: store.id.slice(0, 8) })}</label><input type="text" id="store-${i}" name="name" required maxlength="200" value="${escapeHtml(store.name)}"><button type="submit" class="secondary">${t.html('operator.store.rename')}</button></form>${confirmForm(
+          t,
+          {
+            action: `${base}/stores/${encodeURIComponent(store.id)}/delete`,
+            csrf: input.csrf,
+            label: t.text('operator.store.delete', { store: store.name }),
+            confirm: {
+              question: t.text('confirm.deleteStore.question', { store: store.name }),
+              effect: t.text('confirm.deleteStore.effect'),
+              yes: t.text('confirm.deleteStore.yes'),
+            },
+          },
+        )}</li>`,
     )
     .join('\n');
   return `${operatorNav(t, 'accounts')}
@@ -150,13 +237,18 @@ export function healthView(t: Translator, input: { points: HealthPoint[]; trunca
     failed: t.text('health.chart.failed'),
     quotes: t.text('health.chart.quotes'),
   };
+  const dash = (value: number | null) => (value === null ? '—' : t.number(value));
   const rows = input.points
     .filter((p) => p.backlog > 0 || p.succeeded > 0 || p.failed > 0 || p.quoteP50Ms !== null)
-    .map(
-      (p) =>
-        `<tr><td>${escapeHtml(t.dateTime(p.start))}</td><td class="num">${t.number(p.backlog)}</td><td class="num">${p.oldestPendingSeconds ?? '—'}</td><td class="num">${t.number(p.succeeded)}</td><td class="num">${t.number(p.failed)}</td><td class="num">${p.quoteP50Ms ?? '—'}</td><td class="num">${p.quoteP99Ms ?? '—'}</td></tr>`,
-    )
-    .join('');
+    .map((p) => [
+      consoleTimeHtml(t, p.start),
+      t.number(p.backlog),
+      dash(p.oldestPendingSeconds),
+      t.number(p.succeeded),
+      t.number(p.failed),
+      dash(p.quoteP50Ms),
+      dash(p.quoteP99Ms),
+    ]);
   const data = JSON.stringify(input.points).replace(/</g, '\\u003c');
   return `${operatorNav(t, 'health')}
 <h1>${t.html('health.title')}</h1>
@@ -166,5 +258,18 @@ export function healthView(t: Translator, input: { points: HealthPoint[]; trunca
 <figcaption>${t.html('health.caption')}${input.truncated ? ` ${t.html('health.truncated')}` : ''}</figcaption>
 </figure>
 <script type="application/json" id="health-data">${data}</script>
-<details><summary>${t.html('shipping.chart.table')}</summary><div class="table-wrap"><table><caption>${t.html('shipping.chart.table')}</caption><thead><tr><th scope="col">${t.html('shipping.col.from')}</th><th scope="col">${t.html('health.chart.backlog')}</th><th scope="col">${t.html('health.chart.oldest')}</th><th scope="col">${t.html('health.col.succeededPerMinute')}</th><th scope="col">${t.html('health.col.failedPerMinute')}</th><th scope="col">p50 (ms)</th><th scope="col">p99 (ms)</th></tr></thead><tbody>${rows}</tbody></table></div></details>`;
+<details><summary>${t.html('shipping.chart.table')}</summary>${dataTable({
+    caption: t.text('shipping.chart.table'),
+    label: t.text('shipping.chart.table'),
+    columns: [
+      { label: t.text('shipping.col.from') },
+      { label: t.text('health.chart.backlog'), num: true },
+      { label: t.text('health.chart.oldest'), num: true },
+      { label: t.text('health.col.succeededPerMinute'), num: true },
+      { label: t.text('health.col.failedPerMinute'), num: true },
+      { label: t.text('health.col.p50'), num: true },
+      { label: t.text('health.col.p99'), num: true },
+    ],
+    rows,
+  })}</details>`;
 }

@@ -2,7 +2,9 @@ import { escapeHtml, hiddenFields } from '../http/html-page.js';
 import type { Translator } from '../i18n/i18n.js';
 import type { MessageKey } from '../i18n/messages-en.js';
 import type { QuoteCallRecord, QuoteCheckReport, QuoteStats, QuoteWindow, ShippingSettings } from '../shipping/index.js';
+import { consoleTimeHtml } from './console-kit.js';
 import { postButton, storeCrumbs } from './console-views.js';
+import { dataTable } from './table-views.js';
 
 /** The URL as the page shows it: the query may hold the seller's token (spec "Authentication" rule 12). */
 function shownUrl(url: string): string {
@@ -21,27 +23,85 @@ function dataBlock(id: string, value: unknown): string {
 
 const ruleKey = (id: string) => `check.rule.${id}` as MessageKey;
 
+/** A case of Test my endpoint by its translated name ("latency sample 3" → "amostra de latência 3"). */
+function caseLabel(t: Translator, name: string): string {
+  const sample = /^latency sample (\d+)$/.exec(name);
+  if (sample) return t.text('check.case.sample', { n: Number(sample[1]) });
+  const zip = /^zipcode that does not exist \((\d+)\)$/.exec(name);
+  if (zip) return t.text('check.case.unknownZipcode', { zipcode: zip[1] as string });
+  const sku = /^SKU of (\d+) characters$/.exec(name);
+  if (sku) return t.text('check.case.longSku', { length: Number(sku[1]) });
+  const known: Record<string, MessageKey> = {
+    'one item': 'check.case.oneItem',
+    'every given SKU': 'check.case.everySku',
+    'many items (60 lines)': 'check.case.manyItems',
+    'large quantity (999)': 'check.case.largeQuantity',
+    'tiny, light item and a heavy, bulky one': 'check.case.extremes',
+    'every request': 'check.case.every',
+  };
+  const key = known[name];
+  return key ? t.text(key) : name;
+}
+
+/** A quote outcome's label ("CEP inválido" for invalid_zipcode); the code itself beside it. */
+export function outcomeLabel(t: Translator, outcome: string): string {
+  return t.text('shipping.outcome', { outcome });
+}
+
+/**
+ * Test my endpoint's report (D83): failed rules first, each failure with the
+ * request that was sent and the answer that came back (the technical detail
+ * in `<code>`, as the seller's server wrote it); rules that need a quote are
+ * "not exercised" when the endpoint never gave one.
+ */
 function reportView(t: Translator, report: QuoteCheckReport): string {
   const verdict = (status: 'passed' | 'failed' | 'not_exercised') =>
     `<span class="pill${status === 'failed' ? ' bad' : ''}">${t.html(`check.status.${status}`)}</span>`;
-  const rows = report.rules
-    .map((rule) => {
-      const failures = rule.failures
-        .slice(0, 3)
-        .map((f) => `<li lang="en"><code>${escapeHtml(f.case)}</code>: ${escapeHtml((f.detail ?? '').slice(0, 300))}</li>`)
-        .join('');
-      return `<tr><td><code>${escapeHtml(rule.id)}</code></td><td>${t.html(ruleKey(rule.id))}${failures ? `<ul>${failures}</ul>` : ''}</td><td>${verdict(rule.status)}</td></tr>`;
-    })
-    .join('\n');
+  const byName = new Map(report.cases.map((c) => [c.name, c]));
+  const failureView = (f: { case: string; detail: string | null }) => {
+    const c = byName.get(f.case);
+    const answer = c
+      ? `${c.httpStatus === null ? t.html('check.noAnswer') : t.html('check.answer', { status: c.httpStatus, outcome: outcomeLabel(t, c.outcome) })}`
+      : '';
+    return `<li><strong>${escapeHtml(caseLabel(t, f.case))}</strong>${answer ? ` · ${answer}` : ''}
+${f.detail ? `<pre tabindex="0" lang="en"><code>${escapeHtml(f.detail.slice(0, 600))}</code></pre>` : ''}
+${
+  c
+    ? `<details><summary>${t.html('check.request')}</summary><pre tabindex="0"><code>${escapeHtml(JSON.stringify(c.request, null, 2).slice(0, 4000))}</code></pre></details>
+<details><summary>${t.html('check.response')}</summary><pre tabindex="0"><code>${c.responseBody ? escapeHtml(c.responseBody) : t.html('delivery.emptyBody')}</code></pre></details>`
+    : ''
+}</li>`;
+  };
+  const rows = report.rules.map((rule) => {
+    const failures = rule.failures.slice(0, 3).map(failureView).join('');
+    return [
+      `<code>${escapeHtml(rule.id)}</code>`,
+      `${t.html(ruleKey(rule.id))}${failures ? `<ul class="failures">${failures}</ul>` : ''}`,
+      verdict(rule.status),
+    ];
+  });
   const warnings = report.advice
     .filter((a) => a.status === 'warn')
     .map((a) => `<li>${t.html(ruleKey(a.id))}</li>`)
     .join('');
   const l = report.latency;
+  const counts = { passed: 0, failed: 0, not_exercised: 0 };
+  for (const rule of report.rules) counts[rule.status] += 1;
   return `<p class="notice" role="status">${t.html(report.passed ? 'check.passed' : 'check.failed')}</p>
+<p>${t.html('check.counts', counts)}</p>
 <p>${t.html('check.latency', { samples: l.samples, p50: l.p50Ms, p99: l.p99Ms, max: l.maxMs, deadline: l.deadlineMs })}</p>
+<p class="muted">${t.html('check.logged')}</p>
 ${warnings ? `<h3>${t.html('check.advice')}</h3><ul>${warnings}</ul>` : ''}
-<div class="table-wrap"><table><caption>${t.html('check.caption')}</caption><thead><tr><th scope="col">${t.html('check.col.rule')}</th><th scope="col">${t.html('check.col.description')}</th><th scope="col">${t.html('check.col.verdict')}</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+${dataTable({
+  caption: t.text('check.caption'),
+  label: t.text('check.caption'),
+  columns: [
+    { label: t.text('check.col.rule') },
+    { label: t.text('check.col.description') },
+    { label: t.text('check.col.verdict') },
+  ],
+  rows,
+})}`;
 }
 
 function settingsView(t: Translator, settings: ShippingSettings | null, labelOf: (method: string) => MessageKey): string {
@@ -128,14 +188,14 @@ export function shippingView(
   const calls = input.calls
     .map(
       (c) =>
-        `<tr><td>${escapeHtml(t.dateTime(c.created_at))}</td><td>${t.html(`shipping.purpose.${c.purpose}`)}</td><td><span class="pill${c.outcome === 'ok' ? '' : ' bad'}"><code>${escapeHtml(c.outcome)}</code></span></td><td class="num">${t.html('delivery.latency', { ms: Math.round(Number(c.latency_ms)) })}</td><td class="num">${c.http_status ?? '—'}</td><td>${c.fallback_used === 1 ? t.html('shipping.yes') : ''}</td></tr>`,
+        `<tr><td>${consoleTimeHtml(t, c.created_at)}</td><td>${t.html(`shipping.purpose.${c.purpose}` as MessageKey)}</td><td><span class="pill${c.outcome === 'ok' ? '' : ' bad'}">${escapeHtml(outcomeLabel(t, c.outcome))}</span></td><td class="num">${t.html('delivery.latency', { ms: Math.round(Number(c.latency_ms)) })}</td><td class="num">${c.http_status ?? '—'}</td><td>${c.fallback_used === 1 ? t.html('shipping.yes') : ''}</td></tr>`,
     )
     .join('\n');
   const busy = input.stats.buckets.filter((b) => b.calls > 0);
   const bucketRows = busy
     .map(
       (b) =>
-        `<tr><td>${escapeHtml(t.dateTime(b.start))}</td><td class="num">${t.number(b.calls)}</td><td class="num">${t.number(b.ok)}</td><td class="num">${t.number(b.failed)}</td><td class="num">${b.p50Ms ?? '—'}</td><td class="num">${b.p99Ms ?? '—'}</td></tr>`,
+        `<tr><td>${consoleTimeHtml(t, b.start)}</td><td class="num">${t.number(b.calls)}</td><td class="num">${t.number(b.ok)}</td><td class="num">${t.number(b.business)}</td><td class="num">${t.number(b.failed - b.business)}</td><td class="num">${b.p50Ms === null ? '—' : t.number(b.p50Ms)}</td><td class="num">${b.p99Ms === null ? '—' : t.number(b.p99Ms)}</td></tr>`,
     )
     .join('');
   const labels = {
@@ -145,6 +205,8 @@ export function shippingView(
     deadline: t.text('shipping.chart.deadline'),
     ok: t.text('shipping.chart.ok'),
     failed: t.text('shipping.chart.failed'),
+    business: t.text('shipping.chart.business'),
+    endpointFailed: t.text('shipping.chart.endpointFailed'),
   };
   return `${storeCrumbs(t, input.store)}
 ${input.nav}
@@ -177,7 +239,7 @@ ${input.report ? reportView(t, input.report) : ''}
 ${dataBlock('quote-stats', input.stats)}
 ${
   busy.length > 0
-    ? `<details><summary>${t.html('shipping.chart.table')}</summary><div class="table-wrap"><table><caption>${t.html('shipping.chart.table')}</caption><thead><tr><th scope="col">${t.html('shipping.col.from')}</th><th scope="col">${t.html('shipping.col.calls')}</th><th scope="col">${t.html('shipping.chart.ok')}</th><th scope="col">${t.html('shipping.chart.failed')}</th><th scope="col">p50 (ms)</th><th scope="col">p99 (ms)</th></tr></thead><tbody>${bucketRows}</tbody></table></div></details>`
+    ? `<details><summary>${t.html('shipping.chart.table')}</summary><div class="table-wrap"><table><caption>${t.html('shipping.chart.table')}</caption><thead><tr><th scope="col">${t.html('shipping.col.from')}</th><th scope="col">${t.html('shipping.col.calls')}</th><th scope="col">${t.html('shipping.chart.ok')}</th><th scope="col">${t.html('shipping.chart.business')}</th><th scope="col">${t.html('shipping.chart.endpointFailed')}</th><th scope="col">${t.html('health.col.p50')}</th><th scope="col">${t.html('health.col.p99')}</th></tr></thead><tbody>${bucketRows}</tbody></table></div></details>`
     : ''
 }
 ${

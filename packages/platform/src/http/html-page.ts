@@ -115,6 +115,7 @@ export function sendPage(reply: FastifyReply, page: PageOptions): FastifyReply {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <title>${escapeHtml(page.title)} · ${escapeHtml(t.text('page.suffix'))}</title>
 <style>${STYLESHEET}</style>
 ${styles.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`).join('\n')}

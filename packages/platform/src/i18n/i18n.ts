@@ -15,6 +15,26 @@ export type Locale = (typeof LOCALES)[number];
 export const DEFAULT_LOCALE: Locale = 'en';
 /** The visible language switch stores the choice here (not httpOnly-sensitive: it holds only a locale). */
 export const LANG_COOKIE = 'feira_lang';
+/** The console's time-zone choice (an IANA zone name), per browser session; Brazil's clock otherwise (D67). */
+export const TIME_ZONE_COOKIE = 'feira_tz';
+export const DEFAULT_TIME_ZONE = 'America/Sao_Paulo';
+
+/** An IANA time zone this runtime knows (`Intl` refuses the rest). */
+export function isTimeZone(value: unknown): value is string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > 64) return false;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The cookie's zone when valid, else America/Sao_Paulo. */
+export function requestTimeZone(request: FastifyRequest): string {
+  const chosen = request.cookies?.[TIME_ZONE_COOKIE];
+  return isTimeZone(chosen) ? chosen : DEFAULT_TIME_ZONE;
+}
 
 export const CATALOGUES: Record<Locale, Record<MessageKey, string>> = { en, 'pt-BR': ptBR };
 export type { MessageKey };
@@ -60,14 +80,29 @@ function formatter(locale: Locale, key: MessageKey): IntlMessageFormat {
 
 export interface Translator {
   locale: Locale;
+  /** The IANA zone every time on the page is shown in (labelled with it). */
+  timeZone: string;
   /** The message as HTML: values escaped (except RawHtml), `<b>` in the catalogue rendered as `<strong>`. */
   html(key: MessageKey, values?: Record<string, MessageValue>): string;
   /** The message as plain text (for titles, attributes, scripts); tags dropped, nothing escaped. */
   text(key: MessageKey, values?: Record<string, MessageValue>): string;
+  /** Whether the catalogue has `key` (labels of API names fall back to the name itself). */
+  has(key: string): key is MessageKey;
   money(cents: number, currency?: string): string;
   number(value: number): string;
   dateTime(value: Date | string): string;
 }
+
+/** Date and time to the second; with the zone's short name it labels every time a page shows. */
+export const DATE_TIME_PARTS: Intl.DateTimeFormatOptions = {
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hourCycle: 'h23',
+};
 
 function format(locale: Locale, key: MessageKey, values: Record<string, MessageValue>, asHtml: boolean): string {
   const raw: string[] = [];
@@ -88,14 +123,16 @@ function format(locale: Locale, key: MessageKey, values: Record<string, MessageV
   return text.replace(/\uE000(\d+)\uE001/g, (_m, i: string) => raw[Number(i)] ?? '');
 }
 
-export function translator(locale: Locale): Translator {
+export function translator(locale: Locale, timeZone = 'UTC'): Translator {
   const money = new Intl.NumberFormat(locale, { style: 'currency', currency: 'BRL' });
   const numbers = new Intl.NumberFormat(locale);
-  const dates = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' });
+  const dates = new Intl.DateTimeFormat(locale, { ...DATE_TIME_PARTS, timeZone, timeZoneName: 'short' });
   return {
     locale,
+    timeZone,
     html: (key, values = {}) => format(locale, key, values, true),
     text: (key, values = {}) => format(locale, key, values, false),
+    has: (key): key is MessageKey => Object.hasOwn(CATALOGUES[locale], key),
     money: (cents, currency = 'BRL') =>
       (currency === 'BRL' ? money : new Intl.NumberFormat(locale, { style: 'currency', currency })).format(cents / 100),
     number: (value) => numbers.format(value),
@@ -103,8 +140,9 @@ export function translator(locale: Locale): Translator {
   };
 }
 
+/** The request's language and time zone. */
 export function requestTranslator(request: FastifyRequest): Translator {
-  return translator(requestLocale(request));
+  return translator(requestLocale(request), requestTimeZone(request));
 }
 
 /** A same-site path to go back to after switching language: `/…` but never `//host` or `/\host`. */

@@ -14,7 +14,14 @@ export {
 } from './freight/freight-table-store.js';
 export type { QuoteMethodRegistry } from './methods/index.js';
 export { callSellerQuote, type QuoteCallOptions, type QuoteCallResult } from './quote-caller.js';
-export { DEFAULT_SKUS, DEFAULT_ZIPCODE, type QuoteCheckOptions, type QuoteCheckReport, runQuoteCheck } from './quote-check.js';
+export {
+  DEFAULT_SKUS,
+  DEFAULT_ZIPCODE,
+  type QuoteCheckOptions,
+  type QuoteCheckReport,
+  quoteTestRecorder,
+  runQuoteCheck,
+} from './quote-check.js';
 export { newestStoreQuoteCalls, type QuoteCallRecord, quoteLatenciesSince } from './quote-log/quote-call-rows.js';
 export { quoteLogStoreFor } from './quote-log/quote-log.js';
 export { quoteCallList, quoteCallsOf } from './quote-log/quote-log-list.js';

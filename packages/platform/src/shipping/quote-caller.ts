@@ -28,6 +28,8 @@ export interface QuoteCallResult {
   sellerError?: QuoteSellerError;
   /** The gateway kind of a `gateway` method's call (kept in the quote log row); absent for the seller API. */
   gatewayKind?: string;
+  /** The start of the answer's body as text, when the call asked for it (`keepBody`); never logged. */
+  responseBody?: string;
 }
 
 export interface QuoteCallOptions {
@@ -37,6 +39,8 @@ export interface QuoteCallOptions {
   timeoutMs?: number;
   /** spec-notes Q3: larger bodies are refused (default 1 MiB). */
   maxResponseBytes?: number;
+  /** Keep the first this-many characters of the answer's body in the result (Test my endpoint shows them; D83). */
+  keepBody?: number;
   /** spec-notes Q8: a gateway call carries the store's credential (never logged). */
   authorization?: string;
   /**
@@ -169,11 +173,20 @@ export async function callSellerQuote(
     deadlinePassed(DEADLINE_PASSED);
   }, timeoutMs);
   let httpStatus: number | null = null;
+  let responseBody: string | undefined;
+  const keep = (bytes: Buffer) => {
+    if (options.keepBody)
+      responseBody = bytes
+        .subarray(0, options.keepBody * 4)
+        .toString('utf8')
+        .slice(0, options.keepBody);
+  };
   const result = (outcome: QuoteOutcome, detail: string | null, extra: Partial<QuoteCallResult> = {}): QuoteCallResult => ({
     outcome,
     latencyMs: elapsed(),
     httpStatus,
     detail,
+    ...(responseBody === undefined ? {} : { responseBody }),
     ...extra,
   });
 
@@ -202,7 +215,8 @@ export async function callSellerQuote(
       ? answer.statusCode >= 200 && answer.statusCode < 300
       : answer.statusCode === 200 || answer.statusCode === 400;
     if (!readable) {
-      await answer.body.dump({ limit: 64 * 1024 }).catch(() => {});
+      if (options.keepBody) keep(await readCapped(answer.body, 64 * 1024).catch(() => Buffer.alloc(0)));
+      else await answer.body.dump({ limit: 64 * 1024 }).catch(() => {});
       answeredAt = performance.now();
       return result('http_error', `HTTP ${answer.statusCode}`);
     }
@@ -216,6 +230,7 @@ export async function callSellerQuote(
     // measured in the quote profile); otherwise it is counted chunk by chunk.
     const bytes = declared <= maxBytes ? Buffer.from(await answer.body.arrayBuffer()) : await readCapped(answer.body, maxBytes);
     answeredAt = performance.now();
+    keep(bytes);
     const parsed = parseJson(bytes);
 
     if (protocol) {

@@ -7,8 +7,14 @@ import {
   type QuoteRequest,
   type QuoteRequestItem,
 } from '@feira/contract';
+import type { Registry } from 'prom-client';
 import type { Dispatcher } from 'undici';
+import type { Clock } from '../core/clock.js';
+import type { Random } from '../core/random.js';
 import { callSellerQuote, type QuoteCallResult } from './quote-caller.js';
+import { recordQuoteCall } from './quote-log/quote-log.js';
+import type { QuoteLogWriter } from './quote-log/quote-log-writer.js';
+import { quoteMetrics } from './quote-metrics.js';
 import type { QuoteTarget } from './quote-url.js';
 
 /**
@@ -29,6 +35,30 @@ export interface QuoteCheckOptions {
   invalidZipcode: string;
   distributionCenter: string[];
   repeat: number;
+  /** Keep this many characters of each answer's body in its case, to show beside a failure (D83). */
+  keepBody?: number;
+  /** Told of every call as it ends (the console logs them in the quote log, marked as tests). */
+  record?: (request: QuoteRequest, result: QuoteCallResult) => void;
+}
+
+/**
+ * Logs each call of a store's Test my endpoint in the quote log as the
+ * storefront's are, with purpose `test` (D83): the quote chart and log then
+ * show what the test did, marked as such.
+ */
+export function quoteTestRecorder(
+  services: { quoteLog: QuoteLogWriter; clock: Clock; random: Random; metrics: Registry },
+  tenantId: string,
+): (request: QuoteRequest, result: QuoteCallResult) => void {
+  const deps = {
+    quoteLog: services.quoteLog,
+    clock: services.clock,
+    random: services.random,
+    metrics: quoteMetrics(services.metrics),
+  };
+  return (request, result) => {
+    recordQuoteCall(deps, { tenantId, sessionId: request.session_id, purpose: 'test', result });
+  };
 }
 
 /** What the demo seller of `feira start` serves, so a bare `feira quote-check <demo url>` passes. */
@@ -128,6 +158,10 @@ function buildCases(options: QuoteCheckOptions): QuoteCase[] {
 
 export interface CaseResult {
   name: string;
+  /** The request sent (a failure is shown with it). */
+  request: QuoteRequest;
+  /** The start of the answer's body, when the options kept it. */
+  responseBody: string | null;
   outcome: QuoteOutcome;
   httpStatus: number | null;
   latencyMs: number;
@@ -200,6 +234,11 @@ export interface QuoteCheckReport {
   outcomes: Partial<Record<QuoteOutcome, number>>;
 }
 
+/** The response rules judged on the answer's shape alone; every other response rule needs a quote with options. */
+const SHAPE_RULES: readonly RuleId[] = ['response.not-json', 'response.too-large', 'response.schema'];
+const NEEDS_A_QUOTE = (id: RuleId) => id.startsWith('response.') && !SHAPE_RULES.includes(id);
+const STATUS_ORDER = { failed: 0, passed: 1, not_exercised: 2 } as const;
+
 export function buildReport(url: string, results: CaseResult[]): QuoteCheckReport {
   const answered200 = results.some((r) => r.httpStatus === 200);
   const answered400 = results.some((r) => r.httpStatus === 400);
@@ -212,7 +251,15 @@ export function buildReport(url: string, results: CaseResult[]): QuoteCheckRepor
         detail: `no request got a quote (outcomes: ${[...new Set(results.map((r) => r.outcome))].join(', ')})`,
       });
     }
-    const exercised = id.startsWith('response.') ? answered200 : id.startsWith('error.') ? answered400 : true;
+    // A rule about delivery options is only exercised by an answer that has some: an endpoint that never
+    // quotes leaves them "not exercised", never "passed" (D83).
+    const exercised = NEEDS_A_QUOTE(id)
+      ? quotedOnce
+      : id.startsWith('response.')
+        ? answered200
+        : id.startsWith('error.')
+          ? answered400
+          : true;
     const status: 'passed' | 'failed' | 'not_exercised' = failures.length > 0 ? 'failed' : exercised ? 'passed' : 'not_exercised';
     return { id, description: describeRule(id), status, failures };
   });
@@ -222,7 +269,8 @@ export function buildReport(url: string, results: CaseResult[]): QuoteCheckRepor
   return {
     url: displayUrl(url),
     passed: rules.every((r) => r.status !== 'failed'),
-    rules,
+    // Failures first, then what passed, then what was not exercised (CHECKED_RULES order within each).
+    rules: [...rules].sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status]),
     advice: (Object.keys(ADVICE) as AdviceId[]).map((id) => {
       const cases = results.filter((r) => r.advice.includes(id)).map((r) => r.name);
       return { id, description: ADVICE[id], status: cases.length > 0 ? ('warn' as const) : ('ok' as const), cases };
@@ -258,9 +306,13 @@ export async function runQuoteCheck(
     onCase(results.length, cases.length, quoteCase.name);
     const result = await callSellerQuote(dispatcher, target, quoteCase.request, {
       distributionCenterIds: options.distributionCenter,
+      ...(options.keepBody ? { keepBody: options.keepBody } : {}),
     });
+    options.record?.(quoteCase.request, result);
     results.push({
       name: quoteCase.name,
+      request: quoteCase.request,
+      responseBody: result.responseBody ?? null,
       outcome: result.outcome,
       httpStatus: result.httpStatus,
       latencyMs: result.latencyMs,

@@ -4,8 +4,8 @@ import type { ShippingTables } from '../shipping-tables.js';
 /** The one table of the quote log, wherever it is kept (quote-log-store.ts). */
 export type QuoteLogTables = Pick<ShippingTables, 'quote_calls'>;
 
-/** Which of the two quotes of a purchase a call was (spec-notes Q6), or a seller's or operator's preview (D61). */
-export type QuotePurpose = 'storefront' | 'checkout' | 'preview';
+/** Which of the two quotes of a purchase a call was (spec-notes Q6), or a seller's or operator's preview (D61), or a call of Test my endpoint (D83). */
+export type QuotePurpose = 'storefront' | 'checkout' | 'preview' | 'test';
 
 export interface QuoteCallRecord {
   id: string;

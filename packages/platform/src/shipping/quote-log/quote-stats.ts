@@ -15,7 +15,10 @@ export interface QuoteStatsBucket {
   start: string;
   calls: number;
   ok: number;
+  /** Every call that did not quote: business answers and endpoint failures. */
   failed: number;
+  /** Of `failed`, the seller's business answers (invalid_zipcode, delivery_not_available, out_of_stock): the endpoint worked (D83). */
+  business: number;
   p50Ms: number | null;
   p99Ms: number | null;
 }
@@ -27,6 +30,9 @@ export interface QuoteStats {
   truncated: boolean;
   buckets: QuoteStatsBucket[];
 }
+
+/** The seller's own answers that a shopper is told about: not a fault of the endpoint. */
+const BUSINESS_OUTCOMES: ReadonlySet<string> = new Set(['invalid_zipcode', 'delivery_not_available', 'out_of_stock']);
 
 function percentile(sorted: readonly number[], p: number): number | null {
   if (sorted.length === 0) return null;
@@ -60,11 +66,13 @@ export async function quoteStats(
   const count = ms / bucketMs;
   const latencies: number[][] = Array.from({ length: count }, () => []);
   const ok = new Array<number>(count).fill(0);
+  const business = new Array<number>(count).fill(0);
   for (const row of rows.slice(0, QUOTE_STATS_ROW_LIMIT)) {
     const index = Math.floor((Date.parse(row.created_at) - start) / bucketMs);
     if (index < 0 || index >= count) continue;
     latencies[index]?.push(Number(row.latency_ms));
     if (row.outcome === 'ok') ok[index] = (ok[index] ?? 0) + 1;
+    else if (BUSINESS_OUTCOMES.has(row.outcome)) business[index] = (business[index] ?? 0) + 1;
   }
   return {
     window,
@@ -78,6 +86,7 @@ export async function quoteStats(
         calls: sorted.length,
         ok: ok[i] ?? 0,
         failed: sorted.length - (ok[i] ?? 0),
+        business: business[i] ?? 0,
         p50Ms: percentile(sorted, 50),
         p99Ms: percentile(sorted, 99),
       };
