@@ -58,7 +58,12 @@ const PARTS: Array<[keyof Pick<FastifyRequest, 'params' | 'query' | 'body'>, Err
  */
 export function installNulGuard(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
+    // D78: params and query are decoded from the URL, where U+0000 can only be `%00` (Node's HTTP
+    // parser refuses a raw one; an injected request may still hold one): a URL with neither leaves
+    // nothing to find there, and a request without a body nothing in it.
+    const encodedNul = request.url.includes('%00') || request.url.includes(NUL);
     for (const [part, location] of PARTS) {
+      if (part === 'body' ? request.body === undefined : !encodedNul) continue;
       const field = findNul(request[part]);
       if (field !== null) {
         throw new PlatformError('UNPROCESSABLE_ENTITY', {

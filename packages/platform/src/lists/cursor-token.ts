@@ -1,4 +1,5 @@
 import { createHash, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { BoundedCache } from '../core/bounded-cache.js';
 
 /**
  * Cursor tokens (spec-notes L4): opaque to the client, signed with an HMAC
@@ -29,13 +30,22 @@ export function cursorKey(secretKey: string): Buffer {
   return lastDerived.key;
 }
 
+/**
+ * Bindings already computed, by their canonical text: a client pages through one list with the same
+ * filters and sorts, so the digest of a cursor page is nearly always one computed before (D77).
+ */
+const bindings = new BoundedCache<string, string>(1024);
+
 /** A short digest of what the token is bound to; canonical so the order of filters in the URL does not matter. */
 export function bindingOf(listName: string, filters: unknown[], sorts: unknown[]): string {
-  const canonicalFilters = filters.map((f) => JSON.stringify(f)).sort();
-  return createHash('sha256')
-    .update(JSON.stringify([listName, canonicalFilters, sorts]))
-    .digest('base64url')
-    .slice(0, 22);
+  const canonicalFilters =
+    filters.length > 1 ? filters.map((f) => JSON.stringify(f)).sort() : filters.map((f) => JSON.stringify(f));
+  const canonical = JSON.stringify([listName, canonicalFilters, sorts]);
+  const known = bindings.get(canonical);
+  if (known !== undefined) return known;
+  const binding = createHash('sha256').update(canonical).digest('base64url').slice(0, 22);
+  bindings.set(canonical, binding);
+  return binding;
 }
 
 export function signCursor(key: Buffer, position: CursorPosition): string {
