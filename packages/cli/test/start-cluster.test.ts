@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pollUntil } from '../../platform/src/testing.js';
-import { childPids, type FeiraProcess, runFeira } from './feira-process.js';
+import { childPids, type FeiraProcess, runFeira, servingWorkerPids } from './feira-process.js';
 
 const LISTENING = /Listening on http:\/\/127\.0\.0\.1:(\d+)/;
 
@@ -66,7 +66,12 @@ describe('feira start --workers: several API processes on one port', { timeout: 
       processes.push(p);
       const base = `http://127.0.0.1:${(await p.waitFor(LISTENING, 180_000))[1]}`;
       const primary = p.child.pid as number;
-      await pollUntil('two workers', () => (childPids(primary).length === 2 ? true : undefined), { deadlineMs: 120_000 });
+      // Listening is said once both workers are ready, after the line that lists their pids.
+      const listed = (p.stdout().match(/Cluster: 2 workers, pids (\d+), (\d+); one port; primary pid (\d+)/) ?? []).slice(1);
+      expect(listed[2]).toBe(String(primary));
+      expect(p.stdout().indexOf('Cluster: 2 workers')).toBeLessThan(p.stdout().search(LISTENING));
+      expect(new Set(childPids(primary).map(String))).toEqual(new Set(listed.slice(0, 2)));
+      expect(await servingWorkerPids(base, 2)).toEqual(new Set(listed.slice(0, 2)));
       await p.waitFor(/Worker pid \d+ serving/, 180_000);
       expect(p.stdout().match(/Feira is ready/g)).toHaveLength(1);
       const ready = await fetch(`${base}/health/ready`);

@@ -80,10 +80,25 @@ export function runClusterPrimary(workers: number, io: ClusterIo): Promise<numbe
   const startedAt = new Map<number, number>();
   const indexOf = new Map<number, number>();
 
+  // Ready is said once, when every worker answers: an early request would meet a 503 "Starting up".
+  const readyPids = new Set<number>();
+  let listenUrl: string | undefined;
+  let allReady = false;
   const fork = (index: number): Worker => {
     const worker = cluster.fork({ [INDEX_ENV]: String(index) });
     startedAt.set(worker.id, Date.now());
     indexOf.set(worker.id, index);
+    worker.on('message', (message: unknown) => {
+      const ready = message as { feira?: string; listenUrl?: string } | null;
+      if (ready?.feira !== 'ready' || allReady) return;
+      if (ready.listenUrl) listenUrl = ready.listenUrl;
+      if (worker.process.pid !== undefined) readyPids.add(worker.process.pid);
+      if (readyPids.size < workers) return;
+      allReady = true;
+      io.out(`Cluster: ${workers} workers, pids ${[...readyPids].join(', ')}; one port; primary pid ${process.pid}`);
+      io.out('');
+      io.out(`Listening on ${listenUrl ?? '(see above)'} with ${workers} workers (press Ctrl-C to stop)`);
+    });
     return worker;
   };
 
@@ -132,15 +147,19 @@ export function runClusterPrimary(workers: number, io: ClusterIo): Promise<numbe
       if (firstReady || (message as { feira?: string } | null)?.feira !== 'ready') return;
       firstReady = true;
       for (let i = 2; i <= workers; i++) fork(i);
-      io.out(`Cluster: ${workers} workers (pids in the log lines below), one port; primary pid ${process.pid}`);
       resolve(0);
     });
   });
 }
 
-/** A worker tells the primary it is serving (after migrations, the seed and the banner). */
-export function clusterReady(): void {
-  if (cluster.isWorker) process.send?.({ feira: 'ready' });
+/** A worker tells the primary it is serving (after migrations, the seed and the banner); the first one says where. */
+export function clusterReady(listenUrl?: string): void {
+  if (cluster.isWorker) process.send?.({ feira: 'ready', ...(listenUrl ? { listenUrl } : {}) });
+}
+
+/** Whether this process is a worker of `feira start --workers`: the primary prints the Listening line once all are ready. */
+export function inCluster(): boolean {
+  return cluster.isWorker;
 }
 
 /**

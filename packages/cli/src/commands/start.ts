@@ -8,7 +8,7 @@ import { outboundTrustOf } from '../sandbox/local-ca.js';
 import { removeSandboxRecord, SANDBOX_RECORD_FILE, writeSandboxRecord } from '../sandbox/sandbox-record.js';
 import { logDestination } from '../sandbox/start-logger.js';
 import { stopSignal } from '../stop-signals.js';
-import { type ClusterFlags, clusterReady, clusterRole, startClusterIfAsked } from './start-cluster.js';
+import { type ClusterFlags, clusterReady, clusterRole, inCluster, startClusterIfAsked } from './start-cluster.js';
 
 /** Output of the command; tests and `bin.ts` pass the real streams. */
 export interface StartIo {
@@ -142,8 +142,10 @@ export async function runStart(flags: StartFlags & ClusterFlags, io: StartIo): P
     clusterReady();
     return running;
   }
-  for (const line of banner(config, running)) io.out(line);
-  clusterReady();
+  // In a cluster the primary says Listening once every worker is ready (start-cluster.ts).
+  const lines = banner(config, running);
+  for (const line of inCluster() ? lines.slice(0, -2) : lines) io.out(line);
+  clusterReady(running.listenUrl);
   const close = running.close;
   return {
     ...running,
@@ -159,12 +161,6 @@ export function register(program: Command): void {
   for (const { setting } of settingsOf('start')) {
     if (setting.flag) command.addOption(new Option(setting.flag, settingHelp(setting)));
   }
-  command
-    .option(
-      '--workers <n>',
-      'API processes sharing the port, or auto (one per core); PostgreSQL only (env FEIRA_WORKERS; default 1)',
-    )
-    .option('--no-dispatcher', 'run no webhook dispatcher here (run `feira dispatch` elsewhere)');
   command.action(async (flags: StartFlags & ClusterFlags) => {
     const io: StartIo = { out: (line) => process.stdout.write(`${line}\n`), err: (line) => process.stderr.write(`${line}\n`) };
     if (await startClusterIfAsked(flags, io)) return;

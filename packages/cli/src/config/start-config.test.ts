@@ -6,7 +6,7 @@ import { Option } from 'commander';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from './config-error.js';
 import { loadOrCreateSecretFile } from './data-dir-secrets.js';
-import { resolveStartSettings, START_SETTINGS, settingsOf } from './start-config.js';
+import { resolveStartSettings, START_SETTINGS, settingsOf, startOptionsTable } from './start-config.js';
 
 const cwd = '/srv/shop';
 
@@ -190,26 +190,22 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
 });
 
 describe('the settings table is the one list of options', () => {
-  /** README's `feira start` options table, as [flag, env, default] rows with the Markdown code marks taken off. */
-  function readmeStartOptions(): string[][] {
-    const readme = readFileSync(fileURLToPath(new URL('../../../../README.md', import.meta.url)), 'utf8');
-    const section = readme.slice(readme.indexOf('### `feira start` options'));
-    const table = section.slice(section.indexOf('| Flag |'), section.indexOf('\n\n', section.indexOf('| Flag |')));
-    return table
-      .split('\n')
-      .slice(2)
-      .map((line) =>
-        line
-          .replace(/\\\|/g, '\u0000')
-          .split('|')
-          .slice(1, 4)
-          .map((cell) => cell.replaceAll('\u0000', '|').replaceAll('`', '').trim()),
-      );
-  }
+  const guide = fileURLToPath(new URL('../../../../docs/sandbox.md', import.meta.url));
+  const BEGIN = '<!-- feira start options: generated from packages/cli/src/config/start-config.ts -->';
+  const END = '<!-- end of feira start options -->';
 
-  it("README's feira start options table lists exactly the table's rows, in its order, with flag, environment and default", () => {
-    const rows = settingsOf('start').map(({ setting }) => [setting.flag ?? '—', setting.env, setting.default]);
-    expect(readmeStartOptions()).toEqual(rows);
+  it('docs/sandbox.md lists exactly the rows of the settings table, generated from it, --workers and --no-dispatcher included (FEIRA_WRITE_DOCS=1 rewrites it)', () => {
+    const text = readFileSync(guide, 'utf8');
+    const from = text.indexOf(BEGIN);
+    const to = text.indexOf(END);
+    expect(from, `docs/sandbox.md lacks ${BEGIN}`).toBeGreaterThan(-1);
+    const written = text.slice(from + BEGIN.length, to).trim();
+    const generated = startOptionsTable();
+    if (process.env.FEIRA_WRITE_DOCS === '1' && written !== generated)
+      writeFileSync(guide, `${text.slice(0, from + BEGIN.length)}\n${generated}\n${text.slice(to)}`);
+    else expect(written).toBe(generated);
+    for (const flag of ['--workers <n\\|auto>', '--no-dispatcher', '--outbound-ca <file>'])
+      expect(generated).toContain(`\`${flag}\``);
   });
 
   it("each row is keyed by the name commander gives its flag, so the flag's value is read from that row", () => {

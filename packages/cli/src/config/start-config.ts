@@ -62,7 +62,7 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
  * Raw flag values as commander hands them over (strings, undefined when absent): one per row of
  * START_SETTINGS that has a flag, named as commander names it (`--data-dir` → `dataDir`).
  */
-export type StartFlags = { [K in Exclude<keyof typeof START_SETTINGS, 'secretKey'>]?: string };
+export type StartFlags = { [K in Exclude<keyof typeof START_SETTINGS, 'secretKey' | 'dispatcher'>]?: string };
 
 /** The commands a setting is an option of. */
 export type SettingCommand = 'start' | 'dispatch';
@@ -71,7 +71,8 @@ export type SettingCommand = 'start' | 'dispatch';
 export interface Setting {
   /** Commander's flag (`--port <port>`); none for a setting given by environment only (a secret). */
   flag: string | undefined;
-  env: string;
+  /** Its environment variable; none for a switch given by flag only. */
+  env: string | undefined;
   /** The default as the help and README say it. */
   default: string;
   help: string;
@@ -244,6 +245,20 @@ export const START_SETTINGS = {
     commands: BOTH,
     tuning: { key: 'leaseMs', min: 1_000, max: 3_600_000 },
   },
+  workers: {
+    flag: '--workers <n|auto>',
+    env: 'FEIRA_WORKERS',
+    default: '1',
+    help: 'API processes sharing the port (auto: one per core); PostgreSQL only. Listening is printed once every one is ready',
+    commands: START,
+  },
+  dispatcher: {
+    flag: '--no-dispatcher',
+    env: undefined,
+    default: 'a dispatcher runs in the (first) process',
+    help: 'run no webhook dispatcher here (run `feira dispatch` elsewhere)',
+    commands: START,
+  },
 } as const satisfies Record<string, Setting>;
 
 /** The options of a command, generated from START_SETTINGS (commander `Option`s: flag and help with env and default). */
@@ -255,7 +270,30 @@ export function settingsOf(command: SettingCommand): Array<{ key: keyof typeof S
 
 /** The help line of a setting's option. */
 export function settingHelp(setting: Setting): string {
-  return `${setting.help} (env ${setting.env}; default ${setting.default})`;
+  return `${setting.help} (${setting.env ? `env ${setting.env}; ` : ''}default ${setting.default})`;
+}
+
+/** A Markdown table cell: code marks around flags and names, pipes escaped. */
+function cell(text: string, code = false): string {
+  const escaped = text.replaceAll('|', '\\|');
+  return code ? `\`${escaped}\`` : escaped;
+}
+
+/**
+ * The options table of docs/sandbox.md, generated from START_SETTINGS so the
+ * documentation, `--help` and the code cannot disagree (start-config.test.ts
+ * compares; FEIRA_WRITE_DOCS=1 rewrites it).
+ */
+export function startOptionsTable(): string {
+  const rows = settingsOf('start').map(({ setting }) =>
+    [
+      setting.flag ? cell(setting.flag, true) : '—',
+      setting.env ? cell(setting.env, true) : '—',
+      cell(setting.default),
+      cell(setting.help.charAt(0).toUpperCase() + setting.help.slice(1)),
+    ].join(' | '),
+  );
+  return ['| Flag | Environment | Default | Meaning |', '| --- | --- | --- | --- |', ...rows.map((r) => `| ${r} |`)].join('\n');
 }
 
 const MIN_SECRET_LENGTH = 16;
@@ -411,8 +449,8 @@ function resolveDispatcherTuning(flags: StartFlags, env: Record<string, string |
   for (const [key, setting] of Object.entries(START_SETTINGS) as Array<[keyof StartFlags, Setting]>) {
     if (!setting.tuning) continue;
     const { min, max } = setting.tuning;
-    const raw = pick(flags[key], env[setting.env]) ?? setting.default;
-    const name = (setting.flag ?? setting.env).split(' ')[0];
+    const raw = pick(flags[key], setting.env ? env[setting.env] : undefined) ?? setting.default;
+    const name = (setting.flag ?? setting.env ?? key).split(' ')[0];
     if (!/^\d{1,9}$/.test(raw) || Number(raw) < min || Number(raw) > max)
       throw new ConfigError(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
     tuning[setting.tuning.key] = Number(raw);
