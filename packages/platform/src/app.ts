@@ -23,6 +23,7 @@ import { docsPageOptions, OPENAPI_TAGS, openapiRouteTransform } from './http/ope
 import { openapiWebhooks, webhookComponentSchemas } from './http/openapi-webhooks.js';
 import type { PlatformContext } from './http/platform-context.js';
 import { postmanRoute } from './http/postman-route.js';
+import { rootRoute } from './http/root-route.js';
 import { installRouteCatalogue } from './http/route-catalogue.js';
 import { languageRoute } from './i18n/language-route.js';
 import type { KeyRing } from './identity/index.js';
@@ -168,6 +169,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(swaggerUi, docsPageOptions);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await app.register(rootRoute);
   await app.register(postmanRoute);
   const readiness = createReadiness(platform.database);
   app.decorate('readiness', readiness);
