@@ -3,7 +3,7 @@
 // and one declaration file with the contract's types inlined (rollup-plugin-dts).
 // @feira/contract is not published; @sinclair/typebox, node: built-ins stay imports.
 // Run after `tsc -b` (the declarations are bundled from dist/index.d.ts).
-import { copyFile, mkdir, rm } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { rollup } from 'rollup';
@@ -11,7 +11,10 @@ import { dts } from 'rollup-plugin-dts';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const sdk = here('../');
-const out = here('../dist/bundle/');
+const target = here('../dist/bundle/');
+// Written beside the target, then moved in file by file (each rename is atomic): a process that
+// imports the SDK while a test packs it (the CLI's tests run beside it) never sees a missing file.
+const out = here(`../dist/bundle-${process.pid}/`);
 const contractSource = here('../../contract/src/index.ts');
 
 /** Stays an import of the published package: typebox (a real dependency) and Node's built-ins. */
@@ -19,6 +22,7 @@ const external = (id) => id === '@sinclair/typebox' || id.startsWith('@sinclair/
 
 await rm(out, { recursive: true, force: true });
 await mkdir(out, { recursive: true });
+await mkdir(target, { recursive: true });
 
 const common = {
   absWorkingDir: sdk,
@@ -54,3 +58,8 @@ await types.write({ file: `${out}index.d.ts`, format: 'es' });
 await types.close();
 // The CommonJS entry's declarations: the same text, read by TypeScript as CommonJS.
 await copyFile(`${out}index.d.ts`, `${out}index.d.cts`);
+
+const built = await readdir(out);
+for (const file of built) await rename(`${out}${file}`, `${target}${file}`);
+for (const stale of await readdir(target)) if (!built.includes(stale)) await rm(`${target}${stale}`);
+await rm(out, { recursive: true, force: true });
