@@ -4,9 +4,10 @@ import { findClientById } from '../accounts/client-repository.js';
 import { requestTranslator } from '../i18n/i18n.js';
 import { csrfTokenValid } from '../identity/login-session.js';
 import { connectedApps, disconnectApp } from './connected-apps.js';
-import { type ConsoleKit, formBody, storePath } from './console-kit.js';
+import { type ConsoleKit, formBody, storePath, withNotice } from './console-kit.js';
 import type { ConsoleSection } from './console-section.js';
-import { appsView } from './console-views.js';
+import { confirmationView, isConfirmed } from './confirm-views.js';
+import { appsView, disconnectConfirmation } from './console-views.js';
 
 const StoreParams = Type.Object({ tenantId: Type.String({ minLength: 1, maxLength: 64 }) });
 const AppParams = Type.Object({
@@ -47,9 +48,23 @@ async function appsRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<void> 
       const found = await kit.storeOf(request, reply, request.params.tenantId);
       if (!found) return reply;
       const back = storePath(found.store.id, '/apps');
-      if (!csrfTokenValid(request, formBody(request).csrf)) return kit.seeOther(reply, back);
+      if (!csrfTokenValid(request, formBody(request).csrf)) return kit.seeOther(reply, withNotice(back, 'expired'));
       const apps = await connectedApps(db, found.seller.id, found.store.id);
-      if (!apps.some((a) => a.clientId === request.params.id)) return kit.notFoundPage(request, reply, found.seller);
+      const gone = apps.find((a) => a.clientId === request.params.id);
+      if (!gone) return kit.notFoundPage(request, reply, found.seller);
+      if (!isConfirmed(request.body)) {
+        // Without JavaScript the button lands here: the dialog's question on a page (D69).
+        const t = requestTranslator(request);
+        return kit.page(request, reply, t, found.seller, {
+          title: t.text('confirm.title'),
+          body: confirmationView(t, {
+            confirm: disconnectConfirmation(t, gone.name, found.store.name),
+            action: `${back}/${encodeURIComponent(gone.clientId)}/disconnect`,
+            csrf: kit.csrfToken(request, reply),
+            back,
+          }),
+        });
+      }
       await disconnectApp(
         db,
         { sellerId: found.seller.id, tenantId: found.store.id, clientId: request.params.id },

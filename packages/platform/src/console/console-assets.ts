@@ -62,6 +62,25 @@ table.stack td.num{text-align:left}
 `;
 
 export const CONSOLE_JS = `// Feira console: live updates over server-sent events (the pages work without this file).
+// Tables rendered without per-cell labels get them from their header cells, so they stack as cards on a
+// narrow screen; a wrapper that scrolls becomes a named, focusable region (table-views.ts renders both itself).
+function stackTables(root) {
+  for (const table of root.querySelectorAll('.table-wrap table:not(.stack)')) {
+    const heads = [...table.querySelectorAll('thead th')].map((th) => th.textContent.trim());
+    for (const row of table.querySelectorAll('tbody tr')) {
+      [...row.children].forEach((cell, i) => { if (heads[i] && !cell.hasAttribute('data-label')) cell.setAttribute('data-label', heads[i]); });
+    }
+    table.classList.add('stack');
+    const wrap = table.closest('.table-wrap');
+    if (wrap && !wrap.hasAttribute('tabindex')) {
+      wrap.tabIndex = 0;
+      wrap.setAttribute('role', 'region');
+      const name = table.querySelector('caption')?.textContent || document.getElementById(table.getAttribute('aria-labelledby') || '')?.textContent || '';
+      if (name) wrap.setAttribute('aria-label', name.trim());
+    }
+  }
+}
+stackTables(document);
 for (const region of document.querySelectorAll('[data-live]')) {
   const source = new EventSource(region.getAttribute('data-live'));
   // Connected: from here every change reaches the page (tests wait for this mark).
@@ -72,6 +91,7 @@ for (const region of document.querySelectorAll('[data-live]')) {
       const template = document.createElement('template');
       template.innerHTML = JSON.parse(event.data).html;
       region.replaceChildren(template.content);
+      stackTables(region);
     });
   }
 }

@@ -2,7 +2,9 @@ import type { Scope } from '@feira/contract';
 import { escapeHtml, hiddenFields, languageSwitch } from '../http/html-page.js';
 import type { Translator } from '../i18n/i18n.js';
 import { scopeKey } from '../identity/index.js';
-import { timeZoneLabel } from './console-kit.js';
+import { type Confirmation, confirmForm } from './confirm-views.js';
+import { consoleTimeHtml, timeZoneLabel } from './console-kit.js';
+import { dataTable } from './table-views.js';
 
 /** HTML of the console pages, every string from the catalogues; tables have captions and header cells. */
 
@@ -327,12 +329,19 @@ export function appsView(
   },
 ): string {
   const base = `/console/stores/${encodeURIComponent(input.store.id)}/apps`;
-  const rows = input.apps
-    .map((app) => {
-      const scopes = app.scopes.map((s) => `<li>${t.html(scopeKey(s as Scope))} <code>${escapeHtml(s)}</code></li>`).join('');
-      return `<tr><td>${escapeHtml(app.name)}</td><td><ul>${scopes}</ul></td><td>${escapeHtml(t.dateTime(app.grantedAt))}</td><td>${app.lastTokenAt ? escapeHtml(t.dateTime(app.lastTokenAt)) : t.html('apps.never')}</td><td>${postButton(`${base}/${encodeURIComponent(app.clientId)}/disconnect`, input.csrf, t.text('apps.disconnect', { app: app.name }))}</td></tr>`;
-    })
-    .join('\n');
+  const rows = input.apps.map((app) => [
+    escapeHtml(app.name),
+    `<ul>${app.scopes.map((s) => `<li>${t.html(scopeKey(s as Scope))} <code>${escapeHtml(s)}</code></li>`).join('')}</ul>`,
+    consoleTimeHtml(t, app.grantedAt),
+    app.lastTokenAt ? consoleTimeHtml(t, app.lastTokenAt) : t.html('apps.never'),
+    // Disconnecting revokes the app's tokens: asked first (D69).
+    confirmForm(t, {
+      action: `${base}/${encodeURIComponent(app.clientId)}/disconnect`,
+      csrf: input.csrf,
+      label: t.text('apps.disconnect', { app: app.name }),
+      confirm: disconnectConfirmation(t, app.name, input.store.name),
+    }),
+  ]);
   return `${crumbs([{ href: '/console', label: t.text('console.stores.title') }, { label: input.store.name }], t)}
 ${input.nav}
 <h1>${t.html('apps.title', { store: input.store.name })}</h1>
@@ -340,6 +349,26 @@ ${input.disconnected ? `<p class="notice" role="status">${t.html('apps.disconnec
 ${
   input.apps.length === 0
     ? `<p>${t.html('apps.none')}</p>`
-    : `<div class="table-wrap"><table><caption>${t.html('console.nav.apps')}</caption><thead><tr><th scope="col">${t.html('apps.col.app')}</th><th scope="col">${t.html('apps.col.scopes')}</th><th scope="col">${t.html('apps.col.granted')}</th><th scope="col">${t.html('apps.col.lastToken')}</th><th scope="col">${t.html('webhooks.col.actions')}</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    : dataTable({
+        caption: t.text('console.nav.apps'),
+        label: t.text('console.nav.apps'),
+        columns: [
+          { label: t.text('apps.col.app') },
+          { label: t.text('apps.col.scopes') },
+          { label: t.text('apps.col.granted') },
+          { label: t.text('apps.col.lastToken') },
+          { label: t.text('webhooks.col.actions') },
+        ],
+        rows,
+      })
 }`;
+}
+
+/** What "Disconnect" asks, in the dialog and on the no-JavaScript page alike. */
+export function disconnectConfirmation(t: Translator, app: string, store: string): Confirmation {
+  return {
+    question: t.text('confirm.disconnect.question', { app, store }),
+    effect: t.text('confirm.disconnect.effect', { app }),
+    yes: t.text('confirm.disconnect.yes'),
+  };
 }

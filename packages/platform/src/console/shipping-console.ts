@@ -28,9 +28,10 @@ import {
   runQuoteCheck,
 } from '../shipping/index.js';
 import { serveAsset } from './console-assets.js';
-import type { ConsoleKit } from './console-kit.js';
+import { confirmationView, isConfirmed } from './confirm-views.js';
+import { type ConsoleKit, withNotice } from './console-kit.js';
 import type { ConsoleSection } from './console-section.js';
-import { shippingView } from './shipping-views.js';
+import { deleteTableConfirmation, shippingView } from './shipping-views.js';
 
 /** Calls per "Test my endpoint" beyond the edge cases: enough for a p50/p99, at most ~12 s. */
 const TEST_REPEAT = 5;
@@ -167,9 +168,23 @@ export async function shippingConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
       const found = await kit.storeOf(request, reply, request.params.tenantId);
       if (!found) return reply;
       const back = `/console/stores/${encodeURIComponent(found.store.id)}/shipping`;
-      if (!csrfTokenValid(request, (request.body as Record<string, unknown> | undefined)?.csrf)) return kit.seeOther(reply, back);
+      if (!csrfTokenValid(request, (request.body as Record<string, unknown> | undefined)?.csrf))
+        return kit.seeOther(reply, withNotice(`${back}#freight`, 'expired'));
+      if (!isConfirmed(request.body)) {
+        // Without JavaScript the button lands here: the dialog's question on a page (D69).
+        const t = requestTranslator(request);
+        return kit.page(request, reply, t, found.seller, {
+          title: t.text('confirm.title'),
+          body: confirmationView(t, {
+            confirm: deleteTableConfirmation(t, request.params.tableId),
+            action: `${back}/freight-tables/${encodeURIComponent(request.params.tableId)}/delete`,
+            csrf: kit.csrfToken(request, reply),
+            back: `${back}#freight`,
+          }),
+        });
+      }
       await deleteFreightTable(platform.database, found.store.id, request.params.tableId);
-      return kit.seeOther(reply, `${back}#freight`);
+      return kit.seeOther(reply, withNotice(`${back}#freight`, 'freightDeleted'));
     },
   );
 

@@ -2,6 +2,7 @@ import { escapeHtml, hiddenFields } from '../http/html-page.js';
 import type { Translator } from '../i18n/i18n.js';
 import type { MessageKey } from '../i18n/messages-en.js';
 import type { QuoteCallRecord, QuoteCheckReport, QuoteStats, QuoteWindow, ShippingSettings } from '../shipping/index.js';
+import { type Confirmation, confirmForm } from './confirm-views.js';
 import { consoleTimeHtml } from './console-kit.js';
 import { postButton, storeCrumbs } from './console-views.js';
 import { dataTable } from './table-views.js';
@@ -126,18 +127,49 @@ export interface FreightTableView {
   updatedAt: string;
 }
 
+/** What deleting a freight table asks, in the dialog and on the no-JavaScript page alike (D69). */
+export function deleteTableConfirmation(t: Translator, id: string): Confirmation {
+  return {
+    question: t.text('confirm.deleteTable.question', { id }),
+    effect: t.text('confirm.deleteTable.effect'),
+    yes: t.text('confirm.deleteTable.yes'),
+  };
+}
+
 /** The store's freight tables: download, delete, and the upload form (its progress bar needs the page's module). */
 function freightView(t: Translator, store: { id: string }, tables: FreightTableView[], csrf: string): string {
   const api = `/seller/v1/stores/${encodeURIComponent(store.id)}/shipping/freight-tables`;
   const base = `/console/stores/${encodeURIComponent(store.id)}/shipping/freight-tables`;
-  const rows = tables
-    .map(
-      (table) =>
-        `<tr><td><code>${escapeHtml(table.id)}</code></td><td>${escapeHtml(table.name)}</td><td>${table.distributionCenterId ? `<code>${escapeHtml(table.distributionCenterId)}</code>` : '—'}</td><td class="num">${t.number(table.rows)}</td><td>${escapeHtml(t.dateTime(table.updatedAt))}</td><td><a href="${api}/${encodeURIComponent(table.id)}?format=csv" download>${t.html('freight.download', { id: table.id })}</a> ${postButton(`${base}/${encodeURIComponent(table.id)}/delete`, csrf, t.text('freight.delete', { id: table.id }))}</td></tr>`,
-    )
-    .join('');
+  const rows = tables.map((table) => [
+    `<code>${escapeHtml(table.id)}</code>`,
+    escapeHtml(table.name),
+    table.distributionCenterId ? `<code>${escapeHtml(table.distributionCenterId)}</code>` : '—',
+    t.number(table.rows),
+    consoleTimeHtml(t, table.updatedAt),
+    `<a href="${api}/${encodeURIComponent(table.id)}?format=original" download>${t.html('freight.download', { id: table.id })}</a> ${confirmForm(
+      t,
+      {
+        action: `${base}/${encodeURIComponent(table.id)}/delete`,
+        csrf,
+        label: t.text('freight.delete', { id: table.id }),
+        confirm: deleteTableConfirmation(t, table.id),
+      },
+    )}`,
+  ]);
   const list = tables.length
-    ? `<div class="table-wrap"><table><caption>${t.html('shipping.freightTables')}</caption><thead><tr><th scope="col">${t.html('freight.col.id')}</th><th scope="col">${t.html('shipping.col.table')}</th><th scope="col">${t.html('shipping.centres')}</th><th scope="col">${t.html('shipping.col.rows')}</th><th scope="col">${t.html('shipping.col.updated')}</th><th scope="col">${t.html('webhooks.col.actions')}</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    ? dataTable({
+        caption: t.text('shipping.freightTables'),
+        label: t.text('shipping.freightTables'),
+        columns: [
+          { label: t.text('freight.col.id') },
+          { label: t.text('shipping.col.table') },
+          { label: t.text('shipping.centres') },
+          { label: t.text('shipping.col.rows'), num: true },
+          { label: t.text('shipping.col.updated') },
+          { label: t.text('webhooks.col.actions') },
+        ],
+        rows,
+      })
     : `<p>${t.html('freight.none')}</p>`;
   return `<h2 id="freight">${t.html('shipping.freightTables')}</h2>
 ${list}

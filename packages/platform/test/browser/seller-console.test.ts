@@ -218,6 +218,8 @@ describe.each(testDatabaseTargets())('seller console in Chromium on $dialect', (
     const before = await signup(platform, { tenantId, clientId: app.clientId, token }, 'v1', `${hooks.url}/hooks`);
     expect(before.statusCode).toBe(200);
     await page.getByRole('button', { name: 'Desconectar Acme Integrações' }).click();
+    // D69: disconnecting asks first, in a dialog.
+    await page.getByRole('dialog').getByRole('button', { name: 'Desconectar', exact: true }).click();
     await page.getByRole('status').waitFor({ timeout: 10_000 });
     await expect(page.getByRole('status').textContent()).resolves.toContain('Acme Integrações foi desconectado');
     await expect(page.getByText('Nenhum aplicativo está conectado a esta loja.').count()).resolves.toBe(1);
