@@ -59,6 +59,10 @@ export interface ShippingTables {
     row_count: number;
     /** JSON `[[weight_start, weight_end], …]`: the distinct weight ranges of the version (the lookup probes each). */
     weight_bands: string;
+    /** The format the version was uploaded in (D62): `csv` or `xlsx`; NULL on rows older than it (csv). */
+    source_format: string | null;
+    /** `comma` when the upload wrote decimals with a comma (the CSV download keeps it), else `point` or NULL. */
+    decimal_mark: string | null;
     created_at: string;
     updated_at: string;
   };

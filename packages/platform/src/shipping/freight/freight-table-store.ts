@@ -10,6 +10,7 @@ import type { Database } from '../../storage/database.js';
 import type { Schema } from '../../storage/schema.js';
 import { multiRowInsert } from '../../storage/statement-shapes.js';
 import { type FreightCsvResult, type FreightRow, readFreightCsv } from './freight-csv.js';
+import { readFreightXlsx } from './freight-xlsx.js';
 
 /** Owner of the marketplace delivery service's tables (spec-notes Q8); stores own theirs by tenant id. */
 export const MARKETPLACE_OWNER = 'marketplace';
@@ -21,6 +22,8 @@ export interface FreightTableSettings {
   name: string;
   distributionCenterId: string | null;
   cubicWeightFactor: number | null;
+  /** The spreadsheet's format (D62): a workbook is read by freight-xlsx.ts; default csv. */
+  format?: 'csv' | 'xlsx';
 }
 
 export type FreightTableRow = Schema['freight_tables'];
@@ -150,7 +153,7 @@ async function copyWriter(pool: pg.Pool, versionKey: number): Promise<FreightRow
  * batch its own short transaction so quotes are not held up by the import.
  */
 export async function freightRowWriter(database: Database, versionKey: number): Promise<FreightRowWriter> {
-  if (database.dialect === 'postgres' && database.pgPool) return copyWriter(database.pgPool, versionKey);
+  if (database.pgPool) return copyWriter(database.pgPool, versionKey);
   const shapes = multiRowInsert<Schema>('freight rows insert', 'freight_rows', ROW_COLUMNS);
   const width = ROW_COLUMNS.length;
   return {
@@ -290,7 +293,10 @@ export async function importFreightTable(
   const writer = await freightRowWriter(deps.database, versionKey);
   let csv: FreightCsvResult;
   try {
-    csv = await readFreightCsv(source, (rows) => writer.write(rows), { batchRows: INSERT_BATCH_ROWS });
+    csv =
+      settings.format === 'xlsx'
+        ? await readFreightXlsx(source as AsyncIterable<Buffer>, (rows) => writer.write(rows), { batchRows: INSERT_BATCH_ROWS })
+        : await readFreightCsv(source, (rows) => writer.write(rows), { batchRows: INSERT_BATCH_ROWS });
     if (csv.problemCount > 0) await writer.abort(new Error('the spreadsheet was refused'));
     else await writer.finish();
   } catch (error) {
@@ -310,6 +316,8 @@ export async function importFreightTable(
     version_key: versionKey,
     row_count: csv.rowCount,
     weight_bands: JSON.stringify(csv.weightBands),
+    source_format: settings.format ?? 'csv',
+    decimal_mark: csv.decimalMark,
     updated_at: now,
   };
   const switched = await db.transaction().execute(async (trx) => {
