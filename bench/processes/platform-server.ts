@@ -30,7 +30,7 @@ export type FixtureModule = {
 
 const options = childOptions<PlatformServerOptions>();
 // bench/tools/ab.ts runs two builds side by side: `platformModule` is the index.js of a snapshot of
-// packages/platform/dist (kept under packages/platform so it resolves the same dependencies).
+// packages/platform/dist (whose node_modules resolve to the repository's).
 const {
   buildApp,
   DEFAULT_ACCESS_TOKEN_TTL_SECONDS,

@@ -5,12 +5,12 @@
 // a busy neighbour moves far less than a wall-clock figure. The verdict is the median of the per-round
 // ratios B ÷ A.
 //
-//   cp -r packages/platform/dist packages/platform/.ab/before/dist   # snapshot the build before a change
+//   cp -r packages/platform/dist <snapshot dir>/before/dist   # snapshot the build before a change
 //   (edit, npm run build)
-//   node --import tsx bench/tools/ab.ts --a packages/platform/.ab/before/dist --b current --case cursor1
+//   node --import tsx bench/tools/ab.ts --a <snapshot dir>/before/dist --b current --case cursor1
 //
 // --a/--b: `current` (packages/platform/dist through @feira/platform) or a snapshot directory holding
-// index.js, kept under packages/platform so it resolves the same dependencies. --db sqlite|postgres,
+// index.js, whose node_modules resolve to the repository's. --db sqlite|postgres,
 // --orders N (default 20,000), --rounds N (6), --slice ms (1500), --connections N (1),
 // --case cursor1|offset1|record|all (cursor1), --profile <file.cpuprofile>: a V8 CPU profile of B over
 // the whole comparison (its idle time while A is measured shows as idle).

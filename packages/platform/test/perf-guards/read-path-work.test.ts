@@ -1,0 +1,242 @@
+// Work-count guards of the hot paths (D79): what one request makes the platform do, counted, so a change
+// that adds a database round trip, a signature check, a JSON pass or a hook fails here whatever the host's
+// speed. Timings stay in the benchmark (BENCHMARKS.md); counts go here.
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueAuthorizationCode } from '../../src/identity/authorization-codes.js';
+import { testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { createTestPlatform, type TestPlatform } from '../../src/testing.js';
+import { ADMIN } from '../lists/list-fixtures.js';
+import { countRequest, countWork, hookCount, type RouteHooks, type WorkCount } from './work-counter.js';
+
+const REDIRECT = 'https://integrator.example/callback';
+const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
+const CHALLENGE = createHash('sha256').update(VERIFIER).digest('base64url');
+const PAGE = 20;
+
+/**
+ * What to do when a count moves: the message every guard fails with. A new hook, query or check may be
+ * the point of a change (a compression or CORS hook, a new rule); then the count here moves with it.
+ */
+function explain(path: string, what: string): string {
+  return (
+    `${path}: ${what} changed. If the change meant it (a new check, hook or query the path needs), ` +
+    'update the expected count in packages/platform/test/perf-guards/read-path-work.test.ts in the same commit ' +
+    'and say in the commit message what the request now does and why; then run `npm run bench -- --quick --only list-api` ' +
+    '(or token-endpoint) with `--compare bench/baselines/quick.json` to see what it costs. If it did not, find the ' +
+    'added work: the counts below name the kind.'
+  );
+}
+
+function expectWork(path: string, actual: WorkCount, expected: Partial<WorkCount>): void {
+  for (const [kind, count] of Object.entries(expected)) {
+    if (process.env.FEIRA_PRINT_WORK) console.log(path, JSON.stringify(actual));
+    expect(actual[kind as keyof WorkCount], explain(path, `${kind} (now ${JSON.stringify(actual)})`)).toBe(count);
+  }
+}
+
+function expectHooks(path: string, hooks: RouteHooks, expected: number): void {
+  expect(hookCount(hooks), explain(path, `the hooks run (now ${JSON.stringify(hooks)})`)).toBe(expected);
+}
+
+/**
+ * The hooks every API route runs, from the app (app.ts and what it registers): the request-id and
+ * nosniff header hook, the NUL guard, and whatever the HTTP conventions add. Counted once here so each
+ * path below states only its own.
+ */
+let appHooks = 0;
+
+describe.each(testDatabaseTargets())('work per request on $dialect (D79)', (target) => {
+  let platform: TestPlatform;
+  let tenantId: string;
+  let token: string;
+  let firstId: string;
+  beforeAll(async () => {
+    platform = await createTestPlatform(target);
+    const seller = await platform.createSeller();
+    tenantId = seller.tenantIds[0] as string;
+    for (let i = 0; i < PAGE + 5; i++) {
+      const response = await platform.app.inject({
+        method: 'POST',
+        url: `/admin/v1/tenants/${tenantId}/orders`,
+        headers: ADMIN,
+        payload: {
+          code: `ORDER-${i}`,
+          status: 'approved',
+          customer: { id: `cust-${i}`, name: `Customer ${i}` },
+          currency: 'BRL',
+          items: [{ sku: `SKU-${i}`, quantity: 1 + (i % 3), price: 10.5 }],
+          shipping: { id: 'standard', name: 'Standard', type: 'conventional', price: 9.9, delivery_days: 5 },
+        },
+      });
+      if (response.statusCode !== 201) throw new Error(`order ${i}: ${response.statusCode} ${response.body}`);
+      platform.clock.advance(1000);
+    }
+    token = await platform.mintAccessToken({ tenants: [tenantId], scopes: ['open:order-order:read'] });
+    const first = await platform.app.inject({ url: '/v1/orders', headers: { authorization: `Bearer ${token}` } });
+    firstId = (first.json() as { results: Array<{ id: string }> }).results[0]?.id as string;
+    // The first call verified the token's signature; the counts below are of a seller's later calls.
+    const { hooks } = await countRequest(platform.app, { url: '/health' });
+    appHooks = hookCount(hooks);
+  });
+  afterAll(() => platform.close());
+
+  const bearer = () => ({ authorization: `Bearer ${token}` });
+  /** The request once uncounted (a route compiles its validators and serializer on its first call), then counted. */
+  async function steady(request: Parameters<typeof countRequest>[1]) {
+    await platform.app.inject(request);
+    return countRequest(platform.app, request);
+  }
+
+  it('a list page (cursor page 1) reads the revocation state and the page: two statements, no signature check, one cursor HMAC, two JSON parses per order', async () => {
+    const { result, work, hooks } = await steady({
+      url: `/v1/orders?status=approved&_sort=created_at:desc&_limit=${PAGE}&_paginate=cursor`,
+      headers: bearer(),
+    });
+    expect(result.statusCode).toBe(200);
+    expect(result.json().results).toHaveLength(PAGE);
+    expectWork('GET /v1/orders (cursor page 1)', work, {
+      databaseStatements: 2,
+      signatureVerifications: 0,
+      signatures: 0,
+      hmacs: 1,
+      hashes: 0,
+      // Each order's items and shipping are stored as JSON text; the page's filters, binding and cursor are written as JSON.
+      jsonParses: 2 * PAGE,
+      jsonStringifies: 3,
+    });
+    expectHooks('GET /v1/orders (cursor page 1)', hooks, appHooks + 1);
+  });
+
+  it('a later cursor page checks its cursor and signs the next one: two HMACs, still two statements', async () => {
+    const first = await platform.app.inject({
+      url: `/v1/orders?status=approved&_sort=created_at:desc&_limit=5&_paginate=cursor`,
+      headers: bearer(),
+    });
+    const next = new URL((first.json() as { meta: { links: { next: string } } }).meta.links.next);
+    const { result, work } = await steady({ url: `${next.pathname}${next.search}`, headers: bearer() });
+    expect(result.statusCode).toBe(200);
+    expectWork('GET /v1/orders (cursor page 2)', work, {
+      databaseStatements: 2,
+      signatureVerifications: 0,
+      hmacs: 2,
+      jsonParses: 2 * 5 + 1,
+      jsonStringifies: 3,
+    });
+  });
+
+  it('a list page with offsets on a massive collection counts nothing: two statements, no HMAC', async () => {
+    const { result, work } = await steady({
+      url: `/v1/orders?status=approved&_sort=created_at:desc&_limit=${PAGE}`,
+      headers: bearer(),
+    });
+    expect(result.statusCode).toBe(200);
+    expect(result.json().meta.total).toBeUndefined();
+    expectWork('GET /v1/orders (offset page 1)', work, {
+      databaseStatements: 2,
+      signatureVerifications: 0,
+      hmacs: 0,
+      jsonParses: 2 * PAGE,
+      jsonStringifies: 2,
+    });
+  });
+
+  it('one record reads the revocation state and the record: two statements, no signature check', async () => {
+    const { result, work, hooks } = await steady({ url: `/v1/orders/${firstId}`, headers: bearer() });
+    expect(result.statusCode).toBe(200);
+    expectWork('GET /v1/orders/:id', work, {
+      databaseStatements: 2,
+      signatureVerifications: 0,
+      signatures: 0,
+      hmacs: 0,
+      hashes: 0,
+      jsonParses: 2,
+      jsonStringifies: 0,
+    });
+    expectHooks('GET /v1/orders/:id', hooks, appHooks + 1);
+  });
+
+  it('a token the process has not seen is verified once, then never again', async () => {
+    const fresh = await platform.mintAccessToken({ tenants: [tenantId], scopes: ['open:order-order:read'] });
+    const url = `/v1/orders/${firstId}`;
+    await platform.app.inject({ url, headers: bearer() });
+    const once = await countRequest(platform.app, { url, headers: { authorization: `Bearer ${fresh}` } });
+    const again = await countRequest(platform.app, { url, headers: { authorization: `Bearer ${fresh}` } });
+    expect([once.result.statusCode, again.result.statusCode]).toEqual([200, 200]);
+    expectWork('GET /v1/orders/:id (first call with a token)', once.work, { signatureVerifications: 1, databaseStatements: 2 });
+    expectWork('GET /v1/orders/:id (next call)', again.work, { signatureVerifications: 0, databaseStatements: 2 });
+  });
+
+  async function codeFor(clientId: string): Promise<string> {
+    const seller = await platform.createSeller();
+    return issueAuthorizationCode(platform.app.identity, {
+      clientId,
+      sellerId: seller.sellerId,
+      redirectUri: REDIRECT,
+      scope: 'open:order-order:read',
+      tenants: seller.tenantIds,
+      codeChallenge: CHALLENGE,
+    });
+  }
+
+  function tokenRequest(client: { clientId: string; clientSecret: string }, form: Record<string, string>) {
+    return {
+      method: 'POST' as const,
+      url: '/oauth/token',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}`,
+      },
+      payload: new URLSearchParams(form).toString(),
+    };
+  }
+
+  it('a code exchange (PKCE) signs two tokens and verifies none, in a fixed number of statements', async () => {
+    const client = await platform.createClient({ redirectUris: [REDIRECT] });
+    const warm = await codeFor(client.clientId);
+    await platform.app.inject(
+      tokenRequest(client, { grant_type: 'authorization_code', code: warm, redirect_uri: REDIRECT, code_verifier: VERIFIER }),
+    );
+    const code = await codeFor(client.clientId);
+    const { result, work } = await countRequest(
+      platform.app,
+      tokenRequest(client, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: VERIFIER }),
+    );
+    expect(result.statusCode, result.body).toBe(200);
+    expectWork('POST /oauth/token (authorization_code)', work, {
+      databaseStatements: EXCHANGE_STATEMENTS[target.dialect],
+      signatures: 2,
+      signatureVerifications: 0,
+      hashes: 7,
+      jsonParses: 7,
+      jsonStringifies: 4,
+    });
+  });
+
+  it('a refresh (of a rotated token) verifies the refresh token once and signs two tokens, in a fixed number of statements', async () => {
+    const client = await platform.createClient({ redirectUris: [REDIRECT] });
+    const code = await codeFor(client.clientId);
+    const exchanged = await platform.app.inject(
+      tokenRequest(client, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: VERIFIER }),
+    );
+    const first = (exchanged.json() as { refresh_token: string }).refresh_token;
+    const rotated = await platform.app.inject(tokenRequest(client, { grant_type: 'refresh_token', refresh_token: first }));
+    const refreshToken = (rotated.json() as { refresh_token: string }).refresh_token;
+    const { result, work } = await countWork(() =>
+      platform.app.inject(tokenRequest(client, { grant_type: 'refresh_token', refresh_token: refreshToken })),
+    );
+    expect(result.statusCode, result.body).toBe(200);
+    expectWork('POST /oauth/token (refresh_token)', work, {
+      databaseStatements: REFRESH_STATEMENTS[target.dialect],
+      signatures: 2,
+      signatureVerifications: 1,
+      hashes: 3,
+      jsonParses: 8,
+      jsonStringifies: 4,
+    });
+  });
+});
+
+/** Statements of one code exchange and of one refresh, BEGIN and COMMIT included (see each test). */
+const EXCHANGE_STATEMENTS = { sqlite: 10, postgres: 10 } as const;
+const REFRESH_STATEMENTS = { sqlite: 12, postgres: 12 } as const;
