@@ -1,5 +1,5 @@
-// The freight scenario's worker (spec-notes Q8): `import` streams a VTEX
-// spreadsheet through the platform's importFreightTable (parse, validate,
+// The freight scenarios' worker (spec-notes Q8): `import` streams a VTEX
+// spreadsheet (CSV, or an .xlsx workbook with `format: 'xlsx'`) through the platform's importFreightTable (parse, validate,
 // insert, switch); `raw` inserts the same rows, already parsed, with nothing
 // but the driver (the baseline: what writing them costs with no parsing and
 // no validation), into the same table with the same indexes: 2,000-row
@@ -133,7 +133,7 @@ serveChild(
     },
 
     async import(args) {
-      const { file, tableId } = args as { file: string; tableId: string };
+      const { file, tableId, format } = args as { file: string; tableId: string; format?: 'csv' | 'xlsx' };
       const database = await platform.openDatabase(
         options.databaseUrl,
         options.searchPath ? { searchPath: options.searchPath } : {},
@@ -143,7 +143,7 @@ serveChild(
         return await measured(async () => {
           const result = await platform.importFreightTable(
             { database, clock: platform.systemClock },
-            { owner: 'bench', tableId, name: tableId, distributionCenterId: null, cubicWeightFactor: null },
+            { owner: 'bench', tableId, name: tableId, distributionCenterId: null, cubicWeightFactor: null, format },
             createReadStream(file),
           );
           if (!result.ok) throw new Error(`import refused: ${JSON.stringify(result.csv.problems.slice(0, 3))}`);

@@ -1,5 +1,6 @@
 import type { Scenario } from '../lib/scenario.js';
 import { freight } from './freight.js';
+import { freightXlsx } from './freight-xlsx.js';
 import { httpFloor } from './http-floor.js';
 import { listApi } from './list-api.js';
 import { quote } from './quote.js';
@@ -19,5 +20,6 @@ export const scenarios: Scenario[] = [
   quote,
   seed,
   freight,
+  freightXlsx,
   scaleOut,
 ];
