@@ -27,6 +27,11 @@ interface ImportOptions {
 
 class FreightError extends Error {}
 
+/** An .xlsx file goes as a workbook (D62), anything else as a CSV. */
+export function spreadsheetType(file: string): string {
+  return /\.xlsx$/i.test(file) ? 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' : 'text/csv';
+}
+
 function adminTokenOf(options: ImportOptions): string {
   if (options.adminToken) return options.adminToken;
   try {
@@ -76,7 +81,7 @@ async function importFile(file: string, options: ImportOptions): Promise<{ statu
   try {
     const response = await request(new URL(freightTablePath(options), options.url), {
       method: 'PUT',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'text/csv' },
+      headers: { authorization: `Bearer ${token}`, 'content-type': spreadsheetType(file) },
       body: createReadStream(file).pipe(counting),
       // A large table is validated and written before the answer: no headers timeout.
       headersTimeout: 0,
@@ -110,8 +115,8 @@ export function register(program: Command): void {
   const freight = program.command('freight').description('Freight tables (spreadsheet quote method)');
   const importCommand = freight
     .command('import')
-    .description('Create or replace a freight table from a VTEX-layout spreadsheet (CSV), streamed to the platform')
-    .argument('<file>', 'the CSV file')
+    .description('Create or replace a freight table from a VTEX-layout spreadsheet (CSV or .xlsx), streamed to the platform')
+    .argument('<file>', 'the CSV file, or an .xlsx workbook (its first sheet)')
     .requiredOption('--table <id>', 'the table id (1-32 characters): the option id shoppers and orders see')
     .option('--tenant <id>', 'the store (tenant) whose table it is')
     .option('--delivery-service', "the marketplace delivery service's table instead of a store's")
