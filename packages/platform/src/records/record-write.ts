@@ -2,6 +2,7 @@ import type { Kysely, QueryCreator } from 'kysely';
 import { tenantExists } from '../accounts/index.js';
 import { notFound, PlatformError } from '../core/platform-error.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../storage/database-errors.js';
+import { dialectAdapter } from '../storage/dialect-adapter.js';
 import type { Schema } from '../storage/schema.js';
 import { appendEvent, type ChangeStatus, type OutboxDeps, outboxEventRow, type RecordChange } from './outbox.js';
 import {
@@ -133,7 +134,7 @@ export async function insertRecord<T extends RecordTable, Rec, Input>(
   const now = deps.clock.now().toISOString();
   const id = deps.random.uuid();
   const row = completeRow<T>(kind.create(input, deps.random), { id, tenant_id: tenantId, created_at: now, updated_at: now });
-  if (deps.database.dialect === 'postgres') {
+  if (dialectAdapter(deps.database).supportsWritableCte) {
     // One statement, `WITH record AS (INSERT …) INSERT INTO outbox_events …`: atomic by itself, one round
     // trip instead of four (BEGIN, two INSERTs, COMMIT), in the caller's transaction or alone. Each pg query
     // costs the platform CPU of its own, a visible share of an order write (docs/decisions.md D4).

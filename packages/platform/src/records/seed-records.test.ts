@@ -3,8 +3,8 @@ import { Value } from '@sinclair/typebox/value';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UUID_V7_PATTERN } from '../core/uuid-v7.js';
+import { dialectAdapter } from '../storage/dialect-adapter.js';
 import { createTestPlatform, type TestPlatform, testDatabaseTargets } from '../testing.js';
-import { secondaryIndexes } from './bulk-load-indexes.js';
 import { seedRecords } from './seed-records.js';
 
 // `feira seed` fills a database fast for demos and benchmarks; these
@@ -105,7 +105,7 @@ describe.each(testDatabaseTargets())('seedRecords on $dialect', (target) => {
   it('a bulk load (drop indexes, insert, rebuild once) leaves every list index in place and the lists correct', async () => {
     // One platform per database here: two test schemas open at once trip storage/migrate.ts (see the report).
     const tenant = (await platform.createSeller()).tenantIds[0] as string;
-    const before = await secondaryIndexes(platform.database.db, platform.database.dialect, 'orders');
+    const before = await dialectAdapter(platform.database).secondaryIndexes(platform.database.db, 'orders');
     expect(before.length).toBeGreaterThan(5);
     const existing = await platform.database.db
       .selectFrom('orders')
@@ -120,7 +120,7 @@ describe.each(testDatabaseTargets())('seedRecords on $dialect', (target) => {
       { ...deps(), bulkThreshold: 100, onProgress: (written) => progress.push(written) },
     );
     expect(progress.at(-1)).toBe(n);
-    const after = await secondaryIndexes(platform.database.db, platform.database.dialect, 'orders');
+    const after = await dialectAdapter(platform.database).secondaryIndexes(platform.database.db, 'orders');
     expect(after.map((i) => i.name).sort()).toEqual(before.map((i) => i.name).sort());
     const reader = await platform.mintAccessToken({ tenants: [tenant], scopes: ['open:order-order:read'] });
     const page = await platform.app.inject({

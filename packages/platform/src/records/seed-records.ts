@@ -3,6 +3,7 @@ import type { Clock } from '../core/clock.js';
 import type { Random } from '../core/random.js';
 import { UUID_V7_RANDOM_BYTES, uuidV7 } from '../core/uuid-v7.js';
 import type { Database } from '../storage/database.js';
+import { dialectAdapter } from '../storage/dialect-adapter.js';
 import type { Schema } from '../storage/schema.js';
 import { multiRowInsert } from '../storage/statement-shapes.js';
 import { withIndexesRebuiltAfter } from './bulk-load-indexes.js';
@@ -46,14 +47,6 @@ const SPREAD_MS = 365 * 24 * 3600 * 1000;
 const UPDATE_SPREAD_MS = 3 * 24 * 3600 * 1000;
 /** Ids of each kind kept for later kinds to refer to (tickets and transactions name orders). */
 const KEPT_IDS = 10_000;
-
-/**
- * SQLite settings for the load, restored after: a 128 MiB page cache keeps the
- * hot index pages in memory, and the index rebuild's sorter works in memory
- * instead of temporary files. WAL and synchronous stay as opened: the seeded
- * data is as durable as any other commit.
- */
-const SQLITE_LOAD_PRAGMAS = { cache_size: -131072, temp_store: 2 } as const;
 
 /** The key columns the seeder writes itself, around the kind's own columns. */
 const LEADING: readonly RecordKeyColumn[] = ['id', 'tenant_id'];
@@ -111,9 +104,8 @@ export async function bulkInsert(database: Database, load: TableLoad, options: B
     // transactional on both dialects). SQLite readers see the table as it was until the commit;
     // PostgreSQL readers of this table wait for it (DROP INDEX locks the table).
     await database.db.transaction().execute(async (trx) => {
-      // PostgreSQL builds each index in memory up to maintenance_work_mem (default 64 MB), for this
-      // transaction only; more of it made large loads faster (docs/decisions.md D26).
-      if (database.dialect === 'postgres') await sql`set local maintenance_work_mem = '256MB'`.execute(trx);
+      // More memory for the index builds made large loads faster (docs/decisions.md D26).
+      await dialectAdapter(database).prepareBulkLoad(trx);
       await withIndexesRebuiltAfter<Schema, void>(trx, database.dialect, table, async () => {
         for (let start = 0; start < n; start += chunk) await insertRange(trx, start, Math.min(n, start + chunk));
       });
@@ -122,23 +114,6 @@ export async function bulkInsert(database: Database, load: TableLoad, options: B
   }
   for (let start = 0; start < n; start += chunk) {
     await database.db.transaction().execute((trx) => insertRange(trx, start, Math.min(n, start + chunk)));
-  }
-}
-
-/** Runs `work` with the SQLite load settings, restoring the previous values after. */
-async function withLoadPragmas<T>(database: Database, work: () => Promise<T>): Promise<T> {
-  const previous: Array<[string, number]> = [];
-  if (database.dialect === 'sqlite') {
-    for (const [name, value] of Object.entries(SQLITE_LOAD_PRAGMAS)) {
-      const current = await sql<Record<string, number>>`${sql.raw(`pragma ${name}`)}`.execute(database.db);
-      previous.push([name, Number(current.rows[0]?.[name])]);
-      await sql.raw(`pragma ${name} = ${value}`).execute(database.db);
-    }
-  }
-  try {
-    return await work();
-  } finally {
-    for (const [name, value] of previous) await sql.raw(`pragma ${name} = ${value}`).execute(database.db);
   }
 }
 
@@ -206,7 +181,7 @@ export async function seedRecords(database: Database, tenantId: string, counts: 
     };
   };
 
-  await withLoadPragmas(database, async () => {
+  await dialectAdapter(database).withBulkLoadSettings(database.db, async () => {
     for (const kind of RECORD_KINDS) {
       await bulkInsert(database, loadOf(kind), {
         batchSize: deps.batchSize ?? 500,

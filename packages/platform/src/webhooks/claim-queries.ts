@@ -1,19 +1,21 @@
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { DialectName } from '../storage/database.js';
+import { dialectAdapter } from '../storage/dialect-adapter.js';
 import type { Schema } from '../storage/schema.js';
 
 /**
  * The claims (spec-notes W6). Each is a single `UPDATE … WHERE key IN (SELECT
- * … LIMIT n) RETURNING`; on PostgreSQL the inner SELECT adds `FOR UPDATE SKIP
- * LOCKED`, so concurrent dispatchers each take different rows without waiting
- * on one another. SQLite has one writer at a time, so the single statement is
- * already atomic.
+ * … LIMIT n) RETURNING`, its inner SELECT locked for the claim
+ * (dialectAdapter().lockForClaim: on PostgreSQL `FOR UPDATE SKIP LOCKED`, so
+ * concurrent dispatchers each take different rows without waiting on one
+ * another; SQLite has one writer at a time, so the single statement is
+ * already atomic).
  */
 function lockForClaim<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
   dialect: DialectName,
 ): SelectQueryBuilder<DB, TB, O> {
-  return dialect === 'postgres' ? query.forUpdate().skipLocked() : query;
+  return dialectAdapter(dialect).lockForClaim(query);
 }
 
 export interface ClaimedEvent {

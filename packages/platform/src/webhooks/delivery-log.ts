@@ -1,7 +1,7 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Random } from '../core/random.js';
-import { ASYNC_COMMIT_SQL } from '../storage/async-commit.js';
 import type { Database, DialectName } from '../storage/database.js';
+import { dialectAdapter } from '../storage/dialect-adapter.js';
 import type { Schema } from '../storage/schema.js';
 import { multiRowInsert, StatementShapes } from '../storage/statement-shapes.js';
 import type { ClaimedDelivery } from './claim-queries.js';
@@ -43,7 +43,7 @@ export async function recordAttempts(
   if (finished.length === 0 && skipped.length === 0 && released.length === 0) return [];
   return database.db.transaction().execute(async (trx) => {
     // Results undone by a database crash are redone: the deliveries are sent again once their lease runs out.
-    if (database.dialect === 'postgres') await sql.raw(`select ${ASYNC_COMMIT_SQL}`).execute(trx);
+    await dialectAdapter(database).relaxCommitDurability(trx);
     const outcomes: RecordedOutcome[] = [];
     const attemptRows: AttemptRow[] = [];
     const succeededSubscriptions = new Set<string>();

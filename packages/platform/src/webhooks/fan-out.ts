@@ -2,6 +2,7 @@ import { type Selectable, sql } from 'kysely';
 import type { Clock } from '../core/clock.js';
 import { ASYNC_COMMIT_SQL } from '../storage/async-commit.js';
 import type { Database } from '../storage/database.js';
+import { dialectAdapter } from '../storage/dialect-adapter.js';
 import { queryNamed } from '../storage/named-statement.js';
 import type { Schema } from '../storage/schema.js';
 import { multiRowInsert } from '../storage/statement-shapes.js';
@@ -49,7 +50,7 @@ export async function fanOutEvents(
 ): Promise<FanOutResult> {
   const now = deps.clock.now();
   const nowIso = now.toISOString();
-  if (database.dialect === 'postgres') return fanOutInOneStatement(database, nowIso, limit, lease);
+  if (dialectAdapter(database).supportsWritableCte) return fanOutInOneStatement(database, nowIso, limit, lease);
   return database.db.transaction().execute(async (trx) => {
     const events = await claimOutboxEvents(trx, limit, nowIso);
     if (events.length === 0) return { events: 0, leased: [], subscriptions: [] };

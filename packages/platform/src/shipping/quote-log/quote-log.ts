@@ -48,6 +48,6 @@ export function recordQuoteCall(
  * loop already, so there the log stays in the database.
  */
 export function quoteLogStoreFor(database: Database): QuoteLogStore {
-  if (database.dialect !== 'sqlite' || !database.sqliteFile) return quoteLogInDatabase(database);
+  if (!database.sqliteFile) return quoteLogInDatabase(database);
   return openQuoteLogFile(database, quoteLogFileOf(database.sqliteFile));
 }
