@@ -55,7 +55,7 @@ describe.each(testDatabaseTargets())('freight gateway adapters on $dialect', (ta
   }
 
   describe.each(['melhor_envio', 'frenet'] as const)('%s', (kind) => {
-    it(`spec-notes Q8 (D57, D58, D59): ${kind} is asked in centimetres and kilograms from the centre's CEP; its priced services become options (Q5 fastest + cheapest), the refused one is dropped`, async () => {
+    it("spec-notes Q8 (D57, D58, D59): the gateway is asked in centimetres and kilograms from the centre's CEP; its priced services become options (Q5 fastest + cheapest), the refused one is dropped", async () => {
       const fake = fakes[kind];
       fake.behave('ok');
       const tenantId = await gatewayStore(kind);
@@ -116,7 +116,7 @@ describe.each(testDatabaseTargets())('freight gateway adapters on $dialect', (ta
       ['an answer unlike the documented one', 'malformed', 'invalid_response'],
       ['every service refused', 'all_refused', 'invalid_response'],
     ] as const)(
-      `spec-notes Q8 (D58): ${kind} with %s ends %s, the call is logged with its kind and the backup rates answer`,
+      'spec-notes Q3, Q7, Q8 (D58): a gateway with %s ends %s, the call is logged with its kind and the backup rates answer',
       async (_name, behaviour, outcome) => {
         const fake = fakes[kind];
         fake.behave(behaviour === 'unauthorized' ? 'ok' : behaviour);
@@ -136,7 +136,7 @@ describe.each(testDatabaseTargets())('freight gateway adapters on $dialect', (ta
       },
     );
 
-    it(`spec-notes Q8 (D57, D59): a ${kind} credential is write-only and a ${kind} gateway needs a centre with a zipcode`, async () => {
+    it('spec-notes Q8 (D57, D59): the credential is write-only, never logged, and the gateway needs a centre with a zipcode', async () => {
       const tenantId = await gatewayStore(kind);
       const read = await platform.app.inject({ method: 'GET', url: `/admin/v1/tenants/${tenantId}/shipping`, headers: admin });
       expect(read.json()).toEqual({
