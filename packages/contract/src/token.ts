@@ -12,6 +12,12 @@ export const TokenSet = Type.Object(
     expires_in: Type.Integer({ minimum: 1, description: 'Lifetime of the access token in seconds (7200 by default)' }),
     scope: Type.String({ description: 'Granted scopes, separated by single spaces' }),
     created_at: Type.Integer({ description: 'Unix time (seconds) when the tokens were created' }),
+    id_token: Type.Optional(
+      Type.String({
+        description:
+          'OpenID Connect ID token (ES256 JWT: iss, sub, aud, exp, iat, auth_time, nonce, at_hash), when the `openid` scope was granted, on the code exchange only',
+      }),
+    ),
   },
   { $id: 'TokenSet', additionalProperties: false },
 );

@@ -17,6 +17,7 @@ import { bearerTokenMatches } from './http/bearer-token.js';
 import { clientErrorHandler } from './http/client-error.js';
 import { installErrorHandlers, platformErrorHandler } from './http/error-handler.js';
 import { createReadiness, healthRoutes } from './http/health-routes.js';
+import { installHttpConventions, RouteMethods } from './http/http-conventions.js';
 import { installJsonBodyParser } from './http/json-body-parser.js';
 import { installNulGuard } from './http/nul-guard.js';
 import { docsPageOptions, OPENAPI_TAGS, openapiRouteTransform } from './http/openapi-document.js';
@@ -27,7 +28,7 @@ import { rootRoute } from './http/root-route.js';
 import { installRouteCatalogue } from './http/route-catalogue.js';
 import { languageRoute } from './i18n/language-route.js';
 import type { KeyRing } from './identity/index.js';
-import { createIdentityServices, identityRoutes } from './identity/index.js';
+import { browserCors, createIdentityServices, identityRoutes } from './identity/index.js';
 import { outboundPolicyOf } from './outbound/address-policy.js';
 import { createOutboundAgent } from './outbound/outbound-agent.js';
 import { RECORD_KINDS, recordRoutes } from './records/index.js';
@@ -115,11 +116,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     // nosniff on every answer: a browser must never read a JSON error or a download as HTML (docs/security.md, content sniffing).
     reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
+    // D47: an answer to a request that carries credentials is the caller's alone: no cache keeps it (a route may say otherwise).
+    if (request.headers.authorization !== undefined || request.headers.cookie !== undefined) {
+      reply.header('cache-control', 'private, no-store');
+    }
   });
-  installErrorHandlers(app);
+  const routeMethods = new RouteMethods();
+  routeMethods.install(app);
+  installErrorHandlers(app, routeMethods);
   installJsonBodyParser(app);
   installNulGuard(app);
   installRouteCatalogue(app);
+  await installHttpConventions(app);
+  await browserCors(app);
   app.addSchema(PlatformErrorBody);
 
   await app.register(swagger, {

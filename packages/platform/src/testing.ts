@@ -53,6 +53,8 @@ export interface TestPlatform {
     defaultScopes?: Scope[];
     termsOfUseUrl?: string;
     privacyPolicyUrl?: string;
+    /** `none` registers a public client (its returned secret then matches nothing). */
+    tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post' | 'none';
   }): Promise<{ clientId: string; clientSecret: string }>;
   /** An access token as the identity provider would issue it, without going through the browser flow. */
   mintAccessToken(input: { tenants: string[]; scopes: Scope[]; sellerId?: string; clientId?: string }): Promise<string>;
@@ -128,19 +130,26 @@ function testKit(platform: Platform, clock: ManualClock): TestPlatform {
   const createClient: TestPlatform['createClient'] = async (input = {}) => {
     const clientId = `client_${random.bytes(9).toString('base64url')}`;
     const clientSecret = random.bytes(32).toString('base64url');
+    const redirectUris = input.redirectUris ?? ['https://integrator.example/callback'];
     await database.db
       .insertInto('clients')
       .values({
         id: clientId,
         name: input.name ?? 'Test integration',
-        secret_hash: sha256Hex(clientSecret),
-        redirect_uris: JSON.stringify(input.redirectUris ?? ['https://integrator.example/callback']),
+        secret_hash: sha256Hex(input.tokenEndpointAuthMethod === 'none' ? random.bytes(32).toString('base64url') : clientSecret),
+        token_endpoint_auth_method: input.tokenEndpointAuthMethod ?? 'client_secret_basic',
+        redirect_uris: JSON.stringify(redirectUris),
         scopes: JSON.stringify(input.scopes ?? SCOPE_NAMES),
         default_scopes: JSON.stringify(input.defaultScopes ?? []),
         terms_of_use_url: input.termsOfUseUrl ?? null,
         privacy_policy_url: input.privacyPolicyUrl ?? null,
         created_at: clock.now().toISOString(),
       })
+      .execute();
+    const origins = [...new Set(redirectUris.map((uri) => new URL(uri).origin))];
+    await database.db
+      .insertInto('client_origins')
+      .values(origins.map((origin) => ({ origin, client_id: clientId })))
       .execute();
     return { clientId, clientSecret };
   };

@@ -28,6 +28,13 @@ export interface AccountTables {
     terms_of_use_url: string | null;
     privacy_policy_url: string | null;
     created_at: string;
+    /** `none` for a public client (no secret, PKCE required: spec-notes I13); else a confidential one. */
+    token_endpoint_auth_method: Generated<string>;
+  };
+  /** The browser origins a client's pages call from (its redirect URIs' origins, D45): the CORS allow-list. */
+  client_origins: {
+    origin: string;
+    client_id: string;
   };
   /**
    * Operator console sessions: opened with the admin token, named

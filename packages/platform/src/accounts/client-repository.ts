@@ -1,5 +1,5 @@
 import { isScope, type Scope } from '@feira/contract';
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { constantTimeEqual, sha256Hex } from '../core/hashing.js';
 import { randomToken } from '../core/random.js';
 import type { Schema } from '../storage/schema.js';
@@ -16,6 +16,23 @@ export interface ClientApp {
   termsOfUseUrl: string | null;
   privacyPolicyUrl: string | null;
   createdAt: string;
+  /** `none`: a public client (browser or mobile app), no secret, PKCE required (spec-notes I13). */
+  tokenEndpointAuthMethod: TokenEndpointAuthMethod;
+  /** The origins its browser pages call from: its redirect URIs' origins (D45), the CORS allow-list. */
+  allowedOrigins: string[];
+}
+
+/** How a client authenticates at the token endpoint (RFC 7591 §2); a confidential client may use Basic or the body either way. */
+export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
+export type TokenEndpointAuthMethod = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number];
+
+function isAuthMethod(value: string): value is TokenEndpointAuthMethod {
+  return (TOKEN_ENDPOINT_AUTH_METHODS as readonly string[]).includes(value);
+}
+
+/** The origins (scheme, host, port) of redirect URIs, each once, in order (D45). */
+export function originsOf(redirectUris: readonly string[]): string[] {
+  return [...new Set(redirectUris.filter((uri) => URL.canParse(uri)).map((uri) => new URL(uri).origin))];
 }
 
 /** What the token endpoint needs to authenticate a client: see `verifyClientSecret`. */
@@ -30,9 +47,10 @@ export interface NewClient {
   defaultScopes: Scope[];
   termsOfUseUrl?: string | null;
   privacyPolicyUrl?: string | null;
+  tokenEndpointAuthMethod?: TokenEndpointAuthMethod;
 }
 
-type ClientRow = Schema['clients'];
+type ClientRow = Selectable<Schema['clients']>;
 
 function parseScopes(json: string): Scope[] {
   return (JSON.parse(json) as string[]).filter(isScope);
@@ -48,6 +66,10 @@ function toClient(row: ClientRow): ClientWithSecretHash {
     termsOfUseUrl: row.terms_of_use_url,
     privacyPolicyUrl: row.privacy_policy_url,
     createdAt: row.created_at,
+    tokenEndpointAuthMethod: isAuthMethod(row.token_endpoint_auth_method)
+      ? row.token_endpoint_auth_method
+      : 'client_secret_basic',
+    allowedOrigins: originsOf(JSON.parse(row.redirect_uris) as string[]),
     secretHash: row.secret_hash,
   };
 }
@@ -63,6 +85,7 @@ export const CLIENT_PUBLIC_COLUMNS = [
   'terms_of_use_url',
   'privacy_policy_url',
   'created_at',
+  'token_endpoint_auth_method',
 ] as const;
 
 /** The query the admin list of client apps pages through (list engine): public columns only. */
@@ -81,13 +104,15 @@ function withoutSecret({ secretHash: _secretHash, ...client }: ClientWithSecretH
 /**
  * Registers a client application. The secret (32 random bytes, base64url) is
  * returned here only; the database keeps its SHA-256, which is enough for a
- * 256-bit random value. Validation of scopes and URLs happens before (client-rules.ts).
+ * 256-bit random value. A public client (`none`) gets no secret: the stored
+ * hash is of a random value nobody is told, so no secret ever matches.
+ * Validation of scopes and URLs happens before (client-rules.ts).
  */
 export async function createClient(
   db: Kysely<Schema>,
   input: NewClient,
   deps: AccountDeps,
-): Promise<{ client: ClientApp; clientSecret: string }> {
+): Promise<{ client: ClientApp; clientSecret: string | null }> {
   const id = `client_${randomToken(deps.random, 9)}`;
   const clientSecret = randomToken(deps.random, 32);
   const row: ClientRow = {
@@ -100,9 +125,41 @@ export async function createClient(
     terms_of_use_url: input.termsOfUseUrl ?? null,
     privacy_policy_url: input.privacyPolicyUrl ?? null,
     created_at: deps.clock.now().toISOString(),
+    token_endpoint_auth_method: input.tokenEndpointAuthMethod ?? 'client_secret_basic',
   };
-  await db.insertInto('clients').values(row).execute();
-  return { client: withoutSecret(toClient(row)), clientSecret };
+  await db.transaction().execute(async (trx) => {
+    await trx.insertInto('clients').values(row).execute();
+    await recordOrigins(trx, id, input.redirectUris);
+  });
+  return { client: withoutSecret(toClient(row)), clientSecret: row.token_endpoint_auth_method === 'none' ? null : clientSecret };
+}
+
+/** Adds the origins of these redirect URIs to the client's CORS allow-list (D45); an origin already there stays once. */
+async function recordOrigins(db: Kysely<Schema>, clientId: string, redirectUris: readonly string[]): Promise<void> {
+  const origins = originsOf(redirectUris);
+  if (origins.length === 0) return;
+  await db
+    .insertInto('client_origins')
+    .values(origins.map((origin) => ({ origin, client_id: clientId })))
+    .onConflict((oc) => oc.columns(['origin', 'client_id']).doNothing())
+    .execute();
+}
+
+/** Whether some registered client's pages call from this origin (a CORS preflight names no client: D45). */
+export async function originRegistered(db: Kysely<Schema>, origin: string): Promise<boolean> {
+  const row = await db.selectFrom('client_origins').select('client_id').where('origin', '=', origin).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Whether this client's pages call from this origin (D45). */
+export async function originOfClient(db: Kysely<Schema>, clientId: string, origin: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('client_origins')
+    .select('client_id')
+    .where('origin', '=', origin)
+    .where('client_id', '=', clientId)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** The client with its secret hash (for the token endpoint); `undefined` when no such client_id. */
@@ -135,6 +192,7 @@ export async function clientExists(db: Kysely<Schema>, id: string): Promise<bool
 
 /** Deletes the client app row (what refers to it is the caller's to remove first: see admin/account-changes.ts). */
 export async function deleteClientApp(db: Kysely<Schema>, id: string): Promise<void> {
+  await db.deleteFrom('client_origins').where('client_id', '=', id).execute();
   await db.deleteFrom('clients').where('id', '=', id).execute();
 }
 
@@ -166,6 +224,7 @@ export async function addRedirectUri(db: Kysely<Schema>, id: string, redirectUri
     .set({ redirect_uris: JSON.stringify([...client.redirectUris, redirectUri]) })
     .where('id', '=', id)
     .execute();
+  await recordOrigins(db, id, [redirectUri]);
   return true;
 }
 

@@ -1,6 +1,6 @@
 import { isScope, type Scope } from '@feira/contract';
 import { invalidParameter } from '../core/platform-error.js';
-import type { NewClient } from './client-repository.js';
+import type { NewClient, TokenEndpointAuthMethod } from './client-repository.js';
 
 /**
  * An absolute http(s) URL without fragment. RFC 6749 §3.1.2 requires redirect
@@ -25,6 +25,7 @@ export interface ClientRegistration {
   default_scopes: readonly string[];
   terms_of_use_url?: string | undefined;
   privacy_policy_url?: string | undefined;
+  token_endpoint_auth_method?: TokenEndpointAuthMethod | undefined;
 }
 
 /**
@@ -58,5 +59,6 @@ export function validateNewClient(body: ClientRegistration): NewClient {
     defaultScopes,
     termsOfUseUrl: body.terms_of_use_url ?? null,
     privacyPolicyUrl: body.privacy_policy_url ?? null,
+    tokenEndpointAuthMethod: body.token_endpoint_auth_method ?? 'client_secret_basic',
   };
 }

@@ -17,6 +17,10 @@ export {
   findClientById,
   findPublicClientById,
   listNewestClients,
+  originOfClient,
+  originRegistered,
+  TOKEN_ENDPOINT_AUTH_METHODS,
+  type TokenEndpointAuthMethod,
   verifyClientSecret,
 } from './client-repository.js';
 export { validateNewClient } from './client-rules.js';

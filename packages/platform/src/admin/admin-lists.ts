@@ -34,6 +34,7 @@ export interface ClientListRow {
   terms_of_use_url: string | null;
   privacy_policy_url: string | null;
   created_at: string;
+  token_endpoint_auth_method: string;
 }
 
 /** Client applications, never their secret hash. `client_id` and `id` name the same column. */

@@ -277,7 +277,9 @@ describe.each(testDatabaseTargets())('admin API on $dialect', (target) => {
       while (url) {
         const page = await get(url);
         expect(page.statusCode).toBe(200);
-        expect(page.body).not.toContain('secret');
+        // Neither a secret nor its hash (`token_endpoint_auth_method` names the method, `client_secret_basic`).
+        expect(page.body).not.toContain('"client_secret"');
+        expect(page.body).not.toContain('secret_hash');
         seen.push(...page.json().results.map((c: { client_id: string }) => c.client_id));
         const next: string | null = page.json().meta.links.next;
         url = next ? next.replace('http://127.0.0.1:8080', '') : null;

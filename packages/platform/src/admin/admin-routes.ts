@@ -58,6 +58,8 @@ function clientView(client: ClientApp): ClientView {
     terms_of_use_url: client.termsOfUseUrl,
     privacy_policy_url: client.privacyPolicyUrl,
     created_at: client.createdAt,
+    token_endpoint_auth_method: client.tokenEndpointAuthMethod,
+    allowed_origins: client.allowedOrigins,
   };
 }
 

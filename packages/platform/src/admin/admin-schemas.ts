@@ -100,6 +100,12 @@ export const CreateClientBody = Type.Object(
     default_scopes: Type.Array(ScopeName, { uniqueItems: true, description: 'A subset of scopes, always granted' }),
     terms_of_use_url: Type.Optional(Url),
     privacy_policy_url: Type.Optional(Url),
+    token_endpoint_auth_method: Type.Optional(
+      Type.Union([Type.Literal('client_secret_basic'), Type.Literal('client_secret_post'), Type.Literal('none')], {
+        description:
+          'RFC 7591 §2. `none`: a public client (a browser or mobile app) with no secret, which must use PKCE S256 (spec-notes I13). Default `client_secret_basic`; a confidential client may send its secret by Basic or in the body either way',
+      }),
+    ),
   },
   { ...closed, $id: 'CreateClient' },
 );
@@ -114,6 +120,10 @@ const clientFields = {
   terms_of_use_url: Type.Union([Type.String(), Type.Null()]),
   privacy_policy_url: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
+  token_endpoint_auth_method: Type.String({ description: '`none` for a public client (no secret, PKCE required)' }),
+  allowed_origins: Type.Array(Type.String(), {
+    description: 'The browser origins that may call the API and token endpoint for this app (CORS): its redirect URIs’ origins',
+  }),
 };
 
 /** A client as listed and read: never the secret. */
@@ -122,7 +132,12 @@ export type ClientView = Static<typeof ClientView>;
 
 /** The creation response: the only time the secret is shown. */
 export const CreatedClientView = Type.Object(
-  { ...clientFields, client_secret: Type.String({ description: 'Shown only in this response; stored as a hash' }) },
+  {
+    ...clientFields,
+    client_secret: Type.Union([Type.String(), Type.Null()], {
+      description: 'Shown only in this response; stored as a hash. Null for a public client, which has none',
+    }),
+  },
   closed,
 );
 

@@ -151,9 +151,27 @@ export function platformErrorHandler(
   return reply.code(500).send(body(request, 'Internal server error', 'INTERNAL_ERROR'));
 }
 
-export function installErrorHandlers(app: FastifyInstance): void {
+/**
+ * The error handler and the not-found one. With `routeMethods`, a real path asked with a
+ * method it does not answer is `405 Method Not Allowed` with `Allow` (RFC 9110 §15.5.6), not 404.
+ */
+export function installErrorHandlers(app: FastifyInstance, routeMethods?: { allowed(url: string): string[] }): void {
   app.setErrorHandler(platformErrorHandler);
-  app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send(body(request, `Route ${request.method} ${request.url.split('?')[0]} not found`, 'NOT_FOUND')),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    const allowed = routeMethods?.allowed(request.url) ?? [];
+    if (allowed.length > 0) {
+      return reply
+        .code(405)
+        .header('allow', allowed.join(', '))
+        .send(
+          body(
+            request,
+            `Route ${path} does not answer ${request.method}; it answers ${allowed.join(', ')}`,
+            'METHOD_NOT_ALLOWED',
+          ),
+        );
+    }
+    return reply.code(404).send(body(request, `Route ${request.method} ${path} not found`, 'NOT_FOUND'));
+  });
 }

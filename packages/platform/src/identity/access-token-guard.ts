@@ -3,6 +3,8 @@ import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'f
 import { PlatformError } from '../core/platform-error.js';
 import { bearerToken } from '../http/bearer-token.js';
 import { GUARD_SCOPE } from '../http/openapi-document.js';
+import { originAllowedForClient } from './browser-origins.js';
+import { tokenFamilyIsLive } from './token-family-state.js';
 import { ACCESS_TOKEN_TYP, type TokenClaims, TokenVerificationError } from './token-signer.js';
 
 /** Who is calling a platform API, resolved from the bearer token (spec-notes I3, I9). */
@@ -73,29 +75,47 @@ export function requireAccessToken(scope: Scope | null): preHandlerAsyncHookHand
   return Object.assign(accessTokenGuardFor(scope), { [GUARD_SCOPE]: scope });
 }
 
+/**
+ * The request's bearer access token, verified (signature, `typ`, `exp`, `iss`, `aud`), of a
+ * grant not revoked, and used from an origin of its app (D45). The guard below and
+ * /userinfo share it; each refusal is a 401 with the RFC 6750 challenge.
+ */
+export async function verifiedAccessToken(request: FastifyRequest): Promise<TokenClaims> {
+  const { signer, database } = request.server.identity;
+  const header = request.headers.authorization;
+  if (!header) throw unauthorized('Missing bearer token', '');
+  const token = bearerToken(header);
+  if (!token) throw unauthorized('Malformed Authorization header', 'invalid_request');
+  let claims: TokenClaims;
+  try {
+    claims = await signer.verify(token, ACCESS_TOKEN_TYP);
+  } catch (error) {
+    if (error instanceof TokenVerificationError) {
+      throw unauthorized(error.code === 'ERR_TOKEN_EXPIRED' ? 'Access token expired' : 'Access token invalid');
+    }
+    throw error;
+  }
+  if (!(await tokenFamilyIsLive(database.db, claims.fid))) throw unauthorized('Access token revoked');
+  // D45: from a browser on another origin, only the token's own app's origins (servers send no Origin: no query).
+  if (request.headers.origin !== undefined && !(await originAllowedForClient(request, claims.client_id))) {
+    throw new PlatformError('FORBIDDEN', {
+      message: "This application's tokens are not used from this origin",
+      details: [
+        {
+          field: 'Origin',
+          location: 'header',
+          message: 'is not an origin of the token’s application',
+          slug: 'INVALID_PARAMETER_VALUE',
+        },
+      ],
+    });
+  }
+  return claims;
+}
+
 function accessTokenGuardFor(scope: Scope | null): preHandlerAsyncHookHandler {
   return async function accessTokenGuard(this: unknown, request: FastifyRequest, _reply: FastifyReply) {
-    const { signer, database } = request.server.identity;
-    const header = request.headers.authorization;
-    if (!header) throw unauthorized('Missing bearer token', '');
-    const token = bearerToken(header);
-    if (!token) throw unauthorized('Malformed Authorization header', 'invalid_request');
-    let claims: TokenClaims;
-    try {
-      claims = await signer.verify(token, ACCESS_TOKEN_TYP);
-    } catch (error) {
-      if (error instanceof TokenVerificationError) {
-        throw unauthorized(error.code === 'ERR_TOKEN_EXPIRED' ? 'Access token expired' : 'Access token invalid');
-      }
-      throw error;
-    }
-    const family = await database.db
-      .selectFrom('token_families')
-      .select('revoked_at')
-      .where('id', '=', claims.fid)
-      .executeTakeFirst();
-    if (!family || family.revoked_at !== null) throw unauthorized('Access token revoked');
-
+    const claims = await verifiedAccessToken(request);
     const scopes = new Set(claims.scope.split(' ').filter(Boolean));
     if (scope && !scopes.has(scope)) {
       throw new PlatformError('FORBIDDEN', {

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { TokenSet } from '@feira/contract';
+import { parseScopeString, type TokenSet } from '@feira/contract';
+import { epochSeconds } from '../core/clock.js';
 import { constantTimeEqual, sha256Hex } from '../core/hashing.js';
 import { randomToken } from '../core/random.js';
+import { OPENID_SCOPE } from './authorization-request.js';
 import type { IdentityServices } from './identity-services.js';
 import { OAuthError } from './oauth-error.js';
 import { recordTokenSet, revokeTokenFamily, signTokenSet } from './token-set-issuer.js';
@@ -18,6 +20,9 @@ export interface NewAuthorizationCode {
   scope: string;
   tenants: string[];
   codeChallenge: string | undefined;
+  /** OpenID Connect (spec-notes I14): the request's nonce and when the seller signed in. */
+  nonce?: string | undefined;
+  authTime?: string | undefined;
 }
 
 type Platform = Pick<IdentityServices, 'database' | 'clock' | 'random' | 'signer' | 'config'>;
@@ -56,6 +61,8 @@ export async function issueAuthorizationCode(platform: Platform, input: NewAutho
         scope: input.scope,
         tenants: JSON.stringify(input.tenants),
         code_challenge: input.codeChallenge ?? null,
+        nonce: input.nonce ?? null,
+        auth_time: input.authTime ?? null,
         created_at: now.toISOString(),
         expires_at: new Date(now.getTime() + AUTHORIZATION_CODE_TTL_SECONDS * 1000).toISOString(),
         used_at: null,
@@ -72,6 +79,8 @@ export interface CodeExchange {
   code: string;
   redirectUri: string | undefined;
   codeVerifier: string | undefined;
+  /** The client is public (`none`): its code must have been issued with PKCE (spec-notes I13). */
+  publicClient?: boolean;
 }
 
 const INVALID_CODE = 'The authorization code is invalid, expired or already used';
@@ -102,6 +111,10 @@ export async function exchangeAuthorizationCode(platform: Platform, clientId: st
   if (exchange.redirectUri !== row.redirect_uri) {
     throw new OAuthError('invalid_grant', 'redirect_uri does not match the one used to obtain the code');
   }
+  // spec-notes I13: a public client's code was always issued with a challenge; one without is never exchanged.
+  if (exchange.publicClient && row.code_challenge === null) {
+    throw new OAuthError('invalid_grant', 'A public client must use PKCE');
+  }
   checkPkce(row.code_challenge, exchange.codeVerifier);
   if (now.getTime() >= new Date(row.expires_at).getTime()) throw new OAuthError('invalid_grant', INVALID_CODE);
 
@@ -113,6 +126,17 @@ export async function exchangeAuthorizationCode(platform: Platform, clientId: st
     tenants: JSON.parse(row.tenants) as string[],
     parentJti: null,
   });
+  if (parseScopeString(row.scope).includes(OPENID_SCOPE)) {
+    // spec-notes I14: an `openid` grant's code exchange also returns an ID token for the client.
+    signed.tokenSet.id_token = await platform.signer.signIdToken({
+      sellerId: row.seller_id,
+      clientId: row.client_id,
+      accessToken: signed.tokenSet.access_token,
+      nonce: row.nonce ?? undefined,
+      authTime: row.auth_time ? epochSeconds(new Date(row.auth_time)) : epochSeconds(now),
+      ttlSeconds: platform.config.accessTokenTtlSeconds,
+    });
+  }
   const outcome = await database.db.transaction().execute(async (trx) => {
     const consumed = await trx
       .updateTable('authorization_codes')

@@ -15,9 +15,16 @@ export interface AuthorizationRequest {
   requestedScope: string;
   chooseTenants: boolean;
   state: string | undefined;
-  /** PKCE S256 challenge (RFC 7636), when sent. */
+  /** PKCE S256 challenge (RFC 7636), when sent; always sent by a public client (spec-notes I13). */
   codeChallenge: string | undefined;
+  /** The `openid` scope was asked for: the token set then carries an ID token (spec-notes I14). */
+  openid: boolean;
+  /** OpenID Connect `nonce`, echoed in the ID token. */
+  nonce: string | undefined;
 }
+
+/** The OpenID Connect scope: not an API scope of the catalogue, any client may ask for it (spec-notes I14). */
+export const OPENID_SCOPE = 'openid';
 
 export type AuthorizationRequestResult =
   | { kind: 'ok'; request: AuthorizationRequest }
@@ -70,7 +77,7 @@ export async function parseAuthorizationRequest(db: Kysely<Schema>, params: RawP
   });
   if (rawState === null) return fail('invalid_request', 'state must be given once, at most 2048 characters');
 
-  for (const name of ['response_type', 'scope', 'choose_tenants', 'code_challenge', 'code_challenge_method']) {
+  for (const name of ['response_type', 'scope', 'choose_tenants', 'code_challenge', 'code_challenge_method', 'nonce']) {
     if (singleParam(params, name) === null) return fail('invalid_request', `${name} must be given once`);
   }
   const responseType = singleParam(params, 'response_type');
@@ -93,9 +100,15 @@ export async function parseAuthorizationRequest(db: Kysely<Schema>, params: RawP
       return fail('invalid_request', 'code_challenge must be a 43-character base64url S256 challenge');
     }
   }
+  // spec-notes I13: a public client has no secret, so only PKCE binds the code to the app that asked for it.
+  if (client.tokenEndpointAuthMethod === 'none' && codeChallenge === undefined) {
+    return fail('invalid_request', 'A public client must use PKCE: code_challenge with code_challenge_method=S256');
+  }
 
   const requestedScope = singleParam(params, 'scope') ?? '';
-  const requested = parseScopeString(requestedScope);
+  const asked = parseScopeString(requestedScope);
+  const openid = asked.includes(OPENID_SCOPE);
+  const requested = asked.filter((s) => s !== OPENID_SCOPE);
   const unknown = requested.filter((s) => !isScope(s) || !client.scopes.includes(s));
   if (unknown.length > 0) return fail('invalid_scope', `Scope not allowed for this client: ${unknown.join(' ').slice(0, 200)}`);
   const merged = new Set<string>([...requested, ...client.defaultScopes]);
@@ -103,7 +116,9 @@ export async function parseAuthorizationRequest(db: Kysely<Schema>, params: RawP
   if ([...merged].some((s) => !isScope(s) || !client.scopes.includes(s))) {
     return fail('invalid_scope', 'The client default scopes are not among its configured scopes');
   }
-  if (merged.size === 0) return fail('invalid_scope', 'scope is required');
+  // `openid` alone is a sign-in: its token reads /userinfo only.
+  if (merged.size === 0 && !openid) return fail('invalid_scope', 'scope is required');
+  const nonce = singleParam(params, 'nonce') ?? undefined;
   return {
     kind: 'ok',
     request: {
@@ -115,6 +130,8 @@ export async function parseAuthorizationRequest(db: Kysely<Schema>, params: RawP
       chooseTenants: chooseTenantsParam === 'true',
       state,
       codeChallenge,
+      openid,
+      nonce,
     },
   };
 }
@@ -133,6 +150,7 @@ export function authorizationParams(request: AuthorizationRequest): Record<strin
     params.code_challenge = request.codeChallenge;
     params.code_challenge_method = 'S256';
   }
+  if (request.nonce !== undefined) params.nonce = request.nonce;
   return params;
 }
 

@@ -3,6 +3,7 @@ import { findClientById, verifyClientSecret } from '../accounts/index.js';
 import { sha256Hex } from '../core/hashing.js';
 import { findNul } from '../http/nul-guard.js';
 import { reserveAttempt, settleAttempt, type ThrottleKey, type ThrottlePolicy } from './attempt-throttle.js';
+import { originAllowedForClient } from './browser-origins.js';
 import { OAuthError } from './oauth-error.js';
 import { throttleAddress } from './throttle-address.js';
 import type { TokenRequestParams } from './token-request-params.js';
@@ -72,14 +73,29 @@ function basicCredentials(header: string): { id: string; secret: string } {
   return credentials;
 }
 
+/** The client a request comes from: confidential (its secret checked) or public (identified by client_id alone). */
+export interface AuthenticatedClient {
+  id: string;
+  publicClient: boolean;
+}
+
 /**
  * Authenticates the client at the token endpoint (spec-notes I2): HTTP Basic
  * or `client_id` + `client_secret` in the body, never both (RFC 6749 §2.3).
  * The secret is compared in constant time with the stored SHA-256.
- * Returns the authenticated client_id.
+ * With `allowPublic`, a `client_id` alone names a public client (spec-notes
+ * I13: token and revocation endpoints); a confidential client must still
+ * authenticate, and a public one never sends a secret.
  */
-export async function authenticateClient(request: FastifyRequest, params: TokenRequestParams): Promise<string> {
+export async function authenticateClient(
+  request: FastifyRequest,
+  params: TokenRequestParams,
+  options: { allowPublic?: boolean } = {},
+): Promise<AuthenticatedClient> {
   const header = request.headers.authorization;
+  if (options.allowPublic && header === undefined && params.get('client_secret') === undefined) {
+    return publicClient(request, params.get('client_id'));
+  }
   let id: string;
   let secret: string;
   if (header !== undefined) {
@@ -118,6 +134,31 @@ export async function authenticateClient(request: FastifyRequest, params: TokenR
   }
   const secretMatches = verifyClientSecret(client ?? UNKNOWN_CLIENT, secret);
   await settleAttempt(database.db, reservation, client && secretMatches ? 'success' : 'failure', clock.now());
-  if (!client || !secretMatches) throw new OAuthError('invalid_client', 'Client authentication failed');
-  return client.id;
+  if (!client || !secretMatches || client.tokenEndpointAuthMethod === 'none') {
+    throw new OAuthError('invalid_client', 'Client authentication failed');
+  }
+  return { id: client.id, publicClient: false };
+}
+
+/**
+ * A public client names itself by `client_id` alone (RFC 6749 §2.1, spec-notes I13). Nothing secret is checked, so
+ * nothing is throttled: what protects its grant is PKCE (the code) and rotation (the refresh token). A confidential
+ * client's id without its secret is `invalid_client`, exactly as before.
+ */
+async function publicClient(request: FastifyRequest, clientId: string | undefined): Promise<AuthenticatedClient> {
+  if (clientId === undefined) {
+    throw new OAuthError('invalid_client', 'Client authentication is required (client_id and client_secret, or HTTP Basic)');
+  }
+  const client = clientId.length > 256 ? undefined : await findClientById(request.server.platform.database.db, clientId);
+  if (client?.tokenEndpointAuthMethod !== 'none') {
+    throw new OAuthError('invalid_client', 'Client authentication is required (client_id and client_secret, or HTTP Basic)');
+  }
+  return { id: client.id, publicClient: true };
+}
+
+/** D45: a browser page calls the token and revocation endpoints only from an origin of the app it names. */
+export async function refuseOriginOfAnotherApp(request: FastifyRequest, clientId: string): Promise<void> {
+  if (!(await originAllowedForClient(request, clientId))) {
+    throw new OAuthError('invalid_client', 'This application does not call from this origin (register a redirect URI on it)');
+  }
 }

@@ -5,6 +5,7 @@ import { consentScript } from './consent-script.js';
 import { loginPages } from './login-pages.js';
 import { tokenEndpoint } from './token-endpoint.js';
 import { tokenLookupEndpoints } from './token-lookup-endpoints.js';
+import { userinfoRoute } from './userinfo-route.js';
 import { wellKnownRoutes } from './well-known-routes.js';
 
 export interface IdentityRoutesOptions {
@@ -23,6 +24,7 @@ export async function identityRoutes(app: FastifyInstance, options: IdentityRout
   await app.register(tokenEndpoint);
   await app.register(tokenLookupEndpoints);
   await app.register(wellKnownRoutes);
+  await app.register(userinfoRoute);
   await app.register(consentScript);
 }
 

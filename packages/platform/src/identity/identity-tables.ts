@@ -43,6 +43,10 @@ export interface IdentityTables {
     tenants: string;
     /** PKCE S256 challenge (spec-notes I8), null when the client sent none. */
     code_challenge: string | null;
+    /** OpenID Connect: the `nonce` of an `openid` request, echoed in the ID token. */
+    nonce: string | null;
+    /** OpenID Connect: when the seller signed in (the login session's start), the ID token's `auth_time`. */
+    auth_time: string | null;
     created_at: string;
     expires_at: string;
     /** Set by the one exchange that wins (conditional UPDATE … WHERE used_at IS NULL). */

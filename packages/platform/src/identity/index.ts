@@ -6,6 +6,7 @@
 export { requireAccessToken } from './access-token-guard.js';
 export { reserveAttempt, settleAttempt, type ThrottlePolicy } from './attempt-throttle.js';
 export { exchangeAuthorizationCode, issueAuthorizationCode, type NewAuthorizationCode } from './authorization-codes.js';
+export { browserCors } from './browser-origins.js';
 export { storeConsents, withdrawStoreConsent } from './consent-store.js';
 export { revokeGrant } from './grant-revocation.js';
 export { authorizationCodeIssue, deleteConsentsAndCodes, lastTokenIssuedAt } from './grant-store.js';

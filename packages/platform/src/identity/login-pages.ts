@@ -6,12 +6,13 @@ import { issueAuthorizationCode } from './authorization-codes.js';
 import {
   type AuthorizationRequest,
   authorizationParams,
+  OPENID_SCOPE,
   parseAuthorizationRequest,
   type RawParams,
   redirectBack,
 } from './authorization-request.js';
 import { consentNeeded, recordConsent } from './consent-store.js';
-import { csrfToken, csrfTokenValid, endSession, sessionSellerId, startSession } from './login-session.js';
+import { csrfToken, csrfTokenValid, currentSession, endSession, sessionSellerId, startSession } from './login-session.js';
 import { consentView, errorView, loginView, tenantChoiceView } from './page-views.js';
 import { checkCredentials } from './seller-credentials.js';
 
@@ -135,13 +136,17 @@ async function redirectWithCode(
   seller: Seller,
   tenants: string[],
 ): Promise<FastifyReply> {
+  // spec-notes I14: `openid` leads the granted scope; the ID token says when the seller signed in.
+  const session = authz.openid ? await currentSession(request) : null;
   const code = await issueAuthorizationCode(request.server.identity, {
     clientId: authz.client.id,
     sellerId: seller.id,
     redirectUri: authz.redirectUri,
-    scope: authz.scopes.join(' '),
+    scope: [...(authz.openid ? [OPENID_SCOPE] : []), ...authz.scopes].join(' '),
     tenants,
     codeChallenge: authz.codeChallenge,
+    nonce: authz.nonce,
+    authTime: session?.startedAt,
   });
   return seeOther(reply, redirectBack(request.server.platform.config.authUrl, authz.redirectUri, { code, state: authz.state }));
 }

@@ -44,17 +44,22 @@ function sessionIdOf(request: FastifyRequest): string | null {
 
 /** The logged-in seller's id, or null when the cookie names no live, unexpired session. */
 export async function sessionSellerId(request: FastifyRequest): Promise<string | null> {
+  return (await currentSession(request))?.sellerId ?? null;
+}
+
+/** The live session the cookie names: whose it is and when the seller signed in (an ID token's `auth_time`). */
+export async function currentSession(request: FastifyRequest): Promise<{ sellerId: string; startedAt: string } | null> {
   const id = sessionIdOf(request);
   if (!id) return null;
   const { database, clock } = request.server.platform;
   const row = await database.db
     .selectFrom('login_sessions')
-    .select('seller_id')
+    .select(['seller_id', 'created_at'])
     .where('id_hash', '=', sha256Hex(id))
     .where('ended_at', 'is', null)
     .where('expires_at', '>', clock.now().toISOString())
     .executeTakeFirst();
-  return row?.seller_id ?? null;
+  return row ? { sellerId: row.seller_id, startedAt: row.created_at } : null;
 }
 
 export async function startSession(request: FastifyRequest, reply: FastifyReply, sellerId: string): Promise<void> {

@@ -1,7 +1,7 @@
 import { OAuthErrorBody, TokenRequest, TokenSet } from '@feira/contract';
 import type { FastifyInstance } from 'fastify';
 import { exchangeAuthorizationCode } from './authorization-codes.js';
-import { authenticateClient } from './client-authentication.js';
+import { authenticateClient, refuseOriginOfAnotherApp } from './client-authentication.js';
 import { OAuthError, oauthErrorHandler, throttledResponse } from './oauth-error.js';
 import { rotateRefreshToken } from './refresh-token-rotation.js';
 import { TokenRequestParams } from './token-request-params.js';
@@ -48,16 +48,19 @@ export async function tokenEndpoint(app: FastifyInstance): Promise<void> {
       if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
         throw new OAuthError('unsupported_grant_type', 'Supported grant types: authorization_code, refresh_token');
       }
-      const clientId = await authenticateClient(request, params);
+      // spec-notes I13: a public client names itself by client_id alone.
+      const client = await authenticateClient(request, params, { allowPublic: true });
+      await refuseOriginOfAnotherApp(request, client.id);
       const platform = request.server.identity;
       if (grantType === 'authorization_code') {
-        return exchangeAuthorizationCode(platform, clientId, {
+        return exchangeAuthorizationCode(platform, client.id, {
           code: params.require('code'),
           redirectUri: params.require('redirect_uri'),
           codeVerifier: params.get('code_verifier'),
+          publicClient: client.publicClient,
         });
       }
-      return rotateRefreshToken(platform, clientId, {
+      return rotateRefreshToken(platform, client.id, {
         refreshToken: params.require('refresh_token'),
         scope: params.get('scope'),
       });

@@ -1,6 +1,6 @@
 import { IntrospectionResponse, OAuthErrorBody, TokenLookupRequest } from '@feira/contract';
 import type { FastifyInstance } from 'fastify';
-import { authenticateClient } from './client-authentication.js';
+import { authenticateClient, refuseOriginOfAnotherApp } from './client-authentication.js';
 import { introspectToken, revokeToken } from './grant-revocation.js';
 import { oauthErrorHandler, throttledResponse } from './oauth-error.js';
 import { TokenRequestParams } from './token-request-params.js';
@@ -33,7 +33,10 @@ export async function tokenLookupEndpoints(app: FastifyInstance): Promise<void> 
           'Answers 200 for a token that is unknown, expired, already revoked or not issued to this client (RFC 7009 §2.2).',
         security: [{ clientSecretBasic: [] }],
         body: TokenLookupRequest,
-        response: { 200: { type: 'null', description: 'The token is no longer valid (or never was)' }, ...oauthErrors },
+        response: {
+          200: { type: 'object', additionalProperties: false, description: 'The token is no longer valid (or never was): `{}`' },
+          ...oauthErrors,
+        },
       },
       // Validation is the handler's (RFC 6749 §5.2 errors, not Fastify's 400 shape).
       validatorCompiler: () => () => true,
@@ -42,9 +45,13 @@ export async function tokenLookupEndpoints(app: FastifyInstance): Promise<void> 
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
       const params = TokenRequestParams.from(request.body);
       const token = params.require('token');
-      const clientId = await authenticateClient(request, params);
-      await revokeToken(request.server.identity, clientId, token, params.get('token_type_hint'));
-      return reply.code(200).send();
+      // RFC 7009 §2.1 lets a public client revoke its own tokens by client_id (spec-notes I13).
+      const client = await authenticateClient(request, params, { allowPublic: true });
+      await refuseOriginOfAnotherApp(request, client.id);
+      await revokeToken(request.server.identity, client.id, token, params.get('token_type_hint'));
+      // `{}` rather than an empty body: RFC 7009 §2.2 leaves the body open, and clients that parse every answer as JSON
+      // (simple-oauth2's revoke) fail on an empty one (spec-notes I15).
+      return reply.code(200).send({});
     },
   );
 
@@ -69,8 +76,8 @@ export async function tokenLookupEndpoints(app: FastifyInstance): Promise<void> 
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
       const params = TokenRequestParams.from(request.body);
       const token = params.require('token');
-      const clientId = await authenticateClient(request, params);
-      return introspectToken(request.server.identity, clientId, token, params.get('token_type_hint'));
+      const client = await authenticateClient(request, params);
+      return introspectToken(request.server.identity, client.id, token, params.get('token_type_hint'));
     },
   );
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type JWTPayload, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { BoundedCache } from '../core/bounded-cache.js';
 import { type Clock, epochSeconds } from '../core/clock.js';
@@ -101,6 +102,40 @@ export class TokenSigner {
       .setProtectedHeader({ alg: SIGNING_ALG, typ, kid: keyRing.current.kid })
       .sign(keyRing.current.privateKey);
     return { token, claims };
+  }
+
+  /**
+   * An OpenID Connect ID token (Core §2, spec-notes I14) for the client that
+   * exchanged an `openid` code: audience the client, `nonce` as the request
+   * sent it, `auth_time` when the seller signed in, `at_hash` binding it to
+   * the access token issued beside it (Core §3.1.3.6). Its `typ` is `JWT`,
+   * so the API never takes it for an access token (those must be `at+jwt`).
+   */
+  async signIdToken(input: {
+    sellerId: string;
+    clientId: string;
+    accessToken: string;
+    nonce: string | undefined;
+    authTime: number;
+    ttlSeconds: number;
+  }): Promise<string> {
+    const { keyRing, clock, issuer } = this.options;
+    const iat = epochSeconds(clock.now());
+    // Core §3.1.3.6: the left half of the SHA-256 of the access token's ASCII octets, base64url (ES256 hashes with SHA-256).
+    const digest = createHash('sha256').update(input.accessToken, 'ascii').digest();
+    const claims: JWTPayload = {
+      iss: issuer,
+      sub: input.sellerId,
+      aud: input.clientId,
+      exp: iat + input.ttlSeconds,
+      iat,
+      auth_time: input.authTime,
+      at_hash: digest.subarray(0, digest.length / 2).toString('base64url'),
+      ...(input.nonce !== undefined ? { nonce: input.nonce } : {}),
+    };
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: SIGNING_ALG, typ: 'JWT', kid: keyRing.current.kid })
+      .sign(keyRing.current.privateKey);
   }
 
   async verify(token: string, typ: TokenTyp): Promise<TokenClaims> {

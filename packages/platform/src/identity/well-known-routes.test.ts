@@ -62,9 +62,11 @@ describe.each(testDatabaseTargets())('well-known documents and signing keys on $
         jwks_uri: 'https://auth.feira.example/.well-known/jwks.json',
         response_types_supported: ['code'],
         grant_types_supported: ['authorization_code', 'refresh_token'],
-        token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+        // spec-notes I13: `none` is a public client.
+        token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
         code_challenge_methods_supported: ['S256'],
-        scopes_supported: SCOPE_NAMES,
+        // spec-notes I14: `openid` beside the API scopes.
+        scopes_supported: ['openid', ...SCOPE_NAMES],
       });
     } finally {
       await app.close();
@@ -77,7 +79,7 @@ describe.each(testDatabaseTargets())('well-known documents and signing keys on $
       const res = await app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' });
       expect(res.json()).toMatchObject({
         revocation_endpoint: 'https://auth.feira.example/oauth/revoke',
-        revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+        revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
         introspection_endpoint: 'https://auth.feira.example/oauth/introspect',
         introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
         authorization_response_iss_parameter_supported: true,

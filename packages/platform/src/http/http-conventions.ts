@@ -1,0 +1,60 @@
+import { hash } from 'node:crypto';
+import compress from '@fastify/compress';
+import etag from '@fastify/etag';
+import type { FastifyInstance } from 'fastify';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
+
+/** Answers smaller than this go out as they are: below it a compressed body saves less than its headers cost (D47). */
+export const COMPRESSION_THRESHOLD_BYTES = 1024;
+
+/**
+ * The HTTP conventions every answer follows (docs/decisions.md D47): a weak ETag
+ * and `304 Not Modified` for an `If-None-Match` that matches (@fastify/etag), and
+ * gzip or brotli by `Accept-Encoding` (@fastify/compress). Registered before any
+ * route: the ETag is the hash of the body as sent unencoded (etag's hook belongs to
+ * the app, compress's to each route, and Fastify runs the app's first), so a
+ * gzip and a brotli answer share it; weak, because their bytes differ (RFC 9110 §8.8.1).
+ * An answer that already has a Content-Encoding (the console's pre-compressed
+ * assets) is never encoded twice. Request bodies are not decompressed.
+ */
+export async function installHttpConventions(app: FastifyInstance): Promise<void> {
+  await app.register(etag, { weak: true, hashFn: (payload) => hash('sha1', payload, 'base64url') });
+  await app.register(compress, {
+    globalDecompression: false,
+    threshold: COMPRESSION_THRESHOLD_BYTES,
+    encodings: ['br', 'gzip'],
+  });
+}
+
+/**
+ * Which methods each real path answers, for the `405 Method Not Allowed` with `Allow`
+ * a wrong method gets instead of 404 (RFC 9110 §15.5.6): a second router (find-my-way,
+ * Fastify's own) holds every route as it is registered, and the not-found handler asks
+ * it. Only a request that found no route pays for the lookup.
+ */
+export class RouteMethods {
+  readonly #router = FindMyWay({ ignoreTrailingSlash: false, caseSensitive: true });
+  readonly #methods = new Set<HTTPMethod>();
+
+  /** Collects the routes registered from now on (call before any route). */
+  install(app: FastifyInstance): void {
+    app.addHook('onRoute', (route) => {
+      // The CORS plugin's catch-all preflight route answers every path: it says nothing about which methods a path has.
+      if (route.url === '*' || route.url === '/*') return;
+      for (const name of [route.method].flat()) {
+        const method = name.toUpperCase() as HTTPMethod;
+        if (this.#router.hasRoute(method, route.url)) continue;
+        this.#router.on(method, route.url, () => undefined);
+        this.#methods.add(method);
+      }
+    });
+  }
+
+  /** The methods the path answers, for `Allow`; empty when no route has the path at all. */
+  allowed(url: string): string[] {
+    const path = url.split('?')[0] ?? url;
+    const allowed = [...this.#methods].filter((method) => method !== 'OPTIONS' && this.#router.find(method, path) !== null);
+    if (allowed.includes('GET') && !allowed.includes('HEAD')) allowed.push('HEAD');
+    return allowed.sort();
+  }
+}

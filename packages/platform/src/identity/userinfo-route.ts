@@ -1,0 +1,38 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { PlatformError } from '../core/platform-error.js';
+import { documentedObject } from '../http/openapi-document.js';
+import { verifiedAccessToken } from './access-token-guard.js';
+import { OPENID_SCOPE } from './authorization-request.js';
+
+/**
+ * `GET|POST /userinfo` (OpenID Connect Core §5.3, spec-notes I14): the claims about the
+ * seller for an access token granted with `openid`. Only `sub`: Feira asks no consent for
+ * more (no `profile` or `email` scope), so it tells the app nothing the token does not.
+ */
+export async function userinfoRoute(app: FastifyInstance): Promise<void> {
+  const schema = {
+    operationId: 'getUserInfo',
+    tags: ['identity'],
+    summary: 'OpenID Connect UserInfo: the signed-in seller (`sub`), for a token granted with the openid scope',
+    security: [{ feiraOAuth: [] }],
+    response: {
+      200: documentedObject('`{"sub": seller id}`'),
+      401: { $ref: 'PlatformError#', description: 'No valid access token (RFC 6750 challenge in WWW-Authenticate)' },
+      403: { $ref: 'PlatformError#', description: 'The token was not granted the openid scope (insufficient_scope)' },
+    },
+  };
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const claims = await verifiedAccessToken(request);
+    if (!claims.scope.split(' ').includes(OPENID_SCOPE)) {
+      throw new PlatformError('FORBIDDEN', {
+        message: 'This token was not granted the openid scope',
+        headers: { 'www-authenticate': `Bearer realm="feira", error="insufficient_scope", scope="${OPENID_SCOPE}"` },
+        details: [{ field: 'scope', location: 'header', message: 'missing scope openid', slug: 'INSUFFICIENT_SCOPE' }],
+      });
+    }
+    return reply.header('cache-control', 'no-store').send({ sub: claims.sub });
+  };
+  app.get('/userinfo', { schema }, handler);
+  // Core §5.3 asks for POST too; the document shows the GET, the same operation.
+  app.post('/userinfo', { schema: { ...schema, hide: true } }, handler);
+}
