@@ -2,12 +2,13 @@
 // processes on 127.0.0.1, writes bench/results/latest.json and prints a
 // Markdown table. See BENCHMARKS.md for the method and each scenario.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ChildRegistry } from './lib/child-process.js';
 import { parseBenchOptions } from './lib/cli-options.js';
+import { compareResults, renderComparison } from './lib/compare.js';
 import { describeMachine } from './lib/machine.js';
 import { type BenchResults, RESULTS_SCHEMA, renderMarkdown, validateResults } from './lib/report.js';
 import type { ScenarioContext, ScenarioResult } from './lib/scenario.js';
@@ -133,6 +134,18 @@ mkdirSync(dirname(options.output), { recursive: true });
 writeFileSync(options.output, `${JSON.stringify(report, null, 2)}\n`);
 console.log(renderMarkdown(report));
 log(`results written to ${options.output}`);
+if (options.compare) {
+  // Informational (D80): a missing or unreadable older file is said, never a failed run.
+  try {
+    const before = JSON.parse(readFileSync(options.compare, 'utf8')) as BenchResults;
+    const invalid = validateResults(before);
+    if (invalid.length) throw new Error(`not a results file: ${invalid.slice(0, 3).join('; ')}`);
+    const comparison = compareResults(report, before, options.spread ?? undefined);
+    console.log(`\n${renderComparison(comparison, report, before, options.compare)}`);
+  } catch (error) {
+    log(`--compare ${options.compare}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
 // A crashed scenario fails the run (CI checks that the suite completes); "not available" and "timed out" do not:
 // CI never judges speed.
 if (results.some((r) => r.status === 'failed')) process.exitCode = 1;
