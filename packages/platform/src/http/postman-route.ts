@@ -1,13 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 
-/** Generated from the OpenAPI document (packages/platform/test/openapi/postman-collection.test.ts keeps it current). */
+/** Generated from the OpenAPI document (test/openapi/postman-generator.ts; postman-collection.test.ts keeps it current). */
 const COLLECTION_FILE = new URL('../../postman/feira.postman_collection.json', import.meta.url);
 
 /**
- * `GET /postman-collection.json`: the Postman collection of the API with the
- * authorization code flow (PKCE) configured, its `baseUrl` and `authUrl`
- * variables set to this deployment's addresses.
+ * `GET /postman-collection.json`: the Postman collection of the API, runnable
+ * from top to bottom (newman included: docs/openapi.md), its `baseUrl` and
+ * `authUrl` variables set to this deployment's addresses. Only `adminToken`
+ * is left to set; the collection signs a seller in through the login pages
+ * to get its `accessToken`.
  */
 export async function postmanRoute(app: FastifyInstance): Promise<void> {
   const { publicUrl, authUrl } = app.platform.config;

@@ -241,9 +241,10 @@ describe('the OpenAPI document against the registered routes', () => {
       'putSellerFreightTable',
       'putStoreFreightTable',
     ]);
-    for (const op of puts) expect(Object.keys(op.requestBody?.content ?? {})).toEqual(['text/csv']);
+    // text/csv first; the map in freight-routes.ts may add formats beside it.
+    for (const op of puts) expect(Object.keys(op.requestBody?.content ?? {})[0]).toBe('text/csv');
     const example = puts[0]?.requestBody?.content['text/csv']?.example;
-    expect(example).toBeTypeOf('string');
+    if (typeof example !== 'string') throw new Error('the freight-table PUT documents no text/csv example');
     const res = await platform.app.inject({
       method: 'PUT',
       url: `/admin/v1/tenants/${seller.tenantIds[0]}/shipping/freight-tables/standard?name=Standard`,
