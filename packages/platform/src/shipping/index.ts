@@ -13,6 +13,7 @@ export {
   MARKETPLACE_OWNER,
 } from './freight/freight-table-store.js';
 export type { QuoteMethodRegistry } from './methods/index.js';
+export { sellerPreviewRoutes } from './preview-routes.js';
 export { callSellerQuote, type QuoteCallOptions, type QuoteCallResult } from './quote-caller.js';
 export {
   DEFAULT_SKUS,
@@ -30,7 +31,6 @@ export { QUOTE_LOG_BATCH, QuoteLogWriter, type QuoteLogWriterOptions } from './q
 export { isQuoteWindow, QUOTE_WINDOWS, type QuoteStats, type QuoteWindow, quoteStats } from './quote-log/quote-stats.js';
 export { previewStoreQuote, type QuotePreview } from './quote-preview.js';
 export { checkQuoteUrl, type QuoteTarget } from './quote-url.js';
-export { sellerPreviewRoutes } from './preview-routes.js';
 export { shippingRoutes } from './shipping-routes.js';
 export { createShippingServices, type ShippingServices } from './shipping-services.js';
 export {
