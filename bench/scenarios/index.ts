@@ -7,6 +7,7 @@ import { quote } from './quote.js';
 import { scaleOut } from './scale-out.js';
 import { seed } from './seed.js';
 import { tokenEndpoint } from './token-endpoint.js';
+import { tokenPeer } from './token-peer.js';
 import { webhookDelivery } from './webhook-delivery.js';
 import { webhookVerify } from './webhook-verify.js';
 
@@ -14,6 +15,7 @@ import { webhookVerify } from './webhook-verify.js';
 export const scenarios: Scenario[] = [
   webhookVerify,
   tokenEndpoint,
+  tokenPeer,
   httpFloor,
   listApi,
   webhookDelivery,
