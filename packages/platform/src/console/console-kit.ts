@@ -203,3 +203,8 @@ export function safeConsolePath(value: unknown): string | null {
   if (['/console/login', '/console/logout'].includes(path) || path.startsWith('/console/operator')) return null;
   return value;
 }
+
+/** A webhook topic as a seller reads it ("Pedidos" for `order`); the topic id itself when the catalogue has no name for it. */
+export function topicLabel(t: Translator, topic: string): string {
+  return t.text('webhooks.topicName', { topic });
+}

@@ -189,7 +189,7 @@ export function sellerView(
     )
     .join('\n');
   return `${operatorNav(t, 'accounts')}
-<nav class="crumbs" aria-label="${escapeHtml(t.text('operator.nav.label'))}"><ol><li><a href="/console/operator">${t.html('operator.accounts.title')}</a></li><li aria-current="page">${escapeHtml(input.seller.name)}</li></ol></nav>
+<nav class="crumbs" aria-label="${escapeHtml(t.text('console.nav.crumbs'))}"><ol><li><a href="/console/operator">${t.html('operator.accounts.title')}</a></li><li aria-current="page">${escapeHtml(input.seller.name)}</li></ol></nav>
 <h1>${t.html('operator.seller.title', { name: input.seller.name })}</h1>
 ${notice(input.message)}
 ${error(input.error)}

@@ -334,6 +334,8 @@ export const en = {
   'records.record': 'Record',
   'records.json': 'JSON of record {id}',
   'records.next': 'Next page',
+  'webhooks.topicName': '{topic, select, order {Orders} product {Products} sac_ticket {Customer service tickets} financial_transaction {Financial transactions} other {{topic}}}',
+  'console.nav.crumbs': 'Breadcrumb',
   'check.case.sample': 'latency sample {n}',
   'check.case.unknownZipcode': 'CEP that does not exist ({zipcode})',
   'check.case.longSku': 'SKU of {length} characters',

@@ -336,6 +336,8 @@ export const ptBR: Record<MessageKey, string> = {
   'records.record': 'Registro',
   'records.json': 'JSON do registro {id}',
   'records.next': 'Próxima página',
+  'webhooks.topicName': '{topic, select, order {Pedidos} product {Produtos} sac_ticket {Atendimentos (SAC)} financial_transaction {Transações financeiras} other {{topic}}}',
+  'console.nav.crumbs': 'Trilha de navegação',
   'check.case.sample': 'amostra de latência {n}',
   'check.case.unknownZipcode': 'CEP que não existe ({zipcode})',
   'check.case.longSku': 'SKU de {length} caracteres',
