@@ -64,6 +64,7 @@ async function run({ store: kind, ratePerSecond, durationMs }: QuoteLogLoopRun, 
       http_status: 200,
       detail: null,
       fallback_used: 0,
+      gateway_kind: null,
       created_at: new Date().toISOString(),
     });
     const delay = monitorEventLoopDelay({ resolution: 1 });
