@@ -92,6 +92,8 @@ function fixtures(doc: OpenApiDocument): Record<string, Fixture> {
     getReadiness: { phase: 1 },
     getAuthorizationServerMetadata: { phase: 1 },
     getJwks: { phase: 1 },
+    getOpenIdConfiguration: { phase: 1 },
+    getUserInfo: { phase: 10 },
     adminCreateSeller: {
       phase: 2,
       pre: [`pm.collectionVariables.set('sellerLogin', 'postman-' + Date.now() + '@loja.example');`],
@@ -293,7 +295,8 @@ function formPost(name: string, action: string, extra: Array<[string, string]>, 
 function signInItems(): Item[] {
   const authorize =
     '/login?response_type=code&client_id={{clientId}}&redirect_uri={{redirectUri}}&state=postman&scope=' +
-    encodeURIComponent(SCOPE_NAMES.join(' '));
+    // openid too (D46): the code exchange then gives an ID token and /userinfo answers.
+    encodeURIComponent(['openid', ...SCOPE_NAMES].join(' '));
   return [
     {
       name: 'Sign in: the login page',
