@@ -108,11 +108,21 @@ ${dataTable({
 function settingsView(t: Translator, settings: ShippingSettings | null, labelOf: (method: string) => MessageKey): string {
   if (!settings) return `<p>${t.html('shipping.notConfigured')}</p>`;
   const methods = settings.methods.map((m) => t.html(labelOf(m))).join(', ');
-  const centres = settings.distributionCenterIds.length
-    ? settings.distributionCenterIds.map((id) => `<code>${escapeHtml(id)}</code>`).join(', ')
+  const centres = settings.distributionCenters.length
+    ? settings.distributionCenters
+        .map(
+          (centre) =>
+            `<code>${escapeHtml(centre.id)}</code>${centre.zipcode ? ` (${t.html('shipping.centreZipcode', { zipcode: centre.zipcode })})` : ''}`,
+        )
+        .join(', ')
     : t.html('shipping.none');
+  // D57: the gateway's kind; its credential is never shown.
+  const gateway = settings.gateway
+    ? `<dt>${t.html('shipping.gateway')}</dt><dd>${t.html('shipping.gateway.kind', { kind: settings.gateway.kind })}${settings.gateway.id ? ` <code>${escapeHtml(settings.gateway.id)}</code>` : ''}</dd>`
+    : '';
   return `<dl class="facts">
 <dt>${t.html('shipping.methods')}</dt><dd>${methods}</dd>
+${gateway}
 <dt>${t.html('shipping.url')}</dt><dd>${settings.url ? `<code>${escapeHtml(shownUrl(settings.url))}</code>` : t.html('shipping.none')}</dd>
 <dt>${t.html('shipping.centres')}</dt><dd>${centres}</dd>
 <dt>${t.html('shipping.fallback')}</dt><dd>${settings.fallback ? t.html(labelOf(settings.fallback)) : t.html('shipping.none')}</dd>

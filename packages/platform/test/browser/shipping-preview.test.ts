@@ -99,7 +99,15 @@ describe('quote preview in Chromium', () => {
       // The page fits the viewport: nothing but the tables' own wrappers scrolls sideways.
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       expect(overflow).toBeLessThanOrEqual(0);
+      // The shipping page names the gateway's kind and the origin's CEP, never the credential (D57).
+      await page.goto(`${platform.url}/console/stores/${tenantId}/shipping`);
+      const facts = (await page.locator('dl.facts').textContent()) ?? '';
+      expect(facts).toContain('Melhor Envio');
+      expect(facts).toContain('CEP 01001000');
+      expect(await page.content()).not.toContain(TOKEN);
       await page.context().close();
     },
+    // A browser, a sign-in, two page loads and axe: generous on a shared, loaded machine.
+    90_000,
   );
 });
