@@ -285,11 +285,29 @@ if (upload) {
       alert.setAttribute('role', 'alert');
       const title = document.createElement('p');
       title.className = 'error';
-      title.textContent = result.dataset.failed + ' ' + (body.message || xhr.status);
+      // The API answers in English; the page says it in its own language (D81, shipping-views.ts freightProblemCatalogue).
+      const words = JSON.parse(result.dataset.problems);
+      const lang = document.documentElement.lang;
+      const details = body.details || [];
+      const total = Number((/has ([0-9]+) problem/.exec(body.message || '') || [])[1] || details.length);
+      const counted = details.length === 0 ? words.status.replace('{status}', xhr.status)
+        : (new Intl.PluralRules(lang).select(total) === 'one' ? words.one : words.other).replace('#', new Intl.NumberFormat(lang).format(total));
+      title.textContent = result.dataset.failed + ' ' + counted + (details.length < total ? ' ' + words.many.replace('#', details.length) : '');
+      const figure = (text) => (/^[0-9][0-9,]*(\\.[0-9]+)?$/.test(text) ? new Intl.NumberFormat(lang).format(Number(text.replace(/,/g, ''))) : text);
       const list = document.createElement('ul');
-      for (const detail of (body.details || []).slice(0, 100)) {
+      for (const detail of details.slice(0, 100)) {
         const item = document.createElement('li');
-        item.textContent = detail.message;
+        const where = /^lines\\.([0-9]+)\\.(.+)$/.exec(detail.field || '');
+        const said = String(detail.message || '').replace(/^line [0-9]+, [^:]+: /, '');
+        const known = words.reasons.find(([pattern]) => new RegExp(pattern).test(said));
+        if (where && known) {
+          const groups = new RegExp(known[0]).exec(said).slice(1).map(figure);
+          const reason = known[1].replace(/\\$([12])/g, (m, n) => groups[Number(n) - 1] ?? '');
+          item.textContent = words.line.replace('{line}', where[1]).replace('{column}', where[2]).replace('{reason}', reason);
+        } else {
+          item.lang = 'en';
+          item.textContent = detail.message;
+        }
         list.append(item);
       }
       alert.append(title, list);

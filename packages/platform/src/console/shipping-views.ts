@@ -60,7 +60,8 @@ function reportView(t: Translator, report: QuoteCheckReport): string {
     `<span class="pill${status === 'failed' ? ' bad' : ''}">${t.html(`check.status.${status}`)}</span>`;
   const byName = new Map(report.cases.map((c) => [c.name, c]));
   const failureView = (f: { case: string; detail: string | null }) => {
-    const c = byName.get(f.case);
+    // A failure of the whole run ("every request") shows the first request and its answer as an example.
+    const c = byName.get(f.case) ?? report.cases[0];
     const answer = c
       ? `${c.httpStatus === null ? t.html('check.noAnswer') : t.html('check.answer', { status: c.httpStatus, outcome: outcomeLabel(t, c.outcome) })}`
       : '';
@@ -137,6 +138,43 @@ export interface FreightTableView {
   updatedAt: string;
 }
 
+/**
+ * How the upload module says a refused spreadsheet's problems in the page's
+ * language (D81): the seller API answers in English, each problem one of the
+ * fixed sentences of shipping/freight/freight-csv.ts; each has its pattern
+ * here and its words in the catalogues (`$1`… are the pattern's groups; a
+ * figure among them is shown in the page's number format). A sentence with no
+ * pattern is shown as the server wrote it, marked as English.
+ */
+export function freightProblemCatalogue(t: Translator) {
+  const reasons: Array<[string, MessageKey]> = [
+    ['^missing value$', 'freight.problem.missing'],
+    ['^must be a zipcode of exactly 8 digits$', 'freight.problem.zipcode'],
+    ['^"(.*)" is not a number$', 'freight.problem.notNumber'],
+    ['^must not be negative$', 'freight.problem.negative'],
+    ['^must be at most ([0-9,.]+) days$', 'freight.problem.maxDays'],
+    ['^must be at most ([0-9,.]+) reais per kg$', 'freight.problem.maxMoneyPerKg'],
+    ['^must be at most ([0-9,.]+) reais$', 'freight.problem.maxMoney'],
+    ['^must be at most ([0-9,.]+) (g|%|cm³)$', 'freight.problem.maxUnit'],
+    ['^must not contain U\\+0000$', 'freight.problem.nul'],
+    ['^must be d\\.hh:mm:ss, hh:mm:ss or whole days$', 'freight.problem.timeCost'],
+    ['^ZipCodeStart is greater than ZipCodeEnd$', 'freight.problem.zipOrder'],
+    ['^WeightStart is greater than WeightEnd$', 'freight.problem.weightOrder'],
+    ['^zipcode and weight ranges overlap those of line ([0-9]+)$', 'freight.problem.overlap'],
+    ['^column missing from the header$', 'freight.problem.column'],
+    ['^the spreadsheet is empty$', 'freight.problem.empty'],
+    ['^not readable as CSV: (.*)$', 'freight.problem.csv'],
+  ];
+  return {
+    one: t.text('freight.problems', { count: 1 }),
+    other: t.text('freight.problems', { count: 2 }).replace('2', '#'),
+    many: t.text('freight.problemsListed', { listed: 100 }).replace('100', '#'),
+    line: t.text('freight.problem.line', { line: '{line}', column: '{column}', reason: '{reason}' }),
+    status: t.text('console.error.generic', { status: '{status}' }),
+    reasons: reasons.map(([pattern, key]) => [pattern, t.text(key, { a: '$1', b: '$2' })]),
+  };
+}
+
 /** What deleting a freight table asks, in the dialog and on the no-JavaScript page alike (D69). */
 export function deleteTableConfirmation(t: Translator, id: string): Confirmation {
   return {
@@ -197,7 +235,7 @@ ${list}
 <input type="text" id="freight-centre" name="distribution_center_id" maxlength="32">
 <div class="actions"><button type="submit">${t.html('freight.submit')}</button></div>
 <progress id="freight-progress" max="100" value="0" hidden aria-label="${escapeHtml(t.text('freight.progress'))}"></progress>
-<div id="freight-result" aria-live="polite" data-done="${escapeHtml(t.text('freight.done'))}" data-failed="${escapeHtml(t.text('freight.failed'))}"></div>
+<div id="freight-result" aria-live="polite" data-done="${escapeHtml(t.text('freight.done'))}" data-failed="${escapeHtml(t.text('freight.failed'))}" data-problems="${escapeHtml(JSON.stringify(freightProblemCatalogue(t)))}"></div>
 <noscript><p>${t.html('freight.noscript')}</p></noscript>
 </form>`;
 }

@@ -27,7 +27,7 @@ export const quoteCallList = defineListResource<QuoteCallRecord, ReturnType<type
   fields: {
     id: { column: 'id', type: 'id' },
     session_id: { column: 'session_id', type: 'id' },
-    purpose: { column: 'purpose', type: 'enum', values: ['storefront', 'checkout', 'preview'] },
+    purpose: { column: 'purpose', type: 'enum', values: ['storefront', 'checkout', 'preview', 'test'] },
     outcome: { column: 'outcome', type: 'enum', values: QUOTE_OUTCOMES },
     latency_ms: { column: 'latency_ms', type: 'number' },
     http_status: { column: 'http_status', type: 'integer', nullable: true },
