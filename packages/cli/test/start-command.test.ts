@@ -149,6 +149,31 @@ describe('feira start as a real process', { timeout: PROCESS_TEST_TIMEOUT_MS }, 
   });
 
   const pgUrl = process.env.FEIRA_TEST_DATABASE_URL;
+  it.runIf(pgUrl)(
+    'a PostgreSQL database that does not exist, or a server that does not answer, is named with what to do (createdb)',
+    async () => {
+      dir = mkdtempSync(join(tmpdir(), 'feira-cli-'));
+      const missing = new URL(pgUrl as string);
+      missing.pathname = `/feira_missing_${randomBytes(4).toString('hex')}`;
+      const absent = start(['--port', '0', '--data-dir', join(dir, 'a'), '--database', missing.toString()]);
+      expect(await absent.exited).toBe(1);
+      expect(absent.stderr()).toContain(`the database ${missing.toString()} does not exist: create it with \`createdb`);
+      expect(absent.stderr()).toContain(`${missing.pathname.slice(1)}\`, then start again`);
+
+      // A port where nothing listens: bind one, note it, close it.
+      const probe = createServer();
+      await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+      const closedPort = (probe.address() as AddressInfo).port;
+      await new Promise<void>((resolve) => probe.close(() => resolve()));
+      const nowhere = `postgres://postgres:secret-pw@127.0.0.1:${closedPort}/feira`;
+      const unreachable = start(['--port', '0', '--data-dir', join(dir, 'b'), '--database', nowhere]);
+      expect(await unreachable.exited).toBe(1);
+      expect(unreachable.stderr()).toContain(`cannot reach the database postgres://postgres:***@127.0.0.1:${closedPort}/feira`);
+      expect(unreachable.stderr()).toContain('is PostgreSQL running there?');
+      expect(unreachable.stderr()).not.toContain('secret-pw');
+    },
+  );
+
   it.runIf(pgUrl)('--database postgres://… runs on PostgreSQL and keeps its data there', async () => {
     dir = mkdtempSync(join(tmpdir(), 'feira-cli-'));
     const name = `feira_cli_${randomBytes(6).toString('hex')}`;

@@ -67,6 +67,34 @@ function banner(config: StartConfig, running: RunningPlatform): string[] {
 }
 
 /**
+ * A database that cannot be reached or does not exist, said with its URL
+ * (password hidden) and what to do, rather than the driver's bare
+ * "connect ECONNREFUSED" or 'database "x" does not exist'. Undefined for other errors.
+ */
+export function databaseProblem(error: unknown, databaseUrl: string): string | undefined {
+  if (!databaseUrl.startsWith('postgres')) return undefined;
+  let url: URL;
+  try {
+    url = new URL(databaseUrl);
+  } catch {
+    return undefined;
+  }
+  if (url.password) url.password = '***';
+  const shown = url.toString();
+  const name = decodeURIComponent(url.pathname.slice(1)) || 'postgres';
+  const codes = [error, ...((error as { errors?: unknown[] }).errors ?? [])].map((e) => (e as { code?: string } | null)?.code);
+  if (codes.includes('3D000')) {
+    const host = url.hostname ? ` -h ${url.hostname}` : '';
+    const port = url.port ? ` -p ${url.port}` : '';
+    const user = url.username ? ` -U ${decodeURIComponent(url.username)}` : '';
+    return `the database ${shown} does not exist: create it with \`createdb${host}${port}${user} ${name}\`, then start again`;
+  }
+  if (codes.some((c) => c === 'ECONNREFUSED' || c === 'ENOTFOUND' || c === 'EHOSTUNREACH' || c === 'ETIMEDOUT'))
+    return `cannot reach the database ${shown} (${(error as Error).message}): is PostgreSQL running there? (a new database: \`createdb ${name}\`)`;
+  return undefined;
+}
+
+/**
  * `feira start`: the sandbox. Resolves config, starts the
  * platform, prints URLs and credentials once ready, and shuts down gracefully
  * on SIGINT/SIGTERM (a second signal forces the exit). Resolves with the exit code.
@@ -132,7 +160,7 @@ export async function runStart(flags: StartFlags & ClusterFlags, io: StartIo): P
         ? `port ${(error as { port?: number }).port ?? config.port} on ${config.host} is already in use (try --port, or --quote-port for the demo quote endpoint)`
         : code === 'EACCES'
           ? `no permission to listen on ${config.host}:${config.port}`
-          : (error as Error).message;
+          : (databaseProblem(error, config.databaseUrl) ?? (error as Error).message);
     io.err(`feira start: could not start: ${reason}`);
     return 1;
   }
