@@ -75,6 +75,8 @@ export interface RunningPlatform {
   seededNow: boolean;
   /** The demo seller's quote endpoint the demo stores call (sandbox with a demo only). */
   demoSellerUrl: string | undefined;
+  /** The fake Melhor Envio's base URL, with `demoGateway: 'melhor_envio'` (D60). */
+  demoGatewayUrl: string | undefined;
   /** Graceful shutdown: stop accepting, let in-flight requests finish, stop workers, close the database. Idempotent. */
   close(): Promise<void>;
 }
@@ -180,6 +182,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     demo,
     seededNow,
     demoSellerUrl,
+    demoGatewayUrl: demoGateway?.url,
     close: () => platform.close(),
   };
 }

@@ -30,6 +30,8 @@ function banner(config: StartConfig, running: RunningPlatform): string[] {
   ];
   if (demo) lines.push(`  Demo login   ${demoLoginUrl(authUrl, demo)}`);
   if (running.demoSellerUrl) lines.push(`  Demo quotes  ${running.demoSellerUrl}  (the demo stores' shipping-quote endpoint)`);
+  if (running.demoGatewayUrl)
+    lines.push(`  Demo gateway ${running.demoGatewayUrl}  (a fake Melhor Envio: the first demo store quotes through it)`);
   lines.push('', 'Admin API (Authorization: Bearer <token>)');
   if (config.adminTokenSource === 'flag-or-env')
     lines.push('  token        the one given with --admin-token / FEIRA_ADMIN_TOKEN');

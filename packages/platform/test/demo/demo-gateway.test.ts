@@ -33,6 +33,7 @@ describe('sandbox demo gateway', () => {
   });
 
   it('spec-notes Q8 (D60): with --demo-gateway melhor_envio the first demo store quotes through the fake Melhor Envio; the other keeps the demo seller', async () => {
+    expect(running.demoGatewayUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const [first, second] = running.demo?.tenants ?? [];
     expect(first && second).toBeTruthy();
     const headers = { authorization: `Bearer ${ADMIN_TOKEN}` };
