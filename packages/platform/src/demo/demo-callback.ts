@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findClientById, verifyClientSecret } from '../accounts/index.js';
 import { escapeHtml, hiddenFields, sendPage } from '../http/html-page.js';
+import { requestTranslator } from '../i18n/i18n.js';
 import { authorizationCodeIssue, csrfToken, csrfTokenValid, exchangeAuthorizationCode, OAuthError } from '../identity/index.js';
 
 export const DEMO_CALLBACK_PATH = '/demo/callback';
@@ -20,21 +21,23 @@ export async function demoCallback(app: FastifyInstance): Promise<void> {
 
   async function renderForm(request: FastifyRequest, reply: FastifyReply, code: string, error?: string) {
     const issued = await authorizationCodeIssue(request.server.platform.database.db, code);
+    const t = requestTranslator(request);
     return sendPage(reply, {
       status: error ? 400 : 200,
-      title: 'Demo callback',
-      body: `<h1>Authorization code received</h1>
-<p>The browser came back to <code>${escapeHtml(DEMO_CALLBACK_PATH)}</code> with this code (valid 10 minutes, single use):</p>
+      t,
+      title: t.text('demo.callback.title'),
+      body: `<h1>${t.html('demo.callback.heading')}</h1>
+<p>${t.html('demo.callback.came', { path: { html: `<code>${escapeHtml(DEMO_CALLBACK_PATH)}</code>` } })}</p>
 <pre id="code">${escapeHtml(code)}</pre>
 ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
-<p>A real integration exchanges it server-to-server. Here, enter the demo client's secret to do it:</p>
+<p>${t.html('demo.callback.explain')}</p>
 <form method="post" action="${DEMO_CALLBACK_PATH}">
 ${hiddenFields({ code, csrf: csrfToken(request, reply) })}
-<label for="client_id">Client ID</label>
+<label for="client_id">${t.html('demo.callback.clientId')}</label>
 <input type="text" id="client_id" name="client_id" required value="${escapeHtml(issued?.clientId ?? '')}">
-<label for="client_secret">Client secret</label>
+<label for="client_secret">${t.html('demo.callback.secret')}</label>
 <input type="password" id="client_secret" name="client_secret" required autocomplete="off" autofocus>
-<div class="actions"><button type="submit">Exchange the code</button></div>
+<div class="actions"><button type="submit">${t.html('demo.callback.exchange')}</button></div>
 </form>`,
     });
   }
@@ -42,14 +45,21 @@ ${hiddenFields({ code, csrf: csrfToken(request, reply) })}
   // The URL carries a live code: keep it out of the request log (info level).
   app.get(DEMO_CALLBACK_PATH, { ...hide, logLevel: 'warn' }, async (request, reply) => {
     const query = request.query as Record<string, unknown>;
+    const t = requestTranslator(request);
     if (typeof query.error === 'string') {
       return sendPage(reply, {
-        title: 'Demo callback',
-        body: `<h1>No code: ${escapeHtml(query.error)}</h1><p>${escapeHtml(String(query.error_description ?? ''))}</p>`,
+        t,
+        title: t.text('demo.callback.title'),
+        body: `<h1>${t.html('demo.callback.noCode', { error: { html: `<code>${escapeHtml(query.error)}</code>` } })}</h1><p lang="en">${escapeHtml(String(query.error_description ?? ''))}</p>`,
       });
     }
     if (typeof query.code !== 'string' || query.code.length === 0 || query.code.length > 256) {
-      return sendPage(reply, { status: 400, title: 'Demo callback', body: '<h1>No authorization code in this URL</h1>' });
+      return sendPage(reply, {
+        status: 400,
+        t,
+        title: t.text('demo.callback.title'),
+        body: `<h1>${t.html('demo.callback.missing')}</h1>`,
+      });
     }
     return renderForm(request, reply, query.code);
   });
@@ -57,13 +67,20 @@ ${hiddenFields({ code, csrf: csrfToken(request, reply) })}
   app.post(DEMO_CALLBACK_PATH, hide, async (request, reply) => {
     const body = (request.body ?? {}) as Record<string, unknown>;
     const code = typeof body.code === 'string' && body.code.length <= 256 ? body.code : '';
-    if (!code) return sendPage(reply, { status: 400, title: 'Demo callback', body: '<h1>No authorization code</h1>' });
-    if (!csrfTokenValid(request, body.csrf)) return renderForm(request, reply, code, 'The form expired; submit it again.');
+    const t = requestTranslator(request);
+    if (!code)
+      return sendPage(reply, {
+        status: 400,
+        t,
+        title: t.text('demo.callback.title'),
+        body: `<h1>${t.html('demo.callback.missing')}</h1>`,
+      });
+    if (!csrfTokenValid(request, body.csrf)) return renderForm(request, reply, code, t.text('demo.callback.expired'));
     const clientId = typeof body.client_id === 'string' ? body.client_id : '';
     const secret = typeof body.client_secret === 'string' ? body.client_secret : '';
     const platform = request.server.identity;
     const client = clientId ? await findClientById(platform.database.db, clientId) : undefined;
-    if (!client || !verifyClientSecret(client, secret)) return renderForm(request, reply, code, 'Client ID or secret is wrong.');
+    if (!client || !verifyClientSecret(client, secret)) return renderForm(request, reply, code, t.text('demo.callback.wrong'));
     // Exchange only codes that were sent to a demo callback, with the redirect_uri they were issued for
     // (the demo seed may register it under base_url or auth_url; both are this process in the sandbox).
     const issuedFor = await authorizationCodeIssue(platform.database.db, code);
@@ -99,31 +116,39 @@ ${hiddenFields({ code, csrf: csrfToken(request, reply) })}
       tokens = null;
     }
     reply.clearCookie(RESULT_COOKIE, { path: '/demo' });
-    if (!tokens) return sendPage(reply, { status: 404, title: 'Demo tokens', body: '<h1>No token set to show</h1>' });
+    const t = requestTranslator(request);
+    if (!tokens)
+      return sendPage(reply, {
+        status: 404,
+        t,
+        title: t.text('demo.tokens.title'),
+        body: `<h1>${t.html('demo.tokens.none')}</h1>`,
+      });
     return sendPage(reply, {
-      title: 'Demo tokens',
-      body: `<h1>Token set</h1>
-<p>The response of <code>POST /oauth/token</code> (shown once):</p>
+      t,
+      title: t.text('demo.tokens.title'),
+      body: `<h1>${t.html('demo.tokens.heading')}</h1>
+<p>${t.html('demo.tokens.intro', { call: { html: '<code>POST /oauth/token</code>' } })}</p>
 <pre id="token-set">${escapeHtml(tokens)}</pre>
-<p class="muted">Call the API with <code>Authorization: Bearer &lt;access_token&gt;</code>. Refresh with the refresh_token grant (see the README).</p>`,
+<p class="muted">${t.html('demo.tokens.use', { header: { html: '<code>Authorization: Bearer &lt;access_token&gt;</code>' } })}</p>`,
     });
   });
 
   // The demo client's terms-of-use and privacy-policy links (shown on the consent
   // screen, Authentication rule 2) lead somewhere real in the sandbox.
   const demoDocuments = {
-    '/demo/terms-of-use': [
-      'Feira demo app: terms of use',
-      'This is the sandbox demo client. It exists so you can click through the authorization flow; it stores nothing and calls nothing on your behalf.',
-    ],
-    '/demo/privacy-policy': [
-      'Feira demo app: privacy policy',
-      'The sandbox demo client keeps no personal data. Tokens it obtains are shown to you once and then forgotten.',
-    ],
+    '/demo/terms-of-use': ['demo.terms.title', 'demo.terms.text'],
+    '/demo/privacy-policy': ['demo.privacy.title', 'demo.privacy.text'],
   } as const;
   for (const [path, [title, text]] of Object.entries(demoDocuments)) {
-    app.get(path, hide, async (_request, reply) =>
-      sendPage(reply, { title, body: `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(text)}</p>` }),
-    );
+    app.get(path, hide, async (request, reply) => {
+      const t = requestTranslator(request);
+      return sendPage(reply, {
+        t,
+        switchBack: path,
+        title: t.text(title),
+        body: `<h1>${t.html(title)}</h1>\n<p>${t.html(text)}</p>`,
+      });
+    });
   }
 }

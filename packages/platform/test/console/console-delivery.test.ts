@@ -233,6 +233,20 @@ describe('console delivery', () => {
     expect(found.body).not.toContain('bulk-000@feira.test');
   });
 
+  it("D81: the sandbox's demo callback and its documents answer in the browser's language", async () => {
+    const pt = { 'accept-language': 'pt-BR' };
+    const missing = await platform.app.inject({ method: 'GET', url: '/demo/callback', headers: pt });
+    expect(missing.statusCode).toBe(400);
+    expect(missing.body).toContain('<html lang="pt-BR">');
+    expect(missing.body).toContain('Nenhum código de autorização neste endereço');
+    const refused = await platform.app.inject({ method: 'GET', url: '/demo/callback?error=access_denied', headers: pt });
+    expect(refused.body).toContain('Sem código: <code>access_denied</code>');
+    const terms = await platform.app.inject({ method: 'GET', url: '/demo/terms-of-use', headers: pt });
+    expect(terms.body).toContain('App de demonstração da Feira: termos de uso');
+    const english = await platform.app.inject({ method: 'GET', url: '/demo/privacy-policy', headers: { 'accept-language': 'en' } });
+    expect(english.body).toContain('Feira demo app: privacy policy');
+  });
+
   it('D69: without JavaScript, "Delete app" answers a confirmation page; only its confirm deletes', async () => {
     const app = await platform.createClient({ name: 'Loja Integrada Teste' });
     const operator = await operatorSession(platform.app, { 'accept-language': 'pt-BR' });
