@@ -4,7 +4,7 @@ import type { MessageKey } from '../i18n/messages-en.js';
 import type { QuoteCallRecord, QuoteCheckReport, QuoteStats, QuoteWindow, ShippingSettings } from '../shipping/index.js';
 import { type Confirmation, confirmForm } from './confirm-views.js';
 import { consoleTimeHtml } from './console-kit.js';
-import { postButton, storeCrumbs } from './console-views.js';
+import { storeCrumbs } from './console-views.js';
 import { dataTable } from './table-views.js';
 
 /** The URL as the page shows it: the query may hold the seller's token (spec "Authentication" rule 12). */

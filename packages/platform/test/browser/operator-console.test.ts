@@ -131,7 +131,10 @@ describe.each(testDatabaseTargets())('operator console in Chromium on $dialect',
     await page.getByRole('heading', { name: 'Vendedores e aplicativos' }).waitFor({ timeout: 10_000 });
     await page.getByRole('button', { name: 'Excluir Apagável' }).click();
     // D69: the deletion asks first, in a dialog.
-    await page.getByRole('dialog', { name: 'Excluir o aplicativo Apagável?' }).getByRole('button', { name: 'Excluir aplicativo' }).click();
+    await page
+      .getByRole('dialog', { name: 'Excluir o aplicativo Apagável?' })
+      .getByRole('button', { name: 'Excluir aplicativo' })
+      .click();
     await page.getByRole('status').waitFor({ timeout: 10_000 });
     await expect(page.getByRole('status').textContent()).resolves.toContain('Apagável foi excluído');
     const refused = await fetch(`${platform.url}/v1/orders`, {

@@ -25,15 +25,13 @@ describe.each(testDatabaseTargets().slice(0, 1))('Test my endpoint in Chromium o
     refusing = createServer((req, res) => {
       req.resume();
       req.on('end', () =>
-        res
-          .writeHead(400, { 'content-type': 'application/json' })
-          .end(
-            JSON.stringify({
-              code: 'delivery_not_available',
-              message: 'Não entregamos aí',
-              items: [{ sku: 'SKU-A', available_quantity: 0 }],
-            }),
-          ),
+        res.writeHead(400, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            code: 'delivery_not_available',
+            message: 'Não entregamos aí',
+            items: [{ sku: 'SKU-A', available_quantity: 0 }],
+          }),
+        ),
       );
     });
     await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));

@@ -243,7 +243,11 @@ describe('console delivery', () => {
     expect(refused.body).toContain('Sem código: <code>access_denied</code>');
     const terms = await platform.app.inject({ method: 'GET', url: '/demo/terms-of-use', headers: pt });
     expect(terms.body).toContain('App de demonstração da Feira: termos de uso');
-    const english = await platform.app.inject({ method: 'GET', url: '/demo/privacy-policy', headers: { 'accept-language': 'en' } });
+    const english = await platform.app.inject({
+      method: 'GET',
+      url: '/demo/privacy-policy',
+      headers: { 'accept-language': 'en' },
+    });
     expect(english.body).toContain('Feira demo app: privacy policy');
   });
 

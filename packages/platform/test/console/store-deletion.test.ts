@@ -43,7 +43,12 @@ describe.each(testDatabaseTargets())('store deletion on $dialect', (target) => {
     });
     for (const tenantId of [gone, kept]) {
       const own = await platform.mintAccessToken({ tenants: [tenantId], scopes: [...SELLER_SCOPES], clientId: app.clientId });
-      const signed = await signup(platform, { tenantId, clientId: app.clientId, token: own }, 'v1', 'https://hooks.example/feira');
+      const signed = await signup(
+        platform,
+        { tenantId, clientId: app.clientId, token: own },
+        'v1',
+        'https://hooks.example/feira',
+      );
       expect(signed.statusCode, signed.body).toBe(200);
     }
     return { seller, gone, kept, app, token };
