@@ -17,10 +17,15 @@ export interface AxeViolation {
  * debugging protocol, which the pages' CSP (no inline script) does not block.
  */
 export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> {
+  return (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+/** Every violation, of any impact, on the page as it is now (same rules as {@link seriousAxeViolations}). */
+export async function axeViolations(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(`${axeSource};0`);
   const violations = (await page.evaluate(`(async () => {
     const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
     return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => JSON.stringify(n.target)) }));
   })()`)) as AxeViolation[];
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  return violations;
 }

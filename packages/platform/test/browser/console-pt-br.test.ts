@@ -1,0 +1,205 @@
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordConsent } from '../../src/identity/consent-store.js';
+import { testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform, TEST_ADMIN_TOKEN } from '../../src/testing.js';
+import { createOrders, createProducts } from '../lists/list-fixtures.js';
+import { uploadTable, vtexCsv } from '../shipping/freight-kit.js';
+import { dispatcherOf, recordChange, SELLER_SCOPES, signup } from '../webhooks/webhook-kit.js';
+import { axeViolations } from './axe.js';
+
+/**
+ * Every console page, found by following the console's own links from the
+ * stores list and the operator's home (so a new page is covered by being
+ * linked), rendered in pt-BR at 375 px and in English at 1280 px (D81):
+ * - no text node of the pt-BR page is one the English page shows too,
+ *   unless it is on the allow-list (brand names, units, the fixtures' own
+ *   names) or inside `<code>`, `<pre>` or an element marked `lang="en"`;
+ * - axe finds no violation of any impact, at either width;
+ * - at 375 px nothing scrolls sideways.
+ */
+
+/** Text the same in both languages by nature: brand and product names, units, codes and the fixtures' data. */
+const SAME_IN_BOTH = [
+  /^Feira( Console)?( · .*)?$/,
+  /^(SKU|CEP|ID|URL|HTTP|HTTPS|JSON|CSV|API|OAuth|PKCE|v0|v1|p50|p99|ms|UTC|BRT|GMT[-+]\d+|Webhooks?|Login|E-mail|Total|OK|uPlot|Status)$/,
+  /^(p50|p99)( \(ms\))?$/,
+  /^https?:\/\//,
+  // The fixtures' names (the seller's own data, shown as typed).
+  /^(Maria Souza|Ateliê da Maria|Loja do Centro|Acme Integrações|Caneca .*|SEDEX|PAC|Sedex Sudeste|CD-SP|Ana Artesanato|Vendedor \d+)$/,
+  /^[A-Z0-9-]+$/,
+  // Identifiers (a delivery's id, its distinguishing tail), and figures with their unit.
+  /^…?[0-9a-f-]{8,}$/,
+  /^[\d.,]+ ms$/,
+  // A word pt-BR uses as is.
+  /^Endpoint$/,
+  // The records fixtures' product titles (data, with %, _ and accents on purpose).
+  /^(Camiseta|Mochila|Caneca|Caderno|Luminária|Tênis|Jaqueta|Garrafa|Vela|Chaveiro)[^a-z]?.* \d$/,
+  /^America\/[A-Za-z_ ]+( \([A-Z0-9+-]+\))?$/,
+];
+
+const SKIP_LINKS = /\/(assets|live|logout)\b|[?&]notice=|\/lang\?|format=|download/;
+
+describe.each(testDatabaseTargets().slice(0, 1))('every console page in pt-BR on $dialect', (target) => {
+  let platform: ListeningPlatform;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    platform = await listenPlatform(target);
+    browser = await chromium.launch(chromiumLaunchOptions());
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await platform?.close();
+  });
+
+  /** A seller with something on every page: records, a subscription with a delivery, an app, a freight table. */
+  async function sellerWithEverything() {
+    const seller = await platform.createSeller({ tenants: 2 });
+    const [tenantId] = seller.tenantIds as [string, string];
+    const db = platform.database.db;
+    await db.updateTable('sellers').set({ name: 'Maria Souza' }).where('id', '=', seller.sellerId).execute();
+    await db.updateTable('tenants').set({ name: 'Ateliê da Maria' }).where('id', '=', tenantId).execute();
+    await db
+      .updateTable('tenants')
+      .set({ name: 'Loja do Centro' })
+      .where('id', '=', seller.tenantIds[1] as string)
+      .execute();
+    await createOrders(platform, tenantId, 3);
+    await createProducts(platform, tenantId, 3);
+    await uploadTable(platform, tenantId, 'SEDEX', vtexCsv(['01000000;39999999;SP;0;1000;12,90;0;0;;2;BRA;0']), {
+      name: 'Sedex Sudeste',
+    });
+    const app = await platform.createClient({ name: 'Acme Integrações' });
+    await recordConsent(
+      db,
+      { clientId: app.clientId, sellerId: seller.sellerId, tenants: [tenantId] },
+      ['open:order-order:read'],
+      platform.clock,
+    );
+    const token = await platform.mintAccessToken({ tenants: [tenantId], scopes: [...SELLER_SCOPES], clientId: app.clientId });
+    // A receiver that is not there: the delivery fails and has an attempt to show.
+    await signup(platform, { tenantId, clientId: app.clientId, token }, 'v1', 'https://127.0.0.1:9/hooks');
+    await recordChange(platform, { tenantId });
+    await dispatcherOf(platform).runOnce();
+    return seller;
+  }
+
+  async function context(locale: string, width: number): Promise<BrowserContext> {
+    return browser.newContext({ locale, viewport: { width, height: 900 } });
+  }
+
+  async function signIn(page: Page, seller: { login: string; password: string }) {
+    await page.goto(`${platform.url}/console`);
+    await page.locator('#login').fill(seller.login);
+    await page.locator('#password').fill(seller.password);
+    await page.locator('form[action="/console/login"] button[type="submit"]').click();
+    await page.locator('form[action="/console/logout"]').waitFor({ timeout: 10_000 });
+  }
+
+  async function signInOperator(page: Page) {
+    await page.goto(`${platform.url}/console/operator`);
+    await page.locator('#admin-token').fill(TEST_ADMIN_TOKEN);
+    await page.locator('form[action="/console/operator/login"] button[type="submit"]').click();
+    await page.locator('#seller-name').waitFor({ timeout: 10_000 });
+  }
+
+  /** The page's visible text nodes, outside code, preformatted text and anything marked English. */
+  const textNodes = (page: Page) =>
+    page.evaluate(() => {
+      const out: string[] = [];
+      const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const text = (node.textContent ?? '').replace(/\s+/g, ' ').trim();
+        const parent = node.parentElement;
+        if (!text || !parent || !/[A-Za-zÀ-ú]{2}/.test(text)) continue;
+        if (parent.closest('code, pre, script, style, [hidden], template')) continue;
+        // A part marked as another language than the page's (the language switch, a server's own words).
+        if (parent.closest('[lang]')?.getAttribute('lang') !== document.documentElement.lang) continue;
+        out.push(text);
+      }
+      for (const element of document.querySelectorAll('[aria-label], [title], input[placeholder]')) {
+        for (const name of ['aria-label', 'title', 'placeholder']) {
+          const value = element.getAttribute(name);
+          if (
+            value &&
+            /[A-Za-zÀ-ú]{2}/.test(value) &&
+            element.closest('[lang]')?.getAttribute('lang') === document.documentElement.lang
+          )
+            out.push(value.trim());
+        }
+      }
+      out.push(document.title);
+      return out;
+    });
+
+  /** Console links of a page, as paths. */
+  const linksOf = (page: Page) =>
+    page.evaluate(() => [...document.querySelectorAll('a[href^="/console"]')].map((a) => a.getAttribute('href') as string));
+
+  /** One page per shape: ids become `:id`, query values are dropped. */
+  const shapeOf = (href: string) => {
+    const url = new URL(href, 'http://x');
+    const path = url.pathname
+      .split('/')
+      .map((part) => (/^[0-9a-f-]{16,}$|^\d+$/.test(part) ? ':id' : part))
+      .join('/');
+    return `${path}?${[...url.searchParams.keys()].sort().join('&')}`;
+  };
+
+  async function crawl(start: string[], signInWith: (page: Page) => Promise<void>, extra: string[]) {
+    const pt = await context('pt-BR', 375);
+    const en = await context('en-US', 1280);
+    const ptPage = await pt.newPage();
+    const enPage = await en.newPage();
+    await signInWith(ptPage);
+    await signInWith(enPage);
+    const queue = [...start, ...extra];
+    const seen = new Set<string>();
+    const problems: string[] = [];
+    while (queue.length > 0 && seen.size < 40) {
+      const href = queue.shift() as string;
+      if (SKIP_LINKS.test(href) || seen.has(shapeOf(href))) continue;
+      seen.add(shapeOf(href));
+      await ptPage.goto(`${platform.url}${href}`);
+      await enPage.goto(`${platform.url}${href}`);
+      const english = new Set(await textNodes(enPage));
+      const leaks = [...new Set(await textNodes(ptPage))].filter(
+        (text) => english.has(text) && !SAME_IN_BOTH.some((allowed) => allowed.test(text)),
+      );
+      if (leaks.length > 0) problems.push(`${href}: English in pt-BR: ${JSON.stringify(leaks)}`);
+      for (const [page, width] of [
+        [ptPage, 375],
+        [enPage, 1280],
+      ] as const) {
+        const violations = await axeViolations(page);
+        if (violations.length > 0)
+          problems.push(
+            `${href} at ${width} px: axe ${JSON.stringify(violations.map((v) => [v.id, v.impact, v.nodes.slice(0, 2)]))}`,
+          );
+      }
+      const sideways = await ptPage.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+      if (sideways) problems.push(`${href} at 375 px scrolls sideways`);
+      for (const link of await linksOf(ptPage)) if (!seen.has(shapeOf(link))) queue.push(link);
+    }
+    await pt.close();
+    await en.close();
+    return { seen: [...seen], problems };
+  }
+
+  it('D81: every seller page is in Portuguese, axe finds nothing at 375 and 1280 px, nothing scrolls sideways', async () => {
+    const seller = await sellerWithEverything();
+    const { seen, problems } = await crawl(['/console'], (page) => signIn(page, seller), [
+      '/console/time-zone?back=/console',
+      '/console/no-such-page',
+    ]);
+    expect(seen.length).toBeGreaterThanOrEqual(12);
+    expect(problems.join('\n')).toBe('');
+  }, 300_000);
+
+  it('D81: every operator page is in Portuguese, axe finds nothing at 375 and 1280 px', async () => {
+    const { seen, problems } = await crawl(['/console/operator'], signInOperator, []);
+    expect(seen.length).toBeGreaterThanOrEqual(3);
+    expect(problems.join('\n')).toBe('');
+  }, 300_000);
+});
