@@ -162,7 +162,7 @@ describe('first run to first event', { timeout: 300_000 }, () => {
     expect(await next.stop('SIGTERM'), `ended by ${next.exitSignal()}; stderr: ${next.stderr()}`).toBe(0);
   });
 
-  it('the shipped receiver (examples/webhook-receiver) verifies a triggered event with the secrets feira listen keeps, labelled by store and topic', async () => {
+  it('the shipped receiver (examples/webhook-receiver) verifies a triggered event with the secrets feira listen keeps, labelled by store and topic; listen says when a signup re-points its subscription (D71)', async () => {
     const receiver = runNode([
       'examples/webhook-receiver/receiver.mjs',
       '--port',
@@ -190,6 +190,24 @@ describe('first run to first event', { timeout: 300_000 }, () => {
     await receiver.waitFor(/^verified order CREATION \/v1\/orders\/\S+ \[\S+\]$/m);
     await listen.waitFor(/order\s+CREATION .*→ 204/);
     expect(receiver.stdout()).not.toContain('rejected');
+
+    // Another signup of the same client for the same store and topic moves the subscription: listen says so.
+    const token = feira('token');
+    expect(await token.exited).toBe(0);
+    const demo = JSON.parse(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8'));
+    const moved = await fetch(`${sandboxUrl}/v1/onboarding/signup`, {
+      method: 'PUT',
+      headers: {
+        authorization: `Bearer ${token.stdout().trim()}`,
+        'x-tenant-id': demo.tenants[0].id,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ webhook: 'https://127.0.0.1:9/elsewhere', topics: ['order'] }),
+    });
+    expect(moved.status).toBe(200);
+    await listen.waitFor(
+      /Subscription \S+ \(Feira Demo Store, order\) now points at https:\/\/127\.0\.0\.1:9\/elsewhere: another signup of this client re-pointed it/,
+    );
     expect(await listen.stop('SIGINT')).toBe(0);
   });
 });

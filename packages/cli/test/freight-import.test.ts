@@ -76,4 +76,17 @@ describe('feira freight import', () => {
     });
     expect(table.json().row_count).toBe(5000);
   });
+
+  it("a new table without --name: the API's refusal keeps its field, with the flag that sets it", {
+    timeout: 120_000,
+  }, async () => {
+    const file = join(dir, 'unnamed.csv');
+    writeFileSync(file, `${HEADER}\n01000000;01999999;;0;1000;12,90;0;0;;3;BRA;0\n`);
+    const refused = await runCli(
+      ['freight', 'import', file, '--tenant', tenantId, '--table', 'unnamed', '--url', platform.url, '--no-progress'],
+      { env: { FEIRA_ADMIN_TOKEN: TEST_ADMIN_TOKEN } },
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^ {2}name: .*\(--name\)$/m);
+  });
 });
