@@ -95,7 +95,7 @@ export const ptBR: Record<MessageKey, string> = {
   'webhooks.open': 'Abrir entrega {id}',
   'delivery.title': 'Entrega {id}',
   'delivery.summary':
-    'Evento {topic}, situação {status}, {attempts, plural, one {# tentativa} other {# tentativas}} neste ciclo.',
+    'Evento {topic}, situação {status}, {attempts, plural, =0 {nenhuma tentativa} one {# tentativa} other {# tentativas}} neste ciclo.',
   'delivery.resend': 'Reenviar agora',
   'delivery.resent': 'Reenviada: a nova tentativa aparece abaixo.',
   'delivery.attempts': 'Tentativas',
@@ -304,7 +304,7 @@ export const ptBR: Record<MessageKey, string> = {
   'operator.store.invalid': 'Uma loja precisa de nome.',
   'operator.seller.delete': 'Excluir este vendedor',
   'operator.seller.deleteEffect':
-    'Excluir revoga todo token que o vendedor concedeu a aplicativos (a próxima chamada deles falha), desconecta o vendedor de todo lugar e remove {stores, plural, one {a loja dele} other {as # lojas dele}} com todo pedido, produto, chamado, transação, assinatura e entrega de webhook, configuração de frete e tabela de frete. Não pode ser desfeito.',
+    'Excluir revoga todo token que o vendedor concedeu a aplicativos (a próxima chamada deles falha), desconecta o vendedor de todo lugar e remove {stores, plural, =0 {os dados dele} one {a loja dele} other {as # lojas dele}} com todo pedido, produto, chamado, transação, assinatura e entrega de webhook, configuração de frete e tabela de frete. Não pode ser desfeito.',
   'operator.seller.confirm': 'Digite o login ({login}) para confirmar',
   'operator.seller.deleteSubmit': 'Excluir {name}',
   'operator.seller.confirmWrong': 'O login digitado não confere: nada foi excluído.',
@@ -393,7 +393,7 @@ export const ptBR: Record<MessageKey, string> = {
   'check.answer': 'HTTP {status}, {outcome}',
   'check.request': 'Requisição enviada',
   'check.response': 'Resposta recebida',
-  'check.counts': '{failed, plural, =0 {Nenhuma regra falhou} one {# regra falhou} other {# regras falharam}}, {passed, plural, one {# passou} other {# passaram}}, {not_exercised, plural, =0 {todas as regras exercitadas} one {# não exercitada} other {# não exercitadas}}.',
+  'check.counts': '{failed, plural, =0 {Nenhuma regra falhou} one {# regra falhou} other {# regras falharam}}, {passed, plural, =0 {nenhuma passou} one {# passou} other {# passaram}}, {not_exercised, plural, =0 {todas as regras exercitadas} one {# não exercitada} other {# não exercitadas}}.',
   'check.logged': 'As chamadas de teste estão no registro de cotações abaixo, marcadas como teste, e no gráfico.',
   'shipping.purpose.test': 'teste',
   'shipping.outcome': '{outcome, select, ok {cotado} invalid_zipcode {CEP inválido} delivery_not_available {entrega indisponível} out_of_stock {sem estoque} timeout {tempo esgotado} http_error {erro HTTP} invalid_response {resposta inválida} not_configured {não configurado} other {{outcome}}}',

@@ -1,5 +1,6 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { translator } from '../../src/i18n/i18n.js';
 import { createTestPlatform, type TestPlatform } from '../../src/testing.js';
 import { createOrders, createProducts } from '../lists/list-fixtures.js';
 import { ConsoleSession, operatorSession, sellerSession } from './console-session.js';
@@ -231,6 +232,16 @@ describe('console delivery', () => {
     expect(found.body).toContain('needle@feira.test');
     expect(found.body).toContain('1 seller');
     expect(found.body).not.toContain('bulk-000@feira.test');
+  });
+
+  it('D81: pt-BR counts zero as none (pt-BR plural rules put 0 with one): "nenhuma tentativa", never "0 tentativa"', () => {
+    const pt = translator('pt-BR');
+    expect(pt.text('delivery.summary', { topic: 'order', status: 'pendente', attempts: 0 })).toContain('nenhuma tentativa');
+    expect(pt.text('delivery.summary', { topic: 'order', status: 'pendente', attempts: 1 })).toContain('1 tentativa');
+    expect(pt.text('operator.seller.deleteEffect', { stores: 0 })).not.toContain('a loja dele');
+    expect(pt.text('check.latency', { samples: 12, p50: 3.3, p99: 1234.5, max: 2000, deadline: 1000 })).toContain(
+      'p50 3,3 ms, p99 1.234,5 ms, máx. 2.000 ms (prazo 1.000 ms)',
+    );
   });
 
   it("D81: the sandbox's demo callback and its documents answer in the browser's language", async () => {
