@@ -110,6 +110,16 @@ function withoutSecret({ secretHash: _secretHash, ...client }: ClientWithSecretH
  */
 export async function createClient(
   db: Kysely<Schema>,
+  input: NewClient & { tokenEndpointAuthMethod?: Exclude<TokenEndpointAuthMethod, 'none'> },
+  deps: AccountDeps,
+): Promise<{ client: ClientApp; clientSecret: string }>;
+export async function createClient(
+  db: Kysely<Schema>,
+  input: NewClient,
+  deps: AccountDeps,
+): Promise<{ client: ClientApp; clientSecret: string | null }>;
+export async function createClient(
+  db: Kysely<Schema>,
   input: NewClient,
   deps: AccountDeps,
 ): Promise<{ client: ClientApp; clientSecret: string | null }> {

@@ -72,8 +72,6 @@ export async function seedDemo(
     },
     deps,
   );
-  // A confidential client (the default method): createClient returns a secret for it.
-  if (clientSecret === null) throw new Error('The demo client must be confidential');
 
   // DEMO RECORDS CALL SITE: orders, products, tickets and transactions for
   // both stores come from the records capability's seeder.
