@@ -88,6 +88,7 @@ describe.each(testDatabaseTargets())('operator health over the hour on $dialect'
       http_status: 200,
       detail: null,
       fallback_used: 0,
+      gateway_kind: null,
       created_at: at(30),
     });
     await platform.app.shipping.quoteLog.store.write([call('q-fast', 100), call('q-slow', 300)]);

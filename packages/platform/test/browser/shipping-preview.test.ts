@@ -97,7 +97,9 @@ describe('quote preview in Chromium', () => {
       await expect(page.locator('section.card').nth(0).textContent()).resolves.toContain('melhor_envio');
       expect(await seriousAxeViolations(page)).toEqual([]);
       // The page fits the viewport: nothing but the tables' own wrappers scrolls sideways.
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      const overflow = (await page.evaluate(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      )) as number;
       expect(overflow).toBeLessThanOrEqual(0);
       // The shipping page names the gateway's kind and the origin's CEP, never the credential (D57).
       await page.goto(`${platform.url}/console/stores/${tenantId}/shipping`);

@@ -47,7 +47,7 @@ describe('sandbox demo gateway', () => {
       ],
     });
     const other = await fetch(`${running.listenUrl}/admin/v1/tenants/${second?.id}/shipping`, { headers });
-    expect((await other.json()).method).toBe('seller_api');
+    expect(((await other.json()) as { method: string }).method).toBe('seller_api');
 
     const products = await running.platform.database.db
       .selectFrom('products')

@@ -146,6 +146,7 @@ export function quoteCallRow(tenantId: string, n: number): QuoteCallRecord {
     http_status: 200,
     detail: null,
     fallback_used: 0,
+    gateway_kind: null,
     created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
   };
 }
