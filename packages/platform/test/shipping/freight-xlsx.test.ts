@@ -5,7 +5,7 @@
 import { PassThrough } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { XLSX_MEDIA_TYPE } from '../../src/shipping/freight/freight-xlsx.js';
+import { readFreightXlsx, XLSX_MEDIA_TYPE } from '../../src/shipping/freight/freight-xlsx.js';
 import { createTestPlatform, type TestPlatform, testDatabaseTargets } from '../../src/testing.js';
 import { putTable, quote, storeWithSettings, tableUrl, vtexCsv } from './freight-kit.js';
 import { addProducts, admin } from './shipping-kit.js';
@@ -60,6 +60,29 @@ const putXlsx = (platform: TestPlatform, tenantId: string, tableId: string, body
     headers: { ...admin, 'content-type': XLSX_MEDIA_TYPE },
     payload: body,
   });
+
+describe('the workbook reader', () => {
+  it('spec-notes Q8 (D62): a sheet past the row limit is refused without reading on (a small compressed upload can hold millions of rows)', async () => {
+    const body = await workbook([{ name: 'Frete', rows: [HEADER, ...rows(5)] }]);
+    const written: number[] = [];
+    const result = await readFreightXlsx(
+      [body],
+      async (batch) => {
+        written.push(batch.length);
+      },
+      { maxRows: 3 },
+    );
+    expect(result.problems).toEqual([
+      {
+        line: 5,
+        column: '(sheet)',
+        message: 'the sheet has more than 3 rows; split it into several tables',
+        sheet: 'Frete',
+      },
+    ]);
+    expect(written).toEqual([]);
+  });
+});
 
 describe.each(testDatabaseTargets())('freight tables from .xlsx on $dialect', (target) => {
   let platform: TestPlatform;

@@ -30,6 +30,13 @@ export function columnLetter(index: number): string {
 const ZIP_COLUMNS: readonly FreightColumn[] = ['ZipCodeStart', 'ZipCodeEnd'];
 
 /**
+ * The most rows a workbook may hold: about what the CSV's byte limit allows.
+ * A workbook's XML is compressed, so its byte limit alone would let a small
+ * upload expand into an import of hundreds of millions of rows.
+ */
+export const FREIGHT_XLSX_MAX_ROWS = 4_000_000;
+
+/**
  * A cell's value as the CSV reader would have read its text: a number in
  * JavaScript's form (decimal point), a text as typed (`12,90`, `1.234,56`:
  * numbers stored as text), a formula's cached result, rich text joined. A
@@ -65,9 +72,10 @@ function cellText(value: ExcelJS.CellValue, zipcode: boolean): string {
 export async function readFreightXlsx(
   source: Readable | AsyncIterable<Buffer>,
   onRows: (rows: FreightRow[]) => Promise<void>,
-  options: { batchRows?: number } = {},
+  options: { batchRows?: number; maxRows?: number } = {},
 ): Promise<FreightCsvResult> {
   const batchRows = options.batchRows ?? 2000;
+  const maxRows = options.maxRows ?? FREIGHT_XLSX_MAX_ROWS;
   const problems: FreightRowProblem[] = [];
   let problemCount = 0;
   let sheet = '';
@@ -103,6 +111,14 @@ export async function readFreightXlsx(
       for await (const row of worksheet as AsyncIterable<ExcelJS.Row>) {
         const values = row.values as ExcelJS.CellValue[];
         const line = row.number;
+        if (line > maxRows + 1) {
+          report({
+            line,
+            column: '(sheet)',
+            message: `the sheet has more than ${maxRows.toLocaleString('en')} rows; split it into several tables`,
+          });
+          break;
+        }
         if (!columns) {
           const header = values.slice(1).map((value) => cellText(value, false));
           columns = headerColumns(header, line, report);
