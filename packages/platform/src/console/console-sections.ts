@@ -8,6 +8,7 @@ import { operatorSection } from './operator-console.js';
 import { recordsSection } from './records-console.js';
 import { shippingSection } from './shipping-console.js';
 import { shippingPreviewSection } from './shipping-preview-console.js';
+import { subscriptionSection } from './subscription-console.js';
 import { webhooksSection } from './webhooks-console.js';
 
 /**
@@ -18,6 +19,7 @@ export const CONSOLE_SECTIONS: readonly ConsoleSection[] = [
   homeSection,
   webhooksSection,
   deliverySection,
+  subscriptionSection,
   appsSection,
   shippingSection,
   // The quote preview (D61): reached from the shipping page, no nav entry of its own.

@@ -1,101 +1,187 @@
+import { TOPIC_NAMES } from '@feira/contract';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { clientNamesById } from '../accounts/client-repository.js';
-import { requestTranslator } from '../i18n/i18n.js';
-import { csrfTokenValid } from '../identity/login-session.js';
-import { newestStoreDeliveries } from '../webhooks/delivery-store.js';
-import { redeliverFailedSince } from '../webhooks/redelivery.js';
-import { sellerWebhookRoutes } from '../webhooks/seller-webhook-routes.js';
+import { clientNamesById } from '../accounts/index.js';
+import { requestTranslator, type Translator } from '../i18n/i18n.js';
+import { csrfTokenValid } from '../identity/index.js';
 import {
+  type DeliveryLogEntry,
+  type DeliveryLogFilters,
+  type DeliveryState,
+  failedOfDisabledSince,
   findStoreSubscription,
-  rotateSubscriptionSecret,
+  maskedWebhookUrl,
+  redeliverFailedSince,
+  rotateStoreSubscriptionSecret,
+  type StoreSubscription,
+  sellerWebhookRoutes,
   setSubscriptionState,
+  storeDeliveryPage,
   storeSubscriptions,
-} from '../webhooks/subscription-store.js';
-import type { DeliveryState } from '../webhooks/webhook-tables.js';
-import { type ConsoleKit, formBody, storePath } from './console-kit.js';
+} from '../webhooks/index.js';
+import { type ConsoleKit, formBody, fromZonedInput, storePath, timeZoneLabel, toZonedInput } from './console-kit.js';
 import type { ConsoleSection } from './console-section.js';
-import { type DeliveryView, deliveriesRegion, rotatedView, webhooksView } from './console-views.js';
+import {
+  confirmPageView,
+  type DeliveryRowView,
+  deliveriesRegion,
+  type EndpointView,
+  isWebhookNotice,
+  type LogFilterView,
+  noticeOf,
+  webhooksView,
+} from './webhook-views.js';
 
 const StoreParams = Type.Object({ tenantId: Type.String({ minLength: 1, maxLength: 64 }) });
 const SubscriptionParams = Type.Object({
   tenantId: Type.String({ minLength: 1, maxLength: 64 }),
   id: Type.String({ minLength: 1, maxLength: 64 }),
 });
+/** Rows per page of the delivery log. */
+export const DELIVERY_PAGE = 50;
 
-function statusFilter(value: string | undefined): DeliveryState | null {
-  return value === 'pending' || value === 'succeeded' || value === 'dead' ? value : null;
+type LogQuery = Partial<
+  Record<'status' | 'topic' | 'subscription' | 'from' | 'to' | 'q' | 'cursor' | 'done' | 'resentFailed' | 'skipped', string>
+>;
+
+function statusFilter(value: string | undefined): DeliveryState | undefined {
+  return value === 'pending' || value === 'succeeded' || value === 'dead' ? value : undefined;
 }
 
-export function deliveryViewOf(row: {
-  id: string;
-  topic: string;
-  state: DeliveryState;
-  attempts: number;
-  last_status_code: number | null;
-  created_at: string;
-  next_attempt_at: string | null;
-}): DeliveryView {
+/** The form's `from` field carried through a confirmation page. */
+function fromField(request: FastifyRequest): Record<string, string> {
+  return formBody(request).from === 'subscription' ? { from: 'subscription' } : {};
+}
+
+/** A store's subscriptions as pages show them (URL masked, D65), with their apps' names. */
+export async function endpointsOf(db: FastifyInstance['platform']['database']['db'], tenantId: string): Promise<EndpointView[]> {
+  const subscriptions = await storeSubscriptions(db, tenantId);
+  const names = await clientNamesById(db, [...new Set(subscriptions.map((s) => s.client_id))]);
+  return subscriptions.map((s) => endpointView(s, names.get(s.client_id) ?? s.client_id));
+}
+
+export function endpointView(s: StoreSubscription, appName: string): EndpointView {
   return {
-    id: row.id,
-    topic: row.topic,
-    status: row.state,
-    attempts: Number(row.attempts),
-    lastStatusCode: row.last_status_code,
-    createdAt: row.created_at,
-    nextAttemptAt: row.next_attempt_at,
+    id: s.id,
+    appName,
+    topic: s.topic,
+    version: s.version,
+    url: maskedWebhookUrl(s.url),
+    state: s.state,
+    failureStreak: Number(s.failure_streak),
+    graceUntil: s.previous_secret_grace_until,
   };
 }
 
+export function deliveryRowOf(d: DeliveryLogEntry, endpoints: Map<string, EndpointView>): DeliveryRowView {
+  return {
+    id: d.id,
+    eventId: d.event_id,
+    topic: d.topic,
+    status: d.status,
+    attempts: Number(d.attempts),
+    lastStatusCode: d.last_status_code,
+    createdAt: d.created_at,
+    nextAttemptAt: d.next_attempt_at,
+    endpoint: endpoints.get(d.subscription_id) ?? null,
+  };
+}
+
+/** The log's filters read from the query: what the form shows back and what the store's query takes. */
+function logFilters(query: LogQuery, zone: string): { shown: LogFilterView; filters: DeliveryLogFilters; query: string } {
+  const pick = (value: string | undefined, max: number) => (value ?? '').trim().slice(0, max);
+  const shown: LogFilterView = {
+    status: statusFilter(query.status) ?? '',
+    topic: (TOPIC_NAMES as readonly string[]).includes(query.topic ?? '') ? (query.topic as string) : '',
+    subscription: /^[A-Za-z0-9-]{1,64}$/.test(query.subscription ?? '') ? (query.subscription as string) : '',
+    from: pick(query.from, 19),
+    to: pick(query.to, 19),
+    q: /^[0-9A-Za-z-]{1,64}$/.test(pick(query.q, 64)) ? pick(query.q, 64) : '',
+  };
+  const from = shown.from ? fromZonedInput(shown.from, zone) : null;
+  const to = shown.to ? fromZonedInput(shown.to, zone) : null;
+  if (!from) shown.from = '';
+  if (!to) shown.to = '';
+  const filters: DeliveryLogFilters = {
+    status: statusFilter(shown.status),
+    topic: shown.topic || undefined,
+    subscriptionId: shown.subscription || undefined,
+    from: from?.toISOString(),
+    to: to?.toISOString(),
+    search: shown.q || undefined,
+  };
+  const params = new URLSearchParams(Object.entries(shown).filter(([, v]) => v !== '') as Array<[string, string]>);
+  return { shown, filters, query: params.toString() };
+}
+
 /**
- * A store's webhooks page: its subscriptions (disable, re-enable, rotate the
- * secret) and its deliveries, live; "resend all failed since"; and the
- * seller's JSON API the page's scripts and an app's tools share.
+ * A store's webhooks page: its subscriptions (open one, disable with a
+ * confirmation, re-enable, rotate the secret with a chosen grace) and its
+ * delivery log (filters by status, event type, endpoint and period, search by
+ * delivery or event id, cursor paging, new deliveries live on the first
+ * page); "resend all failed since"; and the seller's JSON API the page's
+ * scripts and an app's tools share.
  */
 async function webhooksRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<void> {
-  const { db } = app.platform.database;
+  const platform = app.platform;
+  const { db } = platform.database;
   await app.register(sellerWebhookRoutes);
 
-  /** The newest 50 deliveries of a store, optionally of one state: the webhooks page's table. */
-  function storeDeliveries(tenantId: string, status: DeliveryState | null) {
-    return newestStoreDeliveries(db, tenantId, status, 50);
+  async function logPage(tenantId: string, filters: DeliveryLogFilters, nextToken: string | undefined) {
+    return storeDeliveryPage(db, platform.config, { tenantId, filters, nextToken, limit: DELIVERY_PAGE });
   }
 
-  app.get<{ Params: { tenantId: string }; Querystring: { status?: string; resentFailed?: string } }>(
+  app.get<{ Params: { tenantId: string }; Querystring: LogQuery }>(
     '/console/stores/:tenantId/webhooks',
     { schema: { hide: true, params: StoreParams } },
     async (request, reply) => {
       const found = await kit.storeOf(request, reply, request.params.tenantId);
       if (!found) return reply;
       const t = requestTranslator(request);
-      const status = statusFilter(request.query.status);
-      const subscriptions = await storeSubscriptions(db, found.store.id);
-      const appNames = await clientNamesById(db, [...new Set(subscriptions.map((s) => s.client_id))]);
-      const rows = await storeDeliveries(found.store.id, status);
+      const q = request.query;
+      const { shown, filters, query } = logFilters(q, t.timeZone);
+      const endpoints = await endpointsOf(db, found.store.id);
+      const byId = new Map(endpoints.map((e) => [e.id, e]));
+      const cursor = /^[A-Za-z0-9._~-]{1,2048}$/.test(q.cursor ?? '') ? q.cursor : undefined;
+      let page: Awaited<ReturnType<typeof logPage>>;
+      let notice = noticeOf(t, isWebhookNotice(q.done) ? q.done : null, resentText(t, q));
+      try {
+        page = await logPage(found.store.id, filters, cursor);
+      } catch {
+        // A cursor from other filters, or one tampered with: the first page, said so.
+        page = await logPage(found.store.id, filters, undefined);
+        notice = noticeOf(t, null, t.html('webhooks.notice.badCursor'));
+      }
+      const now = platform.clock.now();
       return kit.page(request, reply, t, found.seller, {
         title: t.text('webhooks.title', { store: found.store.name }),
+        scripts: ['/console/assets/webhooks.js'],
         body: webhooksView(t, {
           store: found.store,
           nav: kit.storeNav(t, found.store.id, 'webhooks'),
-          status,
-          subscriptions: subscriptions.map((s) => ({
-            id: s.id,
-            appName: appNames.get(s.client_id) ?? s.client_id,
-            topic: s.topic,
-            version: s.version,
-            url: s.url,
-            state: s.state,
-            failureStreak: Number(s.failure_streak),
-            graceUntil: s.previous_secret_grace_until,
-          })),
+          subscriptions: endpoints,
+          topics: TOPIC_NAMES,
+          deliveries: page.entries.map((d) => deliveryRowOf(d, byId)),
+          filters: shown,
+          filterQuery: query,
+          nextToken: page.nextToken,
+          paged: cursor !== undefined,
           csrf: kit.csrfToken(request, reply),
-          now: request.server.platform.clock.now(),
-          deliveries: rows.map(deliveryViewOf),
-          resentFailed: /^[0-9]{1,9}$/.test(request.query.resentFailed ?? '') ? Number(request.query.resentFailed) : null,
+          now,
+          sinceDefault: toZonedInput(new Date(now.getTime() - 24 * 3600 * 1000), t.timeZone),
+          zoneLabel: timeZoneLabel(t),
+          notice,
         }),
       });
     },
   );
+
+  function resentText(t: Translator, q: LogQuery): string {
+    if (!/^[0-9]{1,9}$/.test(q.resentFailed ?? '')) return '';
+    const skipped = /^[0-9]{1,9}$/.test(q.skipped ?? '') ? Number(q.skipped) : 0;
+    const resent = t.html('webhooks.resentFailed', { count: Number(q.resentFailed) });
+    return skipped > 0 ? `${resent} ${t.html('webhooks.resentFailed.skipped', { count: skipped })}` : resent;
+  }
 
   app.post<{ Params: { tenantId: string } }>(
     '/console/stores/:tenantId/webhooks/deliveries/resend-failed',
@@ -105,14 +191,18 @@ async function webhooksRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<vo
       if (!found) return reply;
       const back = storePath(found.store.id, '/webhooks');
       const body = formBody(request);
-      if (!csrfTokenValid(request, body.csrf)) return kit.seeOther(reply, back);
-      const now = request.server.platform.clock.now();
-      // The form's datetime-local has no zone: the label says UTC.
-      const raw = typeof body.since === 'string' ? body.since.trim() : '';
-      const since = new Date(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(raw) ? `${raw}Z` : raw);
-      if (Number.isNaN(since.getTime()) || since.getTime() > now.getTime()) return kit.seeOther(reply, back);
-      const count = await redeliverFailedSince(db, { tenantIds: [found.store.id], clientId: null }, since, now);
-      return kit.seeOther(reply, `${back}?resentFailed=${count}`);
+      if (!csrfTokenValid(request, body.csrf)) return kit.seeOther(reply, `${back}?done=expired`);
+      const now = platform.clock.now();
+      // The form's datetime-local is in the seller's zone, as its label says.
+      const since = typeof body.since === 'string' ? fromZonedInput(body.since, requestTranslator(request).timeZone) : null;
+      if (!since || since.getTime() > now.getTime()) return kit.seeOther(reply, `${back}?done=badSince`);
+      // Deliveries of disabled subscriptions would go straight back to dead (W4): left out and counted apart.
+      const scope = { tenantIds: [found.store.id], clientId: null, activeOnly: true };
+      const [count, skipped] = await Promise.all([
+        redeliverFailedSince(db, scope, since, now),
+        failedOfDisabledSince(db, found.store.id, since),
+      ]);
+      return kit.seeOther(reply, `${back}?resentFailed=${count}${skipped > 0 ? `&skipped=${skipped}` : ''}#deliveries`);
     },
   );
 
@@ -122,7 +212,7 @@ async function webhooksRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<vo
     if (!found) return null;
     const back = storePath(found.store.id, '/webhooks');
     if (!csrfTokenValid(request, formBody(request).csrf)) {
-      kit.seeOther(reply, back);
+      kit.seeOther(reply, `${back}?done=expired`);
       return null;
     }
     const row = await findStoreSubscription(db, found.store.id, request.params.id);
@@ -130,7 +220,29 @@ async function webhooksRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<vo
       kit.notFoundPage(request, reply, found.seller);
       return null;
     }
-    return { ...found, back, subscription: row };
+    // Back where the form was: the subscription's page (its forms say so) or the store's webhooks page.
+    const page = storePath(found.store.id, `/webhooks/subscriptions/${encodeURIComponent(row.id)}`);
+    return { ...found, back: formBody(request).from === 'subscription' ? page : back, subscription: row };
+  }
+
+  /** Without the console module a confirmed form arrives unconfirmed: the same question on a page (no-JS fallback). */
+  function confirmFirst(
+    request: FastifyRequest<{ Params: { tenantId: string; id: string } }>,
+    reply: FastifyReply,
+    found: NonNullable<Awaited<ReturnType<typeof subscriptionOf>>>,
+    ask: { question: string; effect: string; yes: string; fields: Record<string, string> },
+  ): FastifyReply | null {
+    if (formBody(request).confirmed === '1') return null;
+    const t = requestTranslator(request);
+    return kit.page(request, reply, t, found.seller, {
+      title: t.text('confirm.title'),
+      body: confirmPageView(t, {
+        ...ask,
+        action: request.url,
+        csrf: kit.csrfToken(request, reply),
+        back: found.back,
+      }),
+    });
   }
 
   app.post<{ Params: { tenantId: string; id: string } }>(
@@ -140,8 +252,20 @@ async function webhooksRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<vo
       const found = await subscriptionOf(request, reply);
       if (!found) return reply;
       const state = formBody(request).state === 'active' ? 'active' : 'disabled';
-      await setSubscriptionState(db, found.subscription.id, state, request.server.platform.clock.now());
-      return kit.seeOther(reply, found.back);
+      if (state === 'disabled') {
+        const t = requestTranslator(request);
+        const sub = (await storeSubscriptions(db, found.store.id)).find((s) => s.id === found.subscription.id);
+        const appName = sub ? ((await clientNamesById(db, [sub.client_id])).get(sub.client_id) ?? sub.client_id) : '';
+        const asked = confirmFirst(request, reply, found, {
+          question: t.text('webhooks.confirm.disable', { topic: sub?.topic ?? '', app: appName }),
+          effect: t.text('webhooks.confirm.disableEffect'),
+          yes: t.text('webhooks.disable'),
+          fields: { state: 'disabled', ...fromField(request) },
+        });
+        if (asked) return asked;
+      }
+      await setSubscriptionState(db, found.subscription.id, state, platform.clock.now());
+      return kit.seeOther(reply, `${found.back}?done=${state === 'active' ? 'enabled' : 'disabled'}`);
     },
   );
 
@@ -151,19 +275,32 @@ async function webhooksRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<vo
     async (request, reply) => {
       const found = await subscriptionOf(request, reply);
       if (!found) return reply;
-      const rotated = await rotateSubscriptionSecret(db, found.subscription.id, request.server.platform);
-      if (!rotated) return kit.seeOther(reply, found.back);
+      const raw = formBody(request).grace_hours;
+      const hours = typeof raw === 'string' && /^[0-9]{1,2}$/.test(raw) ? Math.min(24, Number(raw)) : 1;
       const t = requestTranslator(request);
-      // The secret is in this answer only (no-store), never in a URL or a log.
-      return kit.page(request, reply, t, found.seller, {
-        title: t.text('rotated.title'),
-        body: rotatedView(t, { store: found.store, ...rotated, now: request.server.platform.clock.now() }),
+      const asked = confirmFirst(request, reply, found, {
+        question: t.text('webhooks.confirm.rotateShort'),
+        effect: t.text('webhooks.confirm.rotateEffect'),
+        yes: t.text('webhooks.rotate'),
+        fields: { grace_hours: String(hours), ...fromField(request) },
       });
+      if (asked) return asked;
+      const rotated = await rotateStoreSubscriptionSecret(
+        db,
+        { tenantId: found.store.id, id: found.subscription.id, graceMs: hours * 3600 * 1000 },
+        platform,
+      );
+      if (!rotated) return kit.seeOther(reply, found.back);
+      // Post/redirect/get (D64): the page that shows the new secret reads it; reloading it rotates nothing.
+      return kit.seeOther(
+        reply,
+        storePath(found.store.id, `/webhooks/subscriptions/${encodeURIComponent(found.subscription.id)}/secret?rotated=1`),
+      );
     },
   );
 
-  // Server-sent events: the webhooks page's deliveries table, re-rendered when a delivery is added or changes.
-  app.get<{ Params: { tenantId: string }; Querystring: { status?: string } }>(
+  // Server-sent events: the webhooks page's deliveries table (first page, same filters), re-rendered when a delivery is added or changes.
+  app.get<{ Params: { tenantId: string }; Querystring: LogQuery }>(
     '/console/stores/:tenantId/webhooks/deliveries/live',
     { schema: { hide: true, params: StoreParams } },
     async (request, reply) => {
@@ -171,14 +308,19 @@ async function webhooksRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<vo
       const store = seller?.tenants.find((s) => s.id === request.params.tenantId);
       if (!seller || !store)
         return reply.code(404).send({ message: 'Not found', slug: 'NOT_FOUND', details: [], request_id: request.id });
-      const status = statusFilter(request.query.status);
       const t = requestTranslator(request);
+      const { filters } = logFilters(request.query, t.timeZone);
+      const read = async () => {
+        const endpoints = await endpointsOf(db, store.id);
+        const byId = new Map(endpoints.map((e) => [e.id, e]));
+        return (await logPage(store.id, filters, undefined)).entries.map((d) => deliveryRowOf(d, byId));
+      };
       kit.liveRegion(request, reply, {
         event: 'deliveries',
-        first: await storeDeliveries(store.id, status),
-        read: () => storeDeliveries(store.id, status),
-        fingerprint: (rows) => rows.map((d) => `${d.id}:${d.state}:${d.attempts}:${d.last_status_code}`).join(','),
-        render: (rows) => ({ html: deliveriesRegion(t, store.id, rows.map(deliveryViewOf)) }),
+        first: await read(),
+        read,
+        fingerprint: (rows) => rows.map((d) => `${d.id}:${d.status}:${d.attempts}:${d.lastStatusCode}`).join(','),
+        render: (rows) => ({ html: deliveriesRegion(t, store.id, rows) }),
       });
     },
   );

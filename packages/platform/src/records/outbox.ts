@@ -32,7 +32,10 @@ export interface OutboxDeps {
 }
 
 /** The outbox row of a record change: the webhook message serialized once, in the spec's shape, delivered byte for byte. */
-export function outboxEventRow(change: RecordChange, deps: OutboxDeps): Insertable<RecordTables['outbox_events']> {
+export function outboxEventRow(
+  change: RecordChange,
+  deps: Pick<OutboxDeps, 'clock' | 'random'>,
+): Insertable<RecordTables['outbox_events']> {
   const createdAt = deps.clock.now();
   return {
     // Time-ordered: appended to the outbox's id index, and its deliveries' ids (their time is the event's) to theirs.
@@ -64,6 +67,24 @@ export async function appendEvent(trx: Kysely<Schema>, change: RecordChange, dep
   const row = outboxEventRow(change, deps);
   await trx.insertInto('outbox_events').values(row).execute();
   return row.id;
+}
+
+/**
+ * Appends an event that no fan-out picks up (dispatched when written): a test
+ * event the console sends to one subscription (D66), whose one delivery the
+ * caller queues itself. Returns the row.
+ */
+export async function appendUndispatchedTestEvent(
+  db: Kysely<Schema>,
+  change: RecordChange,
+  deps: Pick<OutboxDeps, 'clock' | 'random'>,
+): Promise<{ id: string; created_at: string; topic: string }> {
+  const row = outboxEventRow(change, deps);
+  await db
+    .insertInto('outbox_events')
+    .values({ ...row, dispatched_at: row.created_at })
+    .execute();
+  return { id: row.id, created_at: row.created_at, topic: row.topic };
 }
 
 /**

@@ -4,15 +4,30 @@
  * 'capability-public-face'); files inside webhooks/ import each other directly.
  */
 export { deliveriesInWindow, deliveryAttemptsSince } from './delivery-health.js';
-export { newestStoreDeliveries } from './delivery-store.js';
-export { redeliverDelivery, redeliverFailedSince } from './redelivery.js';
+export {
+  type DeliveryLogEntry,
+  type DeliveryLogFilters,
+  newestStoreDeliveries,
+  queueDelivery,
+  storeDeliveryPage,
+  subscriptionAttemptsSince,
+} from './delivery-store.js';
+export { failedOfDisabledSince, redeliverDelivery, redeliverFailedSince } from './redelivery.js';
 export { sellerWebhookRoutes, visibleDelivery, type WebhookViewer } from './seller-webhook-routes.js';
 export {
   deleteClientSubscriptions,
   disableClientSubscriptionsInStore,
   findStoreSubscription,
+  rotateStoreSubscriptionSecret,
   rotateSubscriptionSecret,
+  type SignupInput,
+  type StoreSubscription,
+  type StoreSubscriptionDetail,
+  setStoreSubscriptionUrl,
   setSubscriptionState,
+  signUp,
+  storeSubscription,
+  storeSubscriptionSecret,
   storeSubscriptions,
 } from './subscription-store.js';
 export {
@@ -26,3 +41,6 @@ export {
   type WebhookDispatcherOptions,
 } from './webhook-dispatcher.js';
 export { webhookRoutes } from './webhook-routes.js';
+export { MAX_CHOSEN_GRACE_MS, SECRET_GRACE_MS } from './webhook-secret.js';
+export type { DeliveryState } from './webhook-tables.js';
+export { checkWebhookUrl, maskedWebhookUrl } from './webhook-url.js';

@@ -30,7 +30,13 @@ export async function redeliverDelivery(db: Kysely<Schema>, id: string, now: Dat
  */
 export async function redeliverFailedSince(
   db: Kysely<Schema>,
-  scope: { tenantIds: readonly string[]; clientId: string | null; subscriptionId?: string },
+  scope: {
+    tenantIds: readonly string[];
+    clientId: string | null;
+    subscriptionId?: string;
+    /** Leave out the deliveries of disabled subscriptions (they would go straight back to dead, W4): the console's choice. */
+    activeOnly?: boolean;
+  },
   since: Date,
   now: Date,
 ): Promise<number> {
@@ -49,6 +55,26 @@ export async function redeliverFailedSince(
       eb.selectFrom('webhook_subscriptions').select('id').where('client_id', '=', clientId),
     );
   }
+  if (scope.activeOnly) {
+    update = update.where('subscription_id', 'in', (eb) =>
+      eb.selectFrom('webhook_subscriptions').select('id').where('state', '=', 'active'),
+    );
+  }
   const result = await update.executeTakeFirst();
   return Number(result.numUpdatedRows);
+}
+
+/** How many failed deliveries of a store since `since` belong to disabled subscriptions (what "resend all failed" leaves out). */
+export async function failedOfDisabledSince(db: Kysely<Schema>, tenantId: string, since: Date): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('tenant_id', '=', tenantId)
+    .where('state', '=', 'dead')
+    .where('created_at', '>=', since.toISOString())
+    .where('subscription_id', 'in', (eb) =>
+      eb.selectFrom('webhook_subscriptions').select('id').where('tenant_id', '=', tenantId).where('state', '=', 'disabled'),
+    )
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
 }

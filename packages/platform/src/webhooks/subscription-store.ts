@@ -4,7 +4,7 @@ import type { Clock } from '../core/clock.js';
 import type { Random } from '../core/random.js';
 import type { SecretBox } from '../core/secret-box.js';
 import type { Schema } from '../storage/schema.js';
-import { generateWebhookSecret, rotateSecret } from './webhook-secret.js';
+import { generateWebhookSecret, rotateSecret, rotateSecretWithGrace } from './webhook-secret.js';
 import type { SubscriptionRow, WebhookVersion } from './webhook-tables.js';
 
 export interface SignupInput {
@@ -183,4 +183,100 @@ export function findStoreSubscription(
     .where('id', '=', id)
     .where('tenant_id', '=', tenantId)
     .executeTakeFirst();
+}
+
+/** A store's subscription as its console page shows it: never its secrets. */
+export type StoreSubscriptionDetail = StoreSubscription &
+  Pick<SubscriptionRow, 'tenant_id' | 'created_at' | 'updated_at' | 'disabled_at' | 'failing_since' | 'standard_webhooks'>;
+
+/** One subscription of the store with what its page shows; undefined for another store's or an unknown id. */
+export function storeSubscription(
+  db: Kysely<Schema>,
+  tenantId: string,
+  id: string,
+): Promise<StoreSubscriptionDetail | undefined> {
+  return db
+    .selectFrom('webhook_subscriptions')
+    .select([
+      'id',
+      'client_id',
+      'tenant_id',
+      'topic',
+      'version',
+      'url',
+      'state',
+      'failure_streak',
+      'previous_secret_grace_until',
+      'created_at',
+      'updated_at',
+      'disabled_at',
+      'failing_since',
+      'standard_webhooks',
+    ])
+    .where('id', '=', id)
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+}
+
+/**
+ * The seller's rotation from the console (D64): a new secret, the old one
+ * signing for the grace the seller chose (0 to 24 h), and a rotation inside a
+ * running grace keeping the original secret until that grace ends. Returns
+ * the new secret's grace end, or null for a v0 subscription or another
+ * store's. The new secret is not returned: the page that shows it reads it
+ * with {@link storeSubscriptionSecret}, so reloading that page rotates nothing.
+ */
+export async function rotateStoreSubscriptionSecret(
+  db: Kysely<Schema>,
+  subject: { tenantId: string; id: string; graceMs: number },
+  deps: { clock: Clock; random: Random; box: SecretBox },
+): Promise<{ graceUntil: string | null } | null> {
+  const now = deps.clock.now();
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .selectFrom('webhook_subscriptions')
+      .select(['version', 'secret_sealed', 'previous_secret_sealed', 'previous_secret_grace_until'])
+      .where('id', '=', subject.id)
+      .where('tenant_id', '=', subject.tenantId)
+      .executeTakeFirst();
+    if (row?.version !== 'v1') return null;
+    const secrets = rotateSecretWithGrace(row, deps.box.seal(generateWebhookSecret(deps.random)), now, subject.graceMs);
+    await trx
+      .updateTable('webhook_subscriptions')
+      .set({ ...secrets, updated_at: now.toISOString() })
+      .where('id', '=', subject.id)
+      .execute();
+    return { graceUntil: secrets.previous_secret_grace_until };
+  });
+}
+
+/** The current v1 secret of a store's subscription in clear, with the previous one's grace end; null for v0 or another store's. */
+export async function storeSubscriptionSecret(
+  db: Kysely<Schema>,
+  subject: { tenantId: string; id: string },
+  box: Pick<SecretBox, 'open'>,
+): Promise<{ secret: string; graceUntil: string | null } | null> {
+  const row = await db
+    .selectFrom('webhook_subscriptions')
+    .select(['secret_sealed', 'previous_secret_sealed', 'previous_secret_grace_until'])
+    .where('id', '=', subject.id)
+    .where('tenant_id', '=', subject.tenantId)
+    .executeTakeFirst();
+  if (!row?.secret_sealed) return null;
+  return { secret: box.open(row.secret_sealed), graceUntil: row.previous_secret_sealed ? row.previous_secret_grace_until : null };
+}
+
+/** A new URL for a store's subscription (checked by the caller as a signup's is); false for another store's or an unknown id. */
+export async function setStoreSubscriptionUrl(
+  db: Kysely<Schema>,
+  subject: { tenantId: string; id: string; url: string },
+  now: Date,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_subscriptions')
+    .set({ url: subject.url, updated_at: now.toISOString() })
+    .where('id', '=', subject.id)
+    .where('tenant_id', '=', subject.tenantId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }

@@ -34,6 +34,42 @@ export function rotateSecret(current: SealedSecrets | null, newSealed: string, n
   };
 }
 
+/** The longest a seller may keep the previous secret signing after a rotation from the console (D64). */
+export const MAX_CHOSEN_GRACE_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * A rotation the seller asks for in the console (D64): the new secret becomes
+ * current, and the secret receivers verify with keeps signing for the grace
+ * the seller chose (0 to 24 h). When an earlier rotation's grace is still
+ * running, that earlier (original) secret is the one receivers still hold:
+ * it keeps signing until its grace ends as chosen then, and the secret issued
+ * in between, which no receiver verified with for long, is dropped. A header
+ * never carries more than two signatures.
+ */
+export function rotateSecretWithGrace(current: SealedSecrets, newSealed: string, now: Date, graceMs: number): SealedSecrets {
+  if (!current.secret_sealed)
+    return { secret_sealed: newSealed, previous_secret_sealed: null, previous_secret_grace_until: null };
+  const graceRunning =
+    current.previous_secret_sealed &&
+    current.previous_secret_grace_until &&
+    current.previous_secret_grace_until > now.toISOString();
+  if (graceRunning) {
+    return {
+      secret_sealed: newSealed,
+      previous_secret_sealed: current.previous_secret_sealed,
+      previous_secret_grace_until: current.previous_secret_grace_until,
+    };
+  }
+  const grace = Math.max(0, Math.min(MAX_CHOSEN_GRACE_MS, graceMs));
+  return grace === 0
+    ? { secret_sealed: newSealed, previous_secret_sealed: null, previous_secret_grace_until: null }
+    : {
+        secret_sealed: newSealed,
+        previous_secret_sealed: current.secret_sealed,
+        previous_secret_grace_until: new Date(now.getTime() + grace).toISOString(),
+      };
+}
+
 /** The secrets that sign a delivery made at `now`, newest first; empty for v0. */
 export function signingSecrets(row: SealedSecrets, box: Pick<SecretBox, 'open'>, now: Date): string[] {
   if (!row.secret_sealed) return [];

@@ -45,3 +45,21 @@ export async function checkWebhookUrl(raw: string, version: WebhookVersion, poli
   }
   return url;
 }
+
+/**
+ * A subscriber URL as pages show it (D65): scheme, host, port and path, with
+ * each query value (often a token: `?token=s3cr3t`) replaced by `•••` and any
+ * credentials dropped; the names stay, so a seller still tells endpoints apart.
+ * What is sent is the URL as stored.
+ */
+export function maskedWebhookUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return raw.replace(/\?.*$/s, '?•••');
+  }
+  const names = [...url.searchParams.keys()];
+  const query = names.length > 0 ? `?${names.map((name) => `${encodeURIComponent(name)}=•••`).join('&')}` : '';
+  return `${url.protocol}//${url.host}${url.pathname}${query}`;
+}

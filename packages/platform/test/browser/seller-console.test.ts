@@ -127,6 +127,8 @@ describe.each(testDatabaseTargets())('seller console in Chromium on $dialect', (
     await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
     // Disabled, the subscription's pending delivery ends dead at its next attempt (W4).
     await page.getByRole('button', { name: 'Disable' }).click();
+    // Disabling asks first, in a dialog.
+    await page.getByRole('dialog').getByRole('button', { name: 'Disable' }).click();
     await page.getByRole('button', { name: 'Re-enable' }).waitFor({ timeout: 10_000 });
     platform.clock.advance(3_600_000);
     await dispatcherOf(platform).runOnce();
@@ -140,7 +142,7 @@ describe.each(testDatabaseTargets())('seller console in Chromium on $dialect', (
     await page.getByRole('button', { name: 'Disable' }).waitFor({ timeout: 10_000 });
     failing = false;
     await page.getByRole('button', { name: 'Resend all failed' }).click();
-    await page.getByRole('status').waitFor({ timeout: 10_000 });
+    await page.getByText('due again').waitFor({ timeout: 10_000 });
     await expect(page.getByRole('status').textContent()).resolves.toBe('1 failed delivery is due again.');
     expect(await seriousAxeViolations(page)).toEqual([]);
     await dispatcherOf(platform).runOnce();
@@ -168,12 +170,13 @@ describe.each(testDatabaseTargets())('seller console in Chromium on $dialect', (
     await context.close();
   }, 120_000);
 
-  it('spec "States and transitions": rotating a v1 secret shows it once with the grace hour counting down; disable and re-enable', async () => {
+  it('spec "States and transitions": rotating a v1 secret shows the new one with the grace hour counting down; disable and re-enable', async () => {
     const { seller, tenantId } = await sellerWithFailedDelivery();
     const page = await signInToConsole(browser, platform.url, seller, 'pt-BR');
     const context = page.context();
     await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
     await page.getByRole('button', { name: 'Trocar segredo' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Trocar segredo' }).click();
     await page.getByRole('heading', { name: 'Novo segredo' }).waitFor({ timeout: 10_000 });
     const secret = await page.getByLabel('Novo segredo de assinatura').inputValue();
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
@@ -190,6 +193,7 @@ describe.each(testDatabaseTargets())('seller console in Chromium on $dialect', (
     const subscription = page.getByRole('table', { name: 'Assinaturas' }).getByRole('row').nth(1);
     await expect(subscription.textContent()).resolves.toContain('o segredo anterior ainda assina por');
     await page.getByRole('button', { name: 'Desativar' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Desativar' }).click();
     await page.getByRole('button', { name: 'Reativar' }).waitFor({ timeout: 10_000 });
     await expect(subscription.textContent()).resolves.toContain('desativada');
     await page.getByRole('button', { name: 'Reativar' }).click();

@@ -1,0 +1,408 @@
+import { TOPIC_NAMES, TOPICS, type Topic } from '@feira/contract';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { clientNamesById } from '../accounts/index.js';
+import { PlatformError } from '../core/platform-error.js';
+import { requestTranslator, type Translator } from '../i18n/i18n.js';
+import type { MessageKey } from '../i18n/messages-en.js';
+import { csrfTokenValid } from '../identity/index.js';
+import { outboundPolicyOf } from '../outbound/address-policy.js';
+import { appendUndispatchedTestEvent, recordKindOfTopic, recordPath } from '../records/index.js';
+import {
+  checkWebhookUrl,
+  queueDelivery,
+  type StoreSubscriptionDetail,
+  setStoreSubscriptionUrl,
+  signUp,
+  storeDeliveryPage,
+  storeSubscription,
+  storeSubscriptionSecret,
+  storeSubscriptions,
+  subscriptionAttemptsSince,
+} from '../webhooks/index.js';
+import { connectedApps } from './connected-apps.js';
+import { sendAsset } from './console-assets.js';
+import { type ConsoleKit, formBody, storePath } from './console-kit.js';
+import type { ConsoleSection } from './console-section.js';
+import {
+  confirmPageView,
+  isWebhookNotice,
+  newEndpointView,
+  noticeOf,
+  type SubscriptionStats,
+  secretView,
+  subscriptionView,
+} from './webhook-views.js';
+import { deliveryRowOf, endpointView } from './webhooks-console.js';
+
+const StoreParams = Type.Object({ tenantId: Type.String({ minLength: 1, maxLength: 64 }) });
+const SubscriptionParams = Type.Object({
+  tenantId: Type.String({ minLength: 1, maxLength: 64 }),
+  id: Type.String({ minLength: 1, maxLength: 64 }),
+});
+type Params = { tenantId: string; id: string };
+/** The record id a test event names (D66): no record has it, so a receiver that reads it back gets a 404, as it should for a test. */
+export const TEST_EVENT_RECORD_ID = '00000000-0000-7000-8000-000000000000';
+/** Attempts read for a subscription's 24-hour chart at most. */
+const STATS_LIMIT = 5000;
+
+/** The subscriber-URL refusals in the reader's language (the API's 422 keeps its English message). */
+const URL_REFUSALS: Array<[RegExp, MessageKey]> = [
+  [/absolute URL|http or https/, 'endpoint.error.url'],
+  [/HTTPS/, 'endpoint.error.https'],
+  [/credentials/, 'endpoint.error.credentials'],
+  [/fragment/, 'endpoint.error.fragment'],
+  [/refused address/, 'endpoint.error.address'],
+];
+
+async function checkedUrl(t: Translator, raw: string, version: 'v0' | 'v1', app: FastifyInstance): Promise<URL | string> {
+  try {
+    return await checkWebhookUrl(raw, version, outboundPolicyOf(app.platform.config));
+  } catch (error) {
+    if (!(error instanceof PlatformError)) throw error;
+    const message = error.details[0]?.message ?? error.message;
+    const key = URL_REFUSALS.find(([pattern]) => pattern.test(message))?.[1] ?? 'endpoint.error.url';
+    return t.text(key);
+  }
+}
+
+/** Success rate, latency percentiles and hourly buckets of the last 24 h of attempts. */
+export function statsOf(
+  attempts: Array<{ started_at: string; outcome: string; duration_ms: number }>,
+  now: Date,
+): SubscriptionStats {
+  const hour = 3600 * 1000;
+  const end = Math.ceil(now.getTime() / hour) * hour;
+  const buckets = Array.from({ length: 24 }, (_, i) => ({ start: end - (24 - i) * hour, ok: 0, failed: 0, ms: [] as number[] }));
+  const all: number[] = [];
+  let succeeded = 0;
+  for (const a of attempts) {
+    const at = Date.parse(a.started_at);
+    const bucket = buckets[Math.floor((at - (end - 24 * hour)) / hour)];
+    const ms = Number(a.duration_ms);
+    all.push(ms);
+    if (a.outcome === 'succeeded') succeeded += 1;
+    if (!bucket) continue;
+    if (a.outcome === 'succeeded') bucket.ok += 1;
+    else bucket.failed += 1;
+    bucket.ms.push(ms);
+  }
+  const percentile = (values: number[], p: number) => {
+    if (values.length === 0) return null;
+    const sorted = [...values].sort((x, y) => x - y);
+    return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? null;
+  };
+  return {
+    attempts: attempts.length,
+    succeeded,
+    p50Ms: percentile(all, 50),
+    p95Ms: percentile(all, 95),
+    buckets: buckets.map((b) => ({
+      start: new Date(b.start).toISOString(),
+      ok: b.ok,
+      failed: b.failed,
+      p50Ms: percentile(b.ms, 50),
+    })),
+  };
+}
+
+/**
+ * A subscription's own page (D66): what it is, its recent deliveries, its
+ * success rate and latency over 24 h (chart and table), a test event, the
+ * current secret behind a confirmation, and its URL to edit (SSRF guard as
+ * at signup); plus adding an endpoint for a connected app.
+ */
+async function subscriptionRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<void> {
+  const platform = app.platform;
+  const { db } = platform.database;
+  app.get('/console/assets/webhooks.js', { schema: { hide: true } }, sendAsset('text/javascript', WEBHOOKS_JS));
+
+  async function subscriptionPage(
+    request: FastifyRequest<{ Params: Params; Querystring: { done?: string } }>,
+    reply: FastifyReply,
+    edit: { status: number; urlError: string | null; urlValue: string | null } = { status: 200, urlError: null, urlValue: null },
+  ) {
+    const found = await kit.storeOf(request, reply, request.params.tenantId);
+    if (!found) return reply;
+    const sub = await storeSubscription(db, found.store.id, request.params.id);
+    if (!sub) return kit.notFoundPage(request, reply, found.seller);
+    const t = requestTranslator(request);
+    const now = platform.clock.now();
+    const appName = (await clientNamesById(db, [sub.client_id])).get(sub.client_id) ?? sub.client_id;
+    const view = endpointView(sub, appName);
+    const [page, attempts] = await Promise.all([
+      storeDeliveryPage(db, platform.config, { tenantId: found.store.id, filters: { subscriptionId: sub.id }, limit: 10 }),
+      subscriptionAttemptsSince(db, sub.id, new Date(now.getTime() - 24 * 3600 * 1000).toISOString(), STATS_LIMIT),
+    ]);
+    const hasQuery = hasQueryOrCredentials(sub.url);
+    return kit.page(request, reply.code(edit.status), t, found.seller, {
+      status: edit.status,
+      title: t.text('subscription.title', { topic: sub.topic, app: appName }),
+      scripts: ['/console/assets/webhooks.js'],
+      styles: ['/console/assets/uplot.css'],
+      body: subscriptionView(t, {
+        store: found.store,
+        subscription: { ...view, createdAt: sub.created_at, rawUrlHasQuery: hasQuery },
+        deliveries: page.entries.map((d) => deliveryRowOf(d, new Map([[sub.id, view]]))),
+        stats: statsOf(attempts, now),
+        csrf: kit.csrfToken(request, reply),
+        now,
+        notice: noticeOf(t, isWebhookNotice(request.query.done) ? request.query.done : null),
+        urlError: edit.urlError,
+        urlValue: edit.urlValue ?? (hasQuery ? '' : sub.url),
+      }),
+    });
+  }
+
+  app.get<{ Params: Params; Querystring: { done?: string } }>(
+    '/console/stores/:tenantId/webhooks/subscriptions/:id',
+    { schema: { hide: true, params: SubscriptionParams } },
+    (request, reply) => subscriptionPage(request, reply),
+  );
+
+  /** The store's subscription of a POST, after the CSRF check; a reply already sent otherwise. */
+  async function postedSubscription(
+    request: FastifyRequest<{ Params: Params }>,
+    reply: FastifyReply,
+  ): Promise<{
+    found: NonNullable<Awaited<ReturnType<ConsoleKit['storeOf']>>>;
+    sub: StoreSubscriptionDetail;
+    page: string;
+  } | null> {
+    const found = await kit.storeOf(request, reply, request.params.tenantId);
+    if (!found) return null;
+    const page = storePath(found.store.id, `/webhooks/subscriptions/${encodeURIComponent(request.params.id)}`);
+    if (!csrfTokenValid(request, formBody(request).csrf)) {
+      kit.seeOther(reply, `${page}?done=expired`);
+      return null;
+    }
+    const sub = await storeSubscription(db, found.store.id, request.params.id);
+    if (!sub) {
+      kit.notFoundPage(request, reply, found.seller);
+      return null;
+    }
+    return { found, sub, page };
+  }
+
+  // A test event (D66): the topic's message for a record no store has, sent to this subscription only, signed as any.
+  app.post<{ Params: Params }>(
+    '/console/stores/:tenantId/webhooks/subscriptions/:id/test',
+    { schema: { hide: true, params: SubscriptionParams } },
+    async (request, reply) => {
+      const posted = await postedSubscription(request, reply);
+      if (!posted) return reply;
+      const { sub } = posted;
+      const topic = sub.topic as Topic;
+      const now = platform.clock.now();
+      await db.transaction().execute(async (trx) => {
+        const event = await appendUndispatchedTestEvent(
+          trx,
+          {
+            tenantId: sub.tenant_id,
+            topic,
+            status: 'UPDATE',
+            recordId: TEST_EVENT_RECORD_ID,
+            resource: recordPath(recordKindOfTopic(topic), TEST_EVENT_RECORD_ID),
+          },
+          platform,
+        );
+        await queueDelivery(trx, { event, subscriptionId: sub.id, tenantId: sub.tenant_id }, now);
+      });
+      platform.database.outboxSignal.notify();
+      return kit.seeOther(reply, `${posted.page}?done=testSent#deliveries`);
+    },
+  );
+
+  app.post<{ Params: Params }>(
+    '/console/stores/:tenantId/webhooks/subscriptions/:id/reveal',
+    { schema: { hide: true, params: SubscriptionParams } },
+    async (request, reply) => {
+      const posted = await postedSubscription(request, reply);
+      if (!posted) return reply;
+      if (formBody(request).confirmed !== '1') {
+        const t = requestTranslator(request);
+        return kit.page(request, reply, t, posted.found.seller, {
+          title: t.text('confirm.title'),
+          body: confirmPageView(t, {
+            question: t.text('subscription.confirm.reveal'),
+            effect: t.text('subscription.confirm.revealEffect'),
+            yes: t.text('subscription.reveal'),
+            action: request.url,
+            csrf: kit.csrfToken(request, reply),
+            back: posted.page,
+            fields: {},
+          }),
+        });
+      }
+      return kit.seeOther(reply, `${posted.page}/secret`);
+    },
+  );
+
+  // The current secret (after a rotation or a reveal): read, never made here, so a reload changes nothing (D64).
+  app.get<{ Params: Params; Querystring: { rotated?: string } }>(
+    '/console/stores/:tenantId/webhooks/subscriptions/:id/secret',
+    { schema: { hide: true, params: SubscriptionParams } },
+    async (request, reply) => {
+      const found = await kit.storeOf(request, reply, request.params.tenantId);
+      if (!found) return reply;
+      const sub = await storeSubscription(db, found.store.id, request.params.id);
+      const secret = sub ? await storeSubscriptionSecret(db, { tenantId: found.store.id, id: sub.id }, platform.box) : null;
+      if (!sub || !secret) return kit.notFoundPage(request, reply, found.seller);
+      const t = requestTranslator(request);
+      const appName = (await clientNamesById(db, [sub.client_id])).get(sub.client_id) ?? sub.client_id;
+      reply.header('cache-control', 'no-store');
+      return kit.page(request, reply, t, found.seller, {
+        title: t.text(request.query.rotated === '1' ? 'rotated.title' : 'secret.title'),
+        scripts: ['/console/assets/webhooks.js'],
+        body: secretView(t, {
+          store: found.store,
+          subscription: { id: sub.id, topic: sub.topic, appName },
+          secret: secret.secret,
+          graceUntil: secret.graceUntil,
+          rotated: request.query.rotated === '1',
+          now: platform.clock.now(),
+        }),
+      });
+    },
+  );
+
+  app.post<{ Params: Params; Querystring: { done?: string } }>(
+    '/console/stores/:tenantId/webhooks/subscriptions/:id/url',
+    { schema: { hide: true, params: SubscriptionParams } },
+    async (request, reply) => {
+      const posted = await postedSubscription(request, reply);
+      if (!posted) return reply;
+      const raw = String(formBody(request).url ?? '')
+        .trim()
+        .slice(0, 2048);
+      const t = requestTranslator(request);
+      const checked = raw ? await checkedUrl(t, raw, posted.sub.version, app) : t.text('endpoint.error.url');
+      if (typeof checked === 'string') return subscriptionPage(request, reply, { status: 422, urlError: checked, urlValue: raw });
+      await setStoreSubscriptionUrl(
+        db,
+        { tenantId: posted.sub.tenant_id, id: posted.sub.id, url: checked.href },
+        platform.clock.now(),
+      );
+      return kit.seeOther(reply, `${posted.page}?done=urlSaved`);
+    },
+  );
+
+  async function newEndpointPage(
+    request: FastifyRequest<{ Params: { tenantId: string } }>,
+    reply: FastifyReply,
+    form: { status: number; error: string | null; values: { app: string; url: string; topics: string[] } },
+  ) {
+    const found = await kit.storeOf(request, reply, request.params.tenantId);
+    if (!found) return reply;
+    const t = requestTranslator(request);
+    const apps = await connectedApps(db, found.seller.id, found.store.id);
+    return kit.page(request, reply.code(form.status), t, found.seller, {
+      status: form.status,
+      title: t.text('endpoint.title'),
+      body: newEndpointView(t, {
+        store: found.store,
+        apps: apps.map((a) => ({ clientId: a.clientId, name: a.name })),
+        topics: TOPIC_NAMES,
+        csrf: kit.csrfToken(request, reply),
+        values: form.values,
+        error: form.error,
+      }),
+    });
+  }
+
+  app.get<{ Params: { tenantId: string } }>(
+    '/console/stores/:tenantId/webhooks/subscriptions/new',
+    { schema: { hide: true, params: StoreParams } },
+    (request, reply) => newEndpointPage(request, reply, { status: 200, error: null, values: { app: '', url: '', topics: [] } }),
+  );
+
+  app.post<{ Params: { tenantId: string } }>(
+    '/console/stores/:tenantId/webhooks/subscriptions/new',
+    { schema: { hide: true, params: StoreParams } },
+    async (request, reply) => {
+      const found = await kit.storeOf(request, reply, request.params.tenantId);
+      if (!found) return reply;
+      const back = storePath(found.store.id, '/webhooks');
+      const body = formBody(request);
+      if (!csrfTokenValid(request, body.csrf)) return kit.seeOther(reply, `${back}/subscriptions/new?done=expired`);
+      const t = requestTranslator(request);
+      const values = {
+        app: typeof body.app === 'string' ? body.app.slice(0, 64) : '',
+        url: typeof body.url === 'string' ? body.url.trim().slice(0, 2048) : '',
+        topics: (Array.isArray(body.topics) ? body.topics : [body.topics]).filter(
+          (topic): topic is Topic => typeof topic === 'string' && (TOPIC_NAMES as readonly string[]).includes(topic),
+        ),
+      };
+      const refuse = (error: string) => newEndpointPage(request, reply, { status: 422, error, values });
+      const chosen = (await connectedApps(db, found.seller.id, found.store.id)).find((a) => a.clientId === values.app);
+      if (!chosen) return refuse(t.text('endpoint.error.app'));
+      if (values.topics.length === 0) return refuse(t.text('endpoint.error.topics'));
+      const unscoped = values.topics.filter((topic) => !chosen.scopes.includes(TOPICS[topic].scope));
+      if (unscoped.length > 0) return refuse(t.text('endpoint.error.scope', { app: chosen.name, topics: unscoped.join(', ') }));
+      const existing = (await storeSubscriptions(db, found.store.id)).filter(
+        (s) => s.client_id === chosen.clientId && (values.topics as string[]).includes(s.topic),
+      );
+      if (existing.length > 0)
+        return refuse(t.text('endpoint.error.exists', { topics: existing.map((s) => s.topic).join(', ') }));
+      const url = values.url ? await checkedUrl(t, values.url, 'v1', app) : t.text('endpoint.error.url');
+      if (typeof url === 'string') return refuse(url);
+      const created = await signUp(
+        db,
+        { clientId: chosen.clientId, tenantId: found.store.id, topics: values.topics, url: url.href, version: 'v1' },
+        platform,
+      );
+      const first = created[0];
+      return kit.seeOther(
+        reply,
+        first ? `${back}/subscriptions/${encodeURIComponent(first.id)}?done=created` : `${back}?done=created`,
+      );
+    },
+  );
+}
+
+/** True when a URL carries a query or credentials, which pages never show (D65). */
+function hasQueryOrCredentials(raw: string): boolean {
+  try {
+    const url = new URL(raw);
+    return url.search !== '' || url.username !== '' || url.password !== '';
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * The webhook pages' module: copy buttons (shown only here: they need the
+ * clipboard) and a subscription's 24-hour chart, drawn with the shared chart
+ * module in the zone the page names.
+ */
+const WEBHOOKS_JS = `for (const button of document.querySelectorAll('button.copy[data-copy]')) {
+  button.hidden = false;
+  button.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(button.dataset.copy);
+      const label = button.textContent;
+      button.textContent = button.dataset.copied;
+      setTimeout(() => { button.textContent = label; }, 2000);
+    } catch {}
+  });
+}
+const data = document.getElementById('subscription-stats');
+const host = document.getElementById('subscription-chart');
+if (data && host) {
+  // Loaded only where a chart is drawn: uPlot is most of the console's weight.
+  const { drawCharts } = await import('./charts.js');
+  const stats = JSON.parse(data.textContent);
+  const labels = JSON.parse(host.getAttribute('data-labels'));
+  const x = stats.buckets.map((b) => Date.parse(b.start) / 1000);
+  drawCharts(host, labels, x, [
+    { title: labels.outcomes, height: 180,
+      series: [{ label: labels.ok, stroke: '#16a34a', width: 2 }, { label: labels.failed, stroke: '#dc2626', width: 2 }],
+      values: [stats.buckets.map((b) => b.ok), stats.buckets.map((b) => b.failed)] },
+    { title: labels.latency, height: 180, unit: 'ms',
+      series: [{ label: 'p50', stroke: '#2563eb', width: 2 }],
+      values: [stats.buckets.map((b) => b.p50Ms)] },
+  ]);
+}
+`;
+
+export const subscriptionSection: ConsoleSection = { name: 'subscription', routes: subscriptionRoutes };

@@ -1,0 +1,567 @@
+import { escapeHtml, hiddenFields } from '../http/html-page.js';
+import type { Translator } from '../i18n/i18n.js';
+import type { MessageKey } from '../i18n/messages-en.js';
+import { consoleTimeHtml, formatConsoleTime, topicLabel } from './console-kit.js';
+import { postButton, remaining, storeCrumbs } from './console-views.js';
+
+/**
+ * HTML of the webhook pages (a store's log, one delivery, one subscription,
+ * its secret, a new endpoint), every string from the catalogues. Subscriber
+ * URLs arrive already masked (D65); ids are shown whole or by their end, the
+ * part that tells deliveries apart (D63), each with a copy button.
+ */
+
+export interface EndpointView {
+  id: string;
+  appName: string;
+  topic: string;
+  version: string;
+  /** Masked (D65). */
+  url: string;
+  state: 'active' | 'disabled';
+  failureStreak: number;
+  graceUntil: string | null;
+}
+
+export interface DeliveryRowView {
+  id: string;
+  eventId: string;
+  topic: string;
+  status: 'pending' | 'succeeded' | 'dead';
+  attempts: number;
+  lastStatusCode: number | null;
+  createdAt: string;
+  nextAttemptAt: string | null;
+  endpoint: EndpointView | null;
+}
+
+export interface AttemptView {
+  outcome: 'succeeded' | 'failed';
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  response_body: string | null;
+  request_headers: Record<string, string> | null;
+  started_at: string;
+}
+
+/** The notices a webhook page shows after an action (`?done=<name>`); only these names are read. */
+const NOTICES = {
+  disabled: 'webhooks.notice.disabled',
+  enabled: 'webhooks.notice.enabled',
+  rotated: 'webhooks.notice.rotated',
+  testSent: 'webhooks.notice.testSent',
+  urlSaved: 'webhooks.notice.urlSaved',
+  created: 'webhooks.notice.created',
+  expired: 'webhooks.notice.expired',
+  badSince: 'webhooks.notice.badSince',
+  badPeriod: 'webhooks.notice.badPeriod',
+} as const satisfies Record<string, MessageKey>;
+export type WebhookNotice = keyof typeof NOTICES;
+
+export function isWebhookNotice(value: unknown): value is WebhookNotice {
+  return typeof value === 'string' && Object.hasOwn(NOTICES, value);
+}
+
+export function noticeOf(t: Translator, name: WebhookNotice | null, extra = ''): string {
+  const text = name ? t.html(NOTICES[name]) : '';
+  const all = [text, extra].filter(Boolean).join(' ');
+  return all ? `<p class="notice" role="status">${all}</p>` : '';
+}
+
+/** The part of an id that tells it apart: a UUID v7 starts with its time, so deliveries of one minute share their start (D63). */
+export function idTail(id: string): string {
+  return id.length > 12 ? `…${id.slice(-12)}` : id;
+}
+
+/** An id as code with a copy button (the button shows once the page's module runs: it needs the clipboard). */
+export function copyableId(t: Translator, id: string, shown = id): string {
+  return `<code title="${escapeHtml(id)}">${escapeHtml(shown)}</code> <button type="button" class="link copy" data-copy="${escapeHtml(id)}" data-copied="${escapeHtml(t.text('webhooks.copied'))}" hidden aria-label="${escapeHtml(t.text('webhooks.copyId', { id }))}">${t.html('webhooks.copy')}</button>`;
+}
+
+function countdown(until: string, now: Date): string {
+  return `<time datetime="${escapeHtml(until)}" data-countdown="${escapeHtml(until)}" data-now="${now.toISOString()}">${remaining(until, now)}</time>`;
+}
+
+function webhooksBase(storeId: string): string {
+  return `/console/stores/${encodeURIComponent(storeId)}/webhooks`;
+}
+
+function crumbs(t: Translator, store: { id: string; name: string }, last: string): string {
+  const base = webhooksBase(store.id);
+  return `<nav class="crumbs" aria-label="${escapeHtml(t.text('console.nav.stores'))}"><ol><li><a href="/console">${t.html('console.stores.title')}</a></li><li><a href="${base}">${escapeHtml(t.text('webhooks.title', { store: store.name }))}</a></li><li aria-current="page">${escapeHtml(last)}</li></ol></nav>`;
+}
+
+/** A POST form that asks first (the console module's `<dialog>`, or the confirmation page without it). */
+export function confirmedForm(
+  t: Translator,
+  input: {
+    action: string;
+    csrf: string;
+    label: string;
+    question: string;
+    effect: string;
+    yes: string;
+    fields?: Record<string, string>;
+    extra?: string;
+    danger?: boolean;
+  },
+): string {
+  return `<form method="post" action="${escapeHtml(input.action)}" class="cell-form" data-confirm="${escapeHtml(input.question)}" data-confirm-effect="${escapeHtml(input.effect)}" data-confirm-yes="${escapeHtml(input.yes)}" data-confirm-no="${escapeHtml(t.text('confirm.cancel'))}">${hiddenFields({ csrf: input.csrf, ...(input.fields ?? {}) })}${input.extra ?? ''}<button type="submit" class="${input.danger ? 'danger' : 'secondary'}">${escapeHtml(input.label)}</button></form>`;
+}
+
+/** Grace choices for a rotation (D64): how long the old secret keeps signing. */
+export const GRACE_CHOICES_HOURS = [0, 1, 6, 12, 24] as const;
+
+export function graceSelect(t: Translator, id: string, chosenHours = 1): string {
+  const options = GRACE_CHOICES_HOURS.map(
+    (h) =>
+      `<option value="${h}"${h === chosenHours ? ' selected' : ''}>${h === 0 ? t.html('webhooks.grace.none') : t.html('webhooks.grace.hours', { hours: h })}</option>`,
+  ).join('');
+  return `<label for="${id}">${t.html('webhooks.grace.label')}</label> <select id="${id}" name="grace_hours">${options}</select> `;
+}
+
+function disableForm(t: Translator, action: string, csrf: string, s: EndpointView, from: Record<string, string> = {}): string {
+  return s.state === 'active'
+    ? confirmedForm(t, {
+        action: `${action}/state`,
+        csrf,
+        label: t.text('webhooks.disable'),
+        question: t.text('webhooks.confirm.disable', { topic: s.topic, app: s.appName }),
+        effect: t.text('webhooks.confirm.disableEffect'),
+        yes: t.text('webhooks.disable'),
+        fields: { state: 'disabled', ...from },
+        danger: true,
+      })
+    : postButton(`${action}/state`, csrf, t.text('webhooks.enable'), { state: 'active', ...from });
+}
+
+function rotateForm(
+  t: Translator,
+  action: string,
+  csrf: string,
+  s: EndpointView,
+  i: number,
+  from: Record<string, string> = {},
+): string {
+  return s.version === 'v1'
+    ? confirmedForm(t, {
+        action: `${action}/rotate`,
+        csrf,
+        label: t.text('webhooks.rotate'),
+        question: t.text('webhooks.confirm.rotate', { topic: s.topic, app: s.appName }),
+        effect: t.text('webhooks.confirm.rotateEffect'),
+        yes: t.text('webhooks.rotate'),
+        fields: from,
+        extra: graceSelect(t, `grace-${i}`),
+      })
+    : '';
+}
+
+function secretCell(t: Translator, s: EndpointView, now: Date): string {
+  if (s.version !== 'v1') return t.html('webhooks.noSecret');
+  return s.graceUntil && Date.parse(s.graceUntil) > now.getTime()
+    ? t.html('webhooks.grace', { remaining: { html: countdown(s.graceUntil, now) } })
+    : t.html('webhooks.current');
+}
+
+export interface LogFilterView {
+  status: string;
+  topic: string;
+  subscription: string;
+  from: string;
+  to: string;
+  q: string;
+}
+
+export function webhooksView(
+  t: Translator,
+  input: {
+    store: { id: string; name: string };
+    nav: string;
+    subscriptions: EndpointView[];
+    topics: readonly string[];
+    deliveries: DeliveryRowView[];
+    filters: LogFilterView;
+    /** The query string of this page's filters (no cursor), for the live region and the paging links. */
+    filterQuery: string;
+    nextToken: string | null;
+    /** True on a page after the first (the live region then stays still). */
+    paged: boolean;
+    csrf: string;
+    now: Date;
+    sinceDefault: string;
+    zoneLabel: string;
+    notice: string;
+  },
+): string {
+  const base = webhooksBase(input.store.id);
+  const subs = input.subscriptions
+    .map((s, i) => {
+      const action = `${base}/subscriptions/${encodeURIComponent(s.id)}`;
+      const name = t.text('webhooks.openSubscription', { topic: s.topic, app: s.appName });
+      return `<tr><td data-label="${escapeHtml(t.text('webhooks.col.app'))}">${escapeHtml(s.appName)}</td><td data-label="${escapeHtml(t.text('webhooks.col.topic'))}"><a href="${action}" aria-label="${escapeHtml(name)}"><code>${escapeHtml(s.topic)}</code></a></td><td data-label="${escapeHtml(t.text('webhooks.col.version'))}">${escapeHtml(s.version)}</td><td data-label="URL"><code>${escapeHtml(s.url)}</code></td><td data-label="${escapeHtml(t.text('webhooks.col.state'))}"><span class="pill${s.state === 'disabled' ? ' bad' : ''}">${t.html(`webhooks.state.${s.state}`)}</span></td><td class="num" data-label="${escapeHtml(t.text('webhooks.col.streak'))}">${t.number(s.failureStreak)}</td><td data-label="${escapeHtml(t.text('webhooks.col.secret'))}">${secretCell(t, s, input.now)}</td><td data-label="${escapeHtml(t.text('webhooks.col.actions'))}">${disableForm(t, action, input.csrf, s)}${rotateForm(t, action, input.csrf, s, i)}</td></tr>`;
+    })
+    .join('\n');
+  const f = input.filters;
+  const option = (value: string, label: string, current: string) =>
+    `<option value="${escapeHtml(value)}"${current === value ? ' selected' : ''}>${escapeHtml(label)}</option>`;
+  const statuses = ['', 'pending', 'succeeded', 'dead']
+    .map((v) => option(v, v ? t.text(`webhooks.status.${v as 'pending'}`) : t.text('webhooks.filter.all'), f.status))
+    .join('');
+  const topics = ['', ...input.topics]
+    .map((v) => option(v, v ? topicLabel(t, v) : t.text('webhooks.filter.all'), f.topic))
+    .join('');
+  const endpoints = [option('', t.text('webhooks.filter.all'), f.subscription)]
+    .concat(input.subscriptions.map((s) => option(s.id, `${s.appName} · ${topicLabel(t, s.topic)} · ${s.url}`, f.subscription)))
+    .join('');
+  const liveQuery = input.filterQuery ? `?${input.filterQuery}` : '';
+  const older = input.nextToken
+    ? `<a href="${base}?${input.filterQuery ? `${escapeHtml(input.filterQuery)}&amp;` : ''}cursor=${encodeURIComponent(input.nextToken)}#deliveries" rel="next">${t.html('webhooks.older')}</a>`
+    : '';
+  const newest = input.paged ? `<a href="${base}${escapeHtml(liveQuery)}#deliveries">${t.html('webhooks.newest')}</a>` : '';
+  return `${storeCrumbs(t, input.store)}
+${input.nav}
+<h1>${t.html('webhooks.title', { store: input.store.name })}</h1>
+${input.notice}
+<h2 id="subs">${t.html('webhooks.subscriptions')}</h2>
+<p><a href="${base}/subscriptions/new">${t.html('webhooks.addEndpoint')}</a></p>
+${
+  input.subscriptions.length === 0
+    ? `<p>${t.html('webhooks.noSubscriptions')}</p>`
+    : `<div class="table-wrap"><table class="stack" aria-labelledby="subs"><thead><tr><th scope="col">${t.html('webhooks.col.app')}</th><th scope="col">${t.html('webhooks.col.topic')}</th><th scope="col">${t.html('webhooks.col.version')}</th><th scope="col">${t.html('webhooks.col.url')}</th><th scope="col">${t.html('webhooks.col.state')}</th><th scope="col">${t.html('webhooks.col.streak')}</th><th scope="col">${t.html('webhooks.col.secret')}</th><th scope="col">${t.html('webhooks.col.actions')}</th></tr></thead><tbody>${subs}</tbody></table></div>`
+}
+<h2 id="deliveries">${t.html('webhooks.deliveries')}</h2>
+<form method="post" action="${base}/deliveries/resend-failed" class="inline">
+${hiddenFields({ csrf: input.csrf })}
+<label for="since">${t.html('webhooks.resendFailed.sinceIn', { zone: input.zoneLabel })}</label>
+<input type="datetime-local" id="since" name="since" required value="${escapeHtml(input.sinceDefault)}">
+<button type="submit" class="secondary">${t.html('webhooks.resendFailed.submit')}</button>
+</form>
+<form method="get" action="${base}" class="inline filters" role="search" aria-label="${escapeHtml(t.text('webhooks.filter.label'))}">
+<label for="status">${t.html('webhooks.filter.status')}</label><select id="status" name="status">${statuses}</select>
+<label for="topic">${t.html('webhooks.filter.topic')}</label><select id="topic" name="topic">${topics}</select>
+<label for="subscription">${t.html('webhooks.filter.endpoint')}</label><select id="subscription" name="subscription">${endpoints}</select>
+<label for="from">${t.html('webhooks.filter.from', { zone: input.zoneLabel })}</label><input type="datetime-local" id="from" name="from" value="${escapeHtml(f.from)}">
+<label for="to">${t.html('webhooks.filter.to', { zone: input.zoneLabel })}</label><input type="datetime-local" id="to" name="to" value="${escapeHtml(f.to)}">
+<label for="q">${t.html('webhooks.filter.search')}</label><input type="search" id="q" name="q" maxlength="64" value="${escapeHtml(f.q)}">
+<button type="submit" class="secondary">${t.html('webhooks.filter.apply')}</button>
+</form>
+<section id="delivery-list" aria-live="polite"${input.paged ? '' : ` data-live="${base}/deliveries/live${escapeHtml(liveQuery)}"`}>
+${deliveriesRegion(t, input.store.id, input.deliveries)}
+</section>
+<p class="paging">${newest} ${older}</p>`;
+}
+
+/** The deliveries table, also sent whole over server-sent events when a delivery is added or changes. */
+export function deliveriesRegion(t: Translator, storeId: string, deliveries: DeliveryRowView[]): string {
+  const base = webhooksBase(storeId);
+  const rows = deliveries
+    .map((d) => {
+      const endpoint = d.endpoint
+        ? `${escapeHtml(d.endpoint.appName)}<br><code>${escapeHtml(d.endpoint.url)}</code>`
+        : t.html('webhooks.endpointGone');
+      return `<tr><td data-label="ID"><a href="${base}/deliveries/${encodeURIComponent(d.id)}" aria-label="${escapeHtml(t.text('webhooks.open', { id: d.id }))}"><code>${escapeHtml(idTail(d.id))}</code></a> ${copyButton(t, d.id)}</td><td data-label="${escapeHtml(t.text('webhooks.col.created'))}">${consoleTimeHtml(t, d.createdAt)}</td><td data-label="${escapeHtml(t.text('webhooks.col.topic'))}"><code>${escapeHtml(d.topic)}</code></td><td data-label="${escapeHtml(t.text('webhooks.col.endpoint'))}">${endpoint}</td><td data-label="${escapeHtml(t.text('webhooks.col.status'))}"><span class="pill${d.status === 'dead' ? ' bad' : ''}">${t.html(`webhooks.status.${d.status}`)}</span></td><td class="num" data-label="${escapeHtml(t.text('webhooks.col.attempts'))}">${t.number(d.attempts)}</td><td class="num" data-label="${escapeHtml(t.text('webhooks.col.lastStatus'))}">${d.lastStatusCode ?? '—'}</td></tr>`;
+    })
+    .join('\n');
+  return deliveries.length === 0
+    ? `<p>${t.html('webhooks.noDeliveries')}</p>`
+    : `<div class="table-wrap"><table class="stack" aria-labelledby="deliveries"><thead><tr><th scope="col">ID</th><th scope="col">${t.html('webhooks.col.created')}</th><th scope="col">${t.html('webhooks.col.topic')}</th><th scope="col">${t.html('webhooks.col.endpoint')}</th><th scope="col">${t.html('webhooks.col.status')}</th><th scope="col">${t.html('webhooks.col.attempts')}</th><th scope="col">${t.html('webhooks.col.lastStatus')}</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+function copyButton(t: Translator, id: string): string {
+  return `<button type="button" class="link copy" data-copy="${escapeHtml(id)}" data-copied="${escapeHtml(t.text('webhooks.copied'))}" hidden aria-label="${escapeHtml(t.text('webhooks.copyId', { id }))}">${t.html('webhooks.copy')}</button>`;
+}
+
+/** A header list as `name: value` lines (the receiver saw exactly these). */
+function headerLines(headers: Record<string, string>): string {
+  return Object.entries(headers)
+    .map(([name, value]) => `${escapeHtml(name)}: ${escapeHtml(value)}`)
+    .join('\n');
+}
+
+/**
+ * The delivery's summary and attempts, sent whole over server-sent events
+ * when either changes. Attempts are numbered in the order they were made
+ * (a resend starts a new cycle, not a new count: D63).
+ */
+export function attemptsRegion(
+  t: Translator,
+  d: { topic: string; status: 'pending' | 'succeeded' | 'dead'; nextAttemptAt: string | null },
+  attempts: AttemptView[],
+): string {
+  const summary = `<p id="delivery-summary">${t.html('delivery.summaryAll', { topic: d.topic, status: t.text(`webhooks.status.${d.status}`), attempts: attempts.length })}</p>`;
+  if (attempts.length === 0) return `${summary}\n<p>${t.html('delivery.noAttempts')}</p>`;
+  const rows = attempts
+    .map(
+      (a, i) =>
+        `<tr><td class="num" data-label="${escapeHtml(t.text('delivery.col.attempt'))}">${i + 1}</td><td data-label="${escapeHtml(t.text('delivery.col.started'))}">${consoleTimeHtml(t, a.started_at)}</td><td data-label="${escapeHtml(t.text('delivery.col.outcome'))}"><span class="pill${a.outcome === 'failed' ? ' bad' : ''}">${t.html(`delivery.outcome.${a.outcome}`)}</span></td><td class="num" data-label="${escapeHtml(t.text('delivery.col.status'))}">${a.status_code ?? '—'}</td><td class="num" data-label="${escapeHtml(t.text('delivery.col.latency'))}">${t.html('delivery.latency', { ms: a.duration_ms })}</td><td data-label="${escapeHtml(t.text('delivery.col.error'))}">${a.error ? `<code>${escapeHtml(a.error)}</code>` : ''}</td></tr>`,
+    )
+    .join('\n');
+  const bodies = attempts
+    .map(
+      (
+        a,
+        i,
+      ) => `<details class="attempt"${i === attempts.length - 1 ? ' open' : ''}><summary>${t.html('delivery.attemptDetail', { attempt: i + 1 })}</summary>
+<h3 id="req-${i}">${t.html('delivery.requestHeaders', { attempt: i + 1 })}</h3>
+<pre aria-labelledby="req-${i}" tabindex="0">${a.request_headers ? headerLines(a.request_headers) : t.html('delivery.notRecorded')}</pre>
+<h3 id="body-${i}">${t.html('delivery.responseBody', { attempt: i + 1 })}</h3>
+<pre aria-labelledby="body-${i}" tabindex="0">${a.response_body ? escapeHtml(a.response_body) : t.html('delivery.emptyBody')}</pre>
+</details>`,
+    )
+    .join('\n');
+  const next = d.nextAttemptAt ? `<p>${t.html('delivery.nextAttempt', { when: formatConsoleTime(t, d.nextAttemptAt) })}</p>` : '';
+  return `${summary}
+<div class="table-wrap"><table class="stack"><caption>${t.html('delivery.attempts')}</caption><thead><tr><th scope="col">${t.html('delivery.col.attempt')}</th><th scope="col">${t.html('delivery.col.started')}</th><th scope="col">${t.html('delivery.col.outcome')}</th><th scope="col">${t.html('delivery.col.status')}</th><th scope="col">${t.html('delivery.col.latency')}</th><th scope="col">${t.html('delivery.col.error')}</th></tr></thead><tbody>${rows}</tbody></table></div>
+${next}
+${bodies}`;
+}
+
+export function deliveryView(
+  t: Translator,
+  input: {
+    store: { id: string; name: string };
+    delivery: DeliveryRowView;
+    attempts: AttemptView[];
+    requestBody: string | null;
+    csrf: string;
+    notice: string;
+  },
+): string {
+  const base = webhooksBase(input.store.id);
+  const d = input.delivery;
+  const e = d.endpoint;
+  const endpointFacts = e
+    ? `<dt>${t.html('webhooks.col.app')}</dt><dd>${escapeHtml(e.appName)}</dd>
+<dt>${t.html('delivery.subscription')}</dt><dd><a href="${base}/subscriptions/${encodeURIComponent(e.id)}">${escapeHtml(t.text('webhooks.subscriptionName', { topic: e.topic, app: e.appName }))}</a></dd>
+<dt>URL</dt><dd><code>${escapeHtml(e.url)}</code></dd>`
+    : `<dt>${t.html('delivery.subscription')}</dt><dd>${t.html('webhooks.endpointGone')}</dd>`;
+  return `${crumbs(t, input.store, idTail(d.id))}
+<h1>${t.html('delivery.title', { id: d.id })}</h1>
+${input.notice}
+<dl class="facts">
+<dt>${t.html('delivery.id')}</dt><dd>${copyableId(t, d.id)}</dd>
+<dt>${t.html('delivery.eventId')}</dt><dd>${copyableId(t, d.eventId)}</dd>
+<dt>${t.html('webhooks.col.topic')}</dt><dd><code>${escapeHtml(d.topic)}</code></dd>
+<dt>${t.html('webhooks.col.created')}</dt><dd>${consoleTimeHtml(t, d.createdAt)}</dd>
+${endpointFacts}
+</dl>
+<form method="post" action="${base}/deliveries/${encodeURIComponent(d.id)}/resend">
+${hiddenFields({ csrf: input.csrf })}
+<button type="submit">${t.html('delivery.resend')}</button>
+</form>
+<h2 id="request-body">${t.html('delivery.requestBody')}</h2>
+<pre aria-labelledby="request-body" tabindex="0">${input.requestBody === null ? t.html('delivery.notRecorded') : escapeHtml(prettyJson(input.requestBody))}</pre>
+<h2>${t.html('delivery.attempts')}</h2>
+<p class="muted">${t.html('delivery.live')}</p>
+<section id="attempts" aria-live="polite" data-live="${base}/deliveries/${encodeURIComponent(d.id)}/live">
+${attemptsRegion(t, d, input.attempts)}
+</section>`;
+}
+
+/** The body indented for reading; the bytes sent are the compact original (the signature covers those). */
+function prettyJson(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}
+
+export interface SubscriptionStats {
+  attempts: number;
+  succeeded: number;
+  p50Ms: number | null;
+  p95Ms: number | null;
+  /** Hourly buckets over the last 24 h: start (ISO), ok, failed, p50 latency. */
+  buckets: Array<{ start: string; ok: number; failed: number; p50Ms: number | null }>;
+}
+
+function dataBlock(id: string, value: unknown): string {
+  return `<script type="application/json" id="${id}">${JSON.stringify(value).replace(/</g, '\\u003c')}</script>`;
+}
+
+export function subscriptionView(
+  t: Translator,
+  input: {
+    store: { id: string; name: string };
+    subscription: EndpointView & { createdAt: string; rawUrlHasQuery: boolean };
+    deliveries: DeliveryRowView[];
+    stats: SubscriptionStats;
+    csrf: string;
+    now: Date;
+    notice: string;
+    urlError: string | null;
+    urlValue: string;
+  },
+): string {
+  const base = webhooksBase(input.store.id);
+  const s = input.subscription;
+  const action = `${base}/subscriptions/${encodeURIComponent(s.id)}`;
+  const rate =
+    input.stats.attempts === 0 ? '—' : t.html('subscription.rate', { rate: input.stats.succeeded / input.stats.attempts });
+  const latency =
+    input.stats.p50Ms === null
+      ? '—'
+      : t.html('subscription.latency', { p50: input.stats.p50Ms, p95: input.stats.p95Ms ?? input.stats.p50Ms });
+  const labels = {
+    time: t.text('webhooks.col.created'),
+    outcomes: t.text('subscription.chart.outcomes'),
+    latency: t.text('subscription.chart.latency'),
+    ok: t.text('delivery.outcome.succeeded'),
+    failed: t.text('delivery.outcome.failed'),
+  };
+  const urlError = input.urlError ? `<p class="error" role="alert" id="url-error">${escapeHtml(input.urlError)}</p>` : '';
+  const rows = input.stats.buckets
+    .filter((b) => b.ok + b.failed > 0)
+    .map(
+      (b) =>
+        `<tr><td>${consoleTimeHtml(t, b.start)}</td><td class="num">${t.number(b.ok)}</td><td class="num">${t.number(b.failed)}</td><td class="num">${b.p50Ms === null ? '—' : t.html('delivery.latency', { ms: b.p50Ms })}</td></tr>`,
+    )
+    .join('');
+  return `${crumbs(t, input.store, t.text('webhooks.subscriptionName', { topic: s.topic, app: s.appName }))}
+<h1>${t.html('subscription.title', { topic: s.topic, app: s.appName })}</h1>
+${input.notice}
+<dl class="facts">
+<dt>ID</dt><dd>${copyableId(t, s.id)}</dd>
+<dt>${t.html('webhooks.col.app')}</dt><dd>${escapeHtml(s.appName)}</dd>
+<dt>${t.html('webhooks.col.topic')}</dt><dd><code>${escapeHtml(s.topic)}</code></dd>
+<dt>${t.html('webhooks.col.version')}</dt><dd>${escapeHtml(s.version)}</dd>
+<dt>URL</dt><dd><code>${escapeHtml(s.url)}</code></dd>
+<dt>${t.html('webhooks.col.state')}</dt><dd><span class="pill${s.state === 'disabled' ? ' bad' : ''}">${t.html(`webhooks.state.${s.state}`)}</span></dd>
+<dt>${t.html('webhooks.col.streak')}</dt><dd>${t.number(s.failureStreak)}</dd>
+<dt>${t.html('webhooks.col.secret')}</dt><dd>${secretCell(t, s, input.now)}</dd>
+<dt>${t.html('subscription.since')}</dt><dd>${consoleTimeHtml(t, s.createdAt)}</dd>
+</dl>
+<div class="actions">
+${postButton(`${action}/test`, input.csrf, t.text('subscription.test'), {}, false)}
+${disableForm(t, action, input.csrf, s, { from: 'subscription' })}
+${rotateForm(t, action, input.csrf, s, 0, { from: 'subscription' })}
+${
+  s.version === 'v1'
+    ? confirmedForm(t, {
+        action: `${action}/reveal`,
+        csrf: input.csrf,
+        label: t.text('subscription.reveal'),
+        question: t.text('subscription.confirm.reveal'),
+        effect: t.text('subscription.confirm.revealEffect'),
+        yes: t.text('subscription.reveal'),
+      })
+    : ''
+}
+</div>
+<h2 id="health">${t.html('subscription.health')}</h2>
+<p>${t.html('subscription.rateLabel')} ${rate} · ${t.html('subscription.latencyLabel')} ${latency} · ${t.html('subscription.attempts24h', { count: input.stats.attempts })}</p>
+<figure>
+<div id="subscription-chart" class="chart" data-labels="${escapeHtml(JSON.stringify(labels))}"></div>
+<figcaption>${t.html('subscription.chart.caption')}</figcaption>
+</figure>
+${dataBlock('subscription-stats', input.stats)}
+${rows ? `<details><summary>${t.html('subscription.chart.table')}</summary><div class="table-wrap"><table><caption>${t.html('subscription.chart.table')}</caption><thead><tr><th scope="col">${t.html('subscription.col.hour')}</th><th scope="col">${t.html('delivery.outcome.succeeded')}</th><th scope="col">${t.html('delivery.outcome.failed')}</th><th scope="col">p50</th></tr></thead><tbody>${rows}</tbody></table></div></details>` : ''}
+<h2 id="deliveries">${t.html('subscription.recent')}</h2>
+${deliveriesRegion(t, input.store.id, input.deliveries)}
+<p><a href="${base}?subscription=${encodeURIComponent(s.id)}#deliveries">${t.html('subscription.allDeliveries')}</a></p>
+<h2 id="edit">${t.html('subscription.edit')}</h2>
+<form method="post" action="${action}/url">
+${hiddenFields({ csrf: input.csrf })}
+<label for="url">${t.html('subscription.url')}</label>
+<input type="url" id="url" name="url" required maxlength="2048" value="${escapeHtml(input.urlValue)}"${input.urlError ? ' aria-describedby="url-error" aria-invalid="true"' : ' aria-describedby="url-help"'}>
+<p class="muted" id="url-help">${t.html(s.rawUrlHasQuery ? 'subscription.urlHelpQuery' : 'subscription.urlHelp')}</p>
+${urlError}
+<div class="actions"><button type="submit">${t.html('subscription.save')}</button></div>
+</form>`;
+}
+
+export function secretView(
+  t: Translator,
+  input: {
+    store: { id: string; name: string };
+    subscription: { id: string; topic: string; appName: string };
+    secret: string;
+    graceUntil: string | null;
+    rotated: boolean;
+    now: Date;
+  },
+): string {
+  const base = webhooksBase(input.store.id);
+  const back = `${base}/subscriptions/${encodeURIComponent(input.subscription.id)}`;
+  const grace =
+    input.graceUntil && Date.parse(input.graceUntil) > input.now.getTime()
+      ? `<p>${t.html('rotated.graceUntil', { until: formatConsoleTime(t, input.graceUntil), remaining: { html: countdown(input.graceUntil, input.now) } })}</p>`
+      : `<p>${t.html('rotated.noGrace')}</p>`;
+  return `${crumbs(t, input.store, t.text(input.rotated ? 'rotated.title' : 'secret.title'))}
+<h1>${t.html(input.rotated ? 'rotated.title' : 'secret.title')}</h1>
+<p>${t.html('secret.for', { topic: input.subscription.topic, app: input.subscription.appName })}</p>
+${grace}
+<label for="new-secret">${t.html(input.rotated ? 'rotated.label' : 'secret.label')}</label>
+<input type="text" id="new-secret" readonly value="${escapeHtml(input.secret)}" autocomplete="off" spellcheck="false">
+<button type="button" class="link copy" data-copy="${escapeHtml(input.secret)}" data-copied="${escapeHtml(t.text('webhooks.copied'))}" hidden>${t.html('secret.copy')}</button>
+<p><a href="${back}">${t.html('console.back', { place: t.text('webhooks.subscriptionName', { topic: input.subscription.topic, app: input.subscription.appName }) })}</a></p>`;
+}
+
+export function newEndpointView(
+  t: Translator,
+  input: {
+    store: { id: string; name: string };
+    apps: Array<{ clientId: string; name: string }>;
+    topics: readonly string[];
+    csrf: string;
+    values: { app: string; url: string; topics: string[] };
+    error: string | null;
+  },
+): string {
+  const base = webhooksBase(input.store.id);
+  const error = input.error ? `<p class="error" role="alert" id="new-error">${escapeHtml(input.error)}</p>` : '';
+  const apps = input.apps
+    .map(
+      (a) =>
+        `<option value="${escapeHtml(a.clientId)}"${a.clientId === input.values.app ? ' selected' : ''}>${escapeHtml(a.name)}</option>`,
+    )
+    .join('');
+  const topics = input.topics
+    .map(
+      (topic, i) =>
+        `<li><input type="checkbox" id="topic-${i}" name="topics" value="${escapeHtml(topic)}"${input.values.topics.includes(topic) ? ' checked' : ''}> <label for="topic-${i}" class="inline-label">${escapeHtml(topicLabel(t, topic))} <code>${escapeHtml(topic)}</code></label></li>`,
+    )
+    .join('');
+  return `${crumbs(t, input.store, t.text('endpoint.title'))}
+<h1>${t.html('endpoint.title')}</h1>
+<p>${t.html('endpoint.intro')}</p>
+${error}
+${
+  input.apps.length === 0
+    ? `<p>${t.html('endpoint.noApps')}</p>`
+    : `<form method="post" action="${base}/subscriptions/new">
+${hiddenFields({ csrf: input.csrf })}
+<label for="app">${t.html('webhooks.col.app')}</label>
+<select id="app" name="app">${apps}</select>
+<label for="url">${t.html('subscription.url')}</label>
+<input type="url" id="url" name="url" required maxlength="2048" placeholder="https://" value="${escapeHtml(input.values.url)}"${input.error ? ' aria-describedby="new-error"' : ''}>
+<fieldset><legend>${t.html('endpoint.topics')}</legend><ul class="plain">${topics}</ul></fieldset>
+<div class="actions"><button type="submit">${t.html('endpoint.create')}</button> <a href="${base}">${t.html('confirm.cancel')}</a></div>
+</form>`
+}`;
+}
+
+/** The confirmation page a form without JavaScript lands on (the same question as the dialog). */
+export function confirmPageView(
+  t: Translator,
+  input: {
+    question: string;
+    effect: string;
+    yes: string;
+    action: string;
+    csrf: string;
+    back: string;
+    fields: Record<string, string>;
+  },
+): string {
+  return `<h1>${escapeHtml(input.question)}</h1>
+<p>${escapeHtml(input.effect)}</p>
+<form method="post" action="${escapeHtml(input.action)}">
+${hiddenFields({ csrf: input.csrf, ...input.fields, confirmed: '1' })}
+<div class="actions"><button type="submit" class="danger">${escapeHtml(input.yes)}</button>
+<a href="${escapeHtml(input.back)}">${t.html('confirm.cancel')}</a></div>
+</form>`;
+}

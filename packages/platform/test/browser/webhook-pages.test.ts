@@ -1,0 +1,458 @@
+import { createHmac } from 'node:crypto';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toZonedInput } from '../../src/console/console-kit.js';
+import { recordConsent } from '../../src/identity/consent-store.js';
+import { testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform, pollUntil, testTls } from '../../src/testing.js';
+import { type LoopbackReceiver, type ReceivedRequest, startReceiver } from '../webhooks/loopback-receiver.js';
+import { dispatcherOf, recordChange, SELLER_SCOPES, signup } from '../webhooks/webhook-kit.js';
+import { axeViolations as allAxeViolations } from './axe.js';
+
+const PHONE = { width: 375, height: 740 };
+const DESKTOP = { width: 1280, height: 900 };
+
+/** Every axe violation of any impact (the webhook pages hold to none). */
+async function axeViolations(page: Page) {
+  return (await allAxeViolations(page)).map((v) => `${v.id}: ${v.nodes.join(' ')}`);
+}
+
+/** True when one `sha256=` entry of the request is the HMAC of `<timestamp>.<body>` under `secret` (spec "Signature"). */
+function signedWith(request: ReceivedRequest, secret: string): boolean {
+  const timestamp = String(request.headers['x-timestamp']);
+  const digest = createHmac('sha256', secret).update(`${timestamp}.`).update(request.raw).digest('hex');
+  return String(request.headers['x-signature-256'] ?? '')
+    .split(',')
+    .some((entry) => entry.trim() === `sha256=${digest}`);
+}
+
+/**
+ * The webhook pages in a real Chromium, in both languages and at phone and
+ * desktop widths: the delivery log (paging, filters, search, endpoints,
+ * masked URLs), a delivery's live summary, a subscription's page (test event
+ * to a real receiver, secret behind a confirmation, URL editing with the
+ * SSRF guard), rotation with a chosen grace, confirmations and notices.
+ */
+describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (target) => {
+  let platform: ListeningPlatform;
+  let browser: Browser;
+  let hooks: LoopbackReceiver;
+  /** What the receiver verifies with (null: accept anything), and whether it fails on purpose. */
+  let receiverSecret: string | null = null;
+  let failing = false;
+
+  beforeAll(async () => {
+    platform = await listenPlatform(target, { outboundCa: testTls.ca });
+    hooks = await startReceiver({
+      tls: true,
+      answer: (request) => {
+        if (failing) return { status: 500, body: 'down' };
+        if (receiverSecret && !signedWith(request, receiverSecret)) return { status: 401, body: 'bad signature' };
+        return { status: 200, body: 'ok' };
+      },
+    });
+    browser = await chromium.launch(chromiumLaunchOptions());
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await hooks?.close();
+    await platform?.close();
+  });
+
+  async function storeWithApp(topics: Array<'sac_ticket' | 'order'> = ['sac_ticket'], path = '/hooks') {
+    const seller = await platform.createSeller({ tenants: 1 });
+    const tenantId = seller.tenantIds[0] as string;
+    const app = await platform.createClient({ name: 'Acme Integrações' });
+    const token = await platform.mintAccessToken({ tenants: [tenantId], scopes: [...SELLER_SCOPES], clientId: app.clientId });
+    await recordConsent(
+      platform.database.db,
+      { clientId: app.clientId, sellerId: seller.sellerId, tenants: [tenantId] },
+      [...SELLER_SCOPES],
+      platform.clock,
+    );
+    const signed = await signup(platform, { tenantId, clientId: app.clientId, token }, 'v1', `${hooks.url}${path}`, topics);
+    expect(signed.statusCode).toBe(200);
+    const subscriptions = (
+      signed.json() as { subscriptions: Array<{ id: string; topic: string; parameters: { secret: string } }> }
+    ).subscriptions;
+    return { seller, tenantId, app, token, subscriptions };
+  }
+
+  async function signIn(seller: { login: string; password: string }, locale: 'pt-BR' | 'en-US', viewport = DESKTOP) {
+    const context = await browser.newContext({ locale, viewport, permissions: ['clipboard-read', 'clipboard-write'] });
+    context.setDefaultTimeout(15_000);
+    const page = await context.newPage();
+    await page.goto(`${platform.url}/console`);
+    await page.locator('#login').fill(seller.login);
+    await page.locator('#password').fill(seller.password);
+    await page.locator('form[action="/console/login"] button[type="submit"]').click();
+    await page.locator('form[action="/console/logout"]').waitFor({ timeout: 10_000 });
+    return page;
+  }
+
+  /** Runs the dispatcher until nothing of the store is due now (every delivery attempted). */
+  async function deliverAll(tenantId: string) {
+    await pollUntil(
+      'every due delivery attempted',
+      async () => {
+        await dispatcherOf(platform).runOnce();
+        const due = await platform.database.db
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('tenant_id', '=', tenantId)
+          .where('state', '=', 'pending')
+          .where('next_attempt_at', '<=', platform.clock.now().toISOString())
+          .execute();
+        return due.length === 0 ? true : undefined;
+      },
+      { deadlineMs: 30_000 },
+    );
+  }
+
+  async function subscriptionRow(id: string) {
+    return platform.database.db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  }
+
+  it('D63/D65: the delivery log pages past 50 by cursor, filters by event type, endpoint and period, finds a delivery by the end of its id or its event id, names each endpoint with its URL masked; pt-BR at 375 px, axe clean', async () => {
+    receiverSecret = null;
+    failing = false;
+    const { seller, tenantId, subscriptions } = await storeWithApp(['sac_ticket', 'order'], '/hooks?token=s3cr3t');
+    // 40 ticket events at one instant (their ids share the time prefix), then 20 order events two hours later.
+    const first = platform.clock.now();
+    for (let i = 0; i < 40; i++) await recordChange(platform, { tenantId });
+    await deliverAll(tenantId);
+    platform.clock.advance(2 * 3_600_000);
+    const eventIds: string[] = [];
+    for (let i = 0; i < 20; i++) eventIds.push(await recordChange(platform, { tenantId, topic: 'order' }));
+    await deliverAll(tenantId);
+
+    const page = await signIn(seller, 'pt-BR', PHONE);
+    await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
+    const rows = page.locator('#delivery-list tbody tr');
+    await expect(rows.count()).resolves.toBe(50);
+    // Each row names the app and the URL, whose query value is masked; the secret never appears.
+    await expect(rows.first().textContent()).resolves.toContain('Acme Integrações');
+    await expect(rows.first().textContent()).resolves.toContain('/hooks?token=•••');
+    expect(await page.content()).not.toContain('s3cr3t');
+    // Ids are shown by their distinguishing end: no two rows alike.
+    const shown = await page.locator('#delivery-list tbody tr td:first-child a code').allTextContents();
+    expect(new Set(shown).size).toBe(50);
+    expect(await axeViolations(page)).toEqual([]);
+    // The copy button puts the whole id on the clipboard.
+    const firstId = (await rows.first().locator('button.copy').getAttribute('data-copy')) as string;
+    await rows
+      .first()
+      .getByRole('button', { name: `Copiar ${firstId}` })
+      .click();
+    await expect.poll(() => page.evaluate('navigator.clipboard.readText()'), { timeout: 5_000 }).toBe(firstId);
+
+    await page.getByRole('link', { name: 'Entregas anteriores' }).click();
+    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(10);
+    await expect(page.getByRole('link', { name: 'Entregas anteriores' }).count()).resolves.toBe(0);
+    await page.getByRole('link', { name: 'Entregas mais recentes' }).click();
+    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(50);
+
+    // Event type.
+    await page.getByLabel('Tipo de evento').selectOption('order');
+    await page.getByRole('button', { name: 'Filtrar' }).click();
+    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(20);
+    // Endpoint: the ticket subscription only, then the period from an hour after the first batch (São Paulo time).
+    await page.getByLabel('Tipo de evento').selectOption('');
+    const tickets = subscriptions.find((s) => s.topic === 'sac_ticket')?.id as string;
+    await page.getByLabel('Endpoint').selectOption(tickets);
+    await page.getByRole('button', { name: 'Filtrar' }).click();
+    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(40);
+    await page.getByLabel('Endpoint').selectOption('');
+    await page.getByLabel(/^De \(/).fill(toZonedInput(new Date(first.getTime() + 3_600_000), 'America/Sao_Paulo'));
+    await page.getByRole('button', { name: 'Filtrar' }).click();
+    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(20);
+    expect(await axeViolations(page)).toEqual([]);
+
+    // Search by the end of a delivery id, then by an event id.
+    await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
+    const someId = (await rows.nth(7).locator('button.copy').getAttribute('data-copy')) as string;
+    await page.getByLabel('ID da entrega ou do evento').fill(someId.slice(-12));
+    await page.getByRole('button', { name: 'Filtrar' }).click();
+    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(1);
+    await expect(rows.first().locator('button.copy').getAttribute('data-copy')).resolves.toBe(someId);
+    await page.getByLabel('ID da entrega ou do evento').fill(eventIds[3] as string);
+    await page.getByRole('button', { name: 'Filtrar' }).click();
+    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(1);
+    await expect(rows.first().textContent()).resolves.toContain('order');
+    await page.context().close();
+  }, 180_000);
+
+  it('D63: a delivery page names its app, subscription and URL; the summary counts a live second attempt; after "Resend now" attempts are numbered 1, 2, 3; en at 1280 px', async () => {
+    receiverSecret = null;
+    failing = true;
+    const { seller, tenantId } = await storeWithApp();
+    await recordChange(platform, { tenantId });
+    await deliverAll(tenantId);
+    const delivery = await platform.database.db
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'event_id'])
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirstOrThrow();
+    const page = await signIn(seller, 'en-US', DESKTOP);
+    await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks/deliveries/${delivery.id}`);
+    const facts = page.locator('dl.facts');
+    await expect(facts.textContent()).resolves.toMatch(/Acme Integrações.*sac_ticket subscription of Acme Integrações.*\/hooks/s);
+    await expect(facts.textContent()).resolves.toContain(delivery.event_id);
+    await expect(page.locator('#delivery-summary').textContent()).resolves.toContain('1 attempt in all');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.locator('#attempts[data-connected]').waitFor({ state: 'attached', timeout: 10_000 });
+    await page.evaluate('window.marker = 1');
+    // The retry is due after its back-off: move the clock there and let the dispatcher try again.
+    platform.clock.advance(3_600_000);
+    await deliverAll(tenantId);
+    await expect.poll(() => page.locator('#delivery-summary').textContent(), { timeout: 10_000 }).toContain('2 attempts in all');
+    expect(await page.evaluate('window.marker')).toBe(1);
+    failing = false;
+    await page.getByRole('button', { name: 'Resend now' }).click();
+    await page.getByRole('status').waitFor({ timeout: 10_000 });
+    await page.locator('#attempts[data-connected]').waitFor({ state: 'attached', timeout: 10_000 });
+    await deliverAll(tenantId);
+    await expect.poll(() => page.locator('#delivery-summary').textContent(), { timeout: 10_000 }).toContain('3 attempts in all');
+    const numbers = await page.locator('#attempts tbody tr td:first-child').allTextContents();
+    expect(numbers).toEqual(['1', '2', '3']);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.context().close();
+  }, 120_000);
+
+  it('D66: a subscription page sends a test event that a real receiver verifies, shows the success rate and chart, reveals the secret only after a confirmation (cancel keeps it hidden), and edits the URL behind the SSRF guard; pt-BR at 375 px and en at 1280 px', async () => {
+    failing = false;
+    const { seller, tenantId, subscriptions } = await storeWithApp();
+    const subscription = subscriptions[0] as { id: string; parameters: { secret: string } };
+    receiverSecret = subscription.parameters.secret;
+    for (const [locale, viewport] of [
+      ['pt-BR', PHONE],
+      ['en-US', DESKTOP],
+    ] as const) {
+      const page = await signIn(seller, locale, viewport);
+      const pt = locale === 'pt-BR';
+      await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
+      await page
+        .getByRole('link', {
+          name: pt ? 'Abrir a assinatura sac_ticket de Acme Integrações' : 'Open the sac_ticket subscription of Acme Integrações',
+        })
+        .click();
+      await page
+        .getByRole('heading', {
+          name: pt ? 'Assinatura sac_ticket de Acme Integrações' : 'sac_ticket subscription of Acme Integrações',
+        })
+        .waitFor({ timeout: 10_000 });
+      const before = hooks.received.length;
+      await page.getByRole('button', { name: pt ? 'Enviar um evento de teste' : 'Send a test event' }).click();
+      await page.getByRole('status').waitFor({ timeout: 10_000 });
+      await deliverAll(tenantId);
+      const [, ...after] = await hooks.waitFor(before + 1);
+      const received = hooks.received[before] as ReceivedRequest;
+      expect(after.length).toBeGreaterThanOrEqual(0);
+      expect(signedWith(received, subscription.parameters.secret)).toBe(true);
+      expect(JSON.parse(received.raw.toString()).topic).toBe('sac_ticket');
+      // Reloaded, the page shows the test delivery among the recent ones and a 100% success rate with a chart.
+      await page.goto(page.url().split('?')[0] as string);
+      await expect(page.locator('#deliveries + .table-wrap tbody tr').count()).resolves.toBeGreaterThanOrEqual(1);
+      await expect(page.locator('#health + p').textContent()).resolves.toContain('100');
+      await page.locator('#subscription-chart .uplot').first().waitFor({ timeout: 10_000 });
+      expect(await axeViolations(page)).toEqual([]);
+
+      // Reveal: cancel keeps the secret hidden; confirming shows it.
+      const reveal = page.getByRole('button', { name: pt ? 'Revelar o segredo' : 'Reveal the secret' });
+      await reveal.click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByRole('button', { name: pt ? 'Cancelar' : 'Cancel' }).click();
+      await expect(page.getByRole('dialog').count()).resolves.toBe(0);
+      expect(await page.content()).not.toContain(subscription.parameters.secret);
+      await reveal.click();
+      await page
+        .getByRole('dialog')
+        .getByRole('button', { name: pt ? 'Revelar o segredo' : 'Reveal the secret' })
+        .click();
+      const secretBox = page.getByLabel(pt ? 'Segredo de assinatura atual' : 'Current signing secret');
+      await secretBox.waitFor({ timeout: 10_000 });
+      await expect(secretBox.inputValue()).resolves.toBe(subscription.parameters.secret);
+      expect(await axeViolations(page)).toEqual([]);
+      await page.context().close();
+    }
+
+    // Edit the URL: a private address is refused by the SSRF guard, in the page's language; a loopback one (sandbox) is saved.
+    const page = await signIn(seller, 'pt-BR', PHONE);
+    await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks/subscriptions/${subscription.id}`);
+    await page.getByLabel('URL (HTTPS na v1)').fill('https://10.1.2.3/hooks');
+    await page.getByRole('button', { name: 'Salvar URL' }).click();
+    await page.getByRole('alert').waitFor({ timeout: 10_000 });
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('rede privada ou local');
+    expect((await subscriptionRow(subscription.id)).url).toBe(`${hooks.url}/hooks`);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByLabel('URL (HTTPS na v1)').fill(`${hooks.url}/moved?key=abc`);
+    await page.getByRole('button', { name: 'Salvar URL' }).click();
+    await page.getByRole('status').waitFor({ timeout: 10_000 });
+    expect((await subscriptionRow(subscription.id)).url).toBe(`${hooks.url}/moved?key=abc`);
+    await expect(page.locator('dl.facts').textContent()).resolves.toContain('/moved?key=•••');
+    expect(await page.content()).not.toContain('key=abc');
+    await page.context().close();
+  }, 180_000);
+
+  it('D64: rotation posts, redirects and gets (a reload rotates nothing); the seller picks a 6 h grace; a second rotation inside it keeps the original secret signing, which a receiver still on it verifies until the grace ends', async () => {
+    failing = false;
+    const { seller, tenantId, subscriptions } = await storeWithApp();
+    const subscription = subscriptions[0] as { id: string; parameters: { secret: string } };
+    const original = subscription.parameters.secret;
+    receiverSecret = original;
+    const page = await signIn(seller, 'pt-BR', PHONE);
+    await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
+    const rotatedAt = platform.clock.now();
+    await page.getByLabel('Segredo antigo assina por').selectOption('6');
+    await page.getByRole('button', { name: 'Trocar segredo' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Trocar segredo' }).click();
+    await page.getByRole('heading', { name: 'Novo segredo' }).waitFor({ timeout: 10_000 });
+    const first = await page.getByLabel('Novo segredo de assinatura').inputValue();
+    expect(first).toMatch(/^whsec_/);
+    expect(first).not.toBe(original);
+    expect(await page.locator('[data-countdown]').first().textContent()).toMatch(/^(360:00|359:5\d)$/);
+    expect(await axeViolations(page)).toEqual([]);
+    const afterFirst = await subscriptionRow(subscription.id);
+    expect(afterFirst.previous_secret_grace_until).toBe(new Date(rotatedAt.getTime() + 6 * 3_600_000).toISOString());
+    // Reloading the page that shows the new secret rotates nothing.
+    await page.reload();
+    await expect(page.getByLabel('Novo segredo de assinatura').inputValue()).resolves.toBe(first);
+    expect((await subscriptionRow(subscription.id)).secret_sealed).toBe(afterFirst.secret_sealed);
+
+    // A second rotation inside the grace, asking for 1 h: the original keeps signing until its 6 h end.
+    platform.clock.advance(60_000);
+    await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
+    await page.getByLabel('Segredo antigo assina por').selectOption('1');
+    await page.getByRole('button', { name: 'Trocar segredo' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Trocar segredo' }).click();
+    await page.getByRole('heading', { name: 'Novo segredo' }).waitFor({ timeout: 10_000 });
+    const second = await page.getByLabel('Novo segredo de assinatura').inputValue();
+    expect(second).not.toBe(first);
+    const afterSecond = await subscriptionRow(subscription.id);
+    expect(platform.app.platform.box.open(afterSecond.previous_secret_sealed as string)).toBe(original);
+    expect(afterSecond.previous_secret_grace_until).toBe(afterFirst.previous_secret_grace_until);
+
+    // Five hours in, the receiver still verifying with the original accepts a delivery (signed by the newest and the original).
+    platform.clock.advance(5 * 3_600_000);
+    let before = hooks.received.length;
+    await recordChange(platform, { tenantId });
+    await deliverAll(tenantId);
+    await hooks.waitFor(before + 1);
+    const during = hooks.received[before] as ReceivedRequest;
+    expect(signedWith(during, original)).toBe(true);
+    expect(signedWith(during, second)).toBe(true);
+    expect(signedWith(during, first)).toBe(false);
+    // Past the 6 h the original no longer signs: that receiver refuses, one on the newest secret accepts.
+    platform.clock.advance(3_600_000);
+    before = hooks.received.length;
+    await recordChange(platform, { tenantId });
+    await deliverAll(tenantId);
+    await hooks.waitFor(before + 1);
+    const afterGrace = hooks.received[before] as ReceivedRequest;
+    expect(signedWith(afterGrace, original)).toBe(false);
+    expect(signedWith(afterGrace, second)).toBe(true);
+    await page.context().close();
+  }, 180_000);
+
+  it('"Desativar" asks first: cancel keeps it active, confirm disables with a notice; without JavaScript a confirmation page asks the same; "resend all failed" leaves out a disabled subscription and says so; en and pt-BR', async () => {
+    receiverSecret = null;
+    failing = true;
+    const { seller, tenantId, subscriptions } = await storeWithApp();
+    const id = (subscriptions[0] as { id: string }).id;
+    await recordChange(platform, { tenantId });
+    await deliverAll(tenantId);
+    const page = await signIn(seller, 'pt-BR', PHONE);
+    await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
+    await page.getByRole('button', { name: 'Desativar' }).click();
+    const dialog = page.getByRole('dialog');
+    const question = await page.locator('dialog h2').textContent({ timeout: 10_000 });
+    expect(question).toBe('Desativar a assinatura sac_ticket de Acme Integrações?');
+    await dialog.getByRole('button', { name: 'Cancelar' }).click();
+    expect((await subscriptionRow(id)).state).toBe('active');
+    await page.getByRole('button', { name: 'Desativar' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Desativar' }).click();
+    await page.getByRole('status').waitFor({ timeout: 10_000 });
+    await expect(page.getByRole('status').textContent()).resolves.toContain('Assinatura desativada');
+    expect((await subscriptionRow(id)).state).toBe('disabled');
+    // Its pending delivery ends dead at its next attempt (W4); "resend all failed" leaves it out and says why.
+    platform.clock.advance(3_600_000);
+    await deliverAll(tenantId);
+    await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
+    await page.getByRole('button', { name: 'Reenviar todas com falha' }).click();
+    await page.getByRole('status').waitFor({ timeout: 10_000 });
+    await expect(page.getByRole('status').textContent()).resolves.toBe(
+      'Nenhuma entrega com falha desde então. 1 entrega com falha de uma assinatura desativada não foi reenviada: reative a assinatura antes.',
+    );
+    const dead = await platform.database.db
+      .selectFrom('webhook_deliveries')
+      .select('state')
+      .where('subscription_id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(dead.state).toBe('dead');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Reativar' }).click();
+    await page.getByRole('status').waitFor({ timeout: 10_000 });
+    await expect(page.getByRole('status').textContent()).resolves.toContain('Assinatura reativada');
+    await page.context().close();
+
+    // Without JavaScript: the button lands on a page asking the same question; its cancel link changes nothing.
+    const context = await browser.newContext({ locale: 'en-US', javaScriptEnabled: false, viewport: DESKTOP });
+    context.setDefaultTimeout(15_000);
+    const plain = await context.newPage();
+    await plain.goto(`${platform.url}/console`);
+    await plain.locator('#login').fill(seller.login);
+    await plain.locator('#password').fill(seller.password);
+    await plain.locator('form[action="/console/login"] button[type="submit"]').click();
+    await plain.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
+    await plain.getByRole('button', { name: 'Disable' }).click();
+    await plain
+      .getByRole('heading', { name: 'Disable the sac_ticket subscription of Acme Integrações?' })
+      .waitFor({ timeout: 10_000 });
+    await plain.getByRole('link', { name: 'Cancel' }).click();
+    expect((await subscriptionRow(id)).state).toBe('active');
+    await plain.getByRole('button', { name: 'Disable' }).click();
+    await plain.getByRole('button', { name: 'Disable' }).click();
+    await plain.getByRole('status').waitFor({ timeout: 10_000 });
+    expect((await subscriptionRow(id)).state).toBe('disabled');
+    await context.close();
+  }, 180_000);
+
+  it('an endpoint is added from the console for a connected app, refused in the page language for a missing topic or a private address; its topics become subscriptions; en at 375 px', async () => {
+    receiverSecret = null;
+    failing = false;
+    const { seller, tenantId } = await storeWithApp(['sac_ticket']);
+    const page = await signIn(seller, 'en-US', PHONE);
+    await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
+    await page.getByRole('link', { name: 'Add an endpoint' }).click();
+    await page.getByRole('heading', { name: 'Add an endpoint' }).waitFor({ timeout: 10_000 });
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByLabel('URL (HTTPS for v1)').fill('https://192.168.0.10/orders');
+    await page.getByLabel('order').check();
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByRole('alert').waitFor({ timeout: 10_000 });
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('private or local network');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByLabel('URL (HTTPS for v1)').fill(`${hooks.url}/orders`);
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByRole('heading', { name: 'order subscription of Acme Integrações' }).waitFor({ timeout: 10_000 });
+    await expect(page.getByRole('status').textContent()).resolves.toContain('Endpoint added');
+    const made = await platform.database.db
+      .selectFrom('webhook_subscriptions')
+      .select(['topic', 'url', 'version'])
+      .where('tenant_id', '=', tenantId)
+      .where('topic', '=', 'order')
+      .executeTakeFirstOrThrow();
+    expect(made).toEqual({ topic: 'order', url: `${hooks.url}/orders`, version: 'v1' });
+    // An order event now reaches it.
+    const before = hooks.received.length;
+    await recordChange(platform, { tenantId, topic: 'order' });
+    await deliverAll(tenantId);
+    const ordersPath = `${new URL(hooks.url).pathname}/orders`;
+    await pollUntil('the order event at the new endpoint', () =>
+      hooks.received.slice(before).some((r) => r.path === ordersPath && JSON.parse(r.raw.toString()).topic === 'order')
+        ? true
+        : undefined,
+    );
+    await page.context().close();
+  }, 120_000);
+});
