@@ -47,7 +47,8 @@ dialog.confirm{max-width:min(32rem,calc(100vw - 2rem));border:1px solid var(--bo
 dialog.confirm::backdrop{background:rgb(0 0 0 / .45)}
 dialog.confirm h2{margin-top:0}
 header.bar a.tz{font-size:.85rem}
-select,input,textarea{max-width:100%}pre{overflow-x:auto}code{overflow-wrap:anywhere}
+select,input,textarea{max-width:100%}
+input[type=search],input[type=datetime-local],input[type=url],input[type=email],input[type=number]{padding:.45rem .6rem;font:inherit;color:inherit;background:transparent;border:1px solid var(--border);border-radius:8px}pre{overflow-x:auto}code{overflow-wrap:anywhere}
 ul.inline-list{display:flex;flex-wrap:wrap;gap:1rem;list-style:none;padding:0}
 .cell-form+.cell-form{margin-left:.25rem}
 @media (max-width:37.5rem){
