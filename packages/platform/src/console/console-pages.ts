@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml, hiddenFields } from '../http/html-page.js';
 import { isTimeZone, requestTranslator, safeReturnPath, TIME_ZONE_COOKIE, type Translator } from '../i18n/i18n.js';
-import { csrfTokenValid } from '../identity/login-session.js';
+import { csrfTokenValid } from '../identity/index.js';
 import { type ConsoleKit, type ConsoleWho, timeZoneLabel, withNotice } from './console-kit.js';
 import type { ConsoleSection } from './console-section.js';
 
