@@ -22,7 +22,7 @@ import { quoteLatenciesSince } from '../shipping/index.js';
 import { deliveriesInWindow, deliveryAttemptsSince } from '../webhooks/index.js';
 import { confirmationView, isConfirmed } from './confirm-views.js';
 import { serveAsset } from './console-assets.js';
-import { type ConsoleKit, refusalText as translatedRefusal } from './console-kit.js';
+import { type ConsoleKit, refusalText as translatedRefusal, withNotice } from './console-kit.js';
 import type { ConsoleSection } from './console-section.js';
 import { isOperator, signInOperator, signOutOperator } from './operator-session.js';
 import { accountsView, type HealthPoint, healthView, operatorSignInView, sellerView } from './operator-views.js';
@@ -110,7 +110,8 @@ export async function operatorConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
       return false;
     }
     if (request.method === 'POST' && !csrfTokenValid(request, (request.body as Record<string, unknown> | undefined)?.csrf)) {
-      kit.seeOther(reply, back);
+      // Nothing changed: the page says so (D69).
+      kit.seeOther(reply, withNotice(back, 'expired'));
       return false;
     }
     return true;

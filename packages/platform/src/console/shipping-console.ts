@@ -27,8 +27,8 @@ import {
   quoteTestRecorder,
   runQuoteCheck,
 } from '../shipping/index.js';
-import { serveAsset } from './console-assets.js';
 import { confirmationView, isConfirmed } from './confirm-views.js';
+import { serveAsset } from './console-assets.js';
 import { type ConsoleKit, withNotice } from './console-kit.js';
 import type { ConsoleSection } from './console-section.js';
 import { deleteTableConfirmation, shippingView } from './shipping-views.js';
@@ -121,7 +121,8 @@ export async function shippingConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
       const found = await kit.storeOf(request, reply, request.params.tenantId);
       if (!found) return reply;
       const back = `/console/stores/${encodeURIComponent(found.store.id)}/shipping`;
-      if (!csrfTokenValid(request, (request.body as Record<string, unknown> | undefined)?.csrf)) return kit.seeOther(reply, back);
+      if (!csrfTokenValid(request, (request.body as Record<string, unknown> | undefined)?.csrf))
+        return kit.seeOther(reply, withNotice(back, 'expired'));
       const t = requestTranslator(request);
       const settings = await findShippingSettings(platform.database, found.store.id, app.shipping.quoteMethods);
       if (!settings?.url) return renderPage(request, reply.code(409), null, t.text('shipping.test.noUrl'));

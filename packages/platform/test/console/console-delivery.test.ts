@@ -160,6 +160,17 @@ describe('console delivery', () => {
     const page = await me.get(answer.headers.location as string);
     expect(page.body).toContain('The form expired before it was sent: nothing was changed.');
     expect(page.body).not.toContain('data-time-zone="UTC"');
+    // The operator's forms say it too.
+    const operator = await operatorSession(platform.app);
+    operator.csrf = 'expired-token';
+    const refused = await operator.post('/console/operator/sellers', {
+      name: 'X',
+      login: 'x@feira.test',
+      password: 'long enough',
+      store: 'Y',
+    });
+    expect(refused.headers.location).toBe('/console/operator?notice=expired');
+    expect((await operator.get(refused.headers.location as string)).body).toContain('The form expired before it was sent');
   });
 
   it('D68: records page forward and back (first, previous, next) and the sort box shows the sort the list is in', async () => {
