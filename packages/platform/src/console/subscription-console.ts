@@ -21,7 +21,7 @@ import {
   subscriptionAttemptsSince,
 } from '../webhooks/index.js';
 import { connectedApps } from './connected-apps.js';
-import { sendAsset } from './console-assets.js';
+import { assetUrl, serveAsset } from './console-assets.js';
 import { type ConsoleKit, formBody, storePath } from './console-kit.js';
 import type { ConsoleSection } from './console-section.js';
 import {
@@ -115,7 +115,7 @@ export function statsOf(
 async function subscriptionRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<void> {
   const platform = app.platform;
   const { db } = platform.database;
-  app.get('/console/assets/webhooks.js', { schema: { hide: true } }, sendAsset('text/javascript', WEBHOOKS_JS));
+  serveAsset(app, '/console/assets/webhooks.js', 'text/javascript', WEBHOOKS_JS);
 
   async function subscriptionPage(
     request: FastifyRequest<{ Params: Params; Querystring: { done?: string } }>,
@@ -150,6 +150,7 @@ async function subscriptionRoutes(app: FastifyInstance, kit: ConsoleKit): Promis
         notice: noticeOf(t, isWebhookNotice(request.query.done) ? request.query.done : null),
         urlError: edit.urlError,
         urlValue: edit.urlValue ?? (hasQuery ? '' : sub.url),
+        chartsModule: assetUrl('/console/assets/charts.js'),
       }),
     });
   }
@@ -390,7 +391,7 @@ const data = document.getElementById('subscription-stats');
 const host = document.getElementById('subscription-chart');
 if (data && host) {
   // Loaded only where a chart is drawn: uPlot is most of the console's weight.
-  const { drawCharts } = await import('./charts.js');
+  const { drawCharts } = await import(data.dataset.charts);
   const stats = JSON.parse(data.textContent);
   const labels = JSON.parse(host.getAttribute('data-labels'));
   const x = stats.buckets.map((b) => Date.parse(b.start) / 1000);

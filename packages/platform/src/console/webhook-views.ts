@@ -378,8 +378,8 @@ export interface SubscriptionStats {
   buckets: Array<{ start: string; ok: number; failed: number; p50Ms: number | null }>;
 }
 
-function dataBlock(id: string, value: unknown): string {
-  return `<script type="application/json" id="${id}">${JSON.stringify(value).replace(/</g, '\\u003c')}</script>`;
+function dataBlock(id: string, value: unknown, charts: string): string {
+  return `<script type="application/json" id="${id}" data-charts="${escapeHtml(charts)}">${JSON.stringify(value).replace(/</g, '\\u003c')}</script>`;
 }
 
 export function subscriptionView(
@@ -394,6 +394,8 @@ export function subscriptionView(
     notice: string;
     urlError: string | null;
     urlValue: string;
+    /** The chart module's URL (hashed, D68), loaded only on this page. */
+    chartsModule: string;
   },
 ): string {
   const base = webhooksBase(input.store.id);
@@ -457,7 +459,7 @@ ${
 <div id="subscription-chart" class="chart" data-labels="${escapeHtml(JSON.stringify(labels))}"></div>
 <figcaption>${t.html('subscription.chart.caption')}</figcaption>
 </figure>
-${dataBlock('subscription-stats', input.stats)}
+${dataBlock('subscription-stats', input.stats, input.chartsModule)}
 ${rows ? `<details><summary>${t.html('subscription.chart.table')}</summary><div class="table-wrap"><table><caption>${t.html('subscription.chart.table')}</caption><thead><tr><th scope="col">${t.html('subscription.col.hour')}</th><th scope="col">${t.html('delivery.outcome.succeeded')}</th><th scope="col">${t.html('delivery.outcome.failed')}</th><th scope="col">p50</th></tr></thead><tbody>${rows}</tbody></table></div></details>` : ''}
 <h2 id="deliveries">${t.html('subscription.recent')}</h2>
 ${deliveriesRegion(t, input.store.id, input.deliveries)}
