@@ -173,7 +173,7 @@ export function sellerView(
   const stores = input.seller.tenants
     .map(
       (store, i) =>
-        `<li><form method="post" action="${base}/stores/${encodeURIComponent(store.id)}" class="inline">${hiddenFields({ csrf: input.csrf })}<label for="store-${i}">${t.html('operator.store.nameOf', { id: store.id.slice(0, 8) })}</label><input type="text" id="store-${i}" name="name" required maxlength="200" value="${escapeHtml(store.name)}"><button type="submit" class="secondary">${t.html('operator.store.rename')}</button></form>${confirmForm(
+        `<li><form method="post" action="${base}/stores/${encodeURIComponent(store.id)}" class="inline">${hiddenFields({ csrf: input.csrf })}<label for="store-${i}">${t.html('operator.store.nameOf', { id: store.id.slice(0, 8) })}</label><input type="text" id="store-${i}" name="name" required maxlength="200" value="${escapeHtml(store.name)}"><button type="submit" class="secondary">${t.html('operator.store.rename')}</button></form> <a href="/console/operator/stores/${encodeURIComponent(store.id)}/shipping/preview">${t.html('preview.operatorLink', { store: store.name })}</a> ${confirmForm(
           t,
           {
             action: `${base}/stores/${encodeURIComponent(store.id)}/delete`,

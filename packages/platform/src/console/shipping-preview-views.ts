@@ -85,9 +85,16 @@ export function previewView(
     preview: QuotePreview | null;
     error: string | null;
     labelOf: (method: string) => MessageKey;
+    /** The operator's page (D61): its own paths, back to the operator console. */
+    operator?: boolean;
   },
 ): string {
-  const base = `/console/stores/${encodeURIComponent(input.store.id)}/shipping`;
+  const base = input.operator
+    ? `/console/operator/stores/${encodeURIComponent(input.store.id)}/shipping`
+    : `/console/stores/${encodeURIComponent(input.store.id)}/shipping`;
+  const back = input.operator
+    ? `<a href="/console/operator">${t.html('preview.backOperator')}</a>`
+    : `<a href="${base}">${t.html('preview.back')}</a>`;
   const lines = input.form.lines
     .map(
       (line, i) => `<div class="field-row">
@@ -115,7 +122,7 @@ ${preview.fallback ? `${methodView(t, preview.fallback, t.text('preview.fallback
   return `${input.nav}
 <h1>${t.html('preview.title', { store: input.store.name })}</h1>
 <p>${t.html('preview.intro')}</p>
-<p><a href="${base}">${t.html('preview.back')}</a></p>
+<p>${back}</p>
 ${error}
 ${form}
 ${result}`;

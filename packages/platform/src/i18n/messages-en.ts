@@ -234,6 +234,8 @@ export const en = {
   'preview.quantity': 'Quantity of line {n}',
   'preview.submit': 'Preview the quote',
   'preview.back': 'Back to shipping',
+  'preview.backOperator': 'Back to the operator console',
+  'preview.operatorLink': 'Quote preview of {store}',
   'preview.shown': 'What the shopper sees',
   'preview.shown.caption': 'Options shown for package {n}',
   'preview.unavailable': 'The shopper is told shipping is unavailable: {message} (code {code}).',

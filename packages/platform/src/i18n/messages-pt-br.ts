@@ -236,6 +236,8 @@ export const ptBR: Record<MessageKey, string> = {
   'preview.quantity': 'Quantidade da linha {n}',
   'preview.submit': 'Ver a prévia',
   'preview.back': 'Voltar ao frete',
+  'preview.backOperator': 'Voltar ao console do operador',
+  'preview.operatorLink': 'Prévia da cotação de {store}',
   'preview.shown': 'O que o comprador vê',
   'preview.shown.caption': 'Opções mostradas para o pacote {n}',
   'preview.unavailable': 'O comprador é informado de que o frete está indisponível: {message} (código {code}).',

@@ -3,6 +3,7 @@
 // storefront quote for the same zipcode and cart; documented in OpenAPI.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPlatform, type TestPlatform, testDatabaseTargets } from '../../src/testing.js';
+import { operatorSession } from '../console/console-session.js';
 import { quote, storeWithSettings, uploadTable, vtexCsv } from './freight-kit.js';
 import { addProducts, admin, answerWith, option, quoteLog } from './shipping-kit.js';
 import { startTestSeller, type TestSeller } from './test-seller.js';
@@ -99,6 +100,34 @@ describe.each(testDatabaseTargets())('quote preview on $dialect', (target) => {
 
     expect((await preview(tenantId, { zipcode: '123', items: CART })).statusCode).toBe(422);
     expect((await preview('no-such-store')).statusCode).toBe(404);
+  });
+
+  it("spec-notes Q5 (D61): the operator's console previews any store: the options it shows are the storefront quote's; no operator session, no page", async () => {
+    seller = await startTestSeller({
+      behave: () => ({
+        status: 200,
+        json: answerWith(
+          [option({ id: 'rapida', price: 30, delivery_days: 1 }), option({ id: 'barata', price: 9, delivery_days: 7 })],
+          [{ sku: 'SKU-A', quantity: 2 }],
+        ),
+      }),
+    });
+    const tenantId = await storeWithSettings(platform, { method: 'seller_api', url: `${seller.url}/quote` });
+    await addProducts(platform, tenantId, PRODUCTS);
+    const url = `/console/operator/stores/${tenantId}/shipping/preview`;
+    const anonymous = await platform.app.inject({ method: 'GET', url });
+    expect(anonymous.statusCode).toBe(303);
+    expect(anonymous.headers.location).toBe('/console/operator');
+
+    const operator = await operatorSession(platform.app);
+    expect((await operator.get(url)).statusCode).toBe(200);
+    const page = await operator.post(url, { zipcode: '01310100', sku: 'SKU-A', quantity: '2' });
+    expect(page.statusCode).toBe(200);
+    const shownIds = [...page.body.matchAll(/<tr data-option-id="([^"]+)">/g)].map((match) => match[1]);
+    const storefront = await quote(platform, tenantId, '01310100', [{ sku: 'SKU-A', quantity: 2 }]);
+    expect(shownIds).toEqual(storefront.packages[0]?.options.map((o) => o.id));
+    expect(shownIds).toEqual(['rapida', 'barata']);
+    expect((await operator.get('/console/operator/stores/no-such-store/shipping/preview')).statusCode).toBe(404);
   });
 
   it('the preview routes are in the OpenAPI document with their answer schema', async () => {
