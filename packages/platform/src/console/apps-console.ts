@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { findClientById } from '../accounts/client-repository.js';
+import { findClientById } from '../accounts/index.js';
 import { requestTranslator } from '../i18n/i18n.js';
-import { csrfTokenValid } from '../identity/login-session.js';
+import { csrfTokenValid } from '../identity/index.js';
+import { confirmationView, isConfirmed } from './confirm-views.js';
 import { connectedApps, disconnectApp } from './connected-apps.js';
 import { type ConsoleKit, formBody, storePath, withNotice } from './console-kit.js';
 import type { ConsoleSection } from './console-section.js';
-import { confirmationView, isConfirmed } from './confirm-views.js';
 import { appsView, disconnectConfirmation } from './console-views.js';
 
 const StoreParams = Type.Object({ tenantId: Type.String({ minLength: 1, maxLength: 64 }) });
