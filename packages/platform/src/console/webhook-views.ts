@@ -408,7 +408,7 @@ export function subscriptionView(
       ? '—'
       : t.html('subscription.latency', { p50: input.stats.p50Ms, p95: input.stats.p95Ms ?? input.stats.p50Ms });
   const labels = {
-    time: t.text('webhooks.col.created'),
+    time: t.text('subscription.col.hour'),
     outcomes: t.text('subscription.chart.outcomes'),
     latency: t.text('subscription.chart.latency'),
     ok: t.text('delivery.outcome.succeeded'),

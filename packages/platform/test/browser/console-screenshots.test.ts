@@ -59,6 +59,12 @@ describe.skipIf(!enabled)('console screenshots', () => {
       .where('tenant_id', '=', tenantId)
       .where('state', '=', 'pending')
       .executeTakeFirstOrThrow();
+    const subscription = await platform.database.db
+      .selectFrom('webhook_subscriptions')
+      .select('id')
+      .where('tenant_id', '=', tenantId)
+      .where('topic', '=', 'sac_ticket')
+      .executeTakeFirstOrThrow();
 
     // Records, and a store quoting through the demo seller with a few quotes in its log.
     await seedRecords(
@@ -89,6 +95,7 @@ describe.skipIf(!enabled)('console screenshots', () => {
       ['stores', '/console'],
       ['webhooks', `/console/stores/${tenantId}/webhooks`],
       ['delivery', `/console/stores/${tenantId}/webhooks/deliveries/${delivery.id}`],
+      ['subscription', `/console/stores/${tenantId}/webhooks/subscriptions/${subscription.id}`],
       ['apps', `/console/stores/${tenantId}/apps`],
       ['records', `/console/stores/${tenantId}/records/orders`],
       ['shipping', `/console/stores/${tenantId}/shipping`],
