@@ -20,7 +20,7 @@ import { createReadiness, healthRoutes } from './http/health-routes.js';
 import { installHttpConventions, RouteMethods } from './http/http-conventions.js';
 import { installJsonBodyParser } from './http/json-body-parser.js';
 import { installNulGuard } from './http/nul-guard.js';
-import { docsPageOptions, OPENAPI_TAGS, openapiRouteTransform } from './http/openapi-document.js';
+import { docsPageOptions, OPENAPI_TAGS, openapiObjectTransform, openapiRouteTransform } from './http/openapi-document.js';
 import { openapiWebhooks, webhookComponentSchemas } from './http/openapi-webhooks.js';
 import type { PlatformContext } from './http/platform-context.js';
 import { postmanRoute } from './http/postman-route.js';
@@ -170,6 +170,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
     },
     transform: openapiRouteTransform as never,
+    transformObject: openapiObjectTransform as never,
     // Components named by their $id (`PlatformError`, `TokenSet` …), never `def-0`.
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),

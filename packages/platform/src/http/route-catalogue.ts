@@ -1,7 +1,10 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
 
 /** What the catalogue keeps of a route: what it accepts and answers, as registered. */
-export type CataloguedRoute = Pick<RouteOptions, 'method' | 'url' | 'schema' | 'config' | 'preHandler' | 'bodyLimit'>;
+export type CataloguedRoute = Pick<RouteOptions, 'method' | 'url' | 'schema' | 'config' | 'preHandler' | 'bodyLimit'> & {
+  /** A shared schema by its `$id` as the route sees it (its plugin's, or an ancestor's): what a `Type.Ref` in its schema names. */
+  sharedSchema(id: string): unknown;
+};
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -19,8 +22,9 @@ declare module 'fastify' {
 export function installRouteCatalogue(app: FastifyInstance): void {
   const routes: CataloguedRoute[] = [];
   app.decorate('routeCatalogue', routes);
-  app.addHook('onRoute', (route) => {
+  app.addHook('onRoute', function catalogue(this: FastifyInstance, route) {
     const { method, url, schema, config, preHandler, bodyLimit } = route;
-    routes.push({ method, url, schema, config, preHandler, bodyLimit });
+    // `this` is the plugin instance the route is registered in: its shared schemas are the ones the route resolves.
+    routes.push({ method, url, schema, config, preHandler, bodyLimit, sharedSchema: (id) => this.getSchema(id) });
   });
 }

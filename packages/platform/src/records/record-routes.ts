@@ -135,6 +135,7 @@ function adminWriteRoutes(instance: FastifyInstance, kind: AnyKind): void {
         body: named.input,
         response: { 201: named.record, 409: ErrorResponse, ...errors },
       },
+      config: { bodyExample: kind.trigger.create('example') },
     },
     async (request, reply) => {
       // An unknown tenant is refused by the insert's foreign key (a 404 too): one round trip, not two.
@@ -154,6 +155,7 @@ function adminWriteRoutes(instance: FastifyInstance, kind: AnyKind): void {
         body: named.patch,
         response: { 200: named.record, 409: ErrorResponse, ...errors },
       },
+      config: { bodyExample: kind.trigger.update },
     },
     async (request) => updateRecord(kind, db(), request.params.tenant_id, request.params.id, request.body, deps),
   );

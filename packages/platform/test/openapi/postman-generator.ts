@@ -35,7 +35,13 @@ export type Item = {
   event?: Script[];
   protocolProfileBehavior?: Json;
 };
-type Operation = { operationId: string; summary?: string; responses: Record<string, unknown>; security?: Array<Json> };
+type Operation = {
+  operationId: string;
+  summary?: string;
+  responses: Record<string, unknown>;
+  security?: Array<Json>;
+  requestBody?: { content: Record<string, { example?: unknown }> };
+};
 export type OpenApiDocument = { paths: Record<string, Record<string, Operation>> };
 
 /** How one operation is called in the collection: its phase (run order), values, body and the status it must answer. */
@@ -52,7 +58,12 @@ interface Fixture {
   headers?: Record<string, string>;
 }
 
-const tag = 'postman';
+/**
+ * A fixture body that is the operation's documented example, its `example`
+ * tags replaced by `{{runTag}}` (set per run) so a second run against the
+ * same platform creates new unique values (SKUs) instead of conflicting.
+ */
+const DOCUMENTED_EXAMPLE = Symbol('the documented example');
 const kindFixtures: Record<string, Fixture> = {};
 const variableOf: Record<string, string> = {
   products: 'productId',
@@ -67,8 +78,9 @@ for (const kind of RECORD_KINDS) {
   const tenant = { tenant_id: '{{tenantId}}' };
   const createSave = [`pm.collectionVariables.set('${id}', json.id);`];
   if (kind.table === 'products') createSave.push(`pm.collectionVariables.set('productSku', json.sku);`);
-  kindFixtures[`adminCreate${Name}`] = { phase: 20, path: tenant, json: kind.trigger.create(tag), save: createSave };
-  kindFixtures[`adminUpdate${Name}`] = { phase: 21, path: { ...tenant, id: `{{${id}}}` }, json: kind.trigger.update };
+  // The bodies are the operations' documented examples (the kinds' trigger bodies, D42).
+  kindFixtures[`adminCreate${Name}`] = { phase: 20, path: tenant, json: DOCUMENTED_EXAMPLE, save: createSave };
+  kindFixtures[`adminUpdate${Name}`] = { phase: 21, path: { ...tenant, id: `{{${id}}}` }, json: DOCUMENTED_EXAMPLE };
   kindFixtures[`adminList${Name}s`] = { phase: 22, path: tenant };
   kindFixtures[`list${Name}s`] = { phase: 30 };
   kindFixtures[`get${Name}`] = { phase: 30, path: { id: `{{${id}}}` } };
@@ -96,7 +108,10 @@ function fixtures(doc: OpenApiDocument): Record<string, Fixture> {
     getUserInfo: { phase: 10 },
     adminCreateSeller: {
       phase: 2,
-      pre: [`pm.collectionVariables.set('sellerLogin', 'postman-' + Date.now() + '@loja.example');`],
+      pre: [
+        `pm.collectionVariables.set('runTag', 'run' + Date.now());`,
+        `pm.collectionVariables.set('sellerLogin', 'postman-' + Date.now() + '@loja.example');`,
+      ],
       json: { name: 'Loja Postman', login: '{{sellerLogin}}', password: '{{sellerPassword}}', tenants: [{ name: 'Loja 1' }] },
       save: [`pm.collectionVariables.set('sellerId', json.id);`, `pm.collectionVariables.set('tenantId', json.tenants[0].id);`],
     },
@@ -379,6 +394,11 @@ export function makeRunnable(collection: { item: Item[]; variable?: Variable[] }
     for (const [key, value] of Object.entries(fixture.headers ?? {})) request.header.push({ key, value });
     if (fixture.raw) {
       request.body = { mode: 'raw', raw: fixture.raw.body };
+    } else if (fixture.json === DOCUMENTED_EXAMPLE) {
+      const example = op.requestBody?.content['application/json']?.example;
+      if (example === undefined) throw new Error(`${op.operationId}: the document has no body example`);
+      const raw = JSON.stringify(example, null, 2).replace(/\bexample\b/g, '{{runTag}}');
+      request.body = { mode: 'raw', raw, options: { raw: { language: 'json' } } };
     } else if (fixture.json !== undefined) {
       request.body = { mode: 'raw', raw: JSON.stringify(fixture.json, null, 2), options: { raw: { language: 'json' } } };
     } else {
@@ -429,6 +449,7 @@ export function makeRunnable(collection: { item: Item[]; variable?: Variable[] }
     { key: 'redirectUri', value: 'https://oauth.pstmn.io/v1/callback' },
     { key: 'sellerPassword', value: 'correct horse battery staple' },
     ...[
+      'runTag',
       'sellerLogin',
       'sellerId',
       'tenantId',
