@@ -294,7 +294,7 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     await page.context().close();
   }, 180_000);
 
-  it('D64: rotation posts, redirects and gets (a reload rotates nothing); the seller picks a 6 h grace; a second rotation inside it keeps the original secret signing, which a receiver still on it verifies until the grace ends', async () => {
+  it('D64: rotation asks first (cancel keeps the secret), posts, redirects and gets (a reload rotates nothing); the seller picks a 6 h grace; a second rotation inside it keeps the original secret signing, which a receiver still on it verifies until the grace ends', async () => {
     failing = false;
     const { seller, tenantId, subscriptions } = await storeWithApp();
     const subscription = subscriptions[0] as { id: string; parameters: { secret: string } };
@@ -302,6 +302,12 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     receiverSecret = original;
     const page = await signIn(seller, 'pt-BR', PHONE);
     await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
+    // Cancel keeps the secret as it was.
+    const untouched = await subscriptionRow(subscription.id);
+    await page.getByRole('button', { name: 'Trocar segredo' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancelar' }).click();
+    await expect(page.getByRole('dialog').count()).resolves.toBe(0);
+    expect((await subscriptionRow(subscription.id)).secret_sealed).toBe(untouched.secret_sealed);
     const rotatedAt = platform.clock.now();
     await page.getByLabel('Segredo antigo assina por').selectOption('6');
     await page.getByRole('button', { name: 'Trocar segredo' }).click();
