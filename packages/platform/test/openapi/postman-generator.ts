@@ -1,6 +1,5 @@
 import { SCOPE_NAMES } from '@feira/contract';
 import Converter from 'openapi-to-postmanv2';
-import { RECORD_KINDS } from '../../src/records/index.js';
 
 /**
  * The Postman collection, generated from the served OpenAPI document by
@@ -64,27 +63,31 @@ interface Fixture {
  * same platform creates new unique values (SKUs) instead of conflicting.
  */
 const DOCUMENTED_EXAMPLE = Symbol('the documented example');
-const kindFixtures: Record<string, Fixture> = {};
-const variableOf: Record<string, string> = {
-  products: 'productId',
-  orders: 'orderId',
-  tickets: 'ticketId',
-  transactions: 'transactionId',
-};
-for (const kind of RECORD_KINDS) {
-  // `orders` → `Order`: the operation ids of a kind (listOrders, adminCreateOrder …).
-  const Name = kind.table.charAt(0).toUpperCase() + kind.table.slice(1, -1);
-  const id = variableOf[kind.table] ?? `${kind.table}Id`;
+/**
+ * The record kinds' operations, found in the document: each collection
+ * `/admin/v1/tenants/{tenant_id}/<table>` whose POST is `adminCreate<Name>`.
+ * Their bodies are the operations' documented examples (the kinds' trigger
+ * bodies, D42); the record made is `{{<name>Id}}` for the reads, changes and
+ * deletion.
+ */
+function kindFixtures(doc: OpenApiDocument): Record<string, Fixture> {
+  const fixtures: Record<string, Fixture> = {};
   const tenant = { tenant_id: '{{tenantId}}' };
-  const createSave = [`pm.collectionVariables.set('${id}', json.id);`];
-  if (kind.table === 'products') createSave.push(`pm.collectionVariables.set('productSku', json.sku);`);
-  // The bodies are the operations' documented examples (the kinds' trigger bodies, D42).
-  kindFixtures[`adminCreate${Name}`] = { phase: 20, path: tenant, json: DOCUMENTED_EXAMPLE, save: createSave };
-  kindFixtures[`adminUpdate${Name}`] = { phase: 21, path: { ...tenant, id: `{{${id}}}` }, json: DOCUMENTED_EXAMPLE };
-  kindFixtures[`adminList${Name}s`] = { phase: 22, path: tenant };
-  kindFixtures[`list${Name}s`] = { phase: 30 };
-  kindFixtures[`get${Name}`] = { phase: 30, path: { id: `{{${id}}}` } };
-  kindFixtures[`adminDelete${Name}`] = { phase: 90, path: { ...tenant, id: `{{${id}}}` } };
+  for (const [path, ops] of Object.entries(doc.paths)) {
+    const table = /^\/admin\/v1\/tenants\/\{tenant_id\}\/([a-z_]+)$/.exec(path)?.[1];
+    const Name = /^adminCreate(\w+)$/.exec(ops.post?.operationId ?? '')?.[1];
+    if (!table || !Name) continue;
+    const id = `${Name.charAt(0).toLowerCase()}${Name.slice(1)}Id`;
+    const save = [`pm.collectionVariables.set('${id}', json.id);`];
+    if (table === 'products') save.push(`pm.collectionVariables.set('productSku', json.sku);`);
+    fixtures[`adminCreate${Name}`] = { phase: 20, path: tenant, json: DOCUMENTED_EXAMPLE, save };
+    fixtures[`adminUpdate${Name}`] = { phase: 21, path: { ...tenant, id: `{{${id}}}` }, json: DOCUMENTED_EXAMPLE };
+    fixtures[`adminList${Name}s`] = { phase: 22, path: tenant };
+    fixtures[`list${Name}s`] = { phase: 30 };
+    fixtures[`get${Name}`] = { phase: 30, path: { id: `{{${id}}}` } };
+    fixtures[`adminDelete${Name}`] = { phase: 90, path: { ...tenant, id: `{{${id}}}` } };
+  }
+  return fixtures;
 }
 
 const SPREADSHEET_TYPE = 'text/csv';
@@ -149,7 +152,7 @@ function fixtures(doc: OpenApiDocument): Record<string, Fixture> {
     adminGetClient: { phase: 11, path: { id: '{{clientId}}' } },
     signupWebhooksV0: { phase: 15, json: { webhook: 'https://hooks.loja.example/feira/v0', topics: ['order'] } },
     signupWebhooksV1: { phase: 15, json: { webhook: 'https://hooks.loja.example/feira', topics: ['order', 'product'] } },
-    ...kindFixtures,
+    ...kindFixtures(doc),
     adminListWebhookSubscriptions: {
       phase: 40,
       save: [`pm.collectionVariables.set('subscriptionId', json.results[0].id);`],
