@@ -31,7 +31,7 @@ import type { KeyRing } from './identity/index.js';
 import { browserCors, createIdentityServices, identityRoutes } from './identity/index.js';
 import { outboundPolicyOf } from './outbound/address-policy.js';
 import { createOutboundAgent } from './outbound/outbound-agent.js';
-import { RECORD_KINDS, recordRoutes } from './records/index.js';
+import { BUILT_IN_RECORD_KINDS, type RecordKindRegistry, recordRoutes } from './records/index.js';
 import type { QuoteLogWriterOptions, QuoteMethodRegistry } from './shipping/index.js';
 import { createShippingServices, shippingRoutes } from './shipping/index.js';
 import type { Database } from './storage/database.js';
@@ -55,6 +55,8 @@ export interface AppDeps {
   quoteLogBatch?: Partial<QuoteLogWriterOptions>;
   /** The quote methods stores may choose (default: the platform's, shipping/methods/index.ts). */
   quoteMethods?: QuoteMethodRegistry;
+  /** The kinds of record it serves (default: the platform's, records/record-kinds.ts; D89). */
+  recordKinds?: RecordKindRegistry;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -112,6 +114,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ...(deps.quoteMethods && { quoteMethods: deps.quoteMethods }),
     }),
   );
+  const recordKinds = deps.recordKinds ?? BUILT_IN_RECORD_KINDS;
+  app.decorate('recordKinds', recordKinds);
   app.decorateRequest('seller', null);
   app.addHook('onRequest', async (request, reply) => {
     // nosniff on every answer: a browser must never read a JSON error or a download as HTML (docs/security.md, content sniffing).
@@ -143,7 +147,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       servers: [{ url: deps.config.publicUrl }],
       webhooks: openapiWebhooks,
       // The seller API first: the order viewers and generators list the groups in.
-      tags: [...RECORD_KINDS.map((kind) => ({ name: kind.table, description: kind.openApiTag })), ...OPENAPI_TAGS],
+      tags: [...recordKinds.kinds.map((kind) => ({ name: kind.table, description: kind.openApiTag })), ...OPENAPI_TAGS],
       components: {
         schemas: webhookComponentSchemas,
         securitySchemes: {

@@ -6,9 +6,10 @@ import { type PlatformConfigInput, platformConfig } from './core/config.js';
 import { cryptoRandom } from './core/random.js';
 import { clientErrorHandler } from './http/client-error.js';
 import type { PlatformContext } from './http/platform-context.js';
+import { BUILT_IN_RECORD_KINDS, createRecordKindTables } from './records/index.js';
 import { type Database, openDatabase } from './storage/database.js';
 import type { DatabaseLog } from './storage/lost-connection.js';
-import { migrateToLatest } from './storage/migrate.js';
+import { migrateToLatest, withMigrationLock } from './storage/migrate.js';
 import type { WebhookDispatcherOptions } from './webhooks/index.js';
 import { type BackgroundWorkers, startBackgroundWorkers } from './workers.js';
 
@@ -166,6 +167,11 @@ export async function createPlatform(options: CreatePlatformOptions): Promise<Pl
 
   try {
     if (!given) await migrateToLatest(database);
+    // D90: the tables of registered kinds declared as data, after the numbered migrations (a no-op for the platform's kinds).
+    const recordKinds = deps.recordKinds ?? BUILT_IN_RECORD_KINDS;
+    if (recordKinds.kinds.some((kind) => kind.storage !== undefined)) {
+      await withMigrationLock(database, (conn) => createRecordKindTables(conn, database.dialect, recordKinds));
+    }
     let listenUrl: string | undefined;
     let port: number | undefined;
     if (listen) {

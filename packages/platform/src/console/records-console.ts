@@ -4,14 +4,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PlatformError } from '../core/platform-error.js';
 import { requestTranslator } from '../i18n/i18n.js';
 import { runList } from '../lists/list-engine.js';
-import { type AnyRecordKind, type AnyRecordList, RECORD_KINDS, storeRecordsQuery } from '../records/index.js';
+import { type AnyRecordList, storeRecordsQuery } from '../records/index.js';
 import { type ConsoleKit, refusalText } from './console-kit.js';
 import type { ConsoleSection } from './console-section.js';
 import { fieldLabel, listQueryOf, recordsView } from './records-views.js';
-
-function kindOf(table: string): AnyRecordKind | undefined {
-  return RECORD_KINDS.find((kind) => kind.table === table);
-}
 
 /**
  * The console's records: each kind of the store's records in a
@@ -31,7 +27,10 @@ export async function recordsConsoleRoutes(app: FastifyInstance, kit: ConsoleKit
     '/console/stores/:tenantId/records',
     { schema: { hide: true, params: StoreParams } },
     async (request, reply) =>
-      kit.seeOther(reply, `/console/stores/${encodeURIComponent(request.params.tenantId)}/records/orders`),
+      kit.seeOther(
+        reply,
+        `/console/stores/${encodeURIComponent(request.params.tenantId)}/records/${app.recordKinds.find('orders')?.table ?? app.recordKinds.kinds[0]?.table}`,
+      ),
   );
 
   app.get<{ Params: { tenantId: string; table: string }; Querystring: Record<string, string | undefined> }>(
@@ -44,7 +43,7 @@ export async function recordsConsoleRoutes(app: FastifyInstance, kit: ConsoleKit
       const found = await kit.storeOf(request, reply, request.params.tenantId);
       if (!found) return reply;
       const t = requestTranslator(request);
-      const kind = kindOf(request.params.table);
+      const kind = app.recordKinds.find(request.params.table);
       if (!kind) {
         return kit.page(request, reply.code(404), t, found.seller, {
           status: 404,
@@ -65,7 +64,7 @@ export async function recordsConsoleRoutes(app: FastifyInstance, kit: ConsoleKit
       } catch (caught) {
         if (!(caught instanceof PlatformError)) throw caught;
         error = refusalText(t, caught, (field) =>
-          field === '_next_token' ? t.text('records.error.page') : fieldLabel(t, field.replace(/__.*$/, '')),
+          field === '_next_token' ? t.text('records.error.page') : fieldLabel(t, field.replace(/__.*$/, ''), kind),
         );
         reply.code(caught.statusCode);
       }
@@ -76,6 +75,7 @@ export async function recordsConsoleRoutes(app: FastifyInstance, kit: ConsoleKit
           store: found.store,
           nav: kit.storeNav(t, found.store.id, 'records'),
           kind,
+          kinds: app.recordKinds.kinds,
           page,
           error,
           query: shown,

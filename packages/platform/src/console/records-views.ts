@@ -3,7 +3,7 @@ import { escapeHtml } from '../http/html-page.js';
 import type { Translator } from '../i18n/i18n.js';
 import type { MessageKey } from '../i18n/messages-en.js';
 import type { ListField } from '../lists/list-resource.js';
-import { type AnyRecordKind, RECORD_KINDS } from '../records/index.js';
+import type { LocalizedText, RegisteredRecordKind } from '../records/index.js';
 import { formatConsoleTime } from './console-kit.js';
 import { storeCrumbs } from './console-views.js';
 import { dataTable } from './table-views.js';
@@ -15,17 +15,26 @@ export const RECORD_LIMITS = [20, 50, 100] as const;
 const TRAIL_MAX = 30;
 
 /** The list fields a table shows: the kind's own top-level fields first, then when it was created. */
-function columnsOf(kind: AnyRecordKind): Array<[string, ListField]> {
+function columnsOf(kind: RegisteredRecordKind): Array<[string, ListField]> {
   const fields = Object.entries(kind.list.fields as Record<string, ListField>);
   const own = fields.filter(([name]) => !name.includes('.') && !['id', 'tenant_id', 'created_at', 'updated_at'].includes(name));
   const created = fields.filter(([name]) => name === 'created_at');
   return [...own.slice(0, MAX_COLUMNS - 1), ...created];
 }
 
-/** A list field's label in the page's language ("Valor total" for total_amount); the API name otherwise. */
-export function fieldLabel(t: Translator, name: string): string {
+/** A kind's name in the page's language: its catalogue entry, or the name the kind carries (D91). */
+export function kindLabel(t: Translator, kind: { labelKey: MessageKey | LocalizedText }): string {
+  return typeof kind.labelKey === 'string' ? t.text(kind.labelKey) : kind.labelKey[t.locale];
+}
+
+/**
+ * A list field's label in the page's language ("Valor total" for total_amount):
+ * the catalogue's, else the one the kind carries, else the API name.
+ */
+export function fieldLabel(t: Translator, name: string, kind?: Pick<RegisteredRecordKind, 'fieldLabels'>): string {
   const key = `records.field.${name}` as MessageKey;
-  return t.has(key) ? t.text(key) : name;
+  if (t.has(key)) return t.text(key);
+  return kind?.fieldLabels?.[name]?.[t.locale] ?? name;
 }
 
 /** An enum value's label ("Enviado" for shipped), the value itself when the catalogue has none. */
@@ -88,7 +97,9 @@ export function recordsView(
     store: { id: string; name: string };
     /** The store's section navigation (ConsoleKit.storeNav). */
     nav: string;
-    kind: AnyRecordKind;
+    kind: RegisteredRecordKind;
+    /** The kinds of the registry in use, one tab each. */
+    kinds: readonly RegisteredRecordKind[];
     page: ListEnvelopeOf<Record<string, unknown>> | null;
     error: string | null;
     /** The page's query (filters, `_sort`, `_limit`, cursor and trail), empty values dropped. */
@@ -96,10 +107,12 @@ export function recordsView(
   },
 ): string {
   const base = `/console/stores/${encodeURIComponent(input.store.id)}/records`;
-  const tabs = RECORD_KINDS.map(
-    (kind) =>
-      `<li><a href="${base}/${kind.table}"${kind === input.kind ? ' aria-current="page"' : ''}>${t.html(kind.labelKey)}</a></li>`,
-  ).join('');
+  const tabs = input.kinds
+    .map(
+      (kind) =>
+        `<li><a href="${base}/${kind.table}"${kind === input.kind ? ' aria-current="page"' : ''}>${escapeHtml(kindLabel(t, kind))}</a></li>`,
+    )
+    .join('');
   const fields = input.kind.list.fields as Record<string, ListField>;
   const enums = Object.entries(fields).filter(([, field]) => field.type === 'enum' && field.values);
   const selects = enums
@@ -110,7 +123,7 @@ export function recordsView(
             `<option value="${escapeHtml(value)}"${(input.query[name] ?? '') === value ? ' selected' : ''}>${value ? escapeHtml(valueLabel(t, name, value)) : t.html('webhooks.filter.all')}</option>`,
         )
         .join('');
-      return `<label for="f-${i}">${escapeHtml(fieldLabel(t, name))}</label><select id="f-${i}" name="${escapeHtml(name)}">${options}</select>`;
+      return `<label for="f-${i}">${escapeHtml(fieldLabel(t, name, input.kind))}</label><select id="f-${i}" name="${escapeHtml(name)}">${options}</select>`;
     })
     .join('\n');
   // The sort the list is in: the engine's applied sort, else what was asked, else the kind's default.
@@ -120,7 +133,7 @@ export function recordsView(
     .flatMap((field) => (['desc', 'asc'] as const).map((direction) => ({ field, direction })))
     .map(({ field, direction }) => {
       const value = `${field}:${direction}`;
-      const label = t.text('records.sortBy', { field: fieldLabel(t, field), direction });
+      const label = t.text('records.sortBy', { field: fieldLabel(t, field, input.kind), direction });
       return `<option value="${value}"${current === value ? ' selected' : ''}>${escapeHtml(label)}</option>`;
     })
     .join('');
@@ -145,7 +158,7 @@ export function recordsView(
     links.previous ? `<a href="${escapeHtml(links.previous)}" rel="prev">${t.html('records.previous')}</a>` : '',
     links.next ? `<a href="${escapeHtml(links.next)}" rel="next">${t.html('records.next')}</a>` : '',
   ].filter(Boolean);
-  const caption = t.text(input.kind.labelKey);
+  const caption = kindLabel(t, input.kind);
   return `${storeCrumbs(t, input.store)}
 ${input.nav}
 <h1>${t.html('records.title', { store: input.store.name })}</h1>
@@ -167,7 +180,7 @@ ${
         columns: [
           { label: 'ID' },
           ...columns.map(([name, field]) => ({
-            label: fieldLabel(t, name),
+            label: fieldLabel(t, name, input.kind),
             num: field.type === 'money' || field.type === 'integer' || field.type === 'number',
           })),
           { label: t.text('records.record') },

@@ -10,8 +10,25 @@ export { transactionKind } from './kinds/transactions.js';
 export { sumOfLinesCents } from './money.js';
 export { appendEvent, outboxEventsInWindow, type RecordChange } from './outbox.js';
 export { firstProductSkus, productStock } from './product-skus.js';
-export { type AnyRecordList, type RecordKind, type RecordTable, recordPath } from './record-kind.js';
-export { type AnyRecordKind, RECORD_KINDS, recordKindOf, recordKindOfTopic } from './record-kinds.js';
+export {
+  type AnyRecordList,
+  type KindStorage,
+  type LocalizedText,
+  type RecordKind,
+  type RecordTable,
+  recordPath,
+} from './record-kind.js';
+export { createRecordKindTables } from './record-kind-tables.js';
+export {
+  type AnyRecordKind,
+  BUILT_IN_RECORD_KINDS,
+  RECORD_KINDS,
+  type RecordKindRegistry,
+  type RegisteredRecordKind,
+  recordKindOf,
+  recordKindOfTopic,
+  recordKindRegistry,
+} from './record-kinds.js';
 export { recordRoutes } from './record-routes.js';
 export {
   deleteRecord,

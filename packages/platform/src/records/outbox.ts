@@ -11,7 +11,8 @@ export type ChangeStatus = 'CREATION' | 'UPDATE' | 'DELETION';
 
 export interface RecordChange {
   tenantId: string;
-  topic: Topic;
+  /** A spec topic, or the topic of a kind registered beside the platform's (D92). */
+  topic: Topic | (string & {});
   status: ChangeStatus;
   recordId: string;
   /** The record's read path, e.g. `/seller/v0/tickets/<id>` (spec-notes W7). */

@@ -3,7 +3,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { PlatformError } from '../core/platform-error.js';
 import type { Random } from '../core/random.js';
-import type { MessageKey } from '../i18n/i18n.js';
+import type { Locale, MessageKey } from '../i18n/i18n.js';
 import type { ListField, ListResource } from '../lists/list-resource.js';
 import type { RecordTables } from './record-tables.js';
 
@@ -62,16 +62,33 @@ export interface SeedRows<T extends RecordTable> {
 export interface RecordKind<T extends RecordTable, Rec, Input, Patch> {
   /** Table name; also the admin path segment (`/admin/v1/tenants/:tenant_id/<table>`) and the seed count's key. */
   table: T;
-  /** The webhook topic of its changes (spec-notes W7). */
-  topic: Topic;
+  /**
+   * The webhook topic of its changes (spec-notes W7): one of the contract's
+   * `TOPICS` for the platform's kinds. The registry in use maps it to `scope`
+   * at run time (D92), so signup and deliveries follow the kinds registered.
+   */
+  topic: Topic | (string & {});
   /** The scope a seller token needs to read it (spec-notes I11). */
   scope: Scope;
   /** Seller read path of its list; `<readPath>/<id>` reads one and is the webhook `data.resource` (spec-notes W7). */
   readPath: string;
   /** Singular name in messages ("Order not found"). */
   label: string;
-  /** The console's name for the kind (plural), a key of both catalogues (`records.kind.<table>`). */
-  labelKey: MessageKey;
+  /**
+   * The console's name for the kind (plural): a key of both catalogues
+   * (`records.kind.<table>`), or the name itself in every locale, carried by
+   * the kind (D91).
+   */
+  labelKey: MessageKey | LocalizedText;
+  /** Console labels of its list fields that the catalogues lack (`records.field.<name>` wins when present; else the API name). */
+  fieldLabels?: Readonly<Record<string, LocalizedText>>;
+  /**
+   * Its table, declared (D90): a kind that declares it needs no migration file;
+   * `createRecordKindTables` creates the table and its list indexes when a
+   * registered kind's table is missing. The platform's own kinds leave it out:
+   * their tables keep their numbered migrations (0003 and later).
+   */
+  storage?: T extends RecordTable ? KindStorage<T> : never;
   /** The kind's group in the OpenAPI document (named after the table): what it holds and the scope that reads it. */
   openApiTag: string;
   /** How many rows each demo store gets: enough for every list convention to show (several pages, filters that select). */
@@ -92,6 +109,24 @@ export interface RecordKind<T extends RecordTable, Rec, Input, Patch> {
   seed: SeedRows<T>;
   /** Minimal valid bodies `feira trigger` sends to make an event flow (`tag` keeps unique values unique). */
   trigger: { create(tag: string): Input; update: Patch };
+}
+
+/** A text in every locale the console speaks. */
+export type LocalizedText = Readonly<Record<Locale, string>>;
+
+/** The SQL type of a declared column: text compares byte by byte on both dialects; money in cents is a bigint. */
+export type KindColumnType = 'text' | 'integer' | 'bigint' | 'double precision';
+
+/**
+ * A kind's table as data: its own columns (the key columns id, tenant_id,
+ * created_at and updated_at are added), the list indexes, one per allowed sort
+ * (each becomes `(tenant_id, …columns, id)`; `[]` is the sort on id alone), and
+ * unique column sets (each led by tenant_id).
+ */
+export interface KindStorage<T extends RecordTable> {
+  columns: { readonly [C in KindColumn<T>]: { type: KindColumnType; nullable?: boolean } };
+  listIndexes: ReadonlyArray<ReadonlyArray<KindColumn<T> | 'created_at' | 'updated_at'>>;
+  unique?: ReadonlyArray<ReadonlyArray<KindColumn<T>>>;
 }
 
 /** List fields every record kind has. */

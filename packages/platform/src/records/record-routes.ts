@@ -9,7 +9,7 @@ import { requireAccessToken } from '../identity/index.js';
 import { listRoute } from '../lists/list-route.js';
 import type { Schema } from '../storage/schema.js';
 import type { RecordKind, RecordTable } from './record-kind.js';
-import { RECORD_KINDS } from './record-kinds.js';
+import type { RecordKindRegistry } from './record-kinds.js';
 import { assertTenantExists, deleteRecord, findRecord, insertRecord, storeRecordsQuery, updateRecord } from './record-write.js';
 
 const ErrorResponse = Type.Unsafe<unknown>({ $ref: 'PlatformError#' });
@@ -178,14 +178,22 @@ function adminWriteRoutes(instance: FastifyInstance, kind: AnyKind): void {
   );
 }
 
-/** Routes of the records capability, one set per kind (record-kinds.ts); registered by buildApp. */
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The kinds of record this app serves (D89): buildApp decorates it with `AppDeps.recordKinds` or the platform's own. */
+    recordKinds: RecordKindRegistry;
+  }
+}
+
+/** Routes of the records capability, one set per kind of the registry in use (`app.recordKinds`); registered by buildApp. */
 export async function recordRoutes(app: FastifyInstance): Promise<void> {
-  for (const kind of RECORD_KINDS) for (const definition of componentSchemas(kind).definitions) app.addSchema(definition);
+  const { kinds } = app.recordKinds;
+  for (const kind of kinds) for (const definition of componentSchemas(kind).definitions) app.addSchema(definition);
   await app.register(async (sellerApp) => {
-    for (const kind of RECORD_KINDS) sellerReadRoutes(sellerApp, kind);
+    for (const kind of kinds) sellerReadRoutes(sellerApp, kind);
   });
   await app.register(async (adminApp) => {
     adminApp.addHook('onRequest', requireAdminToken);
-    for (const kind of RECORD_KINDS) adminWriteRoutes(adminApp, kind);
+    for (const kind of kinds) adminWriteRoutes(adminApp, kind);
   });
 }

@@ -8,7 +8,7 @@ import type { Schema } from '../storage/schema.js';
 import { multiRowInsert } from '../storage/statement-shapes.js';
 import { withIndexesRebuiltAfter } from './bulk-load-indexes.js';
 import type { RecordKeyColumn, RecordKind, RecordTable, SeedRowContext } from './record-kind.js';
-import { RECORD_KINDS } from './record-kinds.js';
+import { BUILT_IN_RECORD_KINDS, type RecordKindRegistry } from './record-kinds.js';
 import { assertTenantExists } from './record-write.js';
 import { fastGenerator, isoTimestamps } from './seed-records-values.js';
 
@@ -26,6 +26,8 @@ export interface SeedDeps {
   bulkThreshold?: number;
   /** Rows per INSERT statement (default 500; kept under both dialects' bound-parameter limits). */
   batchSize?: number;
+  /** The kinds to seed, in their order (default: the platform's; D89). */
+  kinds?: RecordKindRegistry;
 }
 
 export interface SeedResult {
@@ -117,8 +119,8 @@ export async function bulkInsert(database: Database, load: TableLoad, options: B
   }
 }
 
-function requestedCounts(counts: SeedCounts): Required<SeedCounts> {
-  const want = Object.fromEntries(RECORD_KINDS.map((kind) => [kind.table, counts[kind.table] ?? 0])) as Required<SeedCounts>;
+function requestedCounts(kinds: RecordKindRegistry, counts: SeedCounts): Required<SeedCounts> {
+  const want = Object.fromEntries(kinds.kinds.map((kind) => [kind.table, counts[kind.table] ?? 0])) as Required<SeedCounts>;
   for (const [name, n] of Object.entries(want)) {
     if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`${name}: the count must be a non-negative integer`);
   }
@@ -136,7 +138,8 @@ function requestedCounts(counts: SeedCounts): Required<SeedCounts> {
  */
 export async function seedRecords(database: Database, tenantId: string, counts: SeedCounts, deps: SeedDeps): Promise<SeedResult> {
   await assertTenantExists(database.db, tenantId);
-  const want = requestedCounts(counts);
+  const kinds = deps.kinds ?? BUILT_IN_RECORD_KINDS;
+  const want = requestedCounts(kinds, counts);
   const total = Object.values(want).reduce((sum, n) => sum + n, 0);
   const next = fastGenerator(deps.random.bytes(4).readUInt32BE(0));
   const pick = <V>(values: readonly V[]): V => values[Math.floor(next() * values.length)] as V;
@@ -182,7 +185,7 @@ export async function seedRecords(database: Database, tenantId: string, counts: 
   };
 
   await dialectAdapter(database).withBulkLoadSettings(database.db, async () => {
-    for (const kind of RECORD_KINDS) {
+    for (const kind of kinds.kinds) {
       await bulkInsert(database, loadOf(kind), {
         batchSize: deps.batchSize ?? 500,
         bulkThreshold: deps.bulkThreshold ?? BULK_THRESHOLD,

@@ -1,4 +1,4 @@
-import { type QueryExecutorProvider, type SelectQueryBuilder, sql } from 'kysely';
+import { type QueryExecutorProvider, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import { ASYNC_COMMIT_SQL } from './async-commit.js';
 import type { Database, DialectName } from './database.js';
 
@@ -23,6 +23,12 @@ export interface DialectAdapter {
    * SQLite's WITH takes no INSERT, so it writes them in one transaction instead.
    */
   readonly supportsWritableCte: boolean;
+  /**
+   * The column type of text that compares byte by byte (SQLite's BINARY,
+   * PostgreSQL's `collate "C"`), so a sort, its keyset cursor and its index
+   * agree whatever the server's default collation (as migration 0003 writes it).
+   */
+  readonly byteOrderText: RawBuilder<unknown>;
   /**
    * The rows a claim selects are locked and skipped by concurrent claimers
    * (`FOR UPDATE SKIP LOCKED`: PostgreSQL). SQLite has one writer at a time, so
@@ -54,6 +60,7 @@ const SQLITE_LOAD_PRAGMAS = { cache_size: -131072, temp_store: 2 } as const;
 const sqliteAdapter: DialectAdapter = {
   name: 'sqlite',
   supportsWritableCte: false,
+  byteOrderText: sql`text`,
   lockForClaim: (query) => query,
   relaxCommitDurability: async () => {},
   prepareBulkLoad: async () => {},
@@ -80,6 +87,7 @@ const sqliteAdapter: DialectAdapter = {
 const postgresAdapter: DialectAdapter = {
   name: 'postgres',
   supportsWritableCte: true,
+  byteOrderText: sql`text collate "C"`,
   lockForClaim: (query) => query.forUpdate().skipLocked(),
   async relaxCommitDurability(trx) {
     await sql.raw(`select ${ASYNC_COMMIT_SQL}`).execute(trx);

@@ -60,11 +60,21 @@ export async function migrateToLatest(database: Database, options: { through?: s
   if (options.through !== undefined && !(options.through in migrations)) {
     throw new Error(`no migration named ${options.through}`);
   }
+  return withMigrationLock(database, (conn) => runMigrator(conn, database.dialect, options.through));
+}
+
+/**
+ * Runs `step` on one connection holding the migration lock (the PostgreSQL
+ * advisory lock, SQLite's write lock in one `BEGIN IMMEDIATE` transaction):
+ * the numbered migrations, and schema steps that follow them (the tables of
+ * record kinds declared as data, records/record-kind-tables.ts).
+ */
+export async function withMigrationLock<T>(database: Database, step: (conn: Kysely<Schema>) => Promise<T>): Promise<T> {
   if (database.dialect === 'postgres') {
     return database.db.connection().execute(async (conn) => {
       await sql`select pg_advisory_lock(hashtext('feira-migrate:' || current_schema()))`.execute(conn);
       try {
-        return await runMigrator(conn, database.dialect, options.through);
+        return await step(conn);
       } finally {
         await sql`select pg_advisory_unlock(hashtext('feira-migrate:' || current_schema()))`.execute(conn);
       }
@@ -75,9 +85,9 @@ export async function migrateToLatest(database: Database, options: { through?: s
       return await database.db.connection().execute(async (conn) => {
         await sql`begin immediate`.execute(conn);
         try {
-          const applied = await runMigrator(conn, database.dialect, options.through);
+          const result = await step(conn);
           await sql`commit`.execute(conn);
-          return applied;
+          return result;
         } catch (error) {
           await sql`rollback`.execute(conn).catch(() => {});
           throw error;

@@ -1,4 +1,5 @@
-import { TOPICS, type Topic, WebhookSignupBody, WebhookSignupResponse } from '@feira/contract';
+import { WebhookSignupBody, WebhookSignupResponse } from '@feira/contract';
+import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { invalidParameter, PlatformError } from '../core/platform-error.js';
 import { requireAccessToken } from '../identity/index.js';
@@ -7,15 +8,30 @@ import { signUp } from './subscription-store.js';
 import type { WebhookVersion } from './webhook-tables.js';
 import { checkWebhookUrl } from './webhook-url.js';
 
-/** W1: topics the token may subscribe to: those whose records its scopes can read. */
-function allowedTopics(scopes: ReadonlySet<string>): Topic[] {
-  return (Object.keys(TOPICS) as Topic[]).filter((topic) => scopes.has(TOPICS[topic].scope));
+/** W1: topics the token may subscribe to: those whose records its scopes can read (the registry's topic → scope map, D92). */
+function allowedTopics(topics: ReadonlyMap<string, string>, scopes: ReadonlySet<string>): string[] {
+  return [...topics].filter(([, scope]) => scopes.has(scope)).map(([topic]) => topic);
+}
+
+/**
+ * The signup body with the topics of the registry in use: the contract's
+ * body (whose topics are the spec's) when the app serves the platform's kinds,
+ * the same shape naming every registered topic otherwise (D92).
+ */
+function signupBody(topics: readonly string[]) {
+  const topic = Type.Union(topics.map((name) => Type.Literal(name)));
+  return Type.Object(
+    { ...WebhookSignupBody.properties, topics: Type.Optional(Type.Array(topic, { minItems: 1, uniqueItems: true })) },
+    { additionalProperties: false },
+  );
 }
 
 /** `PUT /v0/onboarding/signup` and `PUT /v1/onboarding/signup` (spec "Webhook subscription"; spec-notes W1). */
 export async function signupRoutes(app: FastifyInstance): Promise<void> {
+  const registered = app.recordKinds.topics;
+  const body = signupBody([...registered.keys()]);
   for (const version of ['v0', 'v1'] as const satisfies WebhookVersion[]) {
-    app.put<{ Body: WebhookSignupBody }>(
+    app.put<{ Body: Static<typeof body> }>(
       `/${version}/onboarding/signup`,
       {
         preHandler: requireAccessToken('open:webhook:write'),
@@ -26,7 +42,7 @@ export async function signupRoutes(app: FastifyInstance): Promise<void> {
             version === 'v1'
               ? 'Subscribe an HTTPS URL to signed notifications; returns a new whsec_ secret per subscription'
               : 'Subscribe an HTTP or HTTPS URL to unsigned notifications',
-          body: WebhookSignupBody,
+          body,
           response: { 200: WebhookSignupResponse },
         },
       },
@@ -38,7 +54,7 @@ export async function signupRoutes(app: FastifyInstance): Promise<void> {
           throw invalidParameter('standard_webhooks', 'body', 'is for v1 subscriptions only: v0 deliveries are not signed');
         }
         await checkWebhookUrl(request.body.webhook, version, outboundPolicyOf(platform.config));
-        const permitted = allowedTopics(seller.scopes);
+        const permitted = allowedTopics(registered, seller.scopes);
         const topics = request.body.topics ?? permitted;
         const refused = topics.filter((topic) => !permitted.includes(topic));
         if (refused.length > 0) {
@@ -47,7 +63,7 @@ export async function signupRoutes(app: FastifyInstance): Promise<void> {
             details: refused.map((topic) => ({
               field: 'topics',
               location: 'body',
-              message: `${topic} needs the scope ${TOPICS[topic].scope}`,
+              message: `${topic} needs the scope ${registered.get(topic)}`,
               slug: 'INSUFFICIENT_SCOPE',
             })),
           });

@@ -10,7 +10,8 @@ import type { SubscriptionRow, WebhookVersion } from './webhook-tables.js';
 export interface SignupInput {
   clientId: string;
   tenantId: string;
-  topics: readonly Topic[];
+  /** Spec topics, or a topic of a kind registered beside the platform's (D92); signup checks them against the registry. */
+  topics: readonly (Topic | (string & {}))[];
   url: string;
   version: WebhookVersion;
   /** v1: also send the Standard Webhooks headers (spec-notes W10). */
@@ -19,7 +20,7 @@ export interface SignupInput {
 
 export interface SignedUpSubscription {
   id: string;
-  topic: Topic;
+  topic: Topic | (string & {});
   url: string;
   standardWebhooks: boolean;
   /** v1 only, in clear: shown once in the signup response and never stored unsealed. */
