@@ -152,12 +152,14 @@ describe.each(testDatabaseTargets())('OpenID Connect default discovery on $diale
     browser = await chromium.launch(chromiumLaunchOptions());
   });
   afterAll(async () => {
-    setGlobalDispatcher(previousDispatcher);
+    if (previousDispatcher) setGlobalDispatcher(previousDispatcher);
     await browser?.close();
-    site?.closeAllConnections();
-    await new Promise<void>((resolve) => site.close(() => resolve()));
-    tls?.closeAllConnections();
-    await new Promise<void>((resolve) => tls.close(() => resolve()));
+    // Each closed only if beforeAll got that far, so a failure there is the one reported.
+    for (const server of [site, tls]) {
+      if (!server) continue;
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
     await platform?.close();
   });
 
