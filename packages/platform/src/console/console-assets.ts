@@ -31,6 +31,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 .pill.bad{color:var(--danger);border-color:var(--danger)}
 form.inline{display:flex;gap:.5rem;align-items:end;flex-wrap:wrap}
 form.inline label{margin:0}
+form.filters{display:grid;grid-template-columns:repeat(auto-fill,minmax(13rem,1fr));gap:.5rem 1rem;align-items:end;margin:.5rem 0 1rem}form.filters label{display:block;margin:0 0 .25rem}form.filters select,form.filters input{width:100%;box-sizing:border-box}
 select{font:inherit;color:inherit;background:var(--card);border:1px solid var(--border);border-radius:8px;padding:.45rem}
 h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
 .cell-form{display:inline-block;margin:0 .25rem .25rem 0}.cell-form button{padding:.3rem .7rem;font-size:.85rem}

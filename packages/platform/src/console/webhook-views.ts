@@ -238,14 +238,14 @@ ${hiddenFields({ csrf: input.csrf })}
 <input type="datetime-local" id="since" name="since" required value="${escapeHtml(input.sinceDefault)}">
 <button type="submit" class="secondary">${t.html('webhooks.resendFailed.submit')}</button>
 </form>
-<form method="get" action="${base}" class="inline filters" role="search" aria-label="${escapeHtml(t.text('webhooks.filter.label'))}">
-<label for="status">${t.html('webhooks.filter.status')}</label><select id="status" name="status">${statuses}</select>
-<label for="topic">${t.html('webhooks.filter.topic')}</label><select id="topic" name="topic">${topics}</select>
-<label for="subscription">${t.html('webhooks.filter.endpoint')}</label><select id="subscription" name="subscription">${endpoints}</select>
-<label for="from">${t.html('webhooks.filter.from', { zone: input.zoneLabel })}</label><input type="datetime-local" id="from" name="from" value="${escapeHtml(f.from)}">
-<label for="to">${t.html('webhooks.filter.to', { zone: input.zoneLabel })}</label><input type="datetime-local" id="to" name="to" value="${escapeHtml(f.to)}">
-<label for="q">${t.html('webhooks.filter.search')}</label><input type="search" id="q" name="q" maxlength="64" value="${escapeHtml(f.q)}">
-<button type="submit" class="secondary">${t.html('webhooks.filter.apply')}</button>
+<form method="get" action="${base}" class="filters" role="search" aria-label="${escapeHtml(t.text('webhooks.filter.label'))}">
+<div><label for="status">${t.html('webhooks.filter.status')}</label><select id="status" name="status">${statuses}</select></div>
+<div><label for="topic">${t.html('webhooks.filter.topic')}</label><select id="topic" name="topic">${topics}</select></div>
+<div><label for="subscription">${t.html('webhooks.filter.endpoint')}</label><select id="subscription" name="subscription">${endpoints}</select></div>
+<div><label for="from">${t.html('webhooks.filter.from', { zone: input.zoneLabel })}</label><input type="datetime-local" id="from" name="from" value="${escapeHtml(f.from)}"></div>
+<div><label for="to">${t.html('webhooks.filter.to', { zone: input.zoneLabel })}</label><input type="datetime-local" id="to" name="to" value="${escapeHtml(f.to)}"></div>
+<div><label for="q">${t.html('webhooks.filter.search')}</label><input type="search" id="q" name="q" maxlength="64" value="${escapeHtml(f.q)}"></div>
+<div><button type="submit" class="secondary">${t.html('webhooks.filter.apply')}</button></div>
 </form>
 <section id="delivery-list" aria-live="polite"${input.paged ? '' : ` data-live="${base}/deliveries/live${escapeHtml(liveQuery)}"`}>
 ${deliveriesRegion(t, input.store.id, input.deliveries)}
