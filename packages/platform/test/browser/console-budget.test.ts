@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPlatform, type TestPlatform } from '../../src/testing.js';
 import { ConsoleSession, operatorSession, sellerSession } from '../console/console-session.js';
 import { createOrders } from '../lists/list-fixtures.js';
+import { SELLER_SCOPES, signup } from '../webhooks/webhook-kit.js';
 
 /**
  * Page weight (D68, docs/console.md): the bytes a browser transfers for a
@@ -23,6 +24,8 @@ async function pageWeight(app: FastifyInstance, session: ConsoleSession, url: st
   const assets = new Set<string>([
     ...[...html.matchAll(/<link rel="(?:stylesheet|icon)" href="([^"]+)"/g)].map((m) => m[1] as string),
     ...[...html.matchAll(/<script type="module" src="([^"]+)"/g)].map((m) => m[1] as string),
+    // A module a page's script imports only where it draws a chart (the subscription page: data-charts).
+    ...[...html.matchAll(/data-charts="([^"]+)"/g)].map((m) => m[1] as string),
   ]);
   let bytes = page.rawPayload.length;
   const queue = [...assets];
@@ -53,6 +56,10 @@ describe('console page weight', () => {
     const seller = await platform.createSeller({ tenants: 1 });
     const tenantId = seller.tenantIds[0] as string;
     await createOrders(platform, tenantId, 20);
+    const app = await platform.createClient();
+    const token = await platform.mintAccessToken({ tenants: [tenantId], scopes: [...SELLER_SCOPES], clientId: app.clientId });
+    const signed = await signup(platform, { tenantId, clientId: app.clientId, token }, 'v1', 'https://127.0.0.1:9/hooks');
+    const subscriptionId = (signed.json() as { subscriptions: Array<{ id: string }> }).subscriptions[0]?.id as string;
     const visitor = new ConsoleSession(platform.app);
     const me = await sellerSession(platform.app, seller);
     const operator = await operatorSession(platform.app);
@@ -60,6 +67,7 @@ describe('console page weight', () => {
       ['Sign in (first page)', visitor, '/console', FIRST_PAGE_BYTES],
       ['Your stores', me, '/console', FIRST_PAGE_BYTES],
       ['Webhooks', me, `/console/stores/${tenantId}/webhooks`, null],
+      ['Subscription (chart)', me, `/console/stores/${tenantId}/webhooks/subscriptions/${subscriptionId}`, CHART_PAGE_BYTES],
       ['Connected apps', me, `/console/stores/${tenantId}/apps`, null],
       ['Shipping (chart)', me, `/console/stores/${tenantId}/shipping`, CHART_PAGE_BYTES],
       ['Records (orders, 20)', me, `/console/stores/${tenantId}/records/orders`, null],
@@ -70,7 +78,9 @@ describe('console page weight', () => {
     const rows: string[] = [];
     for (const [name, session, url, budget] of pages) {
       const { bytes, files } = await pageWeight(platform.app, session, url);
-      rows.push(`| ${name} | \`${url.replace(tenantId, '{store}')}\` | ${files} | ${(bytes / 1024).toFixed(1)} KB |`);
+      rows.push(
+        `| ${name} | \`${url.replace(tenantId, '{store}').replace(subscriptionId, '{id}')}\` | ${files} | ${(bytes / 1024).toFixed(1)} KB |`,
+      );
       if (budget !== null) expect(bytes, name).toBeLessThanOrEqual(budget);
     }
     // The table docs/console.md shows (run with FEIRA_PRINT_WEIGHTS=1 to print it).
