@@ -53,4 +53,10 @@ export interface LoadResult {
   latency: LatencySummary;
   /** With `sampleField`: [field value, latency µs] per measured success. */
   samples?: Array<[string, number]>;
+  /**
+   * With `sampleField`: [field value, Date.now() when its answer arrived] per success, warm-up and tail
+   * included: the moment the writer saw its write acknowledged, comparable with other processes' clocks on
+   * the same machine.
+   */
+  arrivedAt?: Array<[string, number]>;
 }

@@ -51,6 +51,7 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
 
   const field = plan.sampleField;
   const samples: Array<[string, number]> | null = field ? [] : null;
+  const arrivedAt: Array<[string, number]> | null = field ? [] : null;
   const sampledValue = (text: string): string => {
     try {
       const value = (JSON.parse(text) as Record<string, unknown>)[field as string];
@@ -82,6 +83,8 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
       if (!firstError) firstError = error instanceof Error ? error.message : String(error);
     }
     const t1 = nowMs();
+    // Every acknowledged write, warm-up and tail included: a scenario joins them with later events by id.
+    if (arrivedAt && isOk(status)) arrivedAt.push([sampledValue(text), Date.now()]);
     workload.onResponse?.(connection, status, text);
     if (t0 < measureFrom || t1 > endAt) return;
     statusCounts[status] = (statusCounts[status] ?? 0) + 1;
@@ -145,6 +148,7 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
     late,
     latency: recorder.summary(),
     ...(samples ? { samples } : {}),
+    ...(arrivedAt ? { arrivedAt } : {}),
   };
 }
 

@@ -86,7 +86,10 @@ serveChild(
       );
       return true;
     },
-    /** Open loop: `rate` jobs per second for `durationMs`, each noted with its enqueue time (the peer's "commit"). */
+    /**
+     * Open loop: `rate` jobs per second for `durationMs`, each noted with the time its enqueue was acknowledged
+     * (`queue.add()` resolved): the peer's "commit", the same moment as Feira's acknowledged write (D87).
+     */
     async produce(args) {
       const { tenantId, rate, durationMs } = args as { tenantId: string; rate: number; durationMs: number };
       enqueuedAt = new Map();
@@ -97,8 +100,11 @@ serveChild(
         const adds = [];
         for (; sent < due; sent++) {
           const id = randomUUID();
-          enqueuedAt.set(id, Date.now());
-          adds.push(queue.add('webhook', { id, body: message(tenantId, id) }));
+          adds.push(
+            queue.add('webhook', { id, body: message(tenantId, id) }).then(() => {
+              enqueuedAt.set(id, Date.now());
+            }),
+          );
         }
         await Promise.all(adds);
         await new Promise((resolve) => setTimeout(resolve, 1));
