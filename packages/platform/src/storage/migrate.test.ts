@@ -150,12 +150,13 @@ describe.each(testDatabaseTargets())('an upgrade across migrations 0018 and 0019
     const { cryptoRandom } = await import('../core/random.js');
     const { SecretBox } = await import('../core/secret-box.js');
     const { appendEvent } = await import('../records/outbox.js');
-    const { recordAttempts } = await import('../webhooks/delivery-log.js');
     const { fanOutEvents } = await import('../webhooks/fan-out.js');
     const { signUp } = await import('../webhooks/subscription-store.js');
 
-    // The schema as the previous release left it, written to by this release's own write paths
-    // (none of which 0018 or 0019 changed the columns of).
+    // The schema as the previous release left it. Sign-up, events and the fan-out go through this
+    // release's own write paths (none of which 0018 or 0019 changed the columns of); the attempts are
+    // written with exactly the columns the attempt log had then, so a column a later migration adds
+    // to the log does not make this upgrade unreachable.
     database = await target.openEmpty();
     await migrateToLatest(database, { through: '0017-outbox-notify-after-commit' });
     const { db } = database;
@@ -190,23 +191,30 @@ describe.each(testDatabaseTargets())('an upgrade across migrations 0018 and 0019
     }
     const lease = { worker: 'w0', leaseUntilIso: new Date(clock.now().getTime() + 10_000).toISOString(), max: 10 };
     const { leased } = await fanOutEvents(database, deps, 10, lease);
-    const result = {
-      ok: true,
-      statusCode: 200,
-      error: null,
-      responseBody: null,
-      requestHeaders: {},
-      durationMs: 3,
-      retryAfterMs: null,
-    };
-    const finished = leased.map(({ claim }) => ({
-      claim,
-      worker: 'w0',
-      startedAt: clock.now(),
-      finishedAt: clock.now(),
-      result,
-    }));
-    expect(await recordAttempts(database, finished, [], cryptoRandom)).toEqual(['succeeded', 'succeeded']);
+    const startedAt = clock.now().toISOString();
+    for (const { claim } of leased) {
+      await db
+        .insertInto('webhook_delivery_attempts')
+        .values({
+          delivery_id: claim.id,
+          attempt: claim.attempts + 1,
+          fence: claim.fence,
+          worker: 'w0',
+          outcome: 'succeeded',
+          status_code: 200,
+          duration_ms: 3,
+          error: null,
+          response_body: null,
+          request_headers: '{}',
+          next_attempt_at: null,
+          started_at: startedAt,
+        })
+        .execute();
+    }
+    await db
+      .updateTable('webhook_deliveries')
+      .set({ state: 'succeeded', attempts: 1, lease_owner: null, lease_until: null, delivered_at: startedAt })
+      .execute();
 
     const log = () =>
       db
@@ -220,7 +228,10 @@ describe.each(testDatabaseTargets())('an upgrade across migrations 0018 and 0019
     const written = await log();
     expect(written.map((r) => r.event_id)).toEqual([...events].reverse());
 
-    expect(await migrateToLatest(database)).toEqual(['0018-drop-delivery-pair-unique', '0019-queue-keys-byte-order']);
+    expect(await migrateToLatest(database, { through: '0019-queue-keys-byte-order' })).toEqual([
+      '0018-drop-delivery-pair-unique',
+      '0019-queue-keys-byte-order',
+    ]);
     expect(await log()).toEqual(written);
     if (target.dialect === 'postgres') {
       // The queue's keys now sort byte by byte, as SQLite's always did.
@@ -239,7 +250,11 @@ describe.each(testDatabaseTargets())('an upgrade across migrations 0018 and 0019
       );
     }
 
-    // Both events handed to the fan-out again: their deliveries stand, so none is made or leased.
+    // Up to head (whatever later migrations add), the log stands as written, and both events handed
+    // to the fan-out again: their deliveries stand, so none is made or leased.
+    await migrateToLatest(database);
+    expect(await pendingMigrations(database)).toEqual([]);
+    expect(await log()).toEqual(written);
     await db.updateTable('outbox_events').set({ dispatched_at: null }).execute();
     expect(await fanOutEvents(database, deps, 10, { ...lease, worker: 'w1' })).toMatchObject({ events: 2, leased: [] });
     const count = await db.selectFrom('webhook_deliveries').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
