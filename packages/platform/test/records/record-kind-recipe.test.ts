@@ -11,8 +11,11 @@ import { type Static, Type } from '@sinclair/typebox';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defineListResource } from '../../src/lists/list-resource.js';
 import { COMMON_LIST_FIELDS, type RecordKind, type RowOf } from '../../src/records/record-kind.js';
+import { createRecordKindTables } from '../../src/records/record-kind-tables.js';
 import { RECORD_KINDS, recordKindRegistry } from '../../src/records/record-kinds.js';
 import { seedRecords } from '../../src/records/seed-records.js';
+import { dialectAdapter } from '../../src/storage/dialect-adapter.js';
+import { withMigrationLock } from '../../src/storage/migrate.js';
 import { createTestPlatform, type TestPlatform, testDatabaseTargets } from '../../src/testing.js';
 import { sellerSession } from '../console/console-session.js';
 import { ADMIN } from '../lists/list-fixtures.js';
@@ -357,6 +360,18 @@ describe.each(testDatabaseTargets())('a record kind added to the registry on $di
       'priority',
       'created_at',
       'updated_at',
+    ]);
+    // A second start over the same database finds the table and keeps its rows.
+    await withMigrationLock(platform.database, (conn) => createRecordKindTables(conn, platform.database.dialect, withNotes));
+    const again = await platform.database.db.selectFrom('recipe_notes').select('id').where('tenant_id', '=', tenantId).execute();
+    expect(again).toHaveLength(25);
+    // One (tenant_id, …, id) index per declared list index, as the list engine's keyset pages need.
+    const indexes = await dialectAdapter(platform.database).secondaryIndexes(platform.database.db, 'recipe_notes');
+    expect(indexes.map((index) => index.name).sort()).toEqual([
+      'recipe_notes_tenant_created_at_id_idx',
+      'recipe_notes_tenant_id_idx',
+      'recipe_notes_tenant_priority_id_idx',
+      'recipe_notes_tenant_updated_at_id_idx',
     ]);
   });
 });
