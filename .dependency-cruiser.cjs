@@ -76,6 +76,30 @@ module.exports = {
       to: { path: `${src}${aboveFoundations}/`, dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'capability-public-face',
+      severity: 'error',
+      comment:
+        "A capability (accounts, identity, records, webhooks, shipping) shows one face: its index.ts. Other folders and the composition files import that file only, so what a capability keeps to itself can change without touching its callers. Files inside a capability import each other directly. Tests may reach in.",
+      // $1 is the importing file's folder (or root file): inside its own folder every file is fair game.
+      from: { path: '^packages/platform/src/([^/]+)', pathNot: '\\.test\\.ts$|/test-support/' },
+      to: {
+        path: `${src}(accounts|identity|records|webhooks|shipping)/`,
+        pathNot: [
+          '^packages/platform/src/$1/',
+          `${src}(accounts|identity|records|webhooks|shipping)/index\\.ts$`,
+          `${src}[a-z]+/[a-z-]+-tables\\.ts$`,
+        ],
+      },
+    },
+    {
+      name: 'table-types-stay-home',
+      severity: 'error',
+      comment:
+        "A capability's *-tables.ts (its row types) is read by the capability itself and by storage/schema.ts, which composes them into Kysely's one Schema. Anyone else asks the owner's store, which returns domain types.",
+      from: { path: '^packages/platform/src/([^/]+)', pathNot: `\\.test\\.ts$|/test-support/|${src}storage/schema\\.ts$` },
+      to: { path: `${src}[a-z]+/[a-z-]+-tables\\.ts$`, pathNot: '^packages/platform/src/$1/' },
+    },
+    {
       name: 'no-composition-import',
       severity: 'error',
       comment:

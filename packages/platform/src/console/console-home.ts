@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { requestTranslator } from '../i18n/i18n.js';
-import { csrfTokenValid, endSession, startSession } from '../identity/login-session.js';
-import { checkCredentials } from '../identity/seller-credentials.js';
+import { checkCredentials, csrfTokenValid, endSession, startSession } from '../identity/index.js';
 import { type ConsoleKit, formBody, safeConsolePath } from './console-kit.js';
 import type { ConsoleSection } from './console-section.js';
 import { storesView } from './console-views.js';

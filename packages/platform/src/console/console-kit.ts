@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Seller } from '../accounts/seller-repository.js';
+import type { Seller } from '../accounts/index.js';
 import type { PlatformError } from '../core/platform-error.js';
 import { escapeHtml, type PageOptions } from '../http/html-page.js';
 import { DATE_TIME_PARTS, type Translator } from '../i18n/i18n.js';
-import type { WebhookViewer } from '../webhooks/seller-webhook-routes.js';
+import type { WebhookViewer } from '../webhooks/index.js';
 
 /**
  * What every console section shares (console-routes.ts builds it): the page

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { findSellerById, type Seller } from '../accounts/seller-repository.js';
+import { findSellerById, type Seller } from '../accounts/index.js';
 import { escapeHtml, type PageOptions, sendPage } from '../http/html-page.js';
 import { requestTranslator, type Translator } from '../i18n/i18n.js';
-import { csrfToken as sessionCsrfToken, sessionSellerId } from '../identity/login-session.js';
-import type { WebhookViewer } from '../webhooks/seller-webhook-routes.js';
+import { csrfToken as sessionCsrfToken, sessionSellerId } from '../identity/index.js';
+import type { WebhookViewer } from '../webhooks/index.js';
 import { assetUrl, compressConsolePage, consoleAssets } from './console-assets.js';
 import { type ConsoleKit, type ConsoleWho, noticeHtml, safeConsolePath } from './console-kit.js';
 import type { ConsoleSection } from './console-section.js';

@@ -1,4 +1,4 @@
-import { sellerFreightRoutes } from '../shipping/freight/freight-routes.js';
+import { sellerFreightRoutes } from '../shipping/index.js';
 import { appsSection } from './apps-console.js';
 import { homeSection } from './console-home.js';
 import { pagesSection } from './console-pages.js';
