@@ -12,6 +12,7 @@ import {
   checkWebhookUrl,
   queueDelivery,
   type StoreSubscriptionDetail,
+  setStoreSubscriptionTopic,
   setStoreSubscriptionUrl,
   signUp,
   storeDeliveryPage,
@@ -120,7 +121,7 @@ async function subscriptionRoutes(app: FastifyInstance, kit: ConsoleKit): Promis
   async function subscriptionPage(
     request: FastifyRequest<{ Params: Params; Querystring: { done?: string } }>,
     reply: FastifyReply,
-    edit: { status: number; urlError: string | null; urlValue: string | null } = { status: 200, urlError: null, urlValue: null },
+    edit: { status: number; urlError?: string | null; urlValue?: string | null; topicError?: string | null } = { status: 200 },
   ) {
     const found = await kit.storeOf(request, reply, request.params.tenantId);
     if (!found) return reply;
@@ -148,8 +149,10 @@ async function subscriptionRoutes(app: FastifyInstance, kit: ConsoleKit): Promis
         csrf: kit.csrfToken(request, reply),
         now,
         notice: noticeOf(t, isWebhookNotice(request.query.done) ? request.query.done : null),
-        urlError: edit.urlError,
+        urlError: edit.urlError ?? null,
         urlValue: edit.urlValue ?? (hasQuery ? '' : sub.url),
+        topics: TOPIC_NAMES,
+        topicError: edit.topicError ?? null,
         chartsModule: assetUrl('/console/assets/charts.js'),
       }),
     });
@@ -285,6 +288,33 @@ async function subscriptionRoutes(app: FastifyInstance, kit: ConsoleKit): Promis
         platform.clock.now(),
       );
       return kit.seeOther(reply, `${posted.page}?done=urlSaved`);
+    },
+  );
+
+  // The subscription's topic (spec-notes W1: one subscription per app, store and topic), checked
+  // against the contract's topics and the scopes the seller granted the app, as a new endpoint's are.
+  app.post<{ Params: Params; Querystring: { done?: string } }>(
+    '/console/stores/:tenantId/webhooks/subscriptions/:id/topic',
+    { schema: { hide: true, params: SubscriptionParams } },
+    async (request, reply) => {
+      const posted = await postedSubscription(request, reply);
+      if (!posted) return reply;
+      const { found, sub } = posted;
+      const t = requestTranslator(request);
+      const raw = formBody(request).topic;
+      const refuse = (topicError: string) => subscriptionPage(request, reply, { status: 422, topicError });
+      if (typeof raw !== 'string' || !(TOPIC_NAMES as readonly string[]).includes(raw))
+        return refuse(t.text('subscription.topic.error.unknown'));
+      const topic = raw as Topic;
+      const granted = (await connectedApps(db, found.seller.id, found.store.id)).find((a) => a.clientId === sub.client_id);
+      if (!granted?.scopes.includes(TOPICS[topic].scope)) {
+        const appName = granted?.name ?? (await clientNamesById(db, [sub.client_id])).get(sub.client_id) ?? sub.client_id;
+        return refuse(t.text('endpoint.error.scope', { app: appName, topics: topic }));
+      }
+      const saved = await setStoreSubscriptionTopic(db, { tenantId: sub.tenant_id, id: sub.id, topic }, platform.clock.now());
+      if (saved === 'missing') return kit.notFoundPage(request, reply, found.seller);
+      if (saved === 'exists') return refuse(t.text('endpoint.error.exists', { topics: topic }));
+      return kit.seeOther(reply, `${posted.page}?done=topicSaved`);
     },
   );
 

@@ -52,6 +52,7 @@ const NOTICES = {
   rotated: 'webhooks.notice.rotated',
   testSent: 'webhooks.notice.testSent',
   urlSaved: 'webhooks.notice.urlSaved',
+  topicSaved: 'webhooks.notice.topicSaved',
   created: 'webhooks.notice.created',
   expired: 'webhooks.notice.expired',
   badSince: 'webhooks.notice.badSince',
@@ -394,6 +395,9 @@ export function subscriptionView(
     notice: string;
     urlError: string | null;
     urlValue: string;
+    /** The topics this subscription may be moved to (the contract's), and why the last choice was refused. */
+    topics: readonly string[];
+    topicError: string | null;
     /** The chart module's URL (hashed, D68), loaded only on this page. */
     chartsModule: string;
   },
@@ -415,6 +419,13 @@ export function subscriptionView(
     failed: t.text('delivery.outcome.failed'),
   };
   const urlError = input.urlError ? `<p class="error" role="alert" id="url-error">${escapeHtml(input.urlError)}</p>` : '';
+  const topicError = input.topicError ? `<p class="error" role="alert" id="topic-error">${escapeHtml(input.topicError)}</p>` : '';
+  const topicChoices = input.topics
+    .map(
+      (topic, i) =>
+        `<li><input type="radio" id="topic-${i}" name="topic" value="${escapeHtml(topic)}"${topic === s.topic ? ' checked' : ''}> <label for="topic-${i}" class="inline-label">${escapeHtml(topicLabel(t, topic))} <code>${escapeHtml(topic)}</code></label></li>`,
+    )
+    .join('');
   const rows = input.stats.buckets
     .filter((b) => b.ok + b.failed > 0)
     .map(
@@ -472,6 +483,14 @@ ${hiddenFields({ csrf: input.csrf })}
 <p class="muted" id="url-help">${t.html(s.rawUrlHasQuery ? 'subscription.urlHelpQuery' : 'subscription.urlHelp')}</p>
 ${urlError}
 <div class="actions"><button type="submit">${t.html('subscription.save')}</button></div>
+</form>
+<h2 id="topic">${t.html('subscription.topic.title')}</h2>
+<form method="post" action="${action}/topic">
+${hiddenFields({ csrf: input.csrf })}
+<fieldset aria-describedby="${input.topicError ? 'topic-error topic-help' : 'topic-help'}"><legend>${t.html('subscription.topic.legend')}</legend><ul class="plain">${topicChoices}</ul></fieldset>
+<p class="muted" id="topic-help">${t.html('subscription.topic.help')}</p>
+${topicError}
+<div class="actions"><button type="submit">${t.html('subscription.topic.save')}</button></div>
 </form>`;
 }
 

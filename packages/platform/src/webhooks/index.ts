@@ -23,6 +23,7 @@ export {
   type SignupInput,
   type StoreSubscription,
   type StoreSubscriptionDetail,
+  setStoreSubscriptionTopic,
   setStoreSubscriptionUrl,
   setSubscriptionState,
   signUp,

@@ -281,3 +281,42 @@ export async function setStoreSubscriptionUrl(
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
+
+/**
+ * A new topic for a store's subscription (the console's topic edit): the same
+ * row, URL and secret, now fanned out the new topic's events. One subscription
+ * per (client, tenant, topic) (spec-notes W1), so a topic the app already has
+ * a subscription for is refused ('exists'); 'missing' for another store's or
+ * an unknown id. Deliveries already queued keep their events.
+ */
+export async function setStoreSubscriptionTopic(
+  db: Kysely<Schema>,
+  subject: { tenantId: string; id: string; topic: Topic | (string & {}) },
+  now: Date,
+): Promise<'saved' | 'exists' | 'missing'> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .selectFrom('webhook_subscriptions')
+      .select(['client_id', 'topic'])
+      .where('id', '=', subject.id)
+      .where('tenant_id', '=', subject.tenantId)
+      .executeTakeFirst();
+    if (!row) return 'missing';
+    if (row.topic === subject.topic) return 'saved';
+    const taken = await trx
+      .selectFrom('webhook_subscriptions')
+      .select('id')
+      .where('client_id', '=', row.client_id)
+      .where('tenant_id', '=', subject.tenantId)
+      .where('topic', '=', subject.topic)
+      .executeTakeFirst();
+    if (taken) return 'exists';
+    await trx
+      .updateTable('webhook_subscriptions')
+      .set({ topic: subject.topic, updated_at: now.toISOString() })
+      .where('id', '=', subject.id)
+      .where('tenant_id', '=', subject.tenantId)
+      .execute();
+    return 'saved';
+  });
+}

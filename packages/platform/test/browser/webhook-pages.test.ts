@@ -461,4 +461,60 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     );
     await page.context().close();
   }, 120_000);
+  it("spec-notes W1: a subscription's topic is edited on its page (contract topics, granted scopes, one subscription per app and topic); a real receiver then gets the new topic's events and not the old one's; pt-BR at 375 px and en at 1280 px, axe clean", async () => {
+    receiverSecret = null;
+    failing = false;
+    const { seller, tenantId, app, token, subscriptions } = await storeWithApp(['sac_ticket'], '/topic-edit');
+    const subscription = subscriptions[0] as { id: string };
+    const pagePath = `${platform.url}/console/stores/${tenantId}/webhooks/subscriptions/${subscription.id}`;
+    const editPath = `${new URL(hooks.url).pathname}/topic-edit`;
+    /** The topics of the events the receiver got at the edited endpoint since `from`. */
+    const topicsSince = (from: number) =>
+      hooks.received
+        .slice(from)
+        .filter((r) => r.path === editPath)
+        .map((r) => JSON.parse(r.raw.toString()).topic as string);
+
+    // pt-BR at 375 px: move it from tickets to orders.
+    let page = await signIn(seller, 'pt-BR', PHONE);
+    await page.goto(pagePath);
+    await page.getByRole('heading', { name: 'Tópico', exact: true }).waitFor({ timeout: 10_000 });
+    expect(await axeViolations(page)).toEqual([]);
+    await page.locator('input[name="topic"][value="order"]').check();
+    await page.getByRole('button', { name: 'Salvar tópico' }).click();
+    await page.getByRole('status').waitFor({ timeout: 10_000 });
+    await expect(page.getByRole('status').textContent()).resolves.toContain('Tópico salvo');
+    await expect(page.locator('dl.facts').textContent()).resolves.toContain('order');
+    await expect(page.locator('input[name="topic"][value="order"]').isChecked()).resolves.toBe(true);
+    expect((await subscriptionRow(subscription.id)).topic).toBe('order');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.context().close();
+
+    // A ticket and an order happen: only the order reaches the endpoint, signed for this subscription.
+    const before = hooks.received.length;
+    await recordChange(platform, { tenantId, topic: 'sac_ticket' });
+    await recordChange(platform, { tenantId, topic: 'order' });
+    await deliverAll(tenantId);
+    await pollUntil('the order event at the edited endpoint', () => (topicsSince(before).length > 0 ? true : undefined));
+    expect(topicsSince(before)).toEqual(['order']);
+
+    // en at 1280 px: a topic whose scope the seller did not grant the app is refused, and so is a topic the app
+    // already has a subscription for; the subscription keeps its topic.
+    const other = await signup(platform, { tenantId, clientId: app.clientId, token }, 'v1', `${hooks.url}/other`, ['sac_ticket']);
+    expect(other.statusCode).toBe(200);
+    page = await signIn(seller, 'en-US', DESKTOP);
+    await page.goto(pagePath);
+    await page.locator('input[name="topic"][value="product"]').check();
+    await page.getByRole('button', { name: 'Save topic' }).click();
+    await page.getByRole('alert').waitFor({ timeout: 10_000 });
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('was not granted access to: product');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.locator('input[name="topic"][value="sac_ticket"]').check();
+    await page.getByRole('button', { name: 'Save topic' }).click();
+    await page.getByRole('alert').waitFor({ timeout: 10_000 });
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('already has a subscription for: sac_ticket');
+    expect((await subscriptionRow(subscription.id)).topic).toBe('order');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.context().close();
+  }, 120_000);
 });
