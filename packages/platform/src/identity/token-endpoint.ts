@@ -4,7 +4,7 @@ import { exchangeAuthorizationCode } from './authorization-codes.js';
 import { authenticateClient, refuseOriginOfAnotherApp } from './client-authentication.js';
 import { OAuthError, oauthErrorHandler, throttledResponse } from './oauth-error.js';
 import { rotateRefreshToken } from './refresh-token-rotation.js';
-import { TokenRequestParams } from './token-request-params.js';
+import { OAUTH_BODY_MEDIA_TYPES, TokenRequestParams } from './token-request-params.js';
 
 /**
  * `POST {auth_url}/oauth/token` (spec "Code exchange" and "Token refresh"), in
@@ -27,6 +27,7 @@ export async function tokenEndpoint(app: FastifyInstance): Promise<void> {
         description:
           'RFC 6749 §4.1.3 and §6. Client credentials in the body or HTTP Basic. Errors follow RFC 6749 §5.2 (`error`, `error_description`).',
         security: [{ clientSecretBasic: [] }],
+        consumes: OAUTH_BODY_MEDIA_TYPES,
         body: TokenRequest,
         response: {
           200: TokenSet,

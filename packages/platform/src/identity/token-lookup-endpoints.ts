@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { authenticateClient, refuseOriginOfAnotherApp } from './client-authentication.js';
 import { introspectToken, revokeToken } from './grant-revocation.js';
 import { oauthErrorHandler, throttledResponse } from './oauth-error.js';
-import { TokenRequestParams } from './token-request-params.js';
+import { OAUTH_BODY_MEDIA_TYPES, TokenRequestParams } from './token-request-params.js';
 
 const oauthErrors = {
   400: { ...OAuthErrorBody, description: 'RFC 6749 §5.2 error: invalid_request (no token, repeated or malformed parameter)' },
@@ -32,6 +32,7 @@ export async function tokenLookupEndpoints(app: FastifyInstance): Promise<void> 
           'Ends the grant the token belongs to: every access and refresh token of it is refused from now on. ' +
           'Answers 200 for a token that is unknown, expired, already revoked or not issued to this client (RFC 7009 §2.2).',
         security: [{ clientSecretBasic: [] }],
+        consumes: OAUTH_BODY_MEDIA_TYPES,
         body: TokenLookupRequest,
         response: {
           200: { type: 'object', additionalProperties: false, description: 'The token is no longer valid (or never was): `{}`' },
@@ -67,6 +68,7 @@ export async function tokenLookupEndpoints(app: FastifyInstance): Promise<void> 
           'Whether the token is in force now, with its scope, client, seller, stores and times. A client may introspect ' +
           'only its own tokens; any other token answers `{"active": false}`.',
         security: [{ clientSecretBasic: [] }],
+        consumes: OAUTH_BODY_MEDIA_TYPES,
         body: TokenLookupRequest,
         response: { 200: IntrospectionResponse, ...oauthErrors },
       },

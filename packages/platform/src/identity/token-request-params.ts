@@ -8,6 +8,14 @@ const MAX_VALUE_LENGTH = 8192;
  * RFC 6749 §3.2: a parameter must not be repeated; empty values count as absent.
  * Anything that is not a flat object of strings is `invalid_request`, never a 500.
  */
+/**
+ * What the token, revocation and introspection endpoints read: the form RFC 6749
+ * §4.1.3, RFC 7009 §2.1 and RFC 7662 §2.1 prescribe, and JSON (spec-notes I2).
+ * The OpenAPI document offers both (`consumes`); JSON first, the media type a
+ * generated Postman request sends.
+ */
+export const OAUTH_BODY_MEDIA_TYPES = ['application/json', 'application/x-www-form-urlencoded'];
+
 export class TokenRequestParams {
   readonly #values: Map<string, string>;
 

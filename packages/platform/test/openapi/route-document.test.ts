@@ -59,7 +59,10 @@ function realInterface(route: CataloguedRoute, method: string) {
   const headers = new Set(Object.keys(propertiesOf(schema.headers)).map((h) => h.toLowerCase()));
   if (guarded) headers.add('x-tenant-id');
   const path = [...route.url.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1] as string);
-  const media = schema.body ? ['application/json'] : Object.keys(config.rawBody?.content ?? {});
+  // A JSON body schema is read as JSON, or as each media type the route says it consumes (the OAuth endpoints also take forms).
+  const media = schema.body
+    ? ((schema.consumes as string[] | undefined) ?? ['application/json'])
+    : Object.keys(config.rawBody?.content ?? {});
   const oauth = route.url.startsWith('/oauth/');
   const statuses = new Set(Object.keys((schema.response as Record<string, unknown> | undefined) ?? {}));
   if (guarded) for (const s of ['400', '401', '403']) statuses.add(s);
