@@ -122,19 +122,36 @@ async function measureDialect(ctx: ScenarioContext, generator: LoadGenerator, ki
     await raw.stop();
 
     const headers = { authorization: `Bearer ${accessToken}` };
-    const load = (path: string, connections: number) =>
+    const load = (path: string, connections: number, requestHeaders: Record<string, string> = headers) =>
       generator.run({
         origin: platform.origin,
         connections,
         warmupMs: timing.warmupMs,
         durationMs: timing.durationMs,
-        requests: [{ method: 'GET', path, headers }],
+        requests: [{ method: 'GET', path, headers: requestHeaders }],
       });
+    /** Bytes of one answer's body as sent (undici does not decode it). */
+    const wireBytes = async (path: string, requestHeaders: Record<string, string>) => {
+      const response = await request(`${platform.origin}${path}`, { headers: requestHeaders });
+      return Buffer.from(await response.body.arrayBuffer()).length;
+    };
+    const gzipHeaders = { ...headers, 'accept-encoding': 'gzip' };
     ctx.log(`${label}: measuring the API`);
     const single: LoadResult[] = [];
     const busy: LoadResult[] = [];
     for (const c of cases) single.push(await profiled(ctx, platform, `list-api-${label}-${c.name}`, () => load(c.path, 1)));
     if (size.throughputPass) for (const c of cases) busy.push(await load(c.path, THROUGHPUT_CONNECTIONS));
+    // Compression on and off: cursor page 1 as a client that accepts gzip asks for it (a browser, most SDKs),
+    // and the bytes of a 20-order and a 100-order page with and without it.
+    const compressedPage = (cases[2] as PageCase).path;
+    const gzipped = await load(compressedPage, 1, gzipHeaders);
+    const pageOf100 = `${BASE.replace(`_limit=${LIMIT}`, '_limit=100')}&_paginate=cursor`;
+    const bytes = {
+      plain20: await wireBytes(compressedPage, headers),
+      gzip20: await wireBytes(compressedPage, gzipHeaders),
+      plain100: await wireBytes(pageOf100, headers),
+      gzip100: await wireBytes(pageOf100, gzipHeaders),
+    };
     await stopPlatform(ctx, platform, `platform (${label})`);
 
     const figures: Figure[] = [];
@@ -165,6 +182,19 @@ async function measureDialect(ctx: ScenarioContext, generator: LoadGenerator, ki
       if (many)
         figures.push(figure(`${label} ${c.name} (${THROUGHPUT_CONNECTIONS} connections)`, many.requestsPerSecond, 'req/s'));
     });
+    const plain = single[2] as LoadResult;
+    if (gzipped.errors) ctx.notes.push(`${label} cursor page 1 gzip: ${gzipped.errors} errors (${gzipped.firstError})`);
+    figures.push(
+      figure(`${label} cursor page 1 p50, Accept-Encoding: gzip`, gzipped.latency.p50Ms, 'ms', {
+        baseline: { name: 'the same page uncompressed p50', value: plain.latency.p50Ms, unit: 'ms' },
+      }),
+      figure(`${label} ${LIMIT}-order page bytes, gzip`, bytes.gzip20, 'bytes', {
+        baseline: { name: 'uncompressed', value: bytes.plain20, unit: 'bytes' },
+      }),
+      figure(`${label} 100-order page bytes, gzip`, bytes.gzip100, 'bytes', {
+        baseline: { name: 'uncompressed', value: bytes.plain100, unit: 'bytes' },
+      }),
+    );
     const first = single[2] as LoadResult;
     const last = single[3] as LoadResult;
     const depthRatio =
