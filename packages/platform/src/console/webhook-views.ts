@@ -42,6 +42,8 @@ export interface AttemptView {
   error: string | null;
   response_body: string | null;
   request_headers: Record<string, string> | null;
+  /** The receiver's answer headers as kept (a safe, bounded subset); null without an answer or before they were kept. */
+  response_headers?: Record<string, string> | null;
   started_at: string;
 }
 
@@ -307,6 +309,8 @@ export function attemptsRegion(
       ) => `<details class="attempt"${i === attempts.length - 1 ? ' open' : ''}><summary>${t.html('delivery.attemptDetail', { attempt: i + 1 })}</summary>
 <h3 id="req-${i}">${t.html('delivery.requestHeaders', { attempt: i + 1 })}</h3>
 <pre aria-labelledby="req-${i}" tabindex="0">${a.request_headers ? headerLines(a.request_headers) : t.html('delivery.notRecorded')}</pre>
+<h3 id="res-${i}">${t.html('delivery.responseHeaders', { attempt: i + 1 })}</h3>
+<pre aria-labelledby="res-${i}" tabindex="0">${a.response_headers ? headerLines(a.response_headers) : t.html('delivery.noResponseHeaders')}</pre>
 <h3 id="body-${i}">${t.html('delivery.responseBody', { attempt: i + 1 })}</h3>
 <pre aria-labelledby="body-${i}" tabindex="0">${a.response_body ? escapeHtml(a.response_body) : t.html('delivery.emptyBody')}</pre>
 </details>`,

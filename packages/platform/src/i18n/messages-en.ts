@@ -137,6 +137,8 @@ export const en = {
   'delivery.requestHeaders': 'Request headers of attempt {attempt}',
   'delivery.attemptDetail': 'Request and response of attempt {attempt}',
   'delivery.notRecorded': '(not recorded: sent before this was kept)',
+  'delivery.responseHeaders': 'Response headers of attempt {attempt} (credentials left out)',
+  'delivery.noResponseHeaders': '(none: no answer, or sent before these were kept)',
   'webhooks.resendFailed.since': 'Failed since (UTC)',
   'webhooks.resendFailed.submit': 'Resend all failed',
   'webhooks.resentFailed':

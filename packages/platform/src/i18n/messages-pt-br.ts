@@ -139,6 +139,8 @@ export const ptBR: Record<MessageKey, string> = {
   'delivery.requestHeaders': 'Cabeçalhos da requisição da tentativa {attempt}',
   'delivery.attemptDetail': 'Requisição e resposta da tentativa {attempt}',
   'delivery.notRecorded': '(não registrado: enviado antes de isto ser guardado)',
+  'delivery.responseHeaders': 'Cabeçalhos da resposta da tentativa {attempt} (credenciais omitidas)',
+  'delivery.noResponseHeaders': '(nenhum: sem resposta, ou enviado antes de serem guardados)',
   'webhooks.resendFailed.since': 'Com falha desde (UTC)',
   'webhooks.resendFailed.submit': 'Reenviar todas com falha',
   'webhooks.resentFailed':

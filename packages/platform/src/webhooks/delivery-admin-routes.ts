@@ -43,6 +43,7 @@ export function presentAttempt(a: AttemptRow) {
     error: a.error,
     response_body: a.response_body,
     request_headers: parseHeaders(a.request_headers),
+    response_headers: parseHeaders(a.response_headers),
     next_attempt_at: a.next_attempt_at,
     started_at: a.started_at,
     worker: a.worker,

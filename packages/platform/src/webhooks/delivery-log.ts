@@ -85,6 +85,7 @@ export async function recordAttempts(
         error: stale ? `lease lost before the result was recorded${f.result.error ? `; ${f.result.error}` : ''}` : f.result.error,
         response_body: f.result.responseBody,
         request_headers: JSON.stringify(f.result.requestHeaders),
+        response_headers: f.result.responseHeaders ? JSON.stringify(f.result.responseHeaders) : null,
         next_attempt_at: stale || !next ? null : next.toISOString(),
         started_at: f.startedAt.toISOString(),
       });
@@ -173,6 +174,7 @@ const ATTEMPT_COLUMNS = [
   'error',
   'response_body',
   'request_headers',
+  'response_headers',
   'next_attempt_at',
   'started_at',
 ] as const satisfies ReadonlyArray<keyof AttemptRow>;
@@ -190,6 +192,7 @@ function pushAttemptValues(values: unknown[], row: AttemptRow): void {
     row.error,
     row.response_body,
     row.request_headers,
+    row.response_headers,
     row.next_attempt_at,
     row.started_at,
   );

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { formatSignatureHeader, signStandardWebhook, signWebhook } from '@feira/contract';
 import type { Dispatcher } from 'undici';
 import { storableText } from '../core/storable-text.js';
+import { keptResponseHeaders } from './response-headers.js';
 import { parseRetryAfter } from './retry-schedule.js';
 
 /** The delivery log keeps the first 1 KiB of the receiver's answer. */
@@ -49,6 +50,8 @@ export interface AttemptResult {
   responseBody: string | null;
   /** The headers this attempt was sent with (the delivery log shows them to the subscription's seller). */
   requestHeaders: Readonly<Record<string, string>>;
+  /** A safe, bounded subset of the receiver's answer headers (webhooks/response-headers.ts); null or absent without an answer. */
+  responseHeaders?: Readonly<Record<string, string>> | null;
   durationMs: number;
   retryAfterMs: number | null;
 }
@@ -121,6 +124,7 @@ export function sendDelivery(req: DeliveryRequest): Promise<AttemptResult> {
         error: ok ? null : `HTTP ${statusCode}`,
         responseBody: chunks.length > 0 ? storableText(Buffer.concat(chunks).toString('utf8')) : null,
         requestHeaders: headers,
+        responseHeaders: keptResponseHeaders(rawHeaders),
         durationMs: Math.round(performance.now() - started),
         retryAfterMs: ok ? null : parseRetryAfter(retryAfterHeader(rawHeaders), req.now()),
       });

@@ -147,7 +147,7 @@ export class ResultRecorder {
       kind: 'finished',
       attempt: {
         ...row.attempt,
-        result: { ...result, responseBody: null, error: result.error === null ? null : ANSWER_NOT_STORED },
+        result: { ...result, responseBody: null, responseHeaders: null, error: result.error === null ? null : ANSWER_NOT_STORED },
       },
     };
     try {

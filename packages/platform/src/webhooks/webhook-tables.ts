@@ -65,6 +65,8 @@ export interface WebhookTables {
     response_body: string | null;
     /** JSON object of the headers sent (signatures included); null on rows older than migration 0010. */
     request_headers: string | null;
+    /** JSON object of a safe, bounded subset of the receiver's answer headers; null without an answer or on rows older than migration 0024. */
+    response_headers: string | null;
     next_attempt_at: string | null;
     started_at: string;
   };

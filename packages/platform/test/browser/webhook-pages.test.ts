@@ -9,6 +9,9 @@ import { type LoopbackReceiver, type ReceivedRequest, startReceiver } from '../w
 import { dispatcherOf, recordChange, SELLER_SCOPES, signup } from '../webhooks/webhook-kit.js';
 import { axeViolations as allAxeViolations } from './axe.js';
 
+/** What the receiver answers with besides its body: a header of its own, and a cookie the log must never keep. */
+const RECEIVER_HEADERS = { 'x-receiver-trace': 'trace-7f3a', 'set-cookie': 'receiver_session=c00kie-value; HttpOnly' };
+
 const PHONE = { width: 375, height: 740 };
 const DESKTOP = { width: 1280, height: 900 };
 
@@ -46,9 +49,9 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     hooks = await startReceiver({
       tls: true,
       answer: (request) => {
-        if (failing) return { status: 500, body: 'down' };
+        if (failing) return { status: 500, headers: RECEIVER_HEADERS, body: 'down' };
         if (receiverSecret && !signedWith(request, receiverSecret)) return { status: 401, body: 'bad signature' };
-        return { status: 200, body: 'ok' };
+        return { status: 200, headers: RECEIVER_HEADERS, body: 'ok' };
       },
     });
     browser = await chromium.launch(chromiumLaunchOptions());
@@ -516,5 +519,56 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     expect((await subscriptionRow(subscription.id)).topic).toBe('order');
     expect(await axeViolations(page)).toEqual([]);
     await page.context().close();
+  }, 120_000);
+  it("a delivery page shows each attempt's response headers as the receiver sent them (its own header kept, its cookie left out); pt-BR at 375 px and en at 1280 px, axe clean", async () => {
+    receiverSecret = null;
+    failing = true;
+    const { seller, tenantId } = await storeWithApp(['sac_ticket'], '/answer-headers');
+    await recordChange(platform, { tenantId });
+    await deliverAll(tenantId);
+    failing = false;
+    platform.clock.advance(3_600_000);
+    await deliverAll(tenantId);
+    const delivery = await platform.database.db
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'state'])
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirstOrThrow();
+    expect(delivery.state).toBe('succeeded');
+    for (const [locale, viewport] of [
+      ['pt-BR', PHONE],
+      ['en-US', DESKTOP],
+    ] as const) {
+      const pt = locale === 'pt-BR';
+      const page = await signIn(seller, locale, viewport);
+      await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks/deliveries/${delivery.id}`);
+      // Both attempts (the 500 and the 200) carry the receiver's header; the last one's details are open.
+      const heading = page.getByRole('heading', {
+        name: pt
+          ? 'Cabeçalhos da resposta da tentativa 2 (credenciais omitidas)'
+          : 'Response headers of attempt 2 (credentials left out)',
+      });
+      await heading.waitFor({ timeout: 10_000 });
+      const shown = page.locator('#res-1 + pre');
+      await expect(shown.textContent()).resolves.toContain('x-receiver-trace: trace-7f3a');
+      await page.locator('details.attempt summary').first().click();
+      await expect(page.locator('#res-0 + pre').textContent()).resolves.toContain('x-receiver-trace: trace-7f3a');
+      const html = await page.content();
+      expect(html).not.toContain('c00kie-value');
+      expect(html).not.toContain('set-cookie');
+      expect(await axeViolations(page)).toEqual([]);
+      await page.context().close();
+    }
+    // Stored as shown: the subset, never the cookie.
+    const stored = await platform.database.db
+      .selectFrom('webhook_delivery_attempts')
+      .select('response_headers')
+      .where('delivery_id', '=', delivery.id)
+      .orderBy('seq')
+      .execute();
+    for (const row of stored) {
+      expect(JSON.parse(row.response_headers ?? '{}')['x-receiver-trace']).toBe('trace-7f3a');
+      expect(row.response_headers).not.toContain('c00kie');
+    }
   }, 120_000);
 });

@@ -17,8 +17,9 @@ import { outboxNotifyAfterCommit } from './0017-outbox-notify-after-commit.js';
 import { dropDeliveryPairUnique } from './0018-drop-delivery-pair-unique.js';
 import { queueKeysByteOrder } from './0019-queue-keys-byte-order.js';
 import { gatewayKinds } from './0021-gateway-kinds.js';
-import { browserClientsAndOpenid } from './0023-browser-clients-and-openid.js';
 import { freightFormats } from './0022-freight-formats.js';
+import { browserClientsAndOpenid } from './0023-browser-clients-and-openid.js';
+import { attemptResponseHeaders } from './0024-attempt-response-headers.js';
 import type { MigrationFactory } from './helpers.js';
 
 /**
@@ -45,6 +46,7 @@ export const migrations: Record<string, MigrationFactory> = {
   '0018-drop-delivery-pair-unique': dropDeliveryPairUnique,
   '0019-queue-keys-byte-order': queueKeysByteOrder,
   '0021-gateway-kinds': gatewayKinds,
-  '0023-browser-clients-and-openid': browserClientsAndOpenid,
   '0022-freight-formats': freightFormats,
+  '0023-browser-clients-and-openid': browserClientsAndOpenid,
+  '0024-attempt-response-headers': attemptResponseHeaders,
 };
