@@ -39,7 +39,14 @@ export const ticketList = defineListResource<TicketRow, TicketRecord>({
   present: presentTicket,
 });
 
-const SEED_SUBJECTS = ['Where is my order?', 'Wrong size delivered', 'Invoice request', 'Damaged item', 'Change of address'];
+/** What the marketplace's shoppers write to a Brazilian store, in their language (the demo's and the seeder's tickets). */
+const SEED_SUBJECTS = [
+  'Onde está meu pedido?',
+  'Recebi o tamanho errado',
+  'Preciso da nota fiscal',
+  'Produto chegou avariado',
+  'Mudança de endereço de entrega',
+];
 
 /**
  * Customer-service tickets (topic `sac_ticket`); their read path is the
