@@ -3,7 +3,7 @@
 // text (1.234,56), a 100k-row workbook generated here, bad cells named by
 // sheet, row and cell, the atomic switch, and downloads in the format uploaded.
 import { PassThrough } from 'node:stream';
-import ExcelJS from 'exceljs';
+import { WorkbookWriter } from '@cj-tech-master/excelts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFreightXlsx, XLSX_MEDIA_TYPE } from '../../src/shipping/freight/freight-xlsx.js';
 import { createTestPlatform, type TestPlatform, testDatabaseTargets } from '../../src/testing.js';
@@ -27,13 +27,13 @@ const HEADER = [
 
 type Cell = string | number | null;
 
-/** A workbook written with exceljs's streaming writer: the sheets in order, each a header and its rows. */
+/** A workbook written with excelts's streaming writer: the sheets in order, each a header and its rows. */
 async function workbook(sheets: { name: string; rows: Cell[][] }[]): Promise<Buffer> {
   const out = new PassThrough();
   const chunks: Buffer[] = [];
   out.on('data', (chunk: Buffer) => chunks.push(chunk));
   const done = new Promise((resolve) => out.on('end', resolve));
-  const writer = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useSharedStrings: true });
+  const writer = new WorkbookWriter({ stream: out, useSharedStrings: true });
   for (const { name, rows } of sheets) {
     const sheet = writer.addWorksheet(name);
     for (const row of rows) sheet.addRow(row).commit();

@@ -1,7 +1,7 @@
 import { PassThrough, Readable } from 'node:stream';
+import { WorkbookWriter } from '@cj-tech-master/excelts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
-import ExcelJS from 'exceljs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Papa from 'papaparse';
 import { listTenantsOfSeller, tenantExists } from '../../accounts/index.js';
@@ -294,14 +294,14 @@ async function* tableCsv(database: Database, versionKey: number, comma: boolean)
 }
 
 /**
- * The rows as an .xlsx workbook (D62), streamed by exceljs's WorkbookWriter:
+ * The rows as an .xlsx workbook (D62, D93), streamed by excelts's WorkbookWriter:
  * one sheet in the VTEX layout, zipcodes and TimeCost as text, the numbers as
  * numbers. A text cell of a workbook is never run as a formula, so nothing is
  * marked. Uploaded again, it gives the same table.
  */
 function tableXlsx(database: Database, versionKey: number): PassThrough {
   const out = new PassThrough();
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useSharedStrings: false, useStyles: false });
+  const workbook = new WorkbookWriter({ stream: out, useSharedStrings: false, useStyles: false });
   const sheet = workbook.addWorksheet('Frete');
   (async () => {
     sheet.addRow([...FREIGHT_COLUMNS]).commit();

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import ExcelJS from 'exceljs';
+import { type CellValue, type Row, WorkbookReader } from '@cj-tech-master/excelts';
 import {
   FREIGHT_COLUMNS,
   type FreightColumn,
@@ -43,7 +43,7 @@ export const FREIGHT_XLSX_MAX_ROWS = 4_000_000;
  * zipcode the program stored as a number lost its leading zero (`1310100`):
  * it gets it back.
  */
-function cellText(value: ExcelJS.CellValue, zipcode: boolean): string {
+function cellText(value: CellValue, zipcode: boolean): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'number') {
     if (zipcode && Number.isInteger(value) && value >= 0 && value < 1e8) return String(value).padStart(8, '0');
@@ -54,7 +54,7 @@ function cellText(value: ExcelJS.CellValue, zipcode: boolean): string {
   if (value instanceof Date) return value.toISOString();
   if (typeof value === 'object') {
     if ('richText' in value && Array.isArray(value.richText)) return value.richText.map((part) => part.text).join('');
-    if ('result' in value) return cellText((value as { result?: ExcelJS.CellValue }).result ?? null, zipcode);
+    if ('result' in value) return cellText((value as { result?: CellValue }).result ?? null, zipcode);
     if ('text' in value && typeof value.text === 'string') return value.text;
     if ('error' in value) return String((value as { error: unknown }).error);
   }
@@ -62,7 +62,7 @@ function cellText(value: ExcelJS.CellValue, zipcode: boolean): string {
 }
 
 /**
- * Reads a freight workbook (D62): the first sheet, streamed with exceljs's
+ * Reads a freight workbook (D62, D93): the first sheet, streamed with excelts's
  * WorkbookReader (shared strings cached, styles and hyperlinks skipped), the
  * same columns, validation, overlap check and batches as the CSV
  * (freight-csv.ts `readFreightCsv`), each problem naming the sheet, the row
@@ -98,7 +98,7 @@ export async function readFreightXlsx(
   const overlaps = new OverlapCheck();
   const bands = new Map<string, [number, number]>();
   const stream = source instanceof Readable ? source : Readable.from(source);
-  const workbook = new ExcelJS.stream.xlsx.WorkbookReader(stream, {
+  const workbook = new WorkbookReader(stream, {
     entries: 'emit',
     sharedStrings: 'cache',
     hyperlinks: 'ignore',
@@ -107,9 +107,9 @@ export async function readFreightXlsx(
   });
   try {
     for await (const worksheet of workbook) {
-      sheet = (worksheet as unknown as { name: string }).name;
-      for await (const row of worksheet as AsyncIterable<ExcelJS.Row>) {
-        const values = row.values as ExcelJS.CellValue[];
+      sheet = worksheet.name;
+      for await (const row of worksheet as AsyncIterable<Row>) {
+        const values = row.values as CellValue[];
         const line = row.number;
         if (line > maxRows + 1) {
           report({
