@@ -8,7 +8,7 @@ export { type ProductRow, productKind } from './kinds/products.js';
 export { ticketKind } from './kinds/tickets.js';
 export { transactionKind } from './kinds/transactions.js';
 export { sumOfLinesCents } from './money.js';
-export { appendEvent, outboxEventsInWindow, type RecordChange } from './outbox.js';
+export { appendEvent, appendUndispatchedTestEvent, outboxEventsInWindow, type RecordChange } from './outbox.js';
 export { firstProductSkus, productStock } from './product-skus.js';
 export {
   type AnyRecordList,
