@@ -1,13 +1,16 @@
 // @feira/platform: the server. Entry points (the CLI) use these exports.
-export { type ClientApp, createClient, findClientById, verifyClientSecret } from './accounts/client-repository.js';
 export {
+  type ClientApp,
+  createClient,
   createSeller,
+  findClientById,
   findSellerById,
   findSellerByLogin,
   listTenantsOfSeller,
   type Seller,
   type Tenant,
-} from './accounts/seller-repository.js';
+  verifyClientSecret,
+} from './accounts/index.js';
 export { type AppDeps, buildApp, createPlatformContext } from './app.js';
 export { type Clock, ManualClock, systemClock } from './core/clock.js';
 export {
@@ -42,9 +45,16 @@ export {
 export { bearerToken } from './http/bearer-token.js';
 export type { PlatformContext } from './http/platform-context.js';
 export { parseTrustedProxies } from './http/trusted-proxies.js';
-export { issueAuthorizationCode, type NewAuthorizationCode } from './identity/authorization-codes.js';
-export { createIdentityServices, type IdentityServices } from './identity/identity-services.js';
-export { ACCESS_TOKEN_TYP, REFRESH_TOKEN_TYP, type TokenInput, TokenSigner } from './identity/token-signer.js';
+export {
+  ACCESS_TOKEN_TYP,
+  createIdentityServices,
+  type IdentityServices,
+  issueAuthorizationCode,
+  type NewAuthorizationCode,
+  REFRESH_TOKEN_TYP,
+  type TokenInput,
+  TokenSigner,
+} from './identity/index.js';
 export { type ListRequest, type ListSettings, runList, runListForRequest } from './lists/list-engine.js';
 export { defineListResource, type ListField, type ListFieldType, type ListResource } from './lists/list-resource.js';
 export { type OutboundPolicy, outboundPolicyOf, refusalReason } from './outbound/address-policy.js';
@@ -57,57 +67,78 @@ export {
   type PlatformListen,
   type PlatformRoles,
 } from './platform.js';
-export { insertOrder, type OrderRow, orderKind } from './records/kinds/orders.js';
-export { type ProductRow, productKind } from './records/kinds/products.js';
-export { ticketKind } from './records/kinds/tickets.js';
-export { transactionKind } from './records/kinds/transactions.js';
-export { appendEvent, type RecordChange } from './records/outbox.js';
-export { type RecordKind, type RecordTable, recordPath } from './records/record-kind.js';
-export { type AnyRecordKind, RECORD_KINDS, recordKindOf, recordKindOfTopic } from './records/record-kinds.js';
 export {
+  type AnyRecordKind,
+  appendEvent,
   deleteRecord,
   findRecord,
+  insertOrder,
   insertRecord,
   inTransaction,
+  type OrderRow,
+  orderKind,
+  type ProductRow,
+  productKind,
+  RECORD_KINDS,
+  type RecordChange,
+  type RecordKind,
+  type RecordTable,
   type RecordWriteDeps,
+  recordKindOf,
+  recordKindOfTopic,
+  recordPath,
+  type SeedCounts,
+  type SeedDeps,
+  type SeedResult,
+  seedRecords,
+  ticketKind,
+  transactionKind,
   updateRecord,
-} from './records/record-write.js';
-export { type SeedCounts, type SeedDeps, type SeedResult, seedRecords } from './records/seed-records.js';
+} from './records/index.js';
 export { type RunningPlatform, type StartPlatformOptions, startPlatform } from './server.js';
-export { FREIGHT_COLUMNS, type FreightRow, readFreightCsv } from './shipping/freight/freight-csv.js';
-export { freightOptions, freightTablesOf } from './shipping/freight/freight-lookup.js';
-export { importFreightTable, MARKETPLACE_OWNER } from './shipping/freight/freight-table-store.js';
-export { callSellerQuote, type QuoteCallOptions, type QuoteCallResult } from './shipping/quote-caller.js';
+export type { QuoteCallRecord } from './shipping/index.js';
 export {
+  callSellerQuote,
+  checkQuoteUrl,
+  configureShippingSettings,
+  createShippingServices,
   DEFAULT_SKUS,
   DEFAULT_ZIPCODE,
+  FREIGHT_COLUMNS,
+  type FreightRow,
+  findShippingSettings,
+  freightOptions,
+  freightTablesOf,
+  importFreightTable,
+  MARKETPLACE_OWNER,
+  QUOTE_LOG_BATCH,
+  type QuoteCallOptions,
+  type QuoteCallResult,
   type QuoteCheckOptions,
   type QuoteCheckReport,
+  type QuoteLogStore,
+  QuoteLogWriter,
+  type QuoteLogWriterOptions,
+  type QuoteTarget,
+  quoteLogInDatabase,
+  quoteLogStoreFor,
+  readFreightCsv,
   runQuoteCheck,
-} from './shipping/quote-check.js';
-export type { QuoteCallRecord } from './shipping/quote-log/quote-call-rows.js';
-export { quoteLogStoreFor } from './shipping/quote-log/quote-log.js';
-export { type QuoteLogStore, quoteLogInDatabase } from './shipping/quote-log/quote-log-store.js';
-export { QUOTE_LOG_BATCH, QuoteLogWriter, type QuoteLogWriterOptions } from './shipping/quote-log/quote-log-writer.js';
-export { checkQuoteUrl, type QuoteTarget } from './shipping/quote-url.js';
-export { createShippingServices, type ShippingServices } from './shipping/shipping-services.js';
-export {
-  configureShippingSettings,
-  findShippingSettings,
+  type ShippingServices,
   type ShippingSettings,
   type ShippingSettingsBody,
-} from './shipping/shipping-settings.js';
+} from './shipping/index.js';
 export { type Database, type DialectName, dialectOf, openDatabase, redactUrl } from './storage/database.js';
 export { migrateToLatest } from './storage/migrate.js';
 export type { QuietWindowStats } from './storage/wal-checkpointer.js';
-export { redeliverDelivery } from './webhooks/redelivery.js';
 export {
   DEFAULT_BATCH_SIZE,
   DEFAULT_LEASE_MS,
   DEFAULT_MAX_IN_FLIGHT,
   DEFAULT_MAX_POLL_INTERVAL_MS,
   DEFAULT_PER_ENDPOINT_IN_FLIGHT,
+  redeliverDelivery,
   WebhookDispatcher,
   type WebhookDispatcherOptions,
-} from './webhooks/webhook-dispatcher.js';
+} from './webhooks/index.js';
 export { type BackgroundWorkerOptions, type BackgroundWorkers, startBackgroundWorkers } from './workers.js';
