@@ -2,7 +2,7 @@
 // first sheet in the VTEX layout, numbers stored as numbers or as Brazilian
 // text (1.234,56), a 100k-row workbook generated here, bad cells named by
 // sheet, row and cell, the atomic switch, and downloads in the format uploaded.
-import { PassThrough } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { WorkbookWriter } from '@cj-tech-master/excelts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFreightXlsx, XLSX_MEDIA_TYPE } from '../../src/shipping/freight/freight-xlsx.js';
@@ -66,7 +66,7 @@ describe('the workbook reader', () => {
     const body = await workbook([{ name: 'Frete', rows: [HEADER, ...rows(5)] }]);
     const written: number[] = [];
     const result = await readFreightXlsx(
-      [body],
+      Readable.from([body]),
       async (batch) => {
         written.push(batch.length);
       },
