@@ -2,6 +2,7 @@
 // first sheet in the VTEX layout, numbers stored as numbers or as Brazilian
 // text (1.234,56), a 100k-row workbook generated here, bad cells named by
 // sheet, row and cell, the atomic switch, and downloads in the format uploaded.
+import { readFileSync } from 'node:fs';
 import { PassThrough, Readable } from 'node:stream';
 import { WorkbookWriter } from '@cj-tech-master/excelts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -108,6 +109,20 @@ describe.each(testDatabaseTargets())('freight tables from .xlsx on $dialect', (t
     const second = await quote(platform, tenantId, '01000150', [{ sku: 'SKU-A', quantity: 1 }]);
     expect(second.packages[0]?.options[0]?.price).toBe(13.15);
   }, 120_000);
+
+  it('spec-notes Q8, Q9 (D62, D93): a workbook written by another program (exceljs: shared strings, styles, a formula, a second sheet) imports the same', async () => {
+    const body = readFileSync(new URL('./fixtures/exceljs-shared-strings.xlsx', import.meta.url));
+    const res = await putXlsx(platform, tenantId, 'outro-programa', body);
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().row_count).toBe(2);
+    // Row 0: 1.234,50 as text, zipcodes stored as numbers (00500000 lost its zeros); row 1: a formula whose cached result is 12.9.
+    const option = async (zipcode: string) =>
+      (await quote(platform, tenantId, zipcode, [{ sku: 'SKU-A', quantity: 1 }])).packages[0]?.options.find(
+        (o: { id: string }) => o.id === 'outro-programa',
+      );
+    expect(await option('00500050')).toEqual(expect.objectContaining({ price: 1234.75, delivery_days: 3 }));
+    expect(await option('00500150')).toEqual(expect.objectContaining({ price: 13.15, delivery_days: 4 }));
+  });
 
   it('spec-notes Q8 (D62): a bad cell is reported with its sheet, row, column and cell reference, and the table stays as it was (atomic switch)', async () => {
     const good = await workbook([{ name: 'Frete', rows: [HEADER, ...rows(3)] }]);
