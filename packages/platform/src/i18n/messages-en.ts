@@ -154,7 +154,8 @@ export const en = {
   'shipping.fallback': 'Fallback',
   'shipping.centreZipcode': 'CEP {zipcode}',
   'shipping.gateway': 'Freight gateway',
-  'shipping.gateway.kind': '{kind, select, melhor_envio {Melhor Envio} frenet {Frenet} other {a gateway speaking the seller-API contract}}',
+  'shipping.gateway.kind':
+    '{kind, select, melhor_envio {Melhor Envio} frenet {Frenet} other {a gateway speaking the seller-API contract}}',
   'shipping.none': 'none',
   'shipping.yes': 'yes',
   'shipping.method.seller_api': 'Seller API (your endpoint)',
@@ -174,7 +175,8 @@ export const en = {
   'shipping.test.badUrl': 'The configured URL cannot be called: {detail}',
   'check.passed': 'Result: every rule passed.',
   'check.failed': 'Result: some rules failed. See the details below.',
-  'check.latency': 'Latency over {samples, number} calls: p50 {p50, number} ms, p99 {p99, number} ms, max {max, number} ms (deadline {deadline, number} ms).',
+  'check.latency':
+    'Latency over {samples, number} calls: p50 {p50, number} ms, p99 {p99, number} ms, max {max, number} ms (deadline {deadline, number} ms).',
   'check.advice': 'Advice',
   'check.caption': 'Rules of the interface',
   'check.col.rule': 'Rule',
@@ -241,7 +243,8 @@ export const en = {
   'preview.shown': 'What the shopper sees',
   'preview.shown.caption': 'Options shown for package {n}',
   'preview.unavailable': 'The shopper is told shipping is unavailable: {message} (code {code}).',
-  'preview.why': 'Why these: the fastest has the fewest delivery days (ties: the lower price); the cheapest has the lowest price (ties: the fewer days).',
+  'preview.why':
+    'Why these: the fastest has the fewest delivery days (ties: the lower price); the cheapest has the lowest price (ties: the fewer days).',
   'preview.why.same': 'Only one option is shown: it is both the fastest and the cheapest.',
   'preview.methods': 'Each method',
   'preview.method.caption': 'Options of {method}',
@@ -358,9 +361,11 @@ export const en = {
   'demo.tokens.intro': 'The response of {call} (shown once):',
   'demo.tokens.use': 'Call the API with {header}. Refresh with the refresh_token grant (see the README).',
   'demo.terms.title': 'Feira demo app: terms of use',
-  'demo.terms.text': 'This is the sandbox demo client. It exists so you can click through the authorization flow; it stores nothing and calls nothing on your behalf.',
+  'demo.terms.text':
+    'This is the sandbox demo client. It exists so you can click through the authorization flow; it stores nothing and calls nothing on your behalf.',
   'demo.privacy.title': 'Feira demo app: privacy policy',
-  'demo.privacy.text': 'The sandbox demo client keeps no personal data. Tokens it obtains are shown to you once and then forgotten.',
+  'demo.privacy.text':
+    'The sandbox demo client keeps no personal data. Tokens it obtains are shown to you once and then forgotten.',
   'freight.problems': 'The spreadsheet has {count, plural, one {# problem} other {# problems}}; the table was not changed.',
   'freight.problemsListed': 'The first {listed} are listed.',
   'freight.problem.line': 'Line {line}, {column}: {reason}',
@@ -380,7 +385,8 @@ export const en = {
   'freight.problem.column': 'column missing from the header',
   'freight.problem.empty': 'the spreadsheet is empty',
   'freight.problem.csv': 'not readable as CSV ({a})',
-  'webhooks.topicName': '{topic, select, order {Orders} product {Products} sac_ticket {Customer service tickets} financial_transaction {Financial transactions} other {{topic}}}',
+  'webhooks.topicName':
+    '{topic, select, order {Orders} product {Products} sac_ticket {Customer service tickets} financial_transaction {Financial transactions} other {{topic}}}',
   'console.nav.crumbs': 'Breadcrumb',
   'check.case.sample': 'latency sample {n}',
   'check.case.unknownZipcode': 'CEP that does not exist ({zipcode})',
@@ -395,10 +401,12 @@ export const en = {
   'check.answer': 'HTTP {status}, {outcome}',
   'check.request': 'Request sent',
   'check.response': 'Answer received',
-  'check.counts': '{failed, plural, =0 {No rule failed} one {# rule failed} other {# rules failed}}, {passed, plural, one {# passed} other {# passed}}, {not_exercised, plural, =0 {every rule exercised} one {# not exercised} other {# not exercised}}.',
+  'check.counts':
+    '{failed, plural, =0 {No rule failed} one {# rule failed} other {# rules failed}}, {passed, plural, one {# passed} other {# passed}}, {not_exercised, plural, =0 {every rule exercised} one {# not exercised} other {# not exercised}}.',
   'check.logged': 'The test calls are in the quote log below, marked as tests, and in its chart.',
   'shipping.purpose.test': 'test',
-  'shipping.outcome': '{outcome, select, ok {quoted} invalid_zipcode {invalid CEP} delivery_not_available {delivery not available} out_of_stock {out of stock} timeout {timed out} http_error {HTTP error} invalid_response {invalid answer} not_configured {not configured} other {{outcome}}}',
+  'shipping.outcome':
+    '{outcome, select, ok {quoted} invalid_zipcode {invalid CEP} delivery_not_available {delivery not available} out_of_stock {out of stock} timeout {timed out} http_error {HTTP error} invalid_response {invalid answer} not_configured {not configured} other {{outcome}}}',
   'shipping.chart.business': 'Business answers (invalid CEP, no delivery)',
   'shipping.chart.endpointFailed': 'Endpoint failures',
   'operator.col.clientId': 'App ID',
@@ -406,7 +414,8 @@ export const en = {
   'health.col.p99': 'Quote p99 (ms)',
   'records.paging': 'Pages',
   'records.error.page': 'This page link no longer matches the list (filters or sort changed): start again from the first page.',
-  'console.error.detail': '{field}: {slug, select, DUPLICATE_VALUE {is already taken} MISSING_PARAMETER {is required} UNKNOWN_PARAMETER {is not a known filter} other {has a value that is not accepted}}',
+  'console.error.detail':
+    '{field}: {slug, select, DUPLICATE_VALUE {is already taken} MISSING_PARAMETER {is required} UNKNOWN_PARAMETER {is not a known filter} other {has a value that is not accepted}}',
   'console.error.generic': 'The request was refused (HTTP {status}).',
   'records.field.id': 'ID',
   'records.field.code': 'Code',
@@ -426,11 +435,13 @@ export const en = {
   'records.field.customer.name': 'Customer',
   'records.field._sort': 'Sort',
   'records.field._limit': 'Per page',
-  'records.value.status': '{value, select, new {New} approved {Approved} invoiced {Invoiced} shipped {Shipped} delivered {Delivered} cancelled {Cancelled} open {Open} answered {Answered} closed {Closed} other {{value}}}',
+  'records.value.status':
+    '{value, select, new {New} approved {Approved} invoiced {Invoiced} shipped {Shipped} delivered {Delivered} cancelled {Cancelled} open {Open} answered {Answered} closed {Closed} other {{value}}}',
   'records.value.type': '{value, select, sale {Sale} refund {Refund} fee {Fee} payout {Payout} other {{value}}}',
   'console.tz.current': 'Times in {zone}',
   'console.tz.title': 'Time zone',
-  'console.tz.intro': 'The console shows every time in this zone: tables, charts, filters and the "since" fields. The choice is kept in this browser.',
+  'console.tz.intro':
+    'The console shows every time in this zone: tables, charts, filters and the "since" fields. The choice is kept in this browser.',
   'console.tz.label': 'Time zone',
   'console.tz.submit': 'Save',
   'console.tz.utc': 'UTC (coordinated universal time)',
@@ -438,15 +449,18 @@ export const en = {
   'confirm.title': 'Confirm',
   'confirm.cancel': 'Cancel',
   'confirm.disconnect.question': 'Disconnect {app} from {store}?',
-  'confirm.disconnect.effect': 'Every token of {app} for your account is revoked and its subscriptions in this store are disabled. The app must ask for your consent again.',
+  'confirm.disconnect.effect':
+    'Every token of {app} for your account is revoked and its subscriptions in this store are disabled. The app must ask for your consent again.',
   'confirm.disconnect.yes': 'Disconnect',
   'confirm.deleteClient.question': 'Delete the app {app}?',
   'confirm.deleteClient.yes': 'Delete app',
   'confirm.deleteTable.question': 'Delete freight table {id}?',
-  'confirm.deleteTable.effect': 'Its delivery option is no longer offered at checkout. This cannot be undone (download it first to keep a copy).',
+  'confirm.deleteTable.effect':
+    'Its delivery option is no longer offered at checkout. This cannot be undone (download it first to keep a copy).',
   'confirm.deleteTable.yes': 'Delete table',
   'confirm.deleteStore.question': 'Delete the store {store}?',
-  'confirm.deleteStore.effect': 'Its records, webhook subscriptions and deliveries, shipping settings and freight tables are deleted; apps lose access to it. This cannot be undone.',
+  'confirm.deleteStore.effect':
+    'Its records, webhook subscriptions and deliveries, shipping settings and freight tables are deleted; apps lose access to it. This cannot be undone.',
   'confirm.deleteStore.yes': 'Delete store',
   'notice.expired': 'The form expired before it was sent: nothing was changed. Please try again.',
   'notice.freightDeleted': 'Freight table deleted.',
@@ -460,8 +474,10 @@ export const en = {
   'operator.search': 'Search sellers and apps',
   'operator.search.submit': 'Search',
   'operator.search.clear': 'Show all',
-  'operator.sellers.count': '{count, plural, =0 {No seller matches} one {# seller} other {# sellers}}{more, select, yes { (more on the next page)} other {}}',
-  'operator.clients.count': '{count, plural, =0 {No app matches} one {# app} other {# apps}}{more, select, yes { (more on the next page)} other {}}',
+  'operator.sellers.count':
+    '{count, plural, =0 {No seller matches} one {# seller} other {# sellers}}{more, select, yes { (more on the next page)} other {}}',
+  'operator.clients.count':
+    '{count, plural, =0 {No app matches} one {# app} other {# apps}}{more, select, yes { (more on the next page)} other {}}',
   'operator.page.next': 'Next {what}',
   'operator.page.first': 'First {what}',
   'operator.store.delete': 'Delete store {store}',
@@ -501,10 +517,12 @@ export const en = {
   'webhooks.grace.none': 'no time (stop at once)',
   'webhooks.grace.hours': '{hours, plural, one {# hour} other {# hours}}',
   'webhooks.confirm.disable': 'Disable the {topic} subscription of {app}?',
-  'webhooks.confirm.disableEffect': 'It gets no new deliveries, and its pending ones end as failed at their next attempt. You can re-enable it later.',
+  'webhooks.confirm.disableEffect':
+    'It gets no new deliveries, and its pending ones end as failed at their next attempt. You can re-enable it later.',
   'webhooks.confirm.rotate': 'Rotate the secret of the {topic} subscription of {app}?',
   'webhooks.confirm.rotateShort': 'Rotate the signing secret?',
-  'webhooks.confirm.rotateEffect': 'A new secret starts signing now; the old one keeps signing for the time you chose, so update your receiver before it ends.',
+  'webhooks.confirm.rotateEffect':
+    'A new secret starts signing now; the old one keeps signing for the time you chose, so update your receiver before it ends.',
   'webhooks.openSubscription': 'Open the {topic} subscription of {app}',
   'webhooks.subscriptionName': '{topic} subscription of {app}',
   'webhooks.filter.label': 'Filter deliveries',
@@ -517,10 +535,12 @@ export const en = {
   'webhooks.newest': 'Newest deliveries',
   'webhooks.addEndpoint': 'Add an endpoint',
   'webhooks.resendFailed.sinceIn': 'Failed since ({zone})',
-  'webhooks.resentFailed.skipped': '{count, plural, one {# failed delivery of a disabled subscription was not resent: re-enable the subscription first.} other {# failed deliveries of disabled subscriptions were not resent: re-enable those subscriptions first.}}',
+  'webhooks.resentFailed.skipped':
+    '{count, plural, one {# failed delivery of a disabled subscription was not resent: re-enable the subscription first.} other {# failed deliveries of disabled subscriptions were not resent: re-enable those subscriptions first.}}',
   'webhooks.endpointGone': '(subscription deleted)',
   'webhooks.col.endpoint': 'Endpoint',
-  'delivery.summaryAll': '{topic} event, status {status}, {attempts, plural, =0 {no attempt yet} one {# attempt} other {# attempts}} in all.',
+  'delivery.summaryAll':
+    '{topic} event, status {status}, {attempts, plural, =0 {no attempt yet} one {# attempt} other {# attempts}} in all.',
   'delivery.subscription': 'Subscription',
   'delivery.id': 'Delivery id',
   'delivery.eventId': 'Event id',
@@ -529,7 +549,8 @@ export const en = {
   'subscription.test': 'Send a test event',
   'subscription.reveal': 'Reveal the secret',
   'subscription.confirm.reveal': 'Show the signing secret?',
-  'subscription.confirm.revealEffect': 'Anyone who sees your screen can then sign fake events. It is shown on a page that is not cached.',
+  'subscription.confirm.revealEffect':
+    'Anyone who sees your screen can then sign fake events. It is shown on a page that is not cached.',
   'subscription.health': 'Last 24 hours',
   'subscription.rateLabel': 'Success rate:',
   'subscription.rate': '{rate, number, percent}',
@@ -538,7 +559,8 @@ export const en = {
   'subscription.attempts24h': '{count, plural, =0 {no attempt} one {# attempt} other {# attempts}}',
   'subscription.chart.outcomes': 'Attempts per hour',
   'subscription.chart.latency': 'Median latency per hour',
-  'subscription.chart.caption': 'Attempts of this subscription over the last 24 hours, per hour; the table below has the same figures.',
+  'subscription.chart.caption':
+    'Attempts of this subscription over the last 24 hours, per hour; the table below has the same figures.',
   'subscription.chart.table': 'Attempts per hour (table)',
   'subscription.col.hour': 'Hour from',
   'subscription.recent': 'Recent deliveries',
@@ -553,14 +575,16 @@ export const en = {
   'subscription.topic.help': 'The URL and secret stay; deliveries already queued are still sent.',
   'subscription.topic.save': 'Save topic',
   'subscription.topic.error.unknown': 'Choose one of the topics listed.',
-  'rotated.graceUntil': 'Copy this secret into your receiver. The previous secret keeps signing until {until} ({remaining} from now).',
+  'rotated.graceUntil':
+    'Copy this secret into your receiver. The previous secret keeps signing until {until} ({remaining} from now).',
   'rotated.noGrace': 'Only this secret signs deliveries.',
   'secret.title': 'Signing secret',
   'secret.for': 'The current secret of the {topic} subscription of {app}.',
   'secret.label': 'Current signing secret',
   'secret.copy': 'Copy the secret',
   'endpoint.title': 'Add an endpoint',
-  'endpoint.intro': 'Send events of this store to a URL on behalf of one of its connected apps. Each topic becomes a subscription with its own v1 secret.',
+  'endpoint.intro':
+    'Send events of this store to a URL on behalf of one of its connected apps. Each topic becomes a subscription with its own v1 secret.',
   'endpoint.noApps': 'No app is connected to this store: an endpoint belongs to an app.',
   'endpoint.topics': 'Topics',
   'endpoint.create': 'Add endpoint',
