@@ -50,7 +50,7 @@ export interface DialectAdapter {
 }
 
 /**
- * SQLite settings for a bulk load, restored after: a 128 MiB page cache keeps the
+ * SQLite settings for a bulk load, restored after: a larger page cache keeps the
  * hot index pages in memory, and the index rebuild's sorter works in memory
  * instead of temporary files. WAL and synchronous stay as opened: loaded data
  * is as durable as any other commit.
@@ -93,7 +93,7 @@ const postgresAdapter: DialectAdapter = {
     await sql.raw(`select ${ASYNC_COMMIT_SQL}`).execute(trx);
   },
   async prepareBulkLoad(trx) {
-    // Each index is built in memory up to maintenance_work_mem (default 64 MB), for this transaction only.
+    // Each index is built in memory up to maintenance_work_mem, raised for this transaction only (D26).
     await sql`set local maintenance_work_mem = '256MB'`.execute(trx);
   },
   withBulkLoadSettings: (_db, work) => work(),

@@ -404,11 +404,11 @@ describe.each(testDatabaseTargets())('storefront quote on $dialect', (target) =>
 
   /** The storefront's answer and its wall time, for a store whose seller endpoint is `peer`. */
   /**
-   * One storefront quote against the peer, timed, with the bound its time must keep: the deadline plus
-   * 50 ms, plus the longest stall of this process's event loop meanwhile (measured: a CI host busy with
-   * other test files fires timers late, and SQLite's synchronous statements hold the loop too). On a
-   * quiet host that is the deadline + 50 ms. What the test is about still fails by far: a call left
-   * waiting on the network past its deadline (a handshake or a trickle not cut) stalls no event loop.
+   * One storefront quote against the peer, timed, with the bound its time must keep: the deadline and
+   * its small slack, plus the longest stall of this process's event loop meanwhile (a CI host busy with
+   * other test files fires timers late, and SQLite's synchronous statements hold the loop too). What
+   * the test is about still fails by far: a call left waiting on the network past its deadline (a
+   * handshake or a trickle not cut) stalls no event loop.
    */
   async function quoteAgainst(peer: StallingPeer) {
     const tenantId = await storeSellingVia(platform, `${peer.origin}/quote`);
