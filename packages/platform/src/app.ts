@@ -7,6 +7,7 @@ import { Registry } from 'prom-client';
 import type { Dispatcher } from 'undici';
 import { adminRoutes } from './admin/admin-routes.js';
 import { consoleRoutes } from './console/console-routes.js';
+import type { ConsoleSection } from './console/console-section.js';
 import { type Clock, systemClock } from './core/clock.js';
 import type { PlatformConfig } from './core/config.js';
 import { PlatformError } from './core/platform-error.js';
@@ -57,6 +58,8 @@ export interface AppDeps {
   quoteMethods?: QuoteMethodRegistry;
   /** The kinds of record it serves (default: the platform's, records/record-kinds.ts; D89). */
   recordKinds?: RecordKindRegistry;
+  /** The console's sections, in navigation order (default: the platform's, console/console-sections.ts). */
+  consoleSections?: readonly ConsoleSection[];
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -202,7 +205,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(adminRoutes);
   await app.register(identityRoutes, {
-    pages: [languageRoute, consoleRoutes, ...(deps.config.mode === 'sandbox' ? [demoCallback] : [])],
+    pages: [languageRoute, consoleRoutes(deps.consoleSections), ...(deps.config.mode === 'sandbox' ? [demoCallback] : [])],
   });
   await app.register(recordRoutes);
   await app.register(webhookRoutes);

@@ -55,6 +55,10 @@ export interface ConsoleKit {
   /** The signed-in seller and one of their stores, or null with the login page or a 404 already sent. */
   storeOf(request: FastifyRequest, reply: FastifyReply, tenantId: string): Promise<StoreOfSeller | null>;
   csrfToken(request: FastifyRequest, reply: FastifyReply): string;
+  /** Whether a form's token is the session's CSRF token (compared in constant time); a POST checks it first. */
+  csrfValid(request: FastifyRequest, token: unknown): boolean;
+  /** The request's translator: its language (cookie, then Accept-Language) and the seller's time zone. */
+  translator(request: FastifyRequest): Translator;
   seeOther(reply: FastifyReply, location: string): FastifyReply;
   /** The store's section navigation (every registered section with a nav entry), `current` marked. */
   storeNav(t: Translator, storeId: string, current: string): string;

@@ -1,8 +1,8 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { findSellerById, type Seller } from '../accounts/index.js';
 import { escapeHtml, type PageOptions, sendPage } from '../http/html-page.js';
-import { requestTranslator, type Translator } from '../i18n/i18n.js';
-import { csrfToken as sessionCsrfToken, sessionSellerId } from '../identity/index.js';
+import { labelText, requestTranslator, type Translator } from '../i18n/i18n.js';
+import { csrfTokenValid, csrfToken as sessionCsrfToken, sessionSellerId } from '../identity/index.js';
 import type { WebhookViewer } from '../webhooks/index.js';
 import { assetUrl, compressConsolePage, consoleAssets } from './console-assets.js';
 import { type ConsoleKit, type ConsoleWho, noticeHtml, safeConsolePath } from './console-kit.js';
@@ -34,15 +34,15 @@ function seeOther(reply: FastifyReply, location: string): FastifyReply {
  * round) and its CSRF token. A store is only ever shown to its seller: any
  * other store id, like an unknown one, is a 404.
  *
- * This file builds the {@link ConsoleKit} and registers each section of
- * `console-sections.ts` as its own plugin; the pages live in the sections.
+ * This file builds the {@link ConsoleKit} and registers each section, by
+ * default those of `console-sections.ts`, as its own plugin; the pages live
+ * in the sections.
  */
-export async function consoleRoutes(app: FastifyInstance): Promise<void> {
-  await consoleSections(app, CONSOLE_SECTIONS);
+export function consoleRoutes(sections: readonly ConsoleSection[] = CONSOLE_SECTIONS): FastifyPluginAsync {
+  return (app) => consoleSections(app, sections);
 }
 
-/** The console made of the given sections (a test may add a throw-away one). */
-export async function consoleSections(app: FastifyInstance, sections: readonly ConsoleSection[]): Promise<void> {
+async function consoleSections(app: FastifyInstance, sections: readonly ConsoleSection[]): Promise<void> {
   const { db } = app.platform.database;
   await app.register(consoleAssets);
   // Pages compressed as the browser accepts (D68); the assets come precompressed.
@@ -137,7 +137,7 @@ export async function consoleSections(app: FastifyInstance, sections: readonly C
     const links = navEntries
       .map(
         ({ slug, label }) =>
-          `<li><a href="${base}/${escapeHtml(slug)}"${current === slug ? ' aria-current="page"' : ''}>${t.html(label)}</a></li>`,
+          `<li><a href="${base}/${escapeHtml(slug)}"${current === slug ? ' aria-current="page"' : ''}>${escapeHtml(labelText(t, label))}</a></li>`,
       )
       .join('');
     return `<nav class="sections" aria-label="${escapeHtml(t.text('console.nav.store'))}"><ul>${links}</ul></nav>`;
@@ -187,6 +187,8 @@ export async function consoleSections(app: FastifyInstance, sections: readonly C
     notFoundPage,
     storeOf,
     csrfToken,
+    csrfValid: csrfTokenValid,
+    translator: requestTranslator,
     seeOther,
     storeNav,
     liveRegion,

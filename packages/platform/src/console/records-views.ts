@@ -1,9 +1,9 @@
 import type { ListEnvelopeOf } from '@feira/contract';
 import { escapeHtml } from '../http/html-page.js';
-import type { Translator } from '../i18n/i18n.js';
+import { type LocalizedText, labelText, type Translator } from '../i18n/i18n.js';
 import type { MessageKey } from '../i18n/messages-en.js';
 import type { ListField } from '../lists/list-resource.js';
-import type { LocalizedText, RegisteredRecordKind } from '../records/index.js';
+import type { RegisteredRecordKind } from '../records/index.js';
 import { formatConsoleTime } from './console-kit.js';
 import { storeCrumbs } from './console-views.js';
 import { dataTable } from './table-views.js';
@@ -24,7 +24,7 @@ function columnsOf(kind: RegisteredRecordKind): Array<[string, ListField]> {
 
 /** A kind's name in the page's language: its catalogue entry, or the name the kind carries (D91). */
 export function kindLabel(t: Translator, kind: { labelKey: MessageKey | LocalizedText }): string {
-  return typeof kind.labelKey === 'string' ? t.text(kind.labelKey) : kind.labelKey[t.locale];
+  return labelText(t, kind.labelKey);
 }
 
 /**

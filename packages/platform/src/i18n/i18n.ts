@@ -39,6 +39,14 @@ export function requestTimeZone(request: FastifyRequest): string {
 export const CATALOGUES: Record<Locale, Record<MessageKey, string>> = { en, 'pt-BR': ptBR };
 export type { MessageKey };
 
+/** A text in every locale the console speaks, carried by something the catalogues do not name (a kind, a page; D91). */
+export type LocalizedText = Readonly<Record<Locale, string>>;
+
+/** A label as plain text in the translator's language: a catalogue entry, or the text carried for each locale. */
+export function labelText(t: Pick<Translator, 'text' | 'locale'>, label: MessageKey | LocalizedText): string {
+  return typeof label === 'string' ? t.text(label) : label[t.locale];
+}
+
 export function isLocale(value: unknown): value is Locale {
   return typeof value === 'string' && (LOCALES as readonly string[]).includes(value);
 }

@@ -3,7 +3,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { PlatformError } from '../core/platform-error.js';
 import type { Random } from '../core/random.js';
-import type { Locale, MessageKey } from '../i18n/i18n.js';
+import type { LocalizedText, MessageKey } from '../i18n/i18n.js';
 import type { ListField, ListResource } from '../lists/list-resource.js';
 import type { RecordTables } from './record-tables.js';
 
@@ -111,8 +111,7 @@ export interface RecordKind<T extends RecordTable, Rec, Input, Patch> {
   trigger: { create(tag: string): Input; update: Patch };
 }
 
-/** A text in every locale the console speaks. */
-export type LocalizedText = Readonly<Record<Locale, string>>;
+export type { LocalizedText };
 
 /** The SQL type of a declared column: text compares byte by byte on both dialects; money in cents is a bigint. */
 export type KindColumnType = 'text' | 'integer' | 'bigint' | 'double precision';
