@@ -12,6 +12,9 @@ export {
   verifyClientSecret,
 } from './accounts/index.js';
 export { type AppDeps, buildApp, createPlatformContext } from './app.js';
+export type { ConsoleKit } from './console/console-kit.js';
+export type { ConsoleSection } from './console/console-section.js';
+export { CONSOLE_SECTIONS } from './console/console-sections.js';
 export { type Clock, ManualClock, systemClock } from './core/clock.js';
 export {
   DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
@@ -70,11 +73,14 @@ export {
 export {
   type AnyRecordKind,
   appendEvent,
+  BUILT_IN_RECORD_KINDS,
   deleteRecord,
   findRecord,
   insertOrder,
   insertRecord,
   inTransaction,
+  type KindStorage,
+  type LocalizedText,
   type OrderRow,
   orderKind,
   type ProductRow,
@@ -82,10 +88,12 @@ export {
   RECORD_KINDS,
   type RecordChange,
   type RecordKind,
+  type RecordKindRegistry,
   type RecordTable,
   type RecordWriteDeps,
   recordKindOf,
   recordKindOfTopic,
+  recordKindRegistry,
   recordPath,
   type SeedCounts,
   type SeedDeps,
@@ -98,6 +106,7 @@ export {
 export { type RunningPlatform, type StartPlatformOptions, startPlatform } from './server.js';
 export type { QuoteCallRecord } from './shipping/index.js';
 export {
+  BUILT_IN_QUOTE_METHODS,
   callSellerQuote,
   checkQuoteUrl,
   configureShippingSettings,
@@ -112,6 +121,7 @@ export {
   importFreightTable,
   MARKETPLACE_OWNER,
   QUOTE_LOG_BATCH,
+  QUOTE_METHOD_MODULES,
   type QuoteCallOptions,
   type QuoteCallResult,
   type QuoteCheckOptions,
@@ -119,9 +129,12 @@ export {
   type QuoteLogStore,
   QuoteLogWriter,
   type QuoteLogWriterOptions,
+  type QuoteMethodModule,
+  type QuoteMethodRegistry,
   type QuoteTarget,
   quoteLogInDatabase,
   quoteLogStoreFor,
+  quoteMethodRegistry,
   readFreightCsv,
   runQuoteCheck,
   type ShippingServices,

@@ -12,7 +12,13 @@ export {
   importFreightTable,
   MARKETPLACE_OWNER,
 } from './freight/freight-table-store.js';
-export type { QuoteMethodRegistry } from './methods/index.js';
+export {
+  BUILT_IN_QUOTE_METHODS,
+  QUOTE_METHOD_MODULES,
+  type QuoteMethodRegistry,
+  quoteMethodRegistry,
+} from './methods/index.js';
+export type { QuoteMethodModule } from './methods/quote-method.js';
 export { sellerPreviewRoutes } from './preview-routes.js';
 export { callSellerQuote, type QuoteCallOptions, type QuoteCallResult } from './quote-caller.js';
 export {
