@@ -1,5 +1,5 @@
 // The platform as a separate process: opens and migrates its database, builds
-// the real app (the same buildApp as `feira start`), listens on 127.0.0.1:0 and
+// the real app (createPlatform, as `feira start` builds it), listens on 127.0.0.1:0 and
 // reports the port. Scenarios prepare their data through fixture operations
 // loaded from modules named in the options.
 import { writeFileSync } from 'node:fs';
@@ -31,17 +31,16 @@ export type FixtureModule = {
 const options = childOptions<PlatformServerOptions>();
 // bench/tools/ab.ts runs two builds side by side: `platformModule` is the index.js of a snapshot of
 // packages/platform/dist (whose node_modules resolve to the repository's).
+const platformModule: typeof import('@feira/platform') = options.platformModule
+  ? await import(options.platformModule)
+  : await import('@feira/platform');
 const {
-  buildApp,
   DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
   DEFAULT_BODY_LIMIT_BYTES,
   DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
   migrateToLatest,
   openDatabase,
-  startBackgroundWorkers,
-}: typeof import('@feira/platform') = options.platformModule
-  ? await import(options.platformModule)
-  : await import('@feira/platform');
+} = platformModule;
 const database = await openDatabase(options.databaseUrl, options.searchPath ? { searchPath: options.searchPath } : {});
 await migrateToLatest(database);
 const config: PlatformConfig = {
@@ -54,16 +53,37 @@ const config: PlatformConfig = {
   refreshTokenTtlSeconds: DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
   bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES,
 };
-const app = await buildApp({
-  config,
-  database,
-  logger: false,
-  ...(options.outboundCa ? { outboundCa: options.outboundCa } : {}),
-});
-await app.listen({ host: '127.0.0.1', port: 0 });
-const address = app.server.address();
-const port = typeof address === 'object' && address ? address.port : 0;
-const workers = options.workers ? await startBackgroundWorkers(app.platform, { dispatcher: true }) : null;
+const outbound = options.outboundCa ? { outboundCa: options.outboundCa } : {};
+
+/** The app as `feira start` builds it: the composition root, with the dispatcher role when asked. */
+async function start(): Promise<{ app: FastifyInstance; port: number; stop(): Promise<void> }> {
+  if ('createPlatform' in platformModule) {
+    const platform = await platformModule.createPlatform({
+      config,
+      database,
+      logger: false,
+      roles: { api: true, dispatcher: options.workers === true },
+      listen: { host: '127.0.0.1', port: 0 },
+      ...outbound,
+    });
+    return { app: platform.app as FastifyInstance, port: platform.port as number, stop: () => platform.close() };
+  }
+  // A build older than the composition root (A/B against an earlier commit): the app and the workers by hand.
+  const older = platformModule as unknown as Pick<typeof import('@feira/platform'), 'buildApp' | 'startBackgroundWorkers'>;
+  const app = await older.buildApp({ config, database, logger: false, ...outbound });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  const workers = options.workers ? await older.startBackgroundWorkers(app.platform, { dispatcher: true }) : null;
+  return {
+    app,
+    port: typeof address === 'object' && address ? address.port : 0,
+    stop: async () => {
+      await workers?.stop();
+      await app.close();
+    },
+  };
+}
+const { app, port, stop } = await start();
 
 const operations: Record<string, Operation> = {};
 const fixtures: FixtureModule[] = [];
@@ -102,7 +122,6 @@ operations.profileStop = async (args) => {
 
 serveChild({ port, dialect: database.dialect }, operations, async () => {
   for (const fixture of fixtures) await fixture.stopFixture?.();
-  await workers?.stop();
-  await app.close();
+  await stop();
   await database.close();
 });
