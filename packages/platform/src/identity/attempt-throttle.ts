@@ -46,21 +46,37 @@ export function blockSecondsAfter(failures: number, backoff: NonNullable<Throttl
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-async function reserveOne(db: Kysely<Schema>, { key, policy }: ThrottleKey, now: Date): Promise<string | null> {
+/** A value chosen by the row's key, for a statement over several keys: `case key when k1 then v1 … end`. */
+function byKey(keys: readonly ThrottleKey[], value: (key: ThrottleKey) => string | number) {
+  // A number is cast: PostgreSQL would otherwise type a parameter in a CASE as text.
+  const typed = (v: string | number) => (typeof v === 'number' ? sql`cast(${v} as integer)` : sql`${v}`);
+  return sql`case auth_throttle.key ${sql.join(
+    keys.map((key) => sql`when ${key.key} then ${typed(value(key))}`),
+    sql` `,
+  )} end`;
+}
+
+/**
+ * Reserves one attempt on every key in one atomic upsert, rows in the keys'
+ * order (the order every statement here takes its row locks in, so two
+ * requests sharing a key never wait on each other in a cycle). Returns the
+ * window each admitted key's reservation was taken in; a refused key is absent.
+ */
+async function reserveKeys(db: Kysely<Schema>, keys: readonly ThrottleKey[], now: Date): Promise<Map<string, string>> {
   const nowIso = now.toISOString();
-  // A window that started at or before `windowEnded` is over: the attempt opens a new one.
-  const windowEnded = iso(now.getTime() - policy.windowSeconds * 1000);
-  const result = await sql<{ window_started_at: string }>`
+  // A window that started at or before its key's `windowEnded` is over: the attempt opens a new one.
+  const windowEnded = byKey(keys, ({ policy }) => iso(now.getTime() - policy.windowSeconds * 1000));
+  const result = await sql<{ key: string; window_started_at: string }>`
     insert into auth_throttle (key, window_started_at, reserved, failures, blocked_until)
-    values (${key}, ${nowIso}, 1, 0, null)
+    values ${sql.join(keys.map(({ key }) => sql`(${key}, ${nowIso}, 1, 0, null)`))}
     on conflict (key) do update set
       reserved = case when auth_throttle.window_started_at <= ${windowEnded} then 1 else auth_throttle.reserved + 1 end,
       window_started_at = case when auth_throttle.window_started_at <= ${windowEnded} then ${nowIso}
                                else auth_throttle.window_started_at end
     where (auth_throttle.blocked_until is null or auth_throttle.blocked_until <= ${nowIso})
-      and (auth_throttle.window_started_at <= ${windowEnded} or auth_throttle.reserved < ${policy.allowance})
-    returning window_started_at`.execute(db);
-  return result.rows[0]?.window_started_at ?? null;
+      and (auth_throttle.window_started_at <= ${windowEnded} or auth_throttle.reserved < ${byKey(keys, ({ policy }) => policy.allowance)})
+    returning key, window_started_at`.execute(db);
+  return new Map(result.rows.map((row) => [row.key, row.window_started_at]));
 }
 
 async function retryAfterSeconds(db: Kysely<Schema>, { key, policy }: ThrottleKey, now: Date): Promise<number> {
@@ -75,19 +91,22 @@ async function retryAfterSeconds(db: Kysely<Schema>, { key, policy }: ThrottleKe
 }
 
 /**
- * Reserves one attempt on every key, in order; the first key that refuses
- * stops the rest (so a blocked account does not use up its address's
- * allowance) and the keys already reserved are given back.
+ * Reserves one attempt on every key, in one statement. If any key refuses,
+ * the reservations the others took are given back (so a blocked account does
+ * not use up its address's allowance) and the first refusing key, in order,
+ * says when to retry.
  */
 export async function reserveAttempt(db: Kysely<Schema>, keys: ThrottleKey[], now: Date): Promise<Reservation> {
+  const windows = await reserveKeys(db, keys, now);
   const reserved: ReservedKey[] = [];
   for (const key of keys) {
-    const windowStartedAt = await reserveOne(db, key, now);
-    if (windowStartedAt === null) {
-      await settleAttempt(db, { admitted: true, keys: reserved }, 'unchecked', now);
-      return { admitted: false, key: key.key, retryAfterSeconds: await retryAfterSeconds(db, key, now) };
-    }
-    reserved.push({ ...key, windowStartedAt });
+    const windowStartedAt = windows.get(key.key);
+    if (windowStartedAt !== undefined) reserved.push({ ...key, windowStartedAt });
+  }
+  const refused = keys.find((key) => !windows.has(key.key));
+  if (refused) {
+    await settleAttempt(db, { admitted: true, keys: reserved }, 'unchecked', now);
+    return { admitted: false, key: refused.key, retryAfterSeconds: await retryAfterSeconds(db, refused, now) };
   }
   return { admitted: true, keys: reserved };
 }
@@ -112,20 +131,28 @@ export async function settleAttempt(
   outcome: AttemptOutcome,
   now: Date,
 ): Promise<void> {
-  if (!reservation.admitted) return;
-  for (const { key, policy, windowStartedAt } of reservation.keys) {
-    if (outcome === 'failure') {
+  if (!reservation.admitted || reservation.keys.length === 0) return;
+  if (outcome === 'failure') {
+    for (const { key, policy } of reservation.keys) {
       // The reservation stays: a failure counts against the window.
       if (!policy.backoff) continue;
       await sql`update auth_throttle set failures = auth_throttle.failures + 1,
                   blocked_until = ${blockedUntilAfterFailure(policy.backoff, now)}
                 where key = ${key}`.execute(db);
-      continue;
     }
-    const clearFailures = outcome === 'success' && policy.backoff !== undefined;
-    await sql`update auth_throttle set
-                reserved = case when window_started_at = ${windowStartedAt} and reserved > 0 then reserved - 1 else reserved end
-                ${clearFailures ? sql`, failures = 0, blocked_until = null` : sql``}
-              where key = ${key}`.execute(db);
+    return;
   }
+  // Every reservation given back in one upsert, rows in the keys' order (the lock order of reserveKeys): each
+  // row's own window comes in as `excluded.window_started_at`, and it is given back only to that window.
+  const { keys } = reservation;
+  const cleared = outcome === 'success' ? keys.filter((key) => key.policy.backoff !== undefined).map((key) => key.key) : [];
+  const clears = cleared.length > 0 ? sql`auth_throttle.key in (${sql.join(cleared)})` : sql`1 = 0`;
+  await sql`
+    insert into auth_throttle (key, window_started_at, reserved, failures, blocked_until)
+    values ${sql.join(keys.map(({ key, windowStartedAt }) => sql`(${key}, ${windowStartedAt}, 0, 0, null)`))}
+    on conflict (key) do update set
+      reserved = case when auth_throttle.window_started_at = excluded.window_started_at and auth_throttle.reserved > 0
+                      then auth_throttle.reserved - 1 else auth_throttle.reserved end,
+      failures = case when ${clears} then 0 else auth_throttle.failures end,
+      blocked_until = case when ${clears} then null else auth_throttle.blocked_until end`.execute(db);
 }
