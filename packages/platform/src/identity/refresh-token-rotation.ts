@@ -63,16 +63,21 @@ export async function rotateRefreshToken(
     parentJti: claims.jti,
   });
   const outcome = await database.db.transaction().execute(async (trx) => {
-    const family = await trx.selectFrom('token_families').select('revoked_at').where('id', '=', claims.fid).executeTakeFirst();
-    if (!family || family.revoked_at !== null) return 'invalid' as const;
-    const used = await trx
+    // The token is taken (a use counted) only while its family stands, in the one statement that reads its parent.
+    const row = await trx
       .updateTable('refresh_tokens')
       .set((eb) => ({ used_at: eb.fn.coalesce('used_at', eb.val(now.toISOString())), use_count: eb('use_count', '+', 1) }))
       .where('jti', '=', claims.jti)
       .where('family_id', '=', claims.fid)
       .where((eb) => refreshTokenPresentable(eb, now))
+      .where(({ exists, selectFrom }) =>
+        exists(selectFrom('token_families').select('id').where('id', '=', claims.fid).where('revoked_at', 'is', null)),
+      )
+      .returning('parent_jti')
       .executeTakeFirst();
-    if (Number(used.numUpdatedRows) !== 1) {
+    if (!row) {
+      const family = await trx.selectFrom('token_families').select('revoked_at').where('id', '=', claims.fid).executeTakeFirst();
+      if (!family || family.revoked_at !== null) return 'invalid' as const;
       const known = await trx
         .selectFrom('refresh_tokens')
         .select('superseded_at')
@@ -85,11 +90,6 @@ export async function rotateRefreshToken(
       await revokeTokenFamily(trx, claims.fid, 'refresh_token_reuse', now);
       return 'reused' as const;
     }
-    const row = await trx
-      .selectFrom('refresh_tokens')
-      .select('parent_jti')
-      .where('jti', '=', claims.jti)
-      .executeTakeFirstOrThrow();
     if (row.parent_jti !== null) {
       // This token's use proves its response arrived: its parent and the parent's other children are now superseded.
       const parentJti = row.parent_jti;
