@@ -7,6 +7,7 @@ import {
   benchDatabase,
   type DatabaseKind,
   postgresMissing,
+  profiled,
   startPlatform,
   stopPlatform,
 } from '../lib/platform-process.js';
@@ -128,15 +129,18 @@ async function measureDialect(ctx: ScenarioContext, generator: LoadGenerator, ki
       ctx.log(`${label}: issuing ${codeCount} Feira codes`);
       const prepared = await platform.call<PreparedCodes>('issueCodes', { count: codeCount, pkce: true }, 600_000);
       const refresh = await platform.call<PreparedCodes>('issueCodes', { count: CONNECTIONS, pkce: true }, 60_000);
-      feira = await measureSide(
-        ctx,
-        generator,
-        platform,
-        `Feira (${label})`,
-        '/oauth/token',
-        { ...prepared, codeVerifier: prepared.codeVerifier as string },
-        // Each issueCodes call registers a client of its own: the refresh chains use theirs.
-        { ...refresh, codeVerifier: refresh.codeVerifier as string },
+      // With FEIRA_BENCH_CPU_PROF, Feira's process is profiled over its exchanges and refreshes.
+      feira = await profiled(ctx, platform, `token-peer-feira-${kind}`, () =>
+        measureSide(
+          ctx,
+          generator,
+          platform,
+          `Feira (${label})`,
+          '/oauth/token',
+          { ...prepared, codeVerifier: prepared.codeVerifier as string },
+          // Each issueCodes call registers a client of its own: the refresh chains use theirs.
+          { ...refresh, codeVerifier: refresh.codeVerifier as string },
+        ),
       );
     } finally {
       await stopPlatform(ctx, platform, `platform (${label})`);
