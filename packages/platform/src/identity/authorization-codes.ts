@@ -1,12 +1,15 @@
 import { createHash } from 'node:crypto';
 import { parseScopeString, type TokenSet } from '@feira/contract';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import { epochSeconds } from '../core/clock.js';
 import { constantTimeEqual, sha256Hex } from '../core/hashing.js';
 import { randomToken } from '../core/random.js';
+import { dialectAdapter } from '../storage/dialect-adapter.js';
+import type { Schema } from '../storage/schema.js';
 import { OPENID_SCOPE } from './authorization-request.js';
 import type { IdentityServices } from './identity-services.js';
 import { OAuthError } from './oauth-error.js';
-import { recordTokenSet, revokeTokenFamily, signTokenSet } from './token-set-issuer.js';
+import { recordTokenSet, revokeTokenFamily, type SignedTokenSet, signTokenSet } from './token-set-issuer.js';
 
 /** Spec "Limits": an authorization code is valid for 10 minutes and single use. */
 export const AUTHORIZATION_CODE_TTL_SECONDS = 600;
@@ -137,21 +140,62 @@ export async function exchangeAuthorizationCode(platform: Platform, clientId: st
       ttlSeconds: platform.config.accessTokenTtlSeconds,
     });
   }
-  const outcome = await database.db.transaction().execute(async (trx) => {
-    const consumed = await trx
-      .updateTable('authorization_codes')
-      .set({ used_at: now.toISOString() })
-      .where('code_hash', '=', codeHash)
-      .where('used_at', 'is', null)
-      .executeTakeFirst();
-    if (Number(consumed.numUpdatedRows) !== 1) {
-      await revokeTokenFamily(trx, row.family_id, 'authorization_code_reuse', now);
-      return null;
-    }
-    return recordTokenSet(trx, signed);
-  });
-  if (!outcome) throw new OAuthError('invalid_grant', INVALID_CODE);
+  const outcome = dialectAdapter(database).supportsWritableCte
+    ? await consumeInOneStatement(database.db, codeHash, signed, now)
+    : await database.db.transaction().execute(async (trx) => {
+        const consumed = await consumeCode(trx, codeHash, now).executeTakeFirst();
+        return consumed ? recordTokenSet(trx, signed) : null;
+      });
+  if (!outcome) {
+    // RFC 6749 §4.1.2: a second exchange of the code revokes every token issued from it.
+    await revokeTokenFamily(database.db, row.family_id, 'authorization_code_reuse', now);
+    throw new OAuthError('invalid_grant', INVALID_CODE);
+  }
   return outcome;
+}
+
+/** The code marked used, if it was not already (of two concurrent exchanges exactly one takes it). */
+function consumeCode(db: Kysely<Schema> | Transaction<Schema>, codeHash: string, now: Date) {
+  return db
+    .updateTable('authorization_codes')
+    .set({ used_at: now.toISOString() })
+    .where('code_hash', '=', codeHash)
+    .where('used_at', 'is', null)
+    .returning('code_hash');
+}
+
+/**
+ * The code consumed and the refresh token's row inserted in one statement
+ * (PostgreSQL's writable CTE: the row is inserted only if the code was taken):
+ * one round trip and one commit instead of four.
+ */
+async function consumeInOneStatement(
+  db: Kysely<Schema>,
+  codeHash: string,
+  signed: SignedTokenSet,
+  now: Date,
+): Promise<TokenSet | null> {
+  const { refreshToken } = signed;
+  const inserted = await db
+    .with('consumed', () => consumeCode(db, codeHash, now))
+    .insertInto('refresh_tokens')
+    .columns(['jti', 'family_id', 'parent_jti', 'created_at', 'expires_at', 'used_at', 'superseded_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('consumed')
+        .select([
+          eb.val(refreshToken.jti).as('jti'),
+          eb.val(refreshToken.familyId).as('family_id'),
+          sql<null>`null`.as('parent_jti'),
+          eb.val(refreshToken.createdAt).as('created_at'),
+          eb.val(refreshToken.expiresAt).as('expires_at'),
+          sql<null>`null`.as('used_at'),
+          sql<null>`null`.as('superseded_at'),
+        ]),
+    )
+    .returning('jti')
+    .executeTakeFirst();
+  return inserted ? signed.tokenSet : null;
 }
 
 /** RFC 7636 §4.6 and spec-notes I8: S256 only; a verifier without a stored challenge is refused (no downgrade either way). */

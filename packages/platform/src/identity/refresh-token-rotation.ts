@@ -1,8 +1,11 @@
 import { parseScopeString, type TokenSet } from '@feira/contract';
+import { type Kysely, sql, type Transaction } from 'kysely';
+import { dialectAdapter } from '../storage/dialect-adapter.js';
+import type { Schema } from '../storage/schema.js';
 import type { IdentityServices } from './identity-services.js';
 import { OAuthError } from './oauth-error.js';
 import { refreshTokenPresentable } from './refresh-token-grace.js';
-import { recordTokenSet, revokeTokenFamily, signTokenSet } from './token-set-issuer.js';
+import { recordTokenSet, revokeTokenFamily, type SignedTokenSet, signTokenSet } from './token-set-issuer.js';
 import { REFRESH_TOKEN_TYP, type TokenClaims, TokenVerificationError } from './token-signer.js';
 
 type Platform = Pick<IdentityServices, 'database' | 'clock' | 'signer' | 'config'>;
@@ -62,49 +65,108 @@ export async function rotateRefreshToken(
     tenants: claims.tenants,
     parentJti: claims.jti,
   });
-  const outcome = await database.db.transaction().execute(async (trx) => {
-    // The token is taken (a use counted) only while its family stands, in the one statement that reads its parent.
-    const row = await trx
+  const outcome = dialectAdapter(database).supportsWritableCte
+    ? await rotateInOneStatement(database.db, claims, signed, now)
+    : await database.db.transaction().execute((trx) => rotateInTransaction(trx, claims, signed, now));
+  if (typeof outcome === 'string') throw new OAuthError('invalid_grant', INVALID_REFRESH);
+  return outcome;
+}
+
+type Refusal = 'invalid' | 'reused';
+
+/** The presented token, taken (a use counted) only while its family stands: its parent, or nothing when it was refused. */
+function takeToken(db: Kysely<Schema> | Transaction<Schema>, claims: TokenClaims, now: Date) {
+  return db
+    .updateTable('refresh_tokens')
+    .set((eb) => ({ used_at: eb.fn.coalesce('used_at', eb.val(now.toISOString())), use_count: eb('use_count', '+', 1) }))
+    .where('jti', '=', claims.jti)
+    .where('family_id', '=', claims.fid)
+    .where((eb) => refreshTokenPresentable(eb, now))
+    .where(({ exists, selectFrom }) =>
+      exists(selectFrom('token_families').select('id').where('id', '=', claims.fid).where('revoked_at', 'is', null)),
+    )
+    .returning('parent_jti');
+}
+
+/** Why a token was not taken: its family revoked or unknown, past the grace, or superseded (reuse: the family goes). */
+async function refusal(db: Kysely<Schema> | Transaction<Schema>, claims: TokenClaims, now: Date): Promise<Refusal> {
+  const family = await db.selectFrom('token_families').select('revoked_at').where('id', '=', claims.fid).executeTakeFirst();
+  if (!family || family.revoked_at !== null) return 'invalid';
+  const known = await db.selectFrom('refresh_tokens').select('superseded_at').where('jti', '=', claims.jti).executeTakeFirst();
+  if (!known) return 'invalid';
+  // Past the grace's bound but not superseded: refused, the family stays.
+  if (known.superseded_at === null) return 'invalid';
+  // spec-notes I5: a superseded token presented again is reuse: the whole family goes.
+  await revokeTokenFamily(db, claims.fid, 'refresh_token_reuse', now);
+  return 'reused';
+}
+
+/** One transaction of single statements (SQLite: its WITH takes no UPDATE). */
+async function rotateInTransaction(
+  trx: Transaction<Schema>,
+  claims: TokenClaims,
+  signed: SignedTokenSet,
+  now: Date,
+): Promise<TokenSet | Refusal> {
+  const row = await takeToken(trx, claims, now).executeTakeFirst();
+  if (!row) return refusal(trx, claims, now);
+  if (row.parent_jti !== null) {
+    // This token's use proves its response arrived: its parent and the parent's other children are now superseded.
+    const parentJti = row.parent_jti;
+    await trx
       .updateTable('refresh_tokens')
-      .set((eb) => ({ used_at: eb.fn.coalesce('used_at', eb.val(now.toISOString())), use_count: eb('use_count', '+', 1) }))
-      .where('jti', '=', claims.jti)
+      .set({ superseded_at: now.toISOString() })
       .where('family_id', '=', claims.fid)
-      .where((eb) => refreshTokenPresentable(eb, now))
-      .where(({ exists, selectFrom }) =>
-        exists(selectFrom('token_families').select('id').where('id', '=', claims.fid).where('revoked_at', 'is', null)),
-      )
-      .returning('parent_jti')
-      .executeTakeFirst();
-    if (!row) {
-      const family = await trx.selectFrom('token_families').select('revoked_at').where('id', '=', claims.fid).executeTakeFirst();
-      if (!family || family.revoked_at !== null) return 'invalid' as const;
-      const known = await trx
-        .selectFrom('refresh_tokens')
-        .select('superseded_at')
-        .where('jti', '=', claims.jti)
-        .executeTakeFirst();
-      if (!known) return 'invalid' as const;
-      // Past the grace's bound but not superseded: refused, the family stays.
-      if (known.superseded_at === null) return 'invalid' as const;
-      // spec-notes I5: a superseded token presented again is reuse: the whole family goes.
-      await revokeTokenFamily(trx, claims.fid, 'refresh_token_reuse', now);
-      return 'reused' as const;
-    }
-    if (row.parent_jti !== null) {
-      // This token's use proves its response arrived: its parent and the parent's other children are now superseded.
-      const parentJti = row.parent_jti;
-      await trx
+      .where('superseded_at', 'is', null)
+      .where((eb) => eb.or([eb('jti', '=', parentJti), eb.and([eb('parent_jti', '=', parentJti), eb('jti', '!=', claims.jti)])]))
+      .execute();
+  }
+  return recordTokenSet(trx, signed);
+}
+
+/**
+ * The same three writes as one statement (PostgreSQL: writable CTEs, each run
+ * once and to completion on one snapshot): the token taken, its parent and the
+ * parent's other children superseded, the new token's row inserted only if
+ * the token was taken. One round trip and one commit instead of five.
+ */
+async function rotateInOneStatement(
+  db: Kysely<Schema>,
+  claims: TokenClaims,
+  signed: SignedTokenSet,
+  now: Date,
+): Promise<TokenSet | Refusal> {
+  const { refreshToken } = signed;
+  const inserted = await db
+    .with('taken', () => takeToken(db, claims, now))
+    .with('superseded', (qc) =>
+      qc
         .updateTable('refresh_tokens')
         .set({ superseded_at: now.toISOString() })
         .where('family_id', '=', claims.fid)
         .where('superseded_at', 'is', null)
-        .where((eb) =>
-          eb.or([eb('jti', '=', parentJti), eb.and([eb('parent_jti', '=', parentJti), eb('jti', '!=', claims.jti)])]),
-        )
-        .execute();
-    }
-    return recordTokenSet(trx, signed);
-  });
-  if (typeof outcome === 'string') throw new OAuthError('invalid_grant', INVALID_REFRESH);
-  return outcome;
+        .where((eb) => {
+          const parent = eb.selectFrom('taken').select('taken.parent_jti');
+          return eb.or([eb('jti', '=', parent), eb.and([eb('parent_jti', '=', parent), eb('jti', '!=', claims.jti)])]);
+        })
+        .returning('jti'),
+    )
+    .insertInto('refresh_tokens')
+    .columns(['jti', 'family_id', 'parent_jti', 'created_at', 'expires_at', 'used_at', 'superseded_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('taken')
+        .select([
+          eb.val(refreshToken.jti).as('jti'),
+          eb.val(refreshToken.familyId).as('family_id'),
+          eb.val(claims.jti).as('parent_jti'),
+          eb.val(refreshToken.createdAt).as('created_at'),
+          eb.val(refreshToken.expiresAt).as('expires_at'),
+          sql<null>`null`.as('used_at'),
+          sql<null>`null`.as('superseded_at'),
+        ]),
+    )
+    .returning('jti')
+    .executeTakeFirst();
+  return inserted ? signed.tokenSet : refusal(db, claims, now);
 }

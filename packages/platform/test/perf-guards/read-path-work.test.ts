@@ -240,9 +240,11 @@ describe.each(testDatabaseTargets())('work per request on $dialect (D79)', (targ
  * Statements of one code exchange and of one refresh, BEGIN and COMMIT included.
  * Both: the client's throttle reserved on both its keys in one upsert, the
  * client read, the reservations given back in one upsert. An exchange: the
- * code read, then its consumption and the refresh token's row in one
- * transaction. A refresh: in one transaction, the token taken while its family
- * stands (returning its parent), its parent superseded, the new token's row.
+ * code read, then its consumption and the refresh token's row (SQLite: one
+ * transaction of two statements; PostgreSQL: one statement of writable CTEs).
+ * A refresh: the token taken while its family stands (returning its parent),
+ * its parent superseded, the new token's row (SQLite: one transaction;
+ * PostgreSQL: one statement). D95.
  */
-const EXCHANGE_STATEMENTS = { sqlite: 8, postgres: 8 } as const;
-const REFRESH_STATEMENTS = { sqlite: 8, postgres: 8 } as const;
+const EXCHANGE_STATEMENTS = { sqlite: 8, postgres: 5 } as const;
+const REFRESH_STATEMENTS = { sqlite: 8, postgres: 4 } as const;
