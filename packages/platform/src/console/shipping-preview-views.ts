@@ -1,5 +1,5 @@
 import { escapeHtml, hiddenFields } from '../http/html-page.js';
-import type { Translator } from '../i18n/i18n.js';
+import { type LocalizedText, labelText, type Translator } from '../i18n/i18n.js';
 import type { MessageKey } from '../i18n/messages-en.js';
 import type { QuotePreview } from '../shipping/index.js';
 
@@ -26,7 +26,7 @@ function optionCells(t: Translator, option: Option): string {
   ].join('');
 }
 
-function shownView(t: Translator, preview: QuotePreview, labelOf: (method: string) => MessageKey): string {
+function shownView(t: Translator, preview: QuotePreview, labelOf: (method: string) => MessageKey | LocalizedText): string {
   const { shown } = preview;
   if (!shown.available) {
     const reason = shown.reason;
@@ -37,7 +37,7 @@ function shownView(t: Translator, preview: QuotePreview, labelOf: (method: strin
       const rows = pkg.options
         .map(
           (option) =>
-            `<tr data-option-id="${escapeHtml(option.id)}">${optionCells(t, option)}<td data-label="${escapeHtml(t.text('preview.col.method'))}">${t.html(labelOf(option.source))}</td><td data-label="${escapeHtml(t.text('preview.col.label'))}">${option.labels.map((label) => `<span class="pill">${t.html(`preview.label.${label}`)}</span>`).join(' ')}</td></tr>`,
+            `<tr data-option-id="${escapeHtml(option.id)}">${optionCells(t, option)}<td data-label="${escapeHtml(t.text('preview.col.method'))}">${escapeHtml(labelText(t, labelOf(option.source)))}</td><td data-label="${escapeHtml(t.text('preview.col.label'))}">${option.labels.map((label) => `<span class="pill">${t.html(`preview.label.${label}`)}</span>`).join(' ')}</td></tr>`,
         )
         .join('');
       const why = preview.choice[i]?.same_option ? t.html('preview.why.same') : t.html('preview.why');
@@ -84,7 +84,7 @@ export function previewView(
     form: PreviewForm;
     preview: QuotePreview | null;
     error: string | null;
-    labelOf: (method: string) => MessageKey;
+    labelOf: (method: string) => MessageKey | LocalizedText;
     /** The operator's page (D61): its own paths, back to the operator console. */
     operator?: boolean;
   },
@@ -115,7 +115,7 @@ ${lines}
   const result = preview
     ? `<section aria-labelledby="preview-shown"><h2 id="preview-shown">${t.html('preview.shown')}</h2>${shownView(t, preview, input.labelOf)}</section>
 <section aria-labelledby="preview-methods"><h2 id="preview-methods">${t.html('preview.methods')}</h2>
-${preview.methods.map((answer) => methodView(t, answer, t.text(input.labelOf(answer.method)))).join('\n')}
+${preview.methods.map((answer) => methodView(t, answer, labelText(t, input.labelOf(answer.method)))).join('\n')}
 ${preview.fallback ? `${methodView(t, preview.fallback, t.text('preview.fallback'))}${preview.fallback.used ? `<p>${t.html('preview.fallback.used')}</p>` : ''}` : ''}
 </section>`
     : '';

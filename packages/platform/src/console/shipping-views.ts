@@ -1,5 +1,5 @@
 import { escapeHtml, hiddenFields } from '../http/html-page.js';
-import type { Translator } from '../i18n/i18n.js';
+import { type LocalizedText, labelText, type Translator } from '../i18n/i18n.js';
 import type { MessageKey } from '../i18n/messages-en.js';
 import type { QuoteCallRecord, QuoteCheckReport, QuoteStats, QuoteWindow, ShippingSettings } from '../shipping/index.js';
 import { type Confirmation, confirmForm } from './confirm-views.js';
@@ -106,9 +106,13 @@ ${dataTable({
 })}`;
 }
 
-function settingsView(t: Translator, settings: ShippingSettings | null, labelOf: (method: string) => MessageKey): string {
+function settingsView(
+  t: Translator,
+  settings: ShippingSettings | null,
+  labelOf: (method: string) => MessageKey | LocalizedText,
+): string {
   if (!settings) return `<p>${t.html('shipping.notConfigured')}</p>`;
-  const methods = settings.methods.map((m) => t.html(labelOf(m))).join(', ');
+  const methods = settings.methods.map((m) => escapeHtml(labelText(t, labelOf(m)))).join(', ');
   const centres = settings.distributionCenters.length
     ? settings.distributionCenters
         .map(
@@ -126,7 +130,7 @@ function settingsView(t: Translator, settings: ShippingSettings | null, labelOf:
 ${gateway}
 <dt>${t.html('shipping.url')}</dt><dd>${settings.url ? `<code>${escapeHtml(shownUrl(settings.url))}</code>` : t.html('shipping.none')}</dd>
 <dt>${t.html('shipping.centres')}</dt><dd>${centres}</dd>
-<dt>${t.html('shipping.fallback')}</dt><dd>${settings.fallback ? t.html(labelOf(settings.fallback)) : t.html('shipping.none')}</dd>
+<dt>${t.html('shipping.fallback')}</dt><dd>${settings.fallback ? escapeHtml(labelText(t, labelOf(settings.fallback))) : t.html('shipping.none')}</dd>
 </dl>`;
 }
 
@@ -248,7 +252,7 @@ export function shippingView(
     nav: string;
     settings: ShippingSettings | null;
     /** A quote method's label in the catalogues (its module's `labelKey`). */
-    methodLabel: (method: string) => MessageKey;
+    methodLabel: (method: string) => MessageKey | LocalizedText;
     freightTables: FreightTableView[];
     calls: QuoteCallRecord[];
     stats: QuoteStats;

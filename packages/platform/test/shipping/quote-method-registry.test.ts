@@ -2,12 +2,13 @@
 // throw-away method: a constant rate, added at test time through the same
 // registration function the platform's own methods go through. The admin
 // settings API accepts it, the storefront quote merges its options with the
-// freight tables', and the OpenAPI document lists it; an app without it knows
-// nothing of it. On every database.
+// freight tables', the OpenAPI document lists it and the console names it in
+// both languages; an app without it knows nothing of it. On every database.
 import { Type } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUOTE_METHOD_MODULES, type QuoteMethodModule, quoteMethodRegistry } from '../../src/shipping/methods/index.js';
 import { createTestPlatform, type TestPlatform, testDatabaseTargets } from '../../src/testing.js';
+import { sellerSession } from '../console/console-session.js';
 import { quote, shown, storeWithSettings, uploadTable, vtexCsv } from './freight-kit.js';
 import { addProducts, admin, putSettings } from './shipping-kit.js';
 
@@ -15,8 +16,9 @@ import { addProducts, admin, putSettings } from './shipping-kit.js';
 const flatRateMethod: QuoteMethodModule<Record<never, never>> = {
   name: 'flat_rate',
   description: 'one constant rate for every cart',
-  // A throw-away method borrows a label; a real one adds its own two catalogue strings.
-  labelKey: 'shipping.method.freight_table',
+  // Its label carried for each locale, as a method of an embedding app may; a method of the platform's own has its
+  // two catalogue strings instead (the recipe's step 3).
+  labelKey: { en: 'Flat rate', 'pt-BR': 'Frete fixo' },
   settingsFields: {},
   backedUp: false,
   answer: async (_services, input) => ({
@@ -114,6 +116,19 @@ describe.each(testDatabaseTargets())('a quote method added to the registry on $d
       ['flat', 9.9, 5, ['cheapest']],
     ]);
     expect(body.packages[0]?.options.map((option) => option.source)).toEqual(['freight_table', 'flat_rate']);
+  });
+
+  it('the console’s shipping page names the new method in the page’s language', async () => {
+    const seller = await platform.createSeller();
+    const tenantId = seller.tenantIds[0] as string;
+    const saved = await putSettings(platform, tenantId, { distribution_centers: [], methods: ['freight_table', 'flat_rate'] });
+    expect(saved.statusCode, saved.body).toBe(200);
+    const english = await sellerSession(platform.app, seller);
+    const page = await english.get(`/console/stores/${tenantId}/shipping`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('Flat rate');
+    const portuguese = await sellerSession(platform.app, seller, { 'accept-language': 'pt-BR' });
+    expect((await portuguese.get(`/console/stores/${tenantId}/shipping`)).body).toContain('Frete fixo');
   });
 
   it('OpenAPI 3.1 / spec-notes Q8: the document lists the new method in the settings schema and the option source; an app without it does not', async () => {

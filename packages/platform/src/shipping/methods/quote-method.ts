@@ -5,7 +5,7 @@ import type { Clock } from '../../core/clock.js';
 import type { PlatformConfig } from '../../core/config.js';
 import type { SecretBox } from '../../core/secret-box.js';
 import type { PlatformContext } from '../../http/platform-context.js';
-import type { MessageKey } from '../../i18n/messages-en.js';
+import type { LocalizedText, MessageKey } from '../../i18n/i18n.js';
 import type { Database } from '../../storage/database.js';
 import type { Schema } from '../../storage/schema.js';
 import type { FreightLine } from '../freight/freight-pricing.js';
@@ -110,8 +110,8 @@ export interface QuoteMethodModule<Fields extends TProperties = TProperties> {
   readonly name: QuoteMethod;
   /** What it is, in a few words: the OpenAPI description of the method names. */
   readonly description: string;
-  /** Its label in the console; a key of both catalogues (i18n/). */
-  readonly labelKey: MessageKey;
+  /** Its label in the console: a key of both catalogues (i18n/), or the words for each locale (a method of an embedding app). */
+  readonly labelKey: MessageKey | LocalizedText;
   /** The settings fields it owns, each `Type.Optional` (merged into the settings body schema). */
   readonly settingsFields: Fields;
   /**
