@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { parseScopeString, type TokenSet } from '@feira/contract';
-import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { epochSeconds } from '../core/clock.js';
 import { constantTimeEqual, sha256Hex } from '../core/hashing.js';
 import { randomToken } from '../core/random.js';
@@ -9,7 +9,14 @@ import type { Schema } from '../storage/schema.js';
 import { OPENID_SCOPE } from './authorization-request.js';
 import type { IdentityServices } from './identity-services.js';
 import { OAuthError } from './oauth-error.js';
-import { recordTokenSet, revokeTokenFamily, type SignedTokenSet, signTokenSet } from './token-set-issuer.js';
+import {
+  REFRESH_TOKEN_COLUMNS,
+  recordTokenSet,
+  refreshTokenSelection,
+  revokeTokenFamily,
+  type SignedTokenSet,
+  signTokenSet,
+} from './token-set-issuer.js';
 
 /** Spec "Limits": an authorization code is valid for 10 minutes and single use. */
 export const AUTHORIZATION_CODE_TTL_SECONDS = 600;
@@ -175,24 +182,11 @@ async function consumeInOneStatement(
   signed: SignedTokenSet,
   now: Date,
 ): Promise<TokenSet | null> {
-  const { refreshToken } = signed;
   const inserted = await db
     .with('consumed', () => consumeCode(db, codeHash, now))
     .insertInto('refresh_tokens')
-    .columns(['jti', 'family_id', 'parent_jti', 'created_at', 'expires_at', 'used_at', 'superseded_at'])
-    .expression((eb) =>
-      eb
-        .selectFrom('consumed')
-        .select([
-          eb.val(refreshToken.jti).as('jti'),
-          eb.val(refreshToken.familyId).as('family_id'),
-          sql<null>`null`.as('parent_jti'),
-          eb.val(refreshToken.createdAt).as('created_at'),
-          eb.val(refreshToken.expiresAt).as('expires_at'),
-          sql<null>`null`.as('used_at'),
-          sql<null>`null`.as('superseded_at'),
-        ]),
-    )
+    .columns(REFRESH_TOKEN_COLUMNS)
+    .expression((eb) => eb.selectFrom('consumed').select(refreshTokenSelection(signed)))
     .returning('jti')
     .executeTakeFirst();
   return inserted ? signed.tokenSet : null;

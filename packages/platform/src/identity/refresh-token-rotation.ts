@@ -1,11 +1,18 @@
 import { parseScopeString, type TokenSet } from '@feira/contract';
-import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { dialectAdapter } from '../storage/dialect-adapter.js';
 import type { Schema } from '../storage/schema.js';
 import type { IdentityServices } from './identity-services.js';
 import { OAuthError } from './oauth-error.js';
 import { refreshTokenPresentable } from './refresh-token-grace.js';
-import { recordTokenSet, revokeTokenFamily, type SignedTokenSet, signTokenSet } from './token-set-issuer.js';
+import {
+  REFRESH_TOKEN_COLUMNS,
+  recordTokenSet,
+  refreshTokenSelection,
+  revokeTokenFamily,
+  type SignedTokenSet,
+  signTokenSet,
+} from './token-set-issuer.js';
 import { REFRESH_TOKEN_TYP, type TokenClaims, TokenVerificationError } from './token-signer.js';
 
 type Platform = Pick<IdentityServices, 'database' | 'clock' | 'signer' | 'config'>;
@@ -136,7 +143,6 @@ async function rotateInOneStatement(
   signed: SignedTokenSet,
   now: Date,
 ): Promise<TokenSet | Refusal> {
-  const { refreshToken } = signed;
   const inserted = await db
     .with('taken', () => takeToken(db, claims, now))
     .with('superseded', (qc) =>
@@ -152,20 +158,8 @@ async function rotateInOneStatement(
         .returning('jti'),
     )
     .insertInto('refresh_tokens')
-    .columns(['jti', 'family_id', 'parent_jti', 'created_at', 'expires_at', 'used_at', 'superseded_at'])
-    .expression((eb) =>
-      eb
-        .selectFrom('taken')
-        .select([
-          eb.val(refreshToken.jti).as('jti'),
-          eb.val(refreshToken.familyId).as('family_id'),
-          eb.val(claims.jti).as('parent_jti'),
-          eb.val(refreshToken.createdAt).as('created_at'),
-          eb.val(refreshToken.expiresAt).as('expires_at'),
-          sql<null>`null`.as('used_at'),
-          sql<null>`null`.as('superseded_at'),
-        ]),
-    )
+    .columns(REFRESH_TOKEN_COLUMNS)
+    .expression((eb) => eb.selectFrom('taken').select(refreshTokenSelection(signed)))
     .returning('jti')
     .executeTakeFirst();
   return inserted ? signed.tokenSet : refusal(db, claims, now);

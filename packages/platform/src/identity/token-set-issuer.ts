@@ -1,5 +1,5 @@
 import type { TokenSet } from '@feira/contract';
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import { epochSeconds } from '../core/clock.js';
 import type { Schema } from '../storage/schema.js';
 import { type GrantRevocationReason, revokeGrant } from './grant-revocation.js';
@@ -85,6 +85,35 @@ export async function recordTokenSet(trx: Transaction<Schema> | Kysely<Schema>, 
     })
     .execute();
   return signed.tokenSet;
+}
+
+/** The columns of a set's refresh-token row, in the order of {@link refreshTokenSelection}. */
+export const REFRESH_TOKEN_COLUMNS = [
+  'jti',
+  'family_id',
+  'parent_jti',
+  'created_at',
+  'expires_at',
+  'used_at',
+  'superseded_at',
+] as const;
+
+/**
+ * A set's refresh-token row as a select list, for a grant's one statement on
+ * PostgreSQL: `INSERT … SELECT <this> FROM <the writable CTE that took the
+ * code or the token>`, so the row is inserted only if something was taken.
+ */
+export function refreshTokenSelection(signed: SignedTokenSet) {
+  const { refreshToken } = signed;
+  return [
+    sql<string>`${refreshToken.jti}`.as('jti'),
+    sql<string>`${refreshToken.familyId}`.as('family_id'),
+    sql<string | null>`${refreshToken.parentJti}`.as('parent_jti'),
+    sql<string>`${refreshToken.createdAt}`.as('created_at'),
+    sql<string>`${refreshToken.expiresAt}`.as('expires_at'),
+    sql<null>`null`.as('used_at'),
+    sql<null>`null`.as('superseded_at'),
+  ];
 }
 
 /** Revokes every access and refresh token of a family (RFC 6749 §4.1.2, spec-notes I5/I6), inside the caller's transaction. */
