@@ -65,6 +65,16 @@ describe('bench --compare (D80)', () => {
     ]);
   });
 
+  it('gives no verdict to a difference that went negative: its quotient says nothing', () => {
+    const before = run([figure('overhead p99 (quote p99 − /health p99)', -0.22, 'ms'), figure('p99', 2, 'ms')]);
+    const now = run([figure('overhead p99 (quote p99 − /health p99)', -0.47, 'ms'), figure('p99', 2, 'ms')]);
+    const { rows } = compareResults(now, before, 0.2);
+    expect(rows.map((r) => [r.figure, r.ratio, r.verdict])).toEqual([
+      ['overhead p99 (quote p99 − /health p99)', null, 'no verdict'],
+      ['p99', 1, 'within the spread'],
+    ]);
+  });
+
   it('reads the ratio to the same-run baseline when both runs have one: a slower host is not a slower platform', () => {
     // The whole host got half as fast: the API and the raw SQL both took twice as long.
     const before = run([figure('SQLite cursor page 1 p50', 0.5, 'ms', sqlBaseline(0.1))]);

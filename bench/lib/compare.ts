@@ -60,6 +60,10 @@ function verdictOf(direction: Direction, ratio: number | null, spread: number): 
   return 'within the spread';
 }
 
+function positive(value: number | null | undefined): value is number {
+  return finite(value) && value > 0;
+}
+
 function figuresOf(results: BenchResults): Map<string, { scenario: string; figure: Figure }> {
   const map = new Map<string, { scenario: string; figure: Figure }>();
   for (const s of results.scenarios) {
@@ -89,13 +93,11 @@ export function compareResults(now: BenchResults, before: BenchResults, spread =
   for (const [key, { scenario, figure }] of nowFigures) {
     const old = beforeFigures.get(key);
     if (!old) continue;
-    const ratio =
-      finite(figure.value) && finite(old.figure.value) && old.figure.value !== 0 ? round(figure.value / old.figure.value) : null;
+    // A ratio only of two positive figures: a difference that can go negative (an overhead taken as
+    // one percentile minus another) has no meaningful quotient, so it gets no verdict.
+    const ratio = positive(figure.value) && positive(old.figure.value) ? round(figure.value / old.figure.value) : null;
     const baselineRatio =
-      finite(figure.ratio) &&
-      finite(old.figure.ratio) &&
-      old.figure.ratio !== 0 &&
-      figure.baseline?.name === old.figure.baseline?.name
+      positive(figure.ratio) && positive(old.figure.ratio) && figure.baseline?.name === old.figure.baseline?.name
         ? round(figure.ratio / old.figure.ratio)
         : null;
     const direction = directionOf(figure.unit);
