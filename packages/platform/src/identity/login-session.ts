@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
-import { constantTimeEqual, sha256Hex } from '../core/hashing.js';
+import { sha256Hex } from '../core/hashing.js';
 import { randomToken } from '../core/random.js';
+import { CSRF_TOKEN_BYTES, maskCsrfToken, maskedCsrfMatches } from '../http/csrf-mask.js';
 import type { Schema } from '../storage/schema.js';
 
 /**
@@ -15,7 +16,7 @@ import type { Schema } from '../storage/schema.js';
  * with the injected clock.
  */
 export const SESSION_COOKIE = 'feira_session';
-/** Double-submit CSRF token: the form field must equal this signed, HttpOnly cookie. */
+/** Double-submit CSRF token: the form field must carry this signed, HttpOnly cookie's token, masked (http/csrf-mask.ts). */
 export const CSRF_COOKIE = 'feira_csrf';
 export const SESSION_TTL_SECONDS = 12 * 3600;
 
@@ -81,7 +82,7 @@ export async function startSession(request: FastifyRequest, reply: FastifyReply,
     .execute();
   reply.setCookie(SESSION_COOKIE, id, cookieOptions(request));
   // A new CSRF token on login, so a token seen before login is not the one used after it.
-  reply.setCookie(CSRF_COOKIE, randomToken(random, 32), cookieOptions(request));
+  reply.setCookie(CSRF_COOKIE, randomToken(random, CSRF_TOKEN_BYTES), cookieOptions(request));
 }
 
 async function endCurrentSession(request: FastifyRequest, reason: string): Promise<void> {
@@ -121,17 +122,20 @@ export async function endSellerSessions(
   return Number(result.numUpdatedRows);
 }
 
-/** The CSRF token to put in this page's forms; sets the cookie when the browser has none yet. */
+/**
+ * The CSRF token to put in this page's forms, masked with a fresh pad so no two
+ * answers carry the same bytes (BREACH, D98); sets the cookie when the browser has none yet.
+ */
 export function csrfToken(request: FastifyRequest, reply: FastifyReply): string {
+  const { random } = request.server.platform;
   const existing = readSigned(request, CSRF_COOKIE);
-  if (existing) return existing;
-  const token = randomToken(request.server.platform.random, 32);
+  if (existing) return maskCsrfToken(existing, random);
+  const token = randomToken(random, CSRF_TOKEN_BYTES);
   reply.setCookie(CSRF_COOKIE, token, cookieOptions(request));
-  return token;
+  return maskCsrfToken(token, random);
 }
 
-/** True when the form's `csrf` field equals the signed cookie (compared in constant time). */
+/** True when the form's `csrf` field (or the X-CSRF-Token header) is the signed cookie's token, masked; compared in constant time. */
 export function csrfTokenValid(request: FastifyRequest, formToken: unknown): boolean {
-  const cookieToken = readSigned(request, CSRF_COOKIE);
-  return typeof formToken === 'string' && cookieToken !== null && constantTimeEqual(formToken, cookieToken);
+  return maskedCsrfMatches(formToken, readSigned(request, CSRF_COOKIE));
 }
