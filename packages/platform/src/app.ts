@@ -18,6 +18,7 @@ import { bearerTokenMatches } from './http/bearer-token.js';
 import { clientErrorHandler } from './http/client-error.js';
 import { installErrorHandlers, platformErrorHandler } from './http/error-handler.js';
 import { createReadiness, healthRoutes } from './http/health-routes.js';
+import { installUnavailableAnswers } from './http/service-unavailable.js';
 import { installHttpConventions, RouteMethods } from './http/http-conventions.js';
 import { installJsonBodyParser } from './http/json-body-parser.js';
 import { installNulGuard } from './http/nul-guard.js';
@@ -102,6 +103,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: deps.config.trustProxy && deps.config.trustProxy.length > 0 ? [...deps.config.trustProxy] : false,
     // Refusals made before a route runs answer in the platform error shape too (docs/security.md, error leaks).
     clientErrorHandler: clientErrorHandler(platform.random),
+    // A closing app answers with its own 503, in the error shape and with Retry-After (http/service-unavailable.ts).
+    return503OnClosing: false,
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
       platformErrorHandler(error, request, reply);
@@ -131,6 +134,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const routeMethods = new RouteMethods();
   routeMethods.install(app);
   installErrorHandlers(app, routeMethods);
+  installUnavailableAnswers(app);
   installJsonBodyParser(app);
   installNulGuard(app);
   installRouteCatalogue(app);

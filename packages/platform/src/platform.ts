@@ -6,6 +6,7 @@ import { type PlatformConfigInput, platformConfig } from './core/config.js';
 import { cryptoRandom } from './core/random.js';
 import { clientErrorHandler } from './http/client-error.js';
 import type { PlatformContext } from './http/platform-context.js';
+import { answerStartingUp } from './http/service-unavailable.js';
 import { BUILT_IN_RECORD_KINDS, createRecordKindTables } from './records/index.js';
 import { type Database, openDatabase } from './storage/database.js';
 import type { DatabaseLog } from './storage/lost-connection.js';
@@ -151,10 +152,7 @@ export async function createPlatform(options: CreatePlatformOptions): Promise<Pl
   const deferred: Array<() => Promise<void>> = [];
   const deferClose = (close: () => Promise<void>) => void deferred.push(close);
   let closing = false;
-  let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => {
-    res.writeHead(503, { 'content-type': 'application/json', connection: 'close' });
-    res.end(JSON.stringify({ message: 'Starting up', slug: 'SERVICE_UNAVAILABLE', details: [] }));
-  };
+  let handler: (req: IncomingMessage, res: ServerResponse) => void = answerStartingUp(deps.random ?? cryptoRandom);
 
   const shutdown = async () => {
     closing = true;
