@@ -20,6 +20,7 @@ export {
   DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
   DEFAULT_BODY_LIMIT_BYTES,
   DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
+  DEFAULT_SECRET_REVEAL_REAUTH_SECONDS,
   type DispatcherTuning,
   type PlatformConfig,
   type PlatformConfigInput,

@@ -51,6 +51,8 @@ export interface StartPlatformOptions {
   metricsToken?: string;
   /** Reverse proxies whose X-Forwarded-For is believed (PlatformConfig.trustProxy). */
   trustProxy?: readonly string[];
+  /** PlatformConfig.secretRevealReauthSeconds; absent: its default. */
+  secretRevealReauthSeconds?: number;
   /** Run the webhook dispatcher in this process (default true). */
   dispatcher?: boolean;
   /** The dispatcher's tuning (PlatformConfig.dispatcher); absent values take its defaults. */
@@ -131,6 +133,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       secretKey: options.secretKey,
       ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
       ...(options.trustProxy?.length ? { trustProxy: options.trustProxy } : {}),
+      ...(options.secretRevealReauthSeconds !== undefined ? { secretRevealReauthSeconds: options.secretRevealReauthSeconds } : {}),
       ...(options.dispatcherTuning ? { dispatcher: options.dispatcherTuning } : {}),
       ...(Object.keys(gateways).length > 0 ? { gateways } : {}),
     },

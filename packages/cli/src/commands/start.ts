@@ -142,6 +142,7 @@ export async function runStart(flags: StartFlags & ClusterFlags, io: StartIo): P
       ...(outboundCa ? { outboundCa } : {}),
       ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
       ...(config.trustProxy.length > 0 ? { trustProxy: config.trustProxy } : {}),
+      secretRevealReauthSeconds: config.secretRevealReauthSeconds,
     });
     if (role.banner)
       writeSandboxRecord(config.dataDir, {

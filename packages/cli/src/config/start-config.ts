@@ -7,6 +7,7 @@ import {
   DEFAULT_MAX_IN_FLIGHT,
   DEFAULT_MAX_POLL_INTERVAL_MS,
   DEFAULT_PER_ENDPOINT_IN_FLIGHT,
+  DEFAULT_SECRET_REVEAL_REAUTH_SECONDS,
   type DispatcherTuning,
   parseTrustedProxies,
 } from '@feira/platform';
@@ -45,6 +46,8 @@ export interface StartSettings {
   metricsToken: string | undefined;
   /** Reverse proxies whose X-Forwarded-For is believed; empty: the socket's address is the client's. */
   trustProxy: string[];
+  /** Seconds after sign-in the console shows a secret without asking for the password again (PlatformConfig). */
+  secretRevealReauthSeconds: number;
   /** The webhook dispatcher's tuning (PlatformConfig.dispatcher), each value from its row of START_SETTINGS. */
   dispatcherTuning: DispatcherTuning;
   /** Base URLs of the freight gateways' APIs (PlatformConfig.gateways); absent: their production hosts. */
@@ -205,6 +208,13 @@ export const START_SETTINGS = {
     help: 'reverse proxies whose X-Forwarded-For names the client: addresses, CIDR ranges or loopback, comma-separated',
     commands: START,
   },
+  revealReauthSeconds: {
+    flag: '--reveal-reauth-seconds <s>',
+    env: 'FEIRA_REVEAL_REAUTH_SECONDS',
+    default: String(DEFAULT_SECRET_REVEAL_REAUTH_SECONDS),
+    help: 'console: a secret shown longer than this after the seller signed in asks for their password again (0: always)',
+    commands: START,
+  },
   concurrency: {
     flag: '--concurrency <n>',
     env: 'FEIRA_DISPATCH_CONCURRENCY',
@@ -319,6 +329,13 @@ function parseProxies(text: string | undefined): string[] {
   }
 }
 
+/** Whole seconds from 0 to `max`; the error names the flag. */
+function parseSeconds(name: string, value: string, max: number): number {
+  if (!/^\d{1,9}$/.test(value) || Number(value) > max)
+    throw new ConfigError(`${name} must be a whole number of seconds from 0 to ${max} (got "${value}")`);
+  return Number(value);
+}
+
 function pick(flag: string | undefined, env: string | undefined): string | undefined {
   if (flag !== undefined) return flag;
   return env !== undefined && env !== '' ? env : undefined;
@@ -431,6 +448,11 @@ export function resolveStartSettings(
     outboundCa: readCaFile(pick(flags.outboundCa, env[S.outboundCa.env]), cwd),
     metricsToken: parseBearerSecret('--metrics-token', pick(flags.metricsToken, env[S.metricsToken.env])),
     trustProxy: parseProxies(pick(flags.trustProxy, env[S.trustProxy.env])),
+    secretRevealReauthSeconds: parseSeconds(
+      '--reveal-reauth-seconds',
+      pick(flags.revealReauthSeconds, env[S.revealReauthSeconds.env]) ?? S.revealReauthSeconds.default,
+      86_400,
+    ),
     dispatcherTuning: resolveDispatcherTuning(flags, env),
     gateways: {
       ...optionalUrl('melhorEnvio', '--melhor-envio-url', pick(flags.melhorEnvioUrl, env[S.melhorEnvioUrl.env]), mode),

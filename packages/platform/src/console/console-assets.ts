@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { brotliCompressSync, gzipSync, constants as zlibConstants } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { servesSecrets } from '../http/secret-page.js';
 
 /**
  * The console's one stylesheet and one progressive-enhancement module, served
@@ -124,7 +125,8 @@ for (const form of document.querySelectorAll('form[data-confirm]')) {
     no.textContent = form.dataset.confirmNo;
     const yes = document.createElement('button');
     yes.value = 'yes';
-    yes.className = 'danger';
+    // A confirmation of something that changes nothing (showing a secret) does not look destructive.
+    if (form.dataset.confirmTone !== 'neutral') yes.className = 'danger';
     yes.textContent = form.dataset.confirmYes;
     choices.append(no, yes);
     dialog.append(question, effect, choices);
@@ -310,10 +312,13 @@ export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0
 
 /**
  * Compresses a console page (HTML) as the browser accepts, unless something
- * already did: pages are small but sent on every click (D68).
+ * already did: pages are small but sent on every click (D68). A page that
+ * shows a secret goes out as it is (http/secret-page.ts).
  */
 export async function compressConsolePage(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
   if (typeof payload !== 'string' || reply.getHeader('content-encoding')) return payload;
+  // A page that shows a secret is never compressed (BREACH, D98).
+  if (servesSecrets(reply)) return payload;
   if (!String(reply.getHeader('content-type') ?? '').startsWith('text/html')) return payload;
   const encoding = acceptedEncoding(request.headers['accept-encoding']);
   reply.header('vary', 'accept-encoding');

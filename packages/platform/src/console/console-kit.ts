@@ -42,6 +42,19 @@ export interface ConsoleKit {
     seller: Seller | null,
     options: Omit<PageOptions, 't' | 'chrome'>,
   ): FastifyReply;
+  /**
+   * Sends a page that shows a secret (D98): uncompressed and never stored (its
+   * route must be registered with http/secret-page.ts's SECRET_PAGE_ROUTE), and
+   * framed from nothing the request chose: no notice, and the language switch
+   * comes back to `back`, not to the request's URL.
+   */
+  secretPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    t: Translator,
+    seller: Seller,
+    options: Omit<PageOptions, 't' | 'chrome'> & { back: string },
+  ): FastifyReply;
   /** The seller of the request's session, if any. */
   signedIn(request: FastifyRequest): Promise<Seller | null>;
   /** The seller's sign-in page (status 200 unless given), with an error if any. */

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest 
 import { findSellerById, type Seller } from '../accounts/index.js';
 import { escapeHtml, type PageOptions, sendPage } from '../http/html-page.js';
 import { labelText, requestTranslator, type Translator } from '../i18n/i18n.js';
+import { secretAnswer } from '../http/secret-page.js';
 import { csrfTokenValid, csrfToken as sessionCsrfToken, sessionSellerId } from '../identity/index.js';
 import type { WebhookViewer } from '../webhooks/index.js';
 import { assetUrl, compressConsolePage, consoleAssets } from './console-assets.js';
@@ -89,6 +90,18 @@ async function consoleSections(app: FastifyInstance, sections: readonly ConsoleS
   ) {
     return frame(request, reply, t, { name: seller?.name ?? null }, options);
   }
+
+  const secretPage: ConsoleKit['secretPage'] = (request, reply, t, seller, { back, ...options }) => {
+    secretAnswer(reply);
+    return sendPage(reply, {
+      ...options,
+      t,
+      layout: 'wide',
+      styles: ['/console/assets/console.css', ...(options.styles ?? [])].map(assetUrl),
+      scripts: ['/console/assets/console.js', ...(options.scripts ?? [])].map(assetUrl),
+      chrome: chrome({ t, csrf: csrfToken(request, reply), sellerName: seller.name, back }),
+    });
+  };
 
   async function signedIn(request: FastifyRequest): Promise<Seller | null> {
     const id = await sessionSellerId(request);
@@ -182,6 +195,7 @@ async function consoleSections(app: FastifyInstance, sections: readonly ConsoleS
   const kit: ConsoleKit = {
     frame,
     page,
+    secretPage,
     signedIn,
     loginPage,
     notFoundPage,

@@ -5,7 +5,9 @@ import { clientNamesById } from '../accounts/index.js';
 import { PlatformError } from '../core/platform-error.js';
 import { requestTranslator, type Translator } from '../i18n/i18n.js';
 import type { MessageKey } from '../i18n/messages-en.js';
-import { csrfTokenValid } from '../identity/index.js';
+import type { Seller } from '../accounts/index.js';
+import { SECRET_PAGE_ROUTE } from '../http/secret-page.js';
+import { checkCredentials, csrfTokenValid, currentSession } from '../identity/index.js';
 import { outboundPolicyOf } from '../outbound/address-policy.js';
 import { appendUndispatchedTestEvent, recordKindOfTopic, recordPath } from '../records/index.js';
 import {
@@ -26,10 +28,10 @@ import { assetUrl, serveAsset } from './console-assets.js';
 import { type ConsoleKit, formBody, storePath } from './console-kit.js';
 import type { ConsoleSection } from './console-section.js';
 import {
-  confirmPageView,
   isWebhookNotice,
   newEndpointView,
   noticeOf,
+  revealConfirmView,
   type SubscriptionStats,
   secretView,
   subscriptionView,
@@ -217,32 +219,96 @@ async function subscriptionRoutes(app: FastifyInstance, kit: ConsoleKit): Promis
     },
   );
 
+  /**
+   * The confirmation a secret is shown behind (D98): GET /secret answers it, and
+   * so does a reveal POST without `confirmed`, or without the password once the
+   * re-authentication window is over. It never holds the secret.
+   */
+  function revealForm(
+    request: FastifyRequest<{ Params: Params }>,
+    reply: FastifyReply,
+    input: { seller: Seller; page: string; rotated: boolean; reauth: boolean; status: number; error: string | null },
+  ) {
+    const t = requestTranslator(request);
+    return kit.page(request, reply.code(input.status), t, input.seller, {
+      status: input.status,
+      title: t.text(input.rotated ? 'rotated.ready' : 'subscription.confirm.reveal'),
+      body: revealConfirmView(t, {
+        action: `${input.page}/reveal`,
+        csrf: kit.csrfToken(request, reply),
+        back: input.page,
+        rotated: input.rotated,
+        reauthMinutes: input.reauth ? Math.max(1, Math.floor(platform.config.secretRevealReauthSeconds / 60)) : null,
+        error: input.error,
+      }),
+    });
+  }
+
+  /** Whether the session's sign-in is older than the re-authentication window (D98), by the injected clock. */
+  async function reauthNeeded(request: FastifyRequest): Promise<boolean> {
+    const session = await currentSession(request);
+    if (!session) return true;
+    const age = platform.clock.now().getTime() - Date.parse(session.startedAt);
+    return age > platform.config.secretRevealReauthSeconds * 1000;
+  }
+
+  // The secret is shown only in the answer to this POST (D98): confirmed, CSRF-checked, with the password
+  // again when the sign-in is older than the window; never compressed, never stored, nothing reflected.
   app.post<{ Params: Params }>(
     '/console/stores/:tenantId/webhooks/subscriptions/:id/reveal',
-    { schema: { hide: true, params: SubscriptionParams } },
+    { schema: { hide: true, params: SubscriptionParams }, ...SECRET_PAGE_ROUTE },
     async (request, reply) => {
       const posted = await postedSubscription(request, reply);
       if (!posted) return reply;
-      if (formBody(request).confirmed !== '1') {
-        const t = requestTranslator(request);
-        return kit.page(request, reply, t, posted.found.seller, {
-          title: t.text('confirm.title'),
-          body: confirmPageView(t, {
-            question: t.text('subscription.confirm.reveal'),
-            effect: t.text('subscription.confirm.revealEffect'),
-            yes: t.text('subscription.reveal'),
-            action: request.url,
-            csrf: kit.csrfToken(request, reply),
-            back: posted.page,
-            fields: {},
-          }),
+      const { found, sub, page } = posted;
+      const body = formBody(request);
+      const rotated = body.rotated === '1';
+      const reauth = await reauthNeeded(request);
+      const form = (status: number, error: string | null) =>
+        revealForm(request, reply, { seller: found.seller, page, rotated, reauth, status, error });
+      if (body.confirmed !== '1') return form(200, null);
+      const t = requestTranslator(request);
+      if (reauth) {
+        const password = typeof body.password === 'string' ? body.password : '';
+        if (!password || password.length > 1024) return form(password ? 422 : 401, t.text('secret.reauth.missing'));
+        // The sign-in's own check: the same throttle counts a wrong password here as a failed sign-in.
+        const checked = await checkCredentials(request.server.identity, {
+          login: found.seller.login,
+          password,
+          address: request.ip,
         });
+        if (checked.kind === 'wrong') return form(401, t.text('secret.reauth.wrong'));
+        if (checked.kind !== 'ok') {
+          reply.header('retry-after', String(checked.retryAfterSeconds));
+          return form(
+            429,
+            checked.kind === 'busy'
+              ? t.text('login.error.busy')
+              : t.text('login.error.throttled', { seconds: checked.retryAfterSeconds }),
+          );
+        }
+        if (checked.seller.id !== found.seller.id) return form(401, t.text('secret.reauth.wrong'));
       }
-      return kit.seeOther(reply, `${posted.page}/secret`);
+      const secret = await storeSubscriptionSecret(db, { tenantId: found.store.id, id: sub.id }, platform.box);
+      if (!secret) return kit.notFoundPage(request, reply, found.seller);
+      const appName = (await clientNamesById(db, [sub.client_id])).get(sub.client_id) ?? sub.client_id;
+      return kit.secretPage(request, reply, t, found.seller, {
+        back: page,
+        title: t.text(rotated ? 'rotated.title' : 'secret.title'),
+        scripts: ['/console/assets/webhooks.js'],
+        body: secretView(t, {
+          store: found.store,
+          subscription: { id: sub.id, topic: sub.topic, appName },
+          secret: secret.secret,
+          graceUntil: secret.graceUntil,
+          rotated,
+          now: platform.clock.now(),
+        }),
+      });
     },
   );
 
-  // The current secret (after a rotation or a reveal): read, never made here, so a reload changes nothing (D64).
+  // Where a rotation lands (post/redirect/get, D64) and a bookmark of the secret: the confirmation, never the secret.
   app.get<{ Params: Params; Querystring: { rotated?: string } }>(
     '/console/stores/:tenantId/webhooks/subscriptions/:id/secret',
     { schema: { hide: true, params: SubscriptionParams } },
@@ -250,22 +316,18 @@ async function subscriptionRoutes(app: FastifyInstance, kit: ConsoleKit): Promis
       const found = await kit.storeOf(request, reply, request.params.tenantId);
       if (!found) return reply;
       const sub = await storeSubscription(db, found.store.id, request.params.id);
+      // A subscription without a secret to show (v0) has no such page, as before.
       const secret = sub ? await storeSubscriptionSecret(db, { tenantId: found.store.id, id: sub.id }, platform.box) : null;
       if (!sub || !secret) return kit.notFoundPage(request, reply, found.seller);
-      const t = requestTranslator(request);
-      const appName = (await clientNamesById(db, [sub.client_id])).get(sub.client_id) ?? sub.client_id;
+      const page = storePath(found.store.id, `/webhooks/subscriptions/${encodeURIComponent(sub.id)}`);
       reply.header('cache-control', 'no-store');
-      return kit.page(request, reply, t, found.seller, {
-        title: t.text(request.query.rotated === '1' ? 'rotated.title' : 'secret.title'),
-        scripts: ['/console/assets/webhooks.js'],
-        body: secretView(t, {
-          store: found.store,
-          subscription: { id: sub.id, topic: sub.topic, appName },
-          secret: secret.secret,
-          graceUntil: secret.graceUntil,
-          rotated: request.query.rotated === '1',
-          now: platform.clock.now(),
-        }),
+      return revealForm(request, reply, {
+        seller: found.seller,
+        page,
+        rotated: request.query.rotated === '1',
+        reauth: await reauthNeeded(request),
+        status: 200,
+        error: null,
       });
     },
   );

@@ -108,9 +108,11 @@ export function confirmedForm(
     fields?: Record<string, string>;
     extra?: string;
     danger?: boolean;
+    /** The dialog's yes is not styled as destructive (showing a secret changes nothing). */
+    neutral?: boolean;
   },
 ): string {
-  return `<form method="post" action="${escapeHtml(input.action)}" class="cell-form" data-confirm="${escapeHtml(input.question)}" data-confirm-effect="${escapeHtml(input.effect)}" data-confirm-yes="${escapeHtml(input.yes)}" data-confirm-no="${escapeHtml(t.text('confirm.cancel'))}">${hiddenFields({ csrf: input.csrf, ...(input.fields ?? {}) })}${input.extra ?? ''}<button type="submit" class="${input.danger ? 'danger' : 'secondary'}">${escapeHtml(input.label)}</button></form>`;
+  return `<form method="post" action="${escapeHtml(input.action)}" class="cell-form"${input.neutral ? ' data-confirm-tone="neutral"' : ''} data-confirm="${escapeHtml(input.question)}" data-confirm-effect="${escapeHtml(input.effect)}" data-confirm-yes="${escapeHtml(input.yes)}" data-confirm-no="${escapeHtml(t.text('confirm.cancel'))}">${hiddenFields({ csrf: input.csrf, ...(input.fields ?? {}) })}${input.extra ?? ''}<button type="submit" class="${input.danger ? 'danger' : 'secondary'}">${escapeHtml(input.label)}</button></form>`;
 }
 
 /** Grace choices for a rotation (D64): how long the old secret keeps signing. */
@@ -464,6 +466,7 @@ ${
         question: t.text('subscription.confirm.reveal'),
         effect: t.text('subscription.confirm.revealEffect'),
         yes: t.text('subscription.reveal'),
+        neutral: true,
       })
     : ''
 }
@@ -523,6 +526,44 @@ ${grace}
 <input type="text" id="new-secret" readonly value="${escapeHtml(input.secret)}" autocomplete="off" spellcheck="false">
 <button type="button" class="link copy" data-copy="${escapeHtml(input.secret)}" data-copied="${escapeHtml(t.text('webhooks.copied'))}" hidden>${t.html('secret.copy')}</button>
 <p><a href="${back}">${t.html('console.back', { place: t.text('webhooks.subscriptionName', { topic: input.subscription.topic, app: input.subscription.appName }) })}</a></p>`;
+}
+
+/**
+ * What a secret is shown behind (D98): the question, what showing it means and,
+ * when the seller signed in longer ago than the re-authentication window, their
+ * password. Its button posts to the reveal; it is not styled as destructive, since
+ * showing a secret changes nothing.
+ */
+export function revealConfirmView(
+  t: Translator,
+  input: {
+    action: string;
+    csrf: string;
+    back: string;
+    rotated: boolean;
+    /** Minutes of the re-authentication window when the password is asked for; null when it is not. */
+    reauthMinutes: number | null;
+    error: string | null;
+  },
+): string {
+  const question = t.html(input.rotated ? 'rotated.ready' : 'subscription.confirm.reveal');
+  const effect = t.html(input.rotated ? 'rotated.readyEffect' : 'subscription.confirm.revealEffect');
+  const error = input.error ? `<p class="error" role="alert" id="reveal-error">${escapeHtml(input.error)}</p>` : '';
+  const password =
+    input.reauthMinutes === null
+      ? ''
+      : `<p id="reveal-reauth">${t.html('secret.reauth.text', { minutes: input.reauthMinutes })}</p>
+<label for="password">${t.html('login.password')}</label>
+<input type="password" id="password" name="password" autocomplete="current-password" required autofocus aria-describedby="reveal-reauth${input.error ? ' reveal-error' : ''}">`;
+  return `<h1>${question}</h1>
+<p>${effect}</p>
+${error}
+<form method="post" action="${escapeHtml(input.action)}">
+${hiddenFields({ csrf: input.csrf, confirmed: '1', ...(input.rotated ? { rotated: '1' } : {}) })}
+${password}
+<div class="actions"><button type="submit">${t.html(input.rotated ? 'rotated.show' : 'subscription.reveal')}</button>
+<a href="${escapeHtml(input.back)}">${t.html('confirm.cancel')}</a></div>
+</form>`;
 }
 
 export function newEndpointView(

@@ -18,6 +18,11 @@ export interface PlatformConfig {
   refreshTokenTtlSeconds: number;
   /** Largest accepted request body (1 MiB). */
   bodyLimitBytes: number;
+  /**
+   * The console shows a secret without asking for the password again only this long after the seller signed in
+   * (D98); later, the reveal asks for the password (the sign-in's own check and throttle).
+   */
+  secretRevealReauthSeconds: number;
   /** When set, `GET /metrics` requires `Authorization: Bearer <metricsToken>` (docs/security.md). Never logged. */
   metricsToken?: string;
   /**
@@ -66,6 +71,7 @@ export interface DispatcherTuning {
 export const DEFAULT_ACCESS_TOKEN_TTL_SECONDS = 7200;
 export const DEFAULT_REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+export const DEFAULT_SECRET_REVEAL_REAUTH_SECONDS = 300;
 
 /** What a config must be given; everything else has a default. */
 export type PlatformConfigInput = Pick<PlatformConfig, 'mode' | 'publicUrl' | 'adminToken' | 'secretKey'> &
@@ -82,6 +88,7 @@ export function platformConfig(input: PlatformConfigInput): PlatformConfig {
     accessTokenTtlSeconds: DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTtlSeconds: DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
     bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES,
+    secretRevealReauthSeconds: DEFAULT_SECRET_REVEAL_REAUTH_SECONDS,
     ...input,
     publicUrl,
     authUrl: (input.authUrl ?? publicUrl).replace(/\/+$/, ''),

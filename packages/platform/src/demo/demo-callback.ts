@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findClientById, verifyClientSecret } from '../accounts/index.js';
 import { escapeHtml, hiddenFields, sendPage } from '../http/html-page.js';
+import { SECRET_PAGE_ROUTE, secretAnswer } from '../http/secret-page.js';
 import { requestTranslator } from '../i18n/i18n.js';
 import { authorizationCodeIssue, csrfToken, csrfTokenValid, exchangeAuthorizationCode, OAuthError } from '../identity/index.js';
 
@@ -107,7 +108,8 @@ ${hiddenFields({ code, csrf: csrfToken(request, reply) })}
     }
   });
 
-  app.get('/demo/tokens', hide, async (request, reply) => {
+  // The token set is a secret on a page: never compressed, never stored (D98).
+  app.get('/demo/tokens', { ...hide, ...SECRET_PAGE_ROUTE }, async (request, reply) => {
     const sealed = request.cookies[RESULT_COOKIE];
     let tokens: string | null = null;
     try {
@@ -124,7 +126,7 @@ ${hiddenFields({ code, csrf: csrfToken(request, reply) })}
         title: t.text('demo.tokens.title'),
         body: `<h1>${t.html('demo.tokens.none')}</h1>`,
       });
-    return sendPage(reply, {
+    return sendPage(secretAnswer(reply), {
       t,
       title: t.text('demo.tokens.title'),
       body: `<h1>${t.html('demo.tokens.heading')}</h1>

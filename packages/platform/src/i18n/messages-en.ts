@@ -582,6 +582,13 @@ export const en = {
   'secret.for': 'The current secret of the {topic} subscription of {app}.',
   'secret.label': 'Current signing secret',
   'secret.copy': 'Copy the secret',
+  'secret.reauth.text':
+    'You signed in more than {minutes, plural, one {# minute} other {# minutes}} ago: enter your password again to see the secret.',
+  'secret.reauth.missing': 'Enter your password to see the secret.',
+  'secret.reauth.wrong': 'That password is not correct. The secret stays hidden.',
+  'rotated.ready': 'Your new signing secret is ready',
+  'rotated.readyEffect': 'Show it where nobody else can see your screen, then copy it into your receiver.',
+  'rotated.show': 'Show the new secret',
   'endpoint.title': 'Add an endpoint',
   'endpoint.intro':
     'Send events of this store to a URL on behalf of one of its connected apps. Each topic becomes a subscription with its own v1 secret.',

@@ -586,6 +586,13 @@ export const ptBR: Record<MessageKey, string> = {
   'secret.for': 'O segredo atual da assinatura {topic} de {app}.',
   'secret.label': 'Segredo de assinatura atual',
   'secret.copy': 'Copiar o segredo',
+  'secret.reauth.text':
+    'Você entrou há mais de {minutes, plural, one {# minuto} other {# minutos}}: informe sua senha de novo para ver o segredo.',
+  'secret.reauth.missing': 'Informe sua senha para ver o segredo.',
+  'secret.reauth.wrong': 'Essa senha não está correta. O segredo continua oculto.',
+  'rotated.ready': 'Seu novo segredo de assinatura está pronto',
+  'rotated.readyEffect': 'Mostre-o onde ninguém mais veja a sua tela e depois copie-o para o seu receptor.',
+  'rotated.show': 'Mostrar o novo segredo',
   'endpoint.title': 'Adicionar um endpoint',
   'endpoint.intro':
     'Envie os eventos desta loja para uma URL em nome de um dos aplicativos conectados. Cada tópico vira uma assinatura com o seu próprio segredo v1.',
