@@ -326,6 +326,53 @@ describe.each(testDatabaseTargets())('login and consent pages on $dialect', (tar
     expect(crossSite.status).toBe(403);
   });
 
+  it('D98: the login, store-choice and consent pages carry the CSRF token masked, different bytes in every answer; a token from an earlier answer is accepted, a tampered one refused', async () => {
+    const { seller, client, browser } = await setup();
+    browser.stopAt = REDIRECT;
+    const tampered = (token: string) => `${token.slice(0, 40)}${token[40] === 'A' ? 'B' : 'A'}${token.slice(41)}`;
+    const url = loginUrl(platform.url, { clientId: client.clientId, redirectUri: REDIRECT, scope: 'open:order-order:read' });
+    const first = await browser.request('GET', url);
+    const second = await browser.request('GET', url);
+    const token = formFields(first.body, '/login').csrf?.[0] as string;
+    expect(token).not.toBe(formFields(second.body, '/login').csrf?.[0]);
+    expect(browser.cookies.get('feira_csrf')).not.toContain(token);
+
+    const forged = await browser.request('POST', '/login', {
+      ...formFields(first.body, '/login'),
+      csrf: tampered(token),
+      login: seller.login,
+      password: seller.password,
+    });
+    expect(forged.status).toBe(403);
+    expect(forged.body).toContain('The form expired');
+    expect(browser.cookies.has('feira_session')).toBe(false);
+
+    // The first answer's token still carries the cookie's token after the second answer was rendered.
+    let page = await browser.submit(first, '/login', { login: seller.login, password: seller.password });
+    expect(page.body).toContain('action="/login/tenants"');
+    const tenantFields = formFields(page.body, '/login/tenants');
+    const refusedChoice = await browser.request('POST', '/login/tenants', {
+      ...tenantFields,
+      csrf: tampered(tenantFields.csrf?.[0] as string),
+      tenant: seller.tenantIds,
+    });
+    expect(refusedChoice.status).toBe(303);
+    expect(refusedChoice.location).toContain('/login?');
+    page = await browser.submit(page, '/login/tenants', { tenant: seller.tenantIds });
+    expect(page.body).toContain('action="/consent"');
+    const consentFields = formFields(page.body, '/consent');
+    const refusedConsent = await browser.request('POST', '/consent', {
+      ...consentFields,
+      csrf: tampered(consentFields.csrf?.[0] as string),
+      decision: 'approve',
+    });
+    expect(refusedConsent.status).toBe(303);
+    expect(refusedConsent.location).toContain('/login?');
+    expect(refusedConsent.location).not.toContain('code=');
+    const approved = await browser.submit(page, '/consent', { decision: 'approve' });
+    expect(new URL(approved.location as string).searchParams.get('code')).toBeTruthy();
+  });
+
   it('failed logins for one account are slowed down with a growing back-off', async () => {
     const { seller, client } = await setup();
     const browser = new PageClient(platform.url);
