@@ -177,6 +177,8 @@ describe.each(testDatabaseTargets())('seller console in Chromium on $dialect', (
     await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
     await page.getByRole('button', { name: 'Trocar segredo' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Trocar segredo' }).click();
+    // D98: the rotation lands on a confirmation; the new secret is shown by its POST.
+    await page.getByRole('button', { name: 'Mostrar o novo segredo' }).click();
     await page.getByRole('heading', { name: 'Novo segredo' }).waitFor({ timeout: 10_000 });
     const secret = await page.getByLabel('Novo segredo de assinatura').inputValue();
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);

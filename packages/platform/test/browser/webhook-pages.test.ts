@@ -297,6 +297,49 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     await page.context().close();
   }, 180_000);
 
+  it('D98: past the re-authentication window the reveal asks for the password, in the page language; a wrong one is refused with a clear message, the right one shows the secret; the confirm button is not styled as destructive; en and pt-BR', async () => {
+    const { seller, tenantId, subscriptions } = await storeWithApp();
+    const subscription = subscriptions[0] as { id: string; parameters: { secret: string } };
+    for (const locale of ['en-US', 'pt-BR'] as const) {
+      const pt = locale === 'pt-BR';
+      const page = await signIn(seller, locale, pt ? PHONE : DESKTOP);
+      await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks/subscriptions/${subscription.id}`);
+      await page.getByRole('button', { name: pt ? 'Revelar o segredo' : 'Reveal the secret' }).click();
+      const yes = page.getByRole('dialog').getByRole('button', { name: pt ? 'Revelar o segredo' : 'Reveal the secret' });
+      expect(await yes.evaluate((button) => button.classList.contains('danger'))).toBe(false);
+      await page.getByRole('dialog').getByRole('button', { name: pt ? 'Cancelar' : 'Cancel' }).click();
+
+      // Six minutes after signing in (the window is five), the same reveal asks for the password.
+      platform.clock.advanceSeconds(6 * 60);
+      await page.getByRole('button', { name: pt ? 'Revelar o segredo' : 'Reveal the secret' }).click();
+      await page
+        .getByRole('dialog')
+        .getByRole('button', { name: pt ? 'Revelar o segredo' : 'Reveal the secret' })
+        .click();
+      const password = page.getByLabel(pt ? 'Senha' : 'Password');
+      await password.waitFor({ timeout: 10_000 });
+      await expect(page.locator('#reveal-reauth').textContent()).resolves.toContain(
+        pt ? 'Você entrou há mais de 5 minutos' : 'You signed in more than 5 minutes ago',
+      );
+      expect(await page.content()).not.toContain(subscription.parameters.secret);
+      expect(await axeViolations(page)).toEqual([]);
+      await password.fill('not the password');
+      await page.getByRole('button', { name: pt ? 'Revelar o segredo' : 'Reveal the secret' }).click();
+      await expect(page.getByRole('alert').textContent()).resolves.toBe(
+        pt ? 'Essa senha não está correta. O segredo continua oculto.' : 'That password is not correct. The secret stays hidden.',
+      );
+      expect(await page.content()).not.toContain(subscription.parameters.secret);
+      expect(await axeViolations(page)).toEqual([]);
+      await page.getByLabel(pt ? 'Senha' : 'Password').fill(seller.password);
+      await page.getByRole('button', { name: pt ? 'Revelar o segredo' : 'Reveal the secret' }).click();
+      const secretBox = page.getByLabel(pt ? 'Segredo de assinatura atual' : 'Current signing secret');
+      await secretBox.waitFor({ timeout: 10_000 });
+      await expect(secretBox.inputValue()).resolves.toBe(subscription.parameters.secret);
+      expect(await axeViolations(page)).toEqual([]);
+      await page.context().close();
+    }
+  }, 120_000);
+
   it('D64: rotation asks first (cancel keeps the secret), posts, redirects and gets (a reload rotates nothing); the seller picks a 6 h grace; a second rotation inside it keeps the original secret signing, which a receiver still on it verifies until the grace ends', async () => {
     failing = false;
     const { seller, tenantId, subscriptions } = await storeWithApp();
@@ -315,6 +358,12 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     await page.getByLabel('Segredo antigo assina por').selectOption('6');
     await page.getByRole('button', { name: 'Trocar segredo' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Trocar segredo' }).click();
+    // D98: the rotation lands (GET) on a confirmation that does not hold the secret; its POST shows it.
+    await page.getByRole('heading', { name: 'Seu novo segredo de assinatura está pronto' }).waitFor({ timeout: 10_000 });
+    const landed = page.url();
+    expect(landed).toContain('/secret?rotated=1');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Mostrar o novo segredo' }).click();
     await page.getByRole('heading', { name: 'Novo segredo' }).waitFor({ timeout: 10_000 });
     const first = await page.getByLabel('Novo segredo de assinatura').inputValue();
     expect(first).toMatch(/^whsec_/);
@@ -323,8 +372,10 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     expect(await axeViolations(page)).toEqual([]);
     const afterFirst = await subscriptionRow(subscription.id);
     expect(afterFirst.previous_secret_grace_until).toBe(new Date(rotatedAt.getTime() + 6 * 3_600_000).toISOString());
-    // Reloading the page that shows the new secret rotates nothing.
-    await page.reload();
+    // Coming back to where the rotation landed rotates nothing: the same secret is shown again.
+    await page.goto(landed);
+    expect(await page.content()).not.toContain(first);
+    await page.getByRole('button', { name: 'Mostrar o novo segredo' }).click();
     await expect(page.getByLabel('Novo segredo de assinatura').inputValue()).resolves.toBe(first);
     expect((await subscriptionRow(subscription.id)).secret_sealed).toBe(afterFirst.secret_sealed);
 
@@ -334,6 +385,7 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     await page.getByLabel('Segredo antigo assina por').selectOption('1');
     await page.getByRole('button', { name: 'Trocar segredo' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Trocar segredo' }).click();
+    await page.getByRole('button', { name: 'Mostrar o novo segredo' }).click();
     await page.getByRole('heading', { name: 'Novo segredo' }).waitFor({ timeout: 10_000 });
     const second = await page.getByLabel('Novo segredo de assinatura').inputValue();
     expect(second).not.toBe(first);
