@@ -133,7 +133,9 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       secretKey: options.secretKey,
       ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
       ...(options.trustProxy?.length ? { trustProxy: options.trustProxy } : {}),
-      ...(options.secretRevealReauthSeconds !== undefined ? { secretRevealReauthSeconds: options.secretRevealReauthSeconds } : {}),
+      ...(options.secretRevealReauthSeconds !== undefined
+        ? { secretRevealReauthSeconds: options.secretRevealReauthSeconds }
+        : {}),
       ...(options.dispatcherTuning ? { dispatcher: options.dispatcherTuning } : {}),
       ...(Object.keys(gateways).length > 0 ? { gateways } : {}),
     },

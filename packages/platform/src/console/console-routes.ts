@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { findSellerById, type Seller } from '../accounts/index.js';
 import { escapeHtml, type PageOptions, sendPage } from '../http/html-page.js';
-import { labelText, requestTranslator, type Translator } from '../i18n/i18n.js';
 import { secretAnswer } from '../http/secret-page.js';
+import { labelText, requestTranslator, type Translator } from '../i18n/i18n.js';
 import { csrfTokenValid, csrfToken as sessionCsrfToken, sessionSellerId } from '../identity/index.js';
 import type { WebhookViewer } from '../webhooks/index.js';
 import { assetUrl, compressConsolePage, consoleAssets } from './console-assets.js';

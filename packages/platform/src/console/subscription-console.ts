@@ -1,12 +1,13 @@
 import { TOPIC_NAMES, TOPICS, type Topic } from '@feira/contract';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Seller } from '../accounts/index.js';
 import { clientNamesById } from '../accounts/index.js';
+import { DEFAULT_SECRET_REVEAL_REAUTH_SECONDS } from '../core/config.js';
 import { PlatformError } from '../core/platform-error.js';
+import { SECRET_PAGE_ROUTE } from '../http/secret-page.js';
 import { requestTranslator, type Translator } from '../i18n/i18n.js';
 import type { MessageKey } from '../i18n/messages-en.js';
-import type { Seller } from '../accounts/index.js';
-import { SECRET_PAGE_ROUTE } from '../http/secret-page.js';
 import { checkCredentials, csrfTokenValid, currentSession } from '../identity/index.js';
 import { outboundPolicyOf } from '../outbound/address-policy.js';
 import { appendUndispatchedTestEvent, recordKindOfTopic, recordPath } from '../records/index.js';
@@ -219,6 +220,8 @@ async function subscriptionRoutes(app: FastifyInstance, kit: ConsoleKit): Promis
     },
   );
 
+  const reauthWindowSeconds = platform.config.secretRevealReauthSeconds ?? DEFAULT_SECRET_REVEAL_REAUTH_SECONDS;
+
   /**
    * The confirmation a secret is shown behind (D98): GET /secret answers it, and
    * so does a reveal POST without `confirmed`, or without the password once the
@@ -238,7 +241,7 @@ async function subscriptionRoutes(app: FastifyInstance, kit: ConsoleKit): Promis
         csrf: kit.csrfToken(request, reply),
         back: input.page,
         rotated: input.rotated,
-        reauthMinutes: input.reauth ? Math.max(1, Math.floor(platform.config.secretRevealReauthSeconds / 60)) : null,
+        reauthMinutes: input.reauth ? Math.max(1, Math.floor(reauthWindowSeconds / 60)) : null,
         error: input.error,
       }),
     });
@@ -249,7 +252,7 @@ async function subscriptionRoutes(app: FastifyInstance, kit: ConsoleKit): Promis
     const session = await currentSession(request);
     if (!session) return true;
     const age = platform.clock.now().getTime() - Date.parse(session.startedAt);
-    return age > platform.config.secretRevealReauthSeconds * 1000;
+    return age > reauthWindowSeconds * 1000;
   }
 
   // The secret is shown only in the answer to this POST (D98): confirmed, CSRF-checked, with the password

@@ -20,9 +20,10 @@ export interface PlatformConfig {
   bodyLimitBytes: number;
   /**
    * The console shows a secret without asking for the password again only this long after the seller signed in
-   * (D98); later, the reveal asks for the password (the sign-in's own check and throttle).
+   * (D98); later, the reveal asks for the password (the sign-in's own check and throttle). Absent (a config
+   * built without platformConfig): DEFAULT_SECRET_REVEAL_REAUTH_SECONDS.
    */
-  secretRevealReauthSeconds: number;
+  secretRevealReauthSeconds?: number;
   /** When set, `GET /metrics` requires `Authorization: Bearer <metricsToken>` (docs/security.md). Never logged. */
   metricsToken?: string;
   /**

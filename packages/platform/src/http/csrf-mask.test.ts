@@ -15,7 +15,7 @@ describe('CSRF token masking (BREACH, D98)', () => {
     }
   });
 
-  it('D98: refused: another session\'s token, a changed byte, the bare token, a wrong length, no cookie, not a string', () => {
+  it("D98: refused: another session's token, a changed byte, the bare token, a wrong length, no cookie, not a string", () => {
     const masked = maskCsrfToken(token, cryptoRandom);
     const other = randomToken(cryptoRandom, CSRF_TOKEN_BYTES);
     expect(maskedCsrfMatches(maskCsrfToken(other, cryptoRandom), token)).toBe(false);

@@ -52,7 +52,8 @@ export function installUnavailableAnswers(app: FastifyInstance): void {
       .send({ message: 'Shutting down', slug: 'SERVICE_UNAVAILABLE', details: [], request_id: String(request.id) });
   });
   app.addHook('onSend', async (_request, reply, payload) => {
-    if (reply.statusCode === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', String(DEFAULT_RETRY_AFTER_SECONDS));
+    if (reply.statusCode === 503 && !reply.hasHeader('retry-after'))
+      reply.header('retry-after', String(DEFAULT_RETRY_AFTER_SECONDS));
     return payload;
   });
 }

@@ -12,7 +12,15 @@ export { revokeGrant } from './grant-revocation.js';
 export { authorizationCodeIssue, deleteConsentsAndCodes, lastTokenIssuedAt } from './grant-store.js';
 export { identityRoutes } from './identity-routes.js';
 export { createIdentityServices, type IdentityServices } from './identity-services.js';
-export { csrfToken, csrfTokenValid, currentSession, endSellerSessions, endSession, sessionSellerId, startSession } from './login-session.js';
+export {
+  csrfToken,
+  csrfTokenValid,
+  currentSession,
+  endSellerSessions,
+  endSession,
+  sessionSellerId,
+  startSession,
+} from './login-session.js';
 export { OAuthError } from './oauth-error.js';
 export { scopeKey } from './page-views.js';
 export { checkCredentials } from './seller-credentials.js';

@@ -307,7 +307,10 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
       await page.getByRole('button', { name: pt ? 'Revelar o segredo' : 'Reveal the secret' }).click();
       const yes = page.getByRole('dialog').getByRole('button', { name: pt ? 'Revelar o segredo' : 'Reveal the secret' });
       expect(await yes.evaluate((button) => button.classList.contains('danger'))).toBe(false);
-      await page.getByRole('dialog').getByRole('button', { name: pt ? 'Cancelar' : 'Cancel' }).click();
+      await page
+        .getByRole('dialog')
+        .getByRole('button', { name: pt ? 'Cancelar' : 'Cancel' })
+        .click();
 
       // Six minutes after signing in (the window is five), the same reveal asks for the password.
       platform.clock.advanceSeconds(6 * 60);
