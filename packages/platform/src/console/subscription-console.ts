@@ -272,8 +272,10 @@ async function subscriptionRoutes(app: FastifyInstance, kit: ConsoleKit): Promis
       if (body.confirmed !== '1') return form(200, null);
       const t = requestTranslator(request);
       if (reauth) {
+        // Coming from the dialog (no password field yet): the form, asking; an empty one posted: say what is missing.
+        if (body.password === undefined) return form(401, null);
         const password = typeof body.password === 'string' ? body.password : '';
-        if (!password || password.length > 1024) return form(password ? 422 : 401, t.text('secret.reauth.missing'));
+        if (!password || password.length > 1024) return form(422, t.text('secret.reauth.missing'));
         // The sign-in's own check: the same throttle counts a wrong password here as a failed sign-in.
         const checked = await checkCredentials(request.server.identity, {
           login: found.seller.login,

@@ -220,10 +220,16 @@ describe.each(testDatabaseTargets())('secrets on console pages on $dialect (D98)
         form: { csrf: token, confirmed: '1', ...(password === undefined ? {} : { password }) },
       });
 
-    const missing = await reveal();
-    expect(missing.statusCode).toBe(401);
-    expect(missing.body).toContain('Enter your password to see the secret.');
-    expect(missing.body).not.toContain(secret);
+    // Confirmed from the dialog, without a password: the form asks for it, no error yet.
+    const asked = await reveal();
+    expect(asked.statusCode).toBe(401);
+    expect(asked.body).toContain('name="password"');
+    expect(asked.body).not.toContain('role="alert"');
+    expect(asked.body).not.toContain(secret);
+    const empty = await reveal('');
+    expect(empty.statusCode).toBe(422);
+    expect(empty.body).toContain('Enter your password to see the secret.');
+    expect(empty.body).not.toContain(secret);
 
     for (let i = 0; i < 3; i++) {
       const wrong = await reveal('not my password');
