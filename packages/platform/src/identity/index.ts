@@ -15,6 +15,7 @@ export { createIdentityServices, type IdentityServices } from './identity-servic
 export { csrfToken, csrfTokenValid, endSellerSessions, endSession, sessionSellerId, startSession } from './login-session.js';
 export { OAuthError } from './oauth-error.js';
 export { scopeKey } from './page-views.js';
+export { type RefreshTokenKeys, refreshTokenKeys } from './refresh-token-key.js';
 export { checkCredentials } from './seller-credentials.js';
 export type { KeyRing } from './signing-keys.js';
 export { throttleAddress } from './throttle-address.js';
