@@ -190,7 +190,7 @@ describe.each(testDatabaseTargets())('work per request on $dialect (D79)', (targ
     };
   }
 
-  it('spec-notes I4 amended: a code exchange (PKCE) signs the access token ES256 and the refresh token with one HMAC, verifies none, in a fixed number of statements', async () => {
+  it('spec-notes I4 amended / I21: a code exchange (PKCE) signs the access token ES256 and the refresh token with one HMAC, verifies none, and writes no throttle row, in a fixed number of statements', async () => {
     const client = await platform.createClient({ redirectUris: [REDIRECT] });
     const warm = await codeFor(client.clientId);
     await platform.app.inject(
@@ -214,7 +214,7 @@ describe.each(testDatabaseTargets())('work per request on $dialect (D79)', (targ
     });
   });
 
-  it('spec-notes I4 amended: a refresh (of a rotated token) checks the refresh token with one HMAC, signs the access token ES256 and the next refresh token with one HMAC, in a fixed number of statements', async () => {
+  it('spec-notes I4 amended / I21: a refresh (of a rotated token) checks the refresh token with one HMAC, signs the access token ES256 and the next refresh token with one HMAC, and writes no throttle row, in a fixed number of statements', async () => {
     const client = await platform.createClient({ redirectUris: [REDIRECT] });
     const code = await codeFor(client.clientId);
     const exchanged = await platform.app.inject(
@@ -242,13 +242,13 @@ describe.each(testDatabaseTargets())('work per request on $dialect (D79)', (targ
 
 /**
  * Statements of one code exchange and of one refresh, BEGIN and COMMIT included.
- * Both: the client's throttle reserved on both its keys in one upsert, the
- * client read, the reservations given back in one upsert. An exchange: the
- * code read, then its consumption and the refresh token's row (SQLite: one
- * transaction of two statements; PostgreSQL: one statement of writable CTEs).
- * A refresh: the token taken while its family stands (returning its parent),
- * its parent superseded, the new token's row (SQLite: one transaction;
- * PostgreSQL: one statement). D95.
+ * Both: the client's throttle keys read (spec-notes I21: a success writes
+ * nothing; a failure alone would add one upsert), the client read. An
+ * exchange: the code read, then its consumption and the refresh token's row
+ * (SQLite: one transaction of two statements; PostgreSQL: one statement of
+ * writable CTEs). A refresh: the token taken while its family stands
+ * (returning its parent), its parent superseded, the new token's row (SQLite:
+ * one transaction; PostgreSQL: one statement). D95, D105.
  */
-const EXCHANGE_STATEMENTS = { sqlite: 8, postgres: 5 } as const;
-const REFRESH_STATEMENTS = { sqlite: 8, postgres: 4 } as const;
+const EXCHANGE_STATEMENTS = { sqlite: 7, postgres: 4 } as const;
+const REFRESH_STATEMENTS = { sqlite: 7, postgres: 3 } as const;
