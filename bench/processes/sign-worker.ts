@@ -32,13 +32,14 @@ async function signerFor(subject: Options['subject']): Promise<() => Promise<unk
     return () => new SignJWT(claims()).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid }).sign(privateKey);
   }
   // The platform's own signer, on an in-memory key ring (no database: signing alone).
-  const { cryptoRandom, systemClock, TokenSigner } = await import('@feira/platform');
+  const { cryptoRandom, systemClock, TokenSigner, refreshTokenKeys } = await import('@feira/platform');
   const signer = new TokenSigner({
     keyRing: {
       current: { kid, privateKey, publicJwk: await exportJWK(publicKey) },
       verificationKeys: new Map([[kid, publicKey]]),
       jwks: { keys: [] },
     },
+    refreshKeys: refreshTokenKeys(['bench-server-secret-not-for-production']),
     clock: systemClock,
     random: cryptoRandom,
     issuer: 'http://127.0.0.1',

@@ -249,7 +249,7 @@ export const tokenPeer: Scenario = {
   },
   async run(ctx) {
     ctx.notes.push(
-      `${CONNECTIONS} connections, closed loop; Feira signs an access and a refresh JWT per exchange and refresh, ` +
+      `${CONNECTIONS} connections, closed loop; Feira signs an ES256 access JWT and an HS256 refresh JWT per exchange and refresh, ` +
         'node-oidc-provider signs the access JWT and stores an opaque refresh token; both store the code, grant and refresh state in the database',
     );
     if (/^v20\./.test(process.version)) {

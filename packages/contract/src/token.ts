@@ -7,7 +7,10 @@ import { type Static, Type } from '@sinclair/typebox';
 export const TokenSet = Type.Object(
   {
     access_token: Type.String({ description: 'ES256 JWT (typ at+jwt) for the platform APIs, sent as `Authorization: Bearer`' }),
-    refresh_token: Type.String({ description: 'ES256 JWT (typ rt+jwt); every refresh returns a new one (spec-notes I5)' }),
+    refresh_token: Type.String({
+      description:
+        'JWT (typ rt+jwt, HS256: read only by the platform, spec-notes I4); every refresh returns a new one (spec-notes I5)',
+    }),
     token_type: Type.Literal('Bearer'),
     expires_in: Type.Integer({ minimum: 1, description: 'Lifetime of the access token in seconds (7200 by default)' }),
     scope: Type.String({ description: 'Granted scopes, separated by single spaces' }),

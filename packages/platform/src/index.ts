@@ -56,6 +56,8 @@ export {
   issueAuthorizationCode,
   type NewAuthorizationCode,
   REFRESH_TOKEN_TYP,
+  type RefreshTokenKeys,
+  refreshTokenKeys,
   type TokenInput,
   TokenSigner,
 } from './identity/index.js';

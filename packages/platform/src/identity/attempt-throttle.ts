@@ -15,6 +15,11 @@ import type { Schema } from '../storage/schema.js';
  * so a legitimate user is never throttled by their own successes. A key with a
  * back-off also blocks itself after `freeFailures` consecutive failures, for a
  * time that doubles with each one up to `maxBlockSeconds`; a success clears it.
+ *
+ * A check whose secret carries 256 random bits (a client secret, spec-notes
+ * I21) is throttled by failures alone: `refusingKey` reads its keys before the
+ * secret is compared and `countFailure` records a wrong one, so a success
+ * writes nothing. `reserved` then counts the window's failures.
  */
 export interface ThrottlePolicy {
   /** Attempts in flight or failed that one key may have per window. */
@@ -155,4 +160,57 @@ export async function settleAttempt(
                       then auth_throttle.reserved - 1 else auth_throttle.reserved end,
       failures = case when ${clears} then 0 else auth_throttle.failures end,
       blocked_until = case when ${clears} then null else auth_throttle.blocked_until end`.execute(db);
+}
+
+/**
+ * spec-notes I21: the first of `keys` (in order) that refuses an attempt now, with when to retry, or
+ * null: one read, nothing written. A key refuses while its window holds `allowance` attempts counted
+ * against it, or while it is blocked.
+ */
+export async function refusingKey(
+  db: Kysely<Schema>,
+  keys: readonly ThrottleKey[],
+  now: Date,
+): Promise<{ key: string; retryAfterSeconds: number } | null> {
+  const rows = await db
+    .selectFrom('auth_throttle')
+    .select(['key', 'window_started_at', 'reserved', 'blocked_until'])
+    .where(
+      'key',
+      'in',
+      keys.map((k) => k.key),
+    )
+    .execute();
+  const byKey = new Map(rows.map((row) => [row.key, row]));
+  const nowMs = now.getTime();
+  for (const { key, policy } of keys) {
+    const row = byKey.get(key);
+    if (!row) continue;
+    const blockedMs = row.blocked_until ? new Date(row.blocked_until).getTime() - nowMs : 0;
+    const windowEndsMs = new Date(row.window_started_at).getTime() + policy.windowSeconds * 1000;
+    // The same window rule as reserveKeys: a window that started windowSeconds ago or earlier is over.
+    const windowMs = Number(row.reserved) >= policy.allowance && windowEndsMs > nowMs ? windowEndsMs - nowMs : 0;
+    if (blockedMs > 0 || windowMs > 0) {
+      return { key, retryAfterSeconds: Math.max(1, Math.ceil(Math.max(blockedMs, windowMs) / 1000)) };
+    }
+  }
+  return null;
+}
+
+/**
+ * spec-notes I21: one failed check counted on every key, in one upsert whose rows are in the keys'
+ * order (the lock order of every statement here); a window that is over starts again with this
+ * failure. For keys without a back-off (client secrets): the count is the window's, never cleared
+ * by a success.
+ */
+export async function countFailure(db: Kysely<Schema>, keys: readonly ThrottleKey[], now: Date): Promise<void> {
+  const nowIso = now.toISOString();
+  const windowEnded = byKey(keys, ({ policy }) => iso(now.getTime() - policy.windowSeconds * 1000));
+  await sql`
+    insert into auth_throttle (key, window_started_at, reserved, failures, blocked_until)
+    values ${sql.join(keys.map(({ key }) => sql`(${key}, ${nowIso}, 1, 0, null)`))}
+    on conflict (key) do update set
+      reserved = case when auth_throttle.window_started_at <= ${windowEnded} then 1 else auth_throttle.reserved + 1 end,
+      window_started_at = case when auth_throttle.window_started_at <= ${windowEnded} then ${nowIso}
+                               else auth_throttle.window_started_at end`.execute(db);
 }

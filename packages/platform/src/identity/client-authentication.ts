@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { findClientById, verifyClientSecret } from '../accounts/index.js';
 import { sha256Hex } from '../core/hashing.js';
 import { findNul } from '../http/nul-guard.js';
-import { reserveAttempt, settleAttempt, type ThrottleKey, type ThrottlePolicy } from './attempt-throttle.js';
+import { countFailure, refusingKey, type ThrottleKey, type ThrottlePolicy } from './attempt-throttle.js';
 import { originAllowedForClient } from './browser-origins.js';
 import { OAuthError } from './oauth-error.js';
 import { throttleAddress } from './throttle-address.js';
@@ -13,22 +13,29 @@ const UNKNOWN_CLIENT = { secretHash: sha256Hex('feira:no-such-client') };
 
 /**
  * Throttle of client authentication at the token, revocation and introspection
- * endpoints (spec-notes I2), reserved before the secret is compared
- * (identity/attempt-throttle.ts); a success gives its reservations back, so a
- * busy integration is limited only by its concurrency, never by its rate.
+ * endpoints (spec-notes I2, I21). A client secret is 256 random bits, so the
+ * throttle is there to bound guessing, not to meter the owner: a success writes
+ * nothing, a failure is counted (identity/attempt-throttle.ts: `countFailure`),
+ * and a source over its limit is refused before its secret is compared
+ * (`refusingKey`), so a refused guess learns nothing.
  *
  * Every key includes the source address, none is the client_id alone: a
  * `client_id` is public (it is in every authorization URL), and a budget per
  * client_id let anyone who knew one lock its owner out by spending it on wrong
  * secrets from elsewhere. Failures from one address therefore never refuse a
  * right secret from another:
- * - per client_id and address: 20 attempts in flight or failed per minute,
- *   so a guesser (or a misconfigured app) is stopped at the pair first;
+ * - per client_id and address: 20 failures per minute, so a guesser (or a
+ *   misconfigured app) is stopped at the pair first;
  * - per address, whatever the client_id: 100 per minute, so one address
  *   cannot spread its guesses over many client_ids.
- * There is no per-client_id ceiling across addresses: refusing before the
- * comparison would refuse the owner too, and refusing only after it would
- * still tell the guesser whether the secret was right, so it would bound
+ * Nothing is reserved before the comparison, so wrong secrets sent in parallel
+ * are all compared if they all pass the read before the failure that reaches
+ * the limit is written: per window, a key's failures compared are at most its
+ * allowance − 1 plus the attempts of that source then between their read and
+ * their failure's write (docs/security.md, "How the client throttle bounds
+ * guessing"). There is no per-client_id ceiling across addresses: refusing
+ * before the comparison would refuse the owner too, and refusing only after it
+ * would still tell the guesser whether the secret was right, so it would bound
  * nothing. Total guessing is bounded per address instead (an IPv6 /64 counts
  * as one, see throttle-address.ts), which against a 256-bit random secret is
  * ample. No growing back-off either: it would only lengthen what an address
@@ -37,7 +44,7 @@ const UNKNOWN_CLIENT = { secretHash: sha256Hex('feira:no-such-client') };
 export const CLIENT_PAIR_POLICY: ThrottlePolicy = { allowance: 20, windowSeconds: 60 };
 export const CLIENT_ADDRESS_POLICY: ThrottlePolicy = { allowance: 100, windowSeconds: 60 };
 
-/** The keys a client authentication reserves, pair first: a pair refused does not use up its address's allowance. */
+/** The keys a client authentication is counted under, pair first: the pair's refusal is the one reported. */
 export function clientThrottleKeys(clientId: string, ip: string): ThrottleKey[] {
   const address = throttleAddress(ip);
   return [
@@ -118,25 +125,22 @@ export async function authenticateClient(
   // Refused before anything is stored: a throttle key is never longer than an id Feira issues.
   if (id.length > 256) throw new OAuthError('invalid_client', 'Client authentication failed');
   const { database, clock } = request.server.platform;
-  // The attempt is reserved before the secret is compared, so parallel guesses cannot outrun the count: per client_id and address, and per address.
-  const reservation = await reserveAttempt(database.db, clientThrottleKeys(id, request.ip), clock.now());
-  if (!reservation.admitted) {
+  const keys = clientThrottleKeys(id, request.ip);
+  // spec-notes I21: a source over its limit is refused before the secret is compared; the read writes nothing.
+  const refused = await refusingKey(database.db, keys, clock.now());
+  if (refused) {
     throw new OAuthError('temporarily_unavailable', 'Too many client authentication attempts; retry later', {
-      retryAfterSeconds: reservation.retryAfterSeconds,
+      retryAfterSeconds: refused.retryAfterSeconds,
     });
   }
-  let client: Awaited<ReturnType<typeof findClientById>>;
-  try {
-    client = await findClientById(database.db, id);
-  } catch (error) {
-    await settleAttempt(database.db, reservation, 'unchecked', clock.now());
-    throw error;
-  }
+  const client = await findClientById(database.db, id);
   const secretMatches = verifyClientSecret(client ?? UNKNOWN_CLIENT, secret);
-  await settleAttempt(database.db, reservation, client && secretMatches ? 'success' : 'failure', clock.now());
-  if (!client || !secretMatches || client.tokenEndpointAuthMethod === 'none') {
+  if (!client || !secretMatches) {
+    // spec-notes I21: only a failure is written.
+    await countFailure(database.db, keys, clock.now());
     throw new OAuthError('invalid_client', 'Client authentication failed');
   }
+  if (client.tokenEndpointAuthMethod === 'none') throw new OAuthError('invalid_client', 'Client authentication failed');
   return { id: client.id, publicClient: false };
 }
 

@@ -1,5 +1,6 @@
 import type { PlatformContext } from '../http/platform-context.js';
 import { PasswordCheckGate } from './password-check-gate.js';
+import { refreshTokenKeys } from './refresh-token-key.js';
 import { type KeyRing, loadKeyRing } from './signing-keys.js';
 import { TokenSigner } from './token-signer.js';
 
@@ -18,13 +19,20 @@ declare module 'fastify' {
   }
 }
 
-/** Loads (or, on a new database, creates) the signing keys and builds the signer (spec-notes I4). */
+/** Loads (or, on a new database, creates) the signing keys, derives the refresh-token key and builds the signer (spec-notes I4). */
 export async function createIdentityServices(
   platform: PlatformContext,
   options: { keyRing?: KeyRing; maxConcurrentPasswordChecks?: number } = {},
 ): Promise<IdentityServices> {
   const { config, clock, random } = platform;
   const keyRing = options.keyRing ?? (await loadKeyRing(platform.database, platform));
-  const signer = new TokenSigner({ keyRing, clock, random, issuer: config.authUrl, apiAudience: config.publicUrl });
+  const signer = new TokenSigner({
+    keyRing,
+    refreshKeys: refreshTokenKeys([config.secretKey]),
+    clock,
+    random,
+    issuer: config.authUrl,
+    apiAudience: config.publicUrl,
+  });
   return { ...platform, keyRing, signer, passwordChecks: new PasswordCheckGate(options.maxConcurrentPasswordChecks) };
 }

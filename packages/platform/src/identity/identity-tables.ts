@@ -81,8 +81,9 @@ export interface IdentityTables {
   /**
    * Attempt counters of the login and token endpoints, shared by
    * every process on the database: `reserved` attempts in the window that
-   * started at `window_started_at` (an attempt is reserved before the secret is
-   * checked and given back when it succeeds), consecutive `failures` and the
+   * started at `window_started_at` (a password's attempt is reserved before the
+   * secret is checked and given back when it succeeds; a client secret's key
+   * counts only failures, spec-notes I21), consecutive `failures` and the
    * back-off they earned.
    */
   auth_throttle: {

@@ -23,6 +23,7 @@ export {
 } from './login-session.js';
 export { OAuthError } from './oauth-error.js';
 export { scopeKey } from './page-views.js';
+export { type RefreshTokenKeys, refreshTokenKeys } from './refresh-token-key.js';
 export { checkCredentials } from './seller-credentials.js';
 export type { KeyRing } from './signing-keys.js';
 export { throttleAddress } from './throttle-address.js';

@@ -2,7 +2,7 @@ import { Agent, request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseTargets } from '../storage/test-databases.js';
 import { type ListeningPlatform, listenPlatform } from '../testing.js';
-import { CLIENT_ADDRESS_POLICY, CLIENT_PAIR_POLICY } from './client-authentication.js';
+import { CLIENT_ADDRESS_POLICY, CLIENT_PAIR_POLICY, clientThrottleKeys } from './client-authentication.js';
 import { LOGIN_ACCOUNT_POLICY, LOGIN_ADDRESS_POLICY } from './login-throttle.js';
 import { formFields, loginUrl, PageClient } from './test-support/page-client.js';
 
@@ -104,20 +104,35 @@ describe.each(testDatabaseTargets())('login and client-authentication throttle o
     expect((await attempt(seller.login, seller.password)).status).toBe(303);
   });
 
-  it('parallel wrong client secrets from one address: at most the allowance is compared, the rest get 429 temporarily_unavailable', async () => {
+  /** The throttle row of a key: failures counted in its window (`reserved`), or undefined when none was ever written. */
+  const throttleRow = (key: string) =>
+    platform.database.db.selectFrom('auth_throttle').selectAll().where('key', '=', key).executeTakeFirst();
+
+  it('spec-notes I21: parallel wrong client secrets from one address: every one compared is counted, none lost; from the allowance on, the address is refused before any comparison, the right secret too, until its window ends', async () => {
     const client = await platform.createClient({ redirectUris: [REDIRECT], scopes: ['open:order-order:read'] });
+    // app.inject comes from 127.0.0.1.
+    const [pair] = clientThrottleKeys(client.clientId, '127.0.0.1');
     const guess = (secret: string) =>
       platform.app.inject({
         method: 'POST',
         url: '/oauth/token',
         payload: { grant_type: 'refresh_token', refresh_token: 'x', client_id: client.clientId, client_secret: secret },
       });
-    const total = CLIENT_PAIR_POLICY.allowance + 50;
-    const answers = await Promise.all(Array.from({ length: total }, (_, i) => guess(`wrong-${i}`)));
+    const burst = CLIENT_PAIR_POLICY.allowance + 50;
+    const answers = await Promise.all(Array.from({ length: burst }, (_, i) => guess(`wrong-${i}`)));
     const statuses = countBy(answers.map((a) => a.statusCode));
-    expect(statuses.get(401)).toBe(CLIENT_PAIR_POLICY.allowance);
-    expect(statuses.get(429)).toBe(50);
-    const refused = answers.find((a) => a.statusCode === 429);
+    const compared = statuses.get(401) ?? 0;
+    expect(compared + (statuses.get(429) ?? 0)).toBe(burst);
+    // Nothing is reserved before a comparison (a success writes nothing), so a burst is compared until the
+    // failure that reaches the allowance is written: at least the allowance, at most the attempts then in flight.
+    expect(compared).toBeGreaterThanOrEqual(CLIENT_PAIR_POLICY.allowance);
+    // Every comparison is counted: each failure is one atomic upsert, none lost to its neighbours.
+    expect(Number((await throttleRow(pair?.key as string))?.reserved)).toBe(compared);
+    // The bound does not renew within the window: a second burst is refused whole, before any comparison.
+    const again = await Promise.all(Array.from({ length: 50 }, (_, i) => guess(`again-${i}`)));
+    expect(countBy(again.map((a) => a.statusCode))).toEqual(new Map([[429, 50]]));
+    expect(Number((await throttleRow(pair?.key as string))?.reserved)).toBe(compared);
+    const refused = again[0];
     expect(refused?.json()).toEqual({ error: 'temporarily_unavailable', error_description: expect.any(String) });
     expect(Number(refused?.headers['retry-after'])).toBeGreaterThan(0);
     expect((await guess(client.clientSecret)).statusCode).toBe(429);
@@ -128,26 +143,30 @@ describe.each(testDatabaseTargets())('login and client-authentication throttle o
     expect(right.json().error).toBe('invalid_grant');
   });
 
-  it('successful client authentications give their reservations back (a busy integration is not throttled)', async () => {
+  it('spec-notes I21: a successful client authentication writes nothing: a busy integration is never throttled, and its successes leave no throttle row', async () => {
     const client = await platform.createClient({ redirectUris: [REDIRECT], scopes: ['open:order-order:read'] });
-    const sequential = [];
-    for (let i = 0; i < CLIENT_PAIR_POLICY.allowance + 5; i++) {
-      sequential.push(
-        (
-          await platform.app.inject({
-            method: 'POST',
-            url: '/oauth/token',
-            payload: {
-              grant_type: 'refresh_token',
-              refresh_token: 'x',
-              client_id: client.clientId,
-              client_secret: client.clientSecret,
-            },
-          })
-        ).statusCode,
-      );
-    }
-    expect(new Set(sequential)).toEqual(new Set([400]));
+    const [pair, address] = clientThrottleKeys(client.clientId, '127.0.0.1');
+    const addressBefore = await throttleRow(address?.key as string);
+    const authenticate = () =>
+      platform.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        payload: {
+          grant_type: 'refresh_token',
+          refresh_token: 'x',
+          client_id: client.clientId,
+          client_secret: client.clientSecret,
+        },
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < CLIENT_ADDRESS_POLICY.allowance + 5; i++) statuses.push((await authenticate()).statusCode);
+    // In parallel too: nothing is reserved, so concurrency is no limit either.
+    const parallel = await Promise.all(Array.from({ length: CLIENT_PAIR_POLICY.allowance * 2 }, authenticate));
+    statuses.push(...parallel.map((a) => a.statusCode));
+    // 400 invalid_grant: authenticated every time; the refresh token is what is wrong.
+    expect(new Set(statuses)).toEqual(new Set([400]));
+    expect(await throttleRow(pair?.key as string)).toBeUndefined();
+    expect(await throttleRow(address?.key as string)).toEqual(addressBefore);
   });
   const agents: Agent[] = [];
   afterAll(() => Promise.all(agents.map((agent) => agent.close())));
@@ -186,12 +205,12 @@ describe.each(testDatabaseTargets())('login and client-authentication throttle o
     const guess = (round: number) =>
       Promise.all(
         strangers.map(async (stranger) => {
-          const answers = await Promise.all(
-            Array.from({ length: perStranger }, (_, i) => {
-              const { path, form } = endpoints[i % 3] as (typeof endpoints)[number];
-              return stranger(path, { ...form, client_id: client.clientId, client_secret: `wrong-${round}-${i}` });
-            }),
-          );
+          // One after another per stranger (strangers in parallel): each is compared exactly up to its allowance.
+          const answers = [];
+          for (let i = 0; i < perStranger; i++) {
+            const { path, form } = endpoints[i % 3] as (typeof endpoints)[number];
+            answers.push(await stranger(path, { ...form, client_id: client.clientId, client_secret: `wrong-${round}-${i}` }));
+          }
           return { stranger, answers };
         }),
       );
@@ -233,18 +252,17 @@ describe.each(testDatabaseTargets())('login and client-authentication throttle o
     );
     const guesser = clientAt('127.0.0.4');
     const statuses: number[] = [];
+    // One after another: a guess compared is counted before the next is read (spec-notes I21 reserves nothing).
     for (const client of clients.slice(0, pairs)) {
-      const answers = await Promise.all(
-        Array.from({ length: CLIENT_PAIR_POLICY.allowance }, (_, i) =>
-          guesser('/oauth/token', {
-            grant_type: 'refresh_token',
-            refresh_token: 'x',
-            client_id: client.clientId,
-            client_secret: `wrong-${i}`,
-          }),
-        ),
-      );
-      statuses.push(...answers.map((a) => a.status));
+      for (let i = 0; i < CLIENT_PAIR_POLICY.allowance; i++) {
+        const answer = await guesser('/oauth/token', {
+          grant_type: 'refresh_token',
+          refresh_token: 'x',
+          client_id: client.clientId,
+          client_secret: `wrong-${i}`,
+        });
+        statuses.push(answer.status);
+      }
     }
     const total = pairs * CLIENT_PAIR_POLICY.allowance;
     expect(countBy(statuses)).toEqual(

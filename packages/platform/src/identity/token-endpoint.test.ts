@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
 import { TokenSet } from '@feira/contract';
 import { Value } from '@sinclair/typebox/value';
-import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
 import { testDatabaseTargets } from '../storage/test-databases.js';
 import { createTestPlatform, type TestPlatform, testConfig } from '../testing.js';
 import { issueAuthorizationCode } from './authorization-codes.js';
 import { REFRESH_GRACE_MAX_USES, REFRESH_GRACE_SECONDS } from './refresh-token-grace.js';
+import { signHs256 } from './refresh-token-jwt.js';
+import { refreshTokenKeys } from './refresh-token-key.js';
 import { guardProbe } from './test-support/guard-probe.js';
 import { ACCESS_TOKEN_TYP, REFRESH_TOKEN_TYP } from './token-signer.js';
 
@@ -85,7 +87,7 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
     return probe.status(accessToken);
   }
 
-  it('spec "Token set": the code exchange answers exactly the six fields, no-store, with ES256 at+jwt / rt+jwt tokens', async () => {
+  it('spec "Token set" / spec-notes I4 amended: the code exchange answers exactly the six fields, no-store, with an ES256 at+jwt and an HS256 rt+jwt', async () => {
     const { client, code } = await setup();
     const res = await token(
       {
@@ -112,7 +114,102 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
     expect(body).toMatchObject({ token_type: 'Bearer', expires_in: 7200, scope: 'open:portfolio:read open:order-order:read' });
     expect(body.created_at).toBe(Math.floor(platform.clock.now().getTime() / 1000));
     expect(decodeProtectedHeader(body.access_token)).toMatchObject({ alg: 'ES256', typ: ACCESS_TOKEN_TYP });
-    expect(decodeProtectedHeader(body.refresh_token)).toMatchObject({ alg: 'ES256', typ: REFRESH_TOKEN_TYP });
+    expect(decodeProtectedHeader(body.refresh_token)).toEqual({
+      alg: 'HS256',
+      typ: REFRESH_TOKEN_TYP,
+      kid: refreshTokenKeys([platform.app.platform.config.secretKey]).current.kid,
+    });
+  });
+
+  /** The refresh-token key of this platform's server secret (refresh-token-key.ts), as an attacker who had it would hold it. */
+  const derivedKeys = () => refreshTokenKeys([platform.app.platform.config.secretKey]);
+
+  it('spec-notes I4 amended: the JWKS publishes the ES256 keys only, never the HS256 refresh-token key or its kid', async () => {
+    const { client, code } = await setup();
+    const set = (await exchange(client, code)).json();
+    const jwks = (await platform.app.inject({ url: '/.well-known/jwks.json' })).json() as {
+      keys: Array<Record<string, unknown>>;
+    };
+    expect(jwks.keys.length).toBeGreaterThan(0);
+    for (const key of jwks.keys) {
+      expect(key).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' });
+      expect(key).not.toHaveProperty('k');
+      expect(key).not.toHaveProperty('d');
+    }
+    const kids = jwks.keys.map((key) => key.kid);
+    expect(kids).toContain(decodeProtectedHeader(set.access_token).kid);
+    expect(kids).not.toContain(decodeProtectedHeader(set.refresh_token).kid);
+    expect(JSON.stringify(jwks)).not.toContain(derivedKeys().current.key.toString('base64url'));
+  });
+
+  it('spec-notes I4 amended: an HS256 rt+jwt is refused as a bearer token (401), and so is an at+jwt forged HS256 with the refresh-token key: access tokens are ES256 only', async () => {
+    const { client, code } = await setup();
+    const set = (await exchange(client, code)).json();
+    expect(await apiStatus(set.access_token)).toBe(200);
+    expect(await apiStatus(set.refresh_token)).toBe(401);
+    // The access token's own claims, header typ at+jwt, signed with the key that signs refresh tokens.
+    const forged = signHs256(derivedKeys(), ACCESS_TOKEN_TYP, decodeJwt(set.access_token));
+    expect(decodeProtectedHeader(forged)).toMatchObject({ alg: 'HS256', typ: ACCESS_TOKEN_TYP });
+    expect(await apiStatus(forged)).toBe(401);
+    // The same through a real platform route: the uniform error shape with the RFC 6750 challenge.
+    const api = await platform.app.inject({ url: '/v1/orders', headers: { authorization: `Bearer ${forged}` } });
+    expect(api.statusCode).toBe(401);
+    expect(api.json()).toMatchObject({ slug: 'UNAUTHORIZED', request_id: expect.any(String) });
+    expect(api.headers['www-authenticate']).toContain('error="invalid_token"');
+  });
+
+  it('spec-notes I4 amended: a refresh token signed with another server secret, altered, or with alg none is invalid_grant', async () => {
+    const { client, code } = await setup();
+    const r1 = (await exchange(client, code)).json().refresh_token as string;
+    const claims = decodeJwt(r1);
+    const otherSecret = signHs256(refreshTokenKeys(['another-server-secret-of-32-chars!']), REFRESH_TOKEN_TYP, claims);
+    const [header, payload, signature] = r1.split('.') as [string, string, string];
+    const widened = Buffer.from(JSON.stringify({ ...claims, scope: `${claims.scope} open:ticket:read` })).toString('base64url');
+    const none = `${Buffer.from(JSON.stringify({ alg: 'none', typ: REFRESH_TOKEN_TYP })).toString('base64url')}.${payload}.`;
+    for (const bad of [
+      otherSecret,
+      `${header}.${widened}.${signature}`,
+      none,
+      `${header}.${payload}.${signature.slice(0, -2)}`,
+    ]) {
+      const res = await refresh(client, bad);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error).toBe('invalid_grant');
+    }
+    // The genuine token is untouched by those attempts.
+    expect((await refresh(client, r1)).statusCode).toBe(200);
+  });
+
+  /** A refresh token as the build before I4 amended signed it: ES256 with the signing key, same claims and row. */
+  async function es256Twin(refreshToken: string): Promise<string> {
+    const { keyRing } = platform.app.identity;
+    return new SignJWT(decodeJwt(refreshToken))
+      .setProtectedHeader({ alg: 'ES256', typ: REFRESH_TOKEN_TYP, kid: keyRing.current.kid })
+      .sign(keyRing.current.privateKey);
+  }
+
+  it('spec-notes I4 amended: an ES256 refresh token issued before the change (as a stored sandbox login holds) still refreshes, into an HS256 one; its reuse still revokes the family', async () => {
+    const { client, code } = await setup();
+    const legacy = await es256Twin((await exchange(client, code)).json().refresh_token);
+    expect(decodeProtectedHeader(legacy)).toMatchObject({ alg: 'ES256', typ: REFRESH_TOKEN_TYP });
+    const rotated = await refresh(client, legacy);
+    expect(rotated.statusCode, rotated.body).toBe(200);
+    const set = rotated.json();
+    expect(decodeProtectedHeader(set.refresh_token)).toMatchObject({ alg: 'HS256', typ: REFRESH_TOKEN_TYP });
+    expect(await apiStatus(set.access_token)).toBe(200);
+    // Its successor's first use supersedes it; presenting it again is reuse (spec-notes I5), as for any refresh token.
+    const next = await refresh(client, set.refresh_token);
+    expect(next.statusCode).toBe(200);
+    const reused = await refresh(client, legacy);
+    expect(reused.json().error).toBe('invalid_grant');
+    expect(await apiStatus(next.json().access_token)).toBe(401);
+  });
+
+  it('spec-notes I4 amended: an ES256 refresh token issued before the change is refused once its 30 days are over', async () => {
+    const { client, code } = await setup();
+    const legacy = await es256Twin((await exchange(client, code)).json().refresh_token);
+    platform.clock.advanceSeconds(30 * 24 * 3600 + 1);
+    expect((await refresh(client, legacy)).json().error).toBe('invalid_grant');
   });
 
   it('spec-notes I2: client credentials by HTTP Basic with a form body are accepted too', async () => {

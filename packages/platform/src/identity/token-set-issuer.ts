@@ -24,9 +24,9 @@ export interface SignedTokenSet {
 }
 
 /**
- * Signs an access token (`at+jwt`, 7200 s by default) and a refresh token
- * (`rt+jwt`, 30 days by default) and returns exactly the six fields of the
- * spec's token set. Signing is done before the grant's transaction opens, never
+ * Signs an access token (`at+jwt`, ES256, 7200 s by default) and a refresh token
+ * (`rt+jwt`, HS256 under the derived key, 30 days by default: spec-notes I4 amended)
+ * and returns exactly the six fields of the spec's token set. Signing is done before the grant's transaction opens, never
  * inside it: on SQLite one transaction holds the only connection, so an ES256
  * signature awaited inside it (a WebCrypto job on the thread pool) made every
  * other request wait (docs/decisions.md D23). A set signed for a grant that then fails its checks is

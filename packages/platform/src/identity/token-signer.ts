@@ -3,9 +3,14 @@ import { type JWTPayload, errors as joseErrors, jwtVerify, SignJWT } from 'jose'
 import { BoundedCache } from '../core/bounded-cache.js';
 import { type Clock, epochSeconds } from '../core/clock.js';
 import type { Random } from '../core/random.js';
+import { signHs256, verifyHs256 } from './refresh-token-jwt.js';
+import type { RefreshTokenKeys } from './refresh-token-key.js';
 import { type KeyRing, SIGNING_ALG } from './signing-keys.js';
 
-/** `typ` header values (spec-notes I4): an access token is never accepted as a refresh token, nor the reverse. */
+/**
+ * `typ` header values (spec-notes I4): an access token is never accepted as a refresh token, nor the
+ * reverse. They differ in algorithm too (I4 amended): `at+jwt` is ES256 only, `rt+jwt` HS256.
+ */
 export const ACCESS_TOKEN_TYP = 'at+jwt';
 export const REFRESH_TOKEN_TYP = 'rt+jwt';
 export type TokenTyp = typeof ACCESS_TOKEN_TYP | typeof REFRESH_TOKEN_TYP;
@@ -62,7 +67,10 @@ export class VerifiedTokenCache extends BoundedCache<string, TokenClaims> {
 }
 
 export interface TokenSignerOptions {
+  /** ES256: access and ID tokens (and refresh tokens issued before I4 amended, read until they expire). */
   keyRing: KeyRing;
+  /** HS256: refresh tokens (spec-notes I4 amended), derived from the server secret (refresh-token-key.ts). */
+  refreshKeys: RefreshTokenKeys;
   clock: Clock;
   random: Random;
   /** `iss`: the identity provider's public URL ({auth_url}). */
@@ -71,7 +79,12 @@ export interface TokenSignerOptions {
   apiAudience: string;
 }
 
-/** Signs and verifies Feira's JWTs with jose; time always comes from the injected clock. */
+/**
+ * Signs and verifies Feira's JWTs; time always comes from the injected clock. Access and ID tokens
+ * are ES256 (jose), verifiable by anyone from the JWKS. Refresh tokens are read by Feira alone, so
+ * they are HS256 under a key derived from the server secret (spec-notes I4 amended): one HMAC each
+ * way instead of an ECDSA signature and verification.
+ */
 export class TokenSigner {
   /** Access tokens verified before (see VerifiedTokenCache); refresh tokens are used once and always verified. */
   private readonly verifiedAccessTokens = new VerifiedTokenCache();
@@ -98,6 +111,7 @@ export class TokenSigner {
       exp: iat + input.ttlSeconds,
       jti: input.jti ?? random.bytes(16).toString('base64url'),
     };
+    if (typ === REFRESH_TOKEN_TYP) return { token: signHs256(this.options.refreshKeys, typ, claims), claims };
     const token = await new SignJWT(claims)
       .setProtectedHeader({ alg: SIGNING_ALG, typ, kid: keyRing.current.kid })
       .sign(keyRing.current.privateKey);
@@ -140,6 +154,13 @@ export class TokenSigner {
 
   async verify(token: string, typ: TokenTyp): Promise<TokenClaims> {
     const { keyRing, clock, issuer } = this.options;
+    if (typ === REFRESH_TOKEN_TYP) {
+      const reading = verifyHs256(this.options.refreshKeys, REFRESH_TOKEN_TYP, token);
+      if (reading === 'invalid') throw new TokenVerificationError('ERR_TOKEN_INVALID', 'token invalid');
+      if (reading !== 'not-hs256') return this.refreshClaims(reading.payload);
+      // An ES256 refresh token, issued before I4 amended (a sandbox's stored login holds one): read as
+      // before, below, until it expires (refreshTokenTtlSeconds) or is rotated into an HS256 one.
+    }
     if (typ === ACCESS_TOKEN_TYP) {
       const known = this.verifiedAccessTokens.get(token);
       if (known) {
@@ -158,6 +179,7 @@ export class TokenSigner {
           return key;
         },
         {
+          // ES256 only: an HS256 token, even one signed with the refresh-token key, is never an access token.
           algorithms: [SIGNING_ALG],
           typ,
           issuer,
@@ -175,5 +197,20 @@ export class TokenSigner {
       if (error instanceof joseErrors.JWTExpired) throw new TokenVerificationError('ERR_TOKEN_EXPIRED', 'token expired');
       throw new TokenVerificationError('ERR_TOKEN_INVALID', 'token invalid');
     }
+  }
+
+  /** The claims checks jose makes of an ES256 token (`iss`, `aud`, `exp` against the clock, required claims), for an HS256 one. */
+  private refreshClaims(payload: Record<string, unknown>): TokenClaims {
+    const invalid = () => new TokenVerificationError('ERR_TOKEN_INVALID', 'token invalid');
+    if (payload.iss !== this.options.issuer || payload.aud !== this.refreshAudience) throw invalid();
+    for (const name of ['sub', 'client_id', 'scope', 'fid', 'jti'] as const) {
+      if (typeof payload[name] !== 'string') throw invalid();
+    }
+    if (typeof payload.iat !== 'number' || typeof payload.exp !== 'number') throw invalid();
+    if (!Array.isArray(payload.tenants) || payload.tenants.some((t) => typeof t !== 'string')) throw invalid();
+    // RFC 7519 §4.1.4, as jose reads it: expired when exp <= now, no tolerance.
+    if (payload.exp <= epochSeconds(this.options.clock.now()))
+      throw new TokenVerificationError('ERR_TOKEN_EXPIRED', 'token expired');
+    return payload as TokenClaims;
   }
 }
