@@ -134,7 +134,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const routeMethods = new RouteMethods();
   routeMethods.install(app);
   installErrorHandlers(app, routeMethods);
-  installUnavailableAnswers(app);
+  installUnavailableAnswers(app, platform.random);
   installJsonBodyParser(app);
   installNulGuard(app);
   installRouteCatalogue(app);

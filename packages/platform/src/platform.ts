@@ -6,7 +6,7 @@ import { type PlatformConfigInput, platformConfig } from './core/config.js';
 import { cryptoRandom } from './core/random.js';
 import { clientErrorHandler } from './http/client-error.js';
 import type { PlatformContext } from './http/platform-context.js';
-import { answerStartingUp } from './http/service-unavailable.js';
+import { answerStartingUp, answerUnavailable } from './http/service-unavailable.js';
 import { BUILT_IN_RECORD_KINDS, createRecordKindTables } from './records/index.js';
 import { type Database, openDatabase } from './storage/database.js';
 import type { DatabaseLog } from './storage/lost-connection.js';
@@ -200,7 +200,8 @@ export async function createPlatform(options: CreatePlatformOptions): Promise<Pl
     await beforeServe?.({ app, context, deferClose });
     if (app && server) {
       const fastify = app;
-      handler = (req, res) => fastify.routing(req, res);
+      const shuttingDown = answerUnavailable('Shutting down', deps.random ?? cryptoRandom);
+      handler = (req, res) => (fastify.shuttingDown ? shuttingDown(req, res) : fastify.routing(req, res));
     }
     if (roles.dispatcher) {
       workers = await startBackgroundWorkers(context, {

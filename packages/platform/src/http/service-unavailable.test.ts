@@ -5,6 +5,7 @@ import { fetch } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CONSOLE_SECTIONS } from '../console/console-sections.js';
 import { ManualClock } from '../core/clock.js';
+import { PlatformError } from '../core/platform-error.js';
 import { createPlatform, type Platform } from '../platform.js';
 import { testDatabaseTargets } from '../storage/test-databases.js';
 import { createTestPlatform, TEST_ADMIN_TOKEN, type TestPlatform } from '../testing.js';
@@ -81,16 +82,16 @@ describe.each(testDatabaseTargets())('every 503 carries Retry-After on $dialect 
     await expectRetryAfter(await fetch(`${platform.listenUrl}/health/live`), 'Shutting down');
   });
 
-  it('any other 503 (here a page an embedding app added) gets the default Retry-After', async () => {
+  it('any other 503 (here thrown by a page an embedding app added) gets the default Retry-After', async () => {
     test = await createTestPlatform(target, {
       consoleSections: [
         ...CONSOLE_SECTIONS,
         {
           name: 'down-for-maintenance',
           routes: async (app) => {
-            app.get('/console/maintenance', async (request, reply) =>
-              reply.code(503).send({ message: 'Down', slug: 'SERVICE_UNAVAILABLE', details: [], request_id: request.id }),
-            );
+            app.get('/console/maintenance', async () => {
+              throw new PlatformError('SERVICE_UNAVAILABLE', { message: 'Down for maintenance' });
+            });
           },
         },
       ],

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { Random } from '../core/random.js';
-import { DATABASE_RETRY_AFTER_SECONDS } from '../storage/database-errors.js';
 
 /**
  * Every 503 the platform sends says when to come back (`Retry-After`, RFC 9110
@@ -10,16 +9,15 @@ import { DATABASE_RETRY_AFTER_SECONDS } from '../storage/database-errors.js';
  * (the socket is bound before the app is ready), shutting down (the app closing
  * while a connection still routes to it), the database unavailable
  * (error-handler.ts, oauth-error.ts) and readiness (health-routes.ts); any other
- * 503 gets the default here (service-unavailable.test.ts enumerates them).
+ * 503 thrown as a PlatformError gets the database's wait in the error handler
+ * (service-unavailable.test.ts enumerates the sources).
  */
 
 /** Seconds a client waits before retrying a process that is starting up or shutting down (a restart's span). */
 export const RESTART_RETRY_AFTER_SECONDS = 5;
-/** What a 503 that named no wait of its own says. */
-export const DEFAULT_RETRY_AFTER_SECONDS = DATABASE_RETRY_AFTER_SECONDS;
 
-/** The answer of a bound socket whose app is not ready yet (platform.ts), before Fastify has a request to reply to. */
-export function answerStartingUp(random: Pick<Random, 'uuid'>) {
+/** The raw answer of a socket whose app cannot serve yet or any more, before or after Fastify has a request to reply to. */
+export function answerUnavailable(message: 'Starting up' | 'Shutting down', random: Pick<Random, 'uuid'>) {
   return (_req: IncomingMessage, res: ServerResponse): void => {
     res.writeHead(503, {
       'content-type': 'application/json; charset=utf-8',
@@ -28,32 +26,36 @@ export function answerStartingUp(random: Pick<Random, 'uuid'>) {
       'x-content-type-options': 'nosniff',
       connection: 'close',
     });
-    res.end(JSON.stringify({ message: 'Starting up', slug: 'SERVICE_UNAVAILABLE', details: [], request_id: random.uuid() }));
+    res.end(JSON.stringify({ message, slug: 'SERVICE_UNAVAILABLE', details: [], request_id: random.uuid() }));
   };
+}
+
+/** The answer of a bound socket whose app is not ready yet (platform.ts). */
+export function answerStartingUp(random: Pick<Random, 'uuid'>) {
+  return answerUnavailable('Starting up', random);
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** True once the app has begun to close: createPlatform's server then answers "Shutting down" itself. */
+    shuttingDown: boolean;
+  }
 }
 
 /**
  * A closing app answers what still reaches it with a 503 in the platform shape
  * and Retry-After (Fastify's own would have neither: the app sets
- * `return503OnClosing: false`), and a 503 from anywhere gets a Retry-After if it
- * named none.
+ * `return503OnClosing: false`). Nothing runs per request while the app serves:
+ * at preClose the server of `app.listen` gets the shutting-down answer as its
+ * request listener, and createPlatform's server reads `shuttingDown`. A 503
+ * thrown anywhere gets a Retry-After in the error handler if it named none.
  */
-export function installUnavailableAnswers(app: FastifyInstance): void {
-  let closing = false;
-  app.addHook('preClose', async () => {
-    closing = true;
-  });
-  app.addHook('onRequest', async (request, reply) => {
-    if (!closing) return;
-    return reply
-      .code(503)
-      .header('retry-after', String(RESTART_RETRY_AFTER_SECONDS))
-      .header('connection', 'close')
-      .send({ message: 'Shutting down', slug: 'SERVICE_UNAVAILABLE', details: [], request_id: String(request.id) });
-  });
-  app.addHook('onSend', async (_request, reply, payload) => {
-    if (reply.statusCode === 503 && !reply.hasHeader('retry-after'))
-      reply.header('retry-after', String(DEFAULT_RETRY_AFTER_SECONDS));
-    return payload;
+export function installUnavailableAnswers(app: FastifyInstance, random: Pick<Random, 'uuid'>): void {
+  app.decorate('shuttingDown', false);
+  app.addHook('preClose', (done) => {
+    app.shuttingDown = true;
+    app.server.removeAllListeners('request');
+    app.server.on('request', answerUnavailable('Shutting down', random));
+    done();
   });
 }
