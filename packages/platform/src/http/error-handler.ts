@@ -114,7 +114,8 @@ export function platformErrorHandler(
   if (error instanceof PlatformError) {
     reply.headers(error.headers);
     // Every 503 says when to come back (RFC 9110 §10.2.3, http/service-unavailable.ts).
-    if (error.statusCode === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
+    if (error.statusCode === 503 && !reply.hasHeader('retry-after'))
+      reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
     return reply.code(error.statusCode).send(body(request, error.message, error.slug, error.details));
   }
   const fastifyError = error as FastifyError;
