@@ -24,6 +24,7 @@ export {
   type PlatformConfig,
   type PlatformConfigInput,
   platformConfig,
+  type UploadLimits,
 } from './core/config.js';
 export { PlatformError } from './core/platform-error.js';
 export { cryptoRandom, type Random } from './core/random.js';
@@ -112,6 +113,7 @@ export {
   configureShippingSettings,
   createShippingServices,
   DEFAULT_SKUS,
+  DEFAULT_UPLOAD_LIMITS,
   DEFAULT_ZIPCODE,
   FREIGHT_COLUMNS,
   type FreightRow,

@@ -1,10 +1,34 @@
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { UploadLimits } from '../../core/config.js';
 import type { FreightCsvResult, FreightRow } from './freight-csv.js';
 import type { XlsxThreadInput, XlsxThreadMessage } from './freight-xlsx-thread.js';
 import { UploadLimitExceeded } from './upload-limits.js';
+
+/**
+ * Workbook threads running at once in this process: one core is always left
+ * to the event loop, so quotes and other tenants' requests keep their CPU
+ * however many workbooks arrive together. An upload waits for a turn before
+ * its body is read, so a queue of them holds their bodies in the sockets,
+ * not in memory.
+ */
+const THREADS = Math.max(1, availableParallelism() - 1);
+let running = 0;
+const waiting: Array<() => void> = [];
+
+async function threadTurn(): Promise<() => void> {
+  if (running >= THREADS) await new Promise<void>((resolve) => waiting.push(resolve));
+  running += 1;
+  let given = false;
+  return () => {
+    if (given) return;
+    given = true;
+    running -= 1;
+    waiting.shift()?.();
+  };
+}
 
 /** The body whole, refused at `limit` bytes: a zip is read from its end (the central directory), so it is held. */
 async function bodyOf(source: AsyncIterable<Buffer | string>, limit: number): Promise<Uint8Array> {
@@ -53,7 +77,7 @@ function startThread(input: XlsxThreadInput, limits: UploadLimits): Worker {
  * isolation"): the body is taken up to `workbookBytes`, then a worker thread
  * with a heap of `workbookHeapMb` checks every bound as the zip inflates and
  * reads the rows, handing them over a batch at a time (`onRows`, one write at
- * a time: the thread waits for each). Past `workbookSeconds`, or out of
+ * a time: the thread waits for each). At most THREADS such threads run at once. Past `workbookSeconds`, or out of
  * memory, the thread is ended and the upload refused; no other request waits
  * on it meanwhile, since the main thread only writes the rows.
  */
@@ -63,10 +87,13 @@ export async function readFreightXlsxIsolated(
   options: { batchRows: number; limits: UploadLimits },
 ): Promise<FreightCsvResult> {
   const { limits } = options;
-  const zip = await bodyOf(source, limits.workbookBytes);
-  const worker = startThread({ zip, limits, batchRows: options.batchRows }, limits);
+  const done = await threadTurn();
+  let worker: Worker | undefined;
   let timer: NodeJS.Timeout | undefined;
   try {
+    const zip = await bodyOf(source, limits.workbookBytes);
+    const thread = startThread({ zip, limits, batchRows: options.batchRows }, limits);
+    worker = thread;
     return await new Promise<FreightCsvResult>((resolve, reject) => {
       let settled = false;
       const settle = (outcome: () => void) => {
@@ -78,18 +105,18 @@ export async function readFreightXlsxIsolated(
         () => settle(() => reject(new UploadLimitExceeded({ limit: 'workbookSeconds', value: limits.workbookSeconds }))),
         limits.workbookSeconds * 1000,
       );
-      worker.on('message', (message: XlsxThreadMessage) => {
+      thread.on('message', (message: XlsxThreadMessage) => {
         if (message.type === 'rows') {
           onRows(message.rows).then(
             () => {
-              if (!settled) worker.postMessage('ack');
+              if (!settled) thread.postMessage('ack');
             },
             (error: unknown) => settle(() => reject(error)),
           );
         } else if (message.type === 'limit') settle(() => reject(new UploadLimitExceeded(message.hit)));
         else settle(() => resolve(message.result));
       });
-      worker.on('error', (error: Error & { code?: string }) =>
+      thread.on('error', (error: Error & { code?: string }) =>
         settle(() =>
           reject(
             error.code === 'ERR_WORKER_OUT_OF_MEMORY'
@@ -98,10 +125,11 @@ export async function readFreightXlsxIsolated(
           ),
         ),
       );
-      worker.on('exit', (code) => settle(() => reject(new Error(`the workbook's thread ended (${code}) without an answer`))));
+      thread.on('exit', (code) => settle(() => reject(new Error(`the workbook's thread ended (${code}) without an answer`))));
     });
   } finally {
     clearTimeout(timer);
-    await worker.terminate();
+    await worker?.terminate();
+    done();
   }
 }
