@@ -6,7 +6,7 @@
 // storefront quotes keep the quote deadline (spec-notes Q3) and the process
 // stays up with its memory bounded. PostgreSQL: a connection lost during an
 // import's COPY frees the table at once.
-import { PassThrough } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { QUOTE_TIMEOUT_MS } from '@feira/contract';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,7 +56,7 @@ describe.each(testDatabaseTargets())('tenant isolation of freight uploads on $di
     request(`${platform.url}${tableUrl(importer, tableId, { name: tableId })}`, {
       method: 'PUT',
       headers: { ...admin, 'content-type': contentType },
-      body,
+      body: Buffer.isBuffer(body) ? body : Readable.from(body),
       headersTimeout: 0,
       bodyTimeout: 0,
     }).then(async (response) => ({ status: response.statusCode, body: (await response.body.json()) as Record<string, unknown> }));
@@ -153,7 +153,7 @@ describe.each(testDatabaseTargets())('tenant isolation of freight uploads on $di
       method: 'PUT',
       headers: { ...admin, 'content-type': XLSX_MEDIA_TYPE, 'content-length': String(200 * 1024 * 1024) },
       body: Buffer.alloc(10),
-    }).catch((error: unknown) => error);
+    }).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
     // The server answers at the headers; the client may see the answer or the connection it closed.
     if (!(big instanceof Error)) {
       expect(big.statusCode).toBe(413);

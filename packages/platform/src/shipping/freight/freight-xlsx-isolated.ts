@@ -31,7 +31,7 @@ async function threadTurn(): Promise<() => void> {
 }
 
 /** The body whole, refused at `limit` bytes: a zip is read from its end (the central directory), so it is held. */
-async function bodyOf(source: AsyncIterable<Buffer | string>, limit: number): Promise<Uint8Array> {
+async function bodyOf(source: AsyncIterable<Buffer | string> | Iterable<Buffer>, limit: number): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of source) {
@@ -82,7 +82,7 @@ function startThread(input: XlsxThreadInput, limits: UploadLimits): Worker {
  * on it meanwhile, since the main thread only writes the rows.
  */
 export async function readFreightXlsxIsolated(
-  source: AsyncIterable<Buffer | string>,
+  source: AsyncIterable<Buffer | string> | Iterable<Buffer>,
   onRows: (rows: FreightRow[]) => Promise<void>,
   options: { batchRows: number; limits: UploadLimits },
 ): Promise<FreightCsvResult> {
