@@ -100,6 +100,7 @@ describe('the CSV bounds, on the raw text before the parser', () => {
       limit: 'rows',
       value: 5,
       line: 6,
+      column: '(line)',
     });
     // Exactly the bound, with a trailing line break, passes.
     const fits = await csv(`${VTEX_HEADER}\r\n${rows.slice(0, 4).join('\r\n')}\r\n`, { rows: 5 });

@@ -84,12 +84,13 @@ export class CsvBounds {
 
   private fail(limit: 'cellChars' | 'columns' | 'rows', value: number): never {
     const name = this.header?.[this.column];
-    const column = limit === 'rows' ? undefined : name ? name : `column ${this.column + 1}`;
+    // A whole line's bound is named as the reader names a line it cannot read (`(line)`).
+    const column = limit === 'rows' ? '(line)' : name ? name : `column ${this.column + 1}`;
     throw new UploadLimitExceeded({
       limit,
       value,
       line: limit === 'cellChars' ? this.cellLine : this.line,
-      ...(column ? { column } : {}),
+      column,
     });
   }
 }
