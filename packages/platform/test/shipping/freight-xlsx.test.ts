@@ -85,6 +85,41 @@ describe('the workbook reader', () => {
   });
 });
 
+describe('the workbook reader and money', () => {
+  it('spec-notes R1, Q8: a money cell stored as a number is judged as the spreadsheet shows it (15 significant digits): 16.490000000000002 is 16.49, 12.905 is refused naming its cell', async () => {
+    const body = await workbook([
+      {
+        name: 'Frete',
+        rows: [
+          HEADER,
+          [1_000_000, 1_000_099, 'A', 0, 30000, 0.1 + 16.39, 0, 0, null, 3, 'BRA', 0],
+          [1_000_100, 1_000_199, 'B', 0, 30000, 12.905, 0, 0, null, 3, 'BRA', 0],
+        ],
+      },
+    ]);
+    const rows: number[] = [];
+    const result = await readFreightXlsx(Readable.from([body]), async (batch) => {
+      rows.push(...batch.map((row) => row.absoluteMoneyCost));
+    });
+    expect(0.1 + 16.39).not.toBe(16.49);
+    expect(result.problems).toEqual([
+      expect.objectContaining({
+        line: 3,
+        column: 'AbsoluteMoneyCost',
+        cell: 'F3',
+        message: 'must be an amount with at most 2 decimal places',
+      }),
+    ]);
+    const good = await workbook([
+      { name: 'Frete', rows: [HEADER, [1_000_000, 1_000_099, 'A', 0, 30000, 0.1 + 16.39, 0, 0, null, 3, 'BRA', 0]] },
+    ]);
+    await readFreightXlsx(Readable.from([good]), async (batch) => {
+      rows.push(...batch.map((row) => row.absoluteMoneyCost));
+    });
+    expect(rows).toEqual([16.49]);
+  });
+});
+
 describe.each(testDatabaseTargets())('freight tables from .xlsx on $dialect', (target) => {
   let platform: TestPlatform;
   let tenantId: string;
