@@ -174,6 +174,24 @@ describe('the workbook bounds, checked as the zip inflates', () => {
     });
   });
 
+  it('tenant isolation (upload limit cell_chars): a cell is its own text, however it is split (rich text runs); text outside cells is bounded per run, not summed', async () => {
+    const runs = Array.from({ length: 40 }, () => `<r><t>${'y'.repeat(1000)}</t></r>`).join('');
+    const rich = workbookOf(validSheet(`${VALID_ROWS}<row r="3"><c r="C3" t="inlineStr"><is>${runs}</is></c></row>`));
+    expect(await hitOf(checkWorkbookBounds(rich, DEFAULT_UPLOAD_LIMITS))).toEqual(
+      expect.objectContaining({ limit: 'cellChars', line: 3, cell: 'C3' }),
+    );
+    // After the last cell: many short texts (a sheet's data validations) add up past the bound and pass.
+    const validations = Array.from(
+      { length: 40 },
+      () => `<dataValidation><formula1>"${'z'.repeat(1000)}"</formula1></dataValidation>`,
+    ).join('');
+    const after = xmlPart(
+      'xl/worksheets/sheet1.xml',
+      `<worksheet><sheetData>${VALID_ROWS}</sheetData><dataValidations>${validations}</dataValidations></worksheet>`,
+    );
+    await expect(checkWorkbookBounds(workbookOf(after), DEFAULT_UPLOAD_LIMITS)).resolves.toBeUndefined();
+  });
+
   it('tenant isolation (upload limit columns, rows): a row of too many cells and a sheet of too many rows are refused at the row', async () => {
     const wide = workbookOf(
       validSheet(

@@ -158,17 +158,24 @@ function columnIndex(reference: string): number {
 
 /**
  * Bounds on a worksheet's or the shared strings' XML, checked byte by byte as
- * the part inflates, keeping only counters: a cell's text (between two tags,
- * or a tag itself), the cells of a row, the rows, the shared strings and
- * their total text. Text is counted in bytes as stored (UTF-8, entities as
- * written), so a bound of N characters is never looser than N.
+ * the part inflates, keeping only counters: a cell's text (all its text from
+ * `<c` to `</c>`, or a shared string's from `<si>` to `</si>`), any run of
+ * text or any tag outside them, the cells of a row, the rows, the shared
+ * strings and their total text. Text is counted in bytes as stored (UTF-8,
+ * entities as written), so a bound of N characters is never looser than N.
  */
 class XmlBounds {
   private inTag = false;
   private keep = false;
   private tag = '';
   private tagLength = 0;
+  /** The last three bytes of the tag being read, to see `</c>` and `</si>` without keeping the tag. */
+  private tail = 0;
+  /** Text since the last tag. */
   private run = 0;
+  /** Inside a cell (a sheet) or a shared string, and its text so far. */
+  private open = false;
+  private openText = 0;
   private row = 0;
   private rows = 0;
   private cells = 0;
@@ -184,51 +191,90 @@ class XmlBounds {
 
   scan(chunk: Buffer): void {
     const maxCell = this.limits.cellChars;
+    const maxText = this.limits.sharedStringsBytes;
+    const strings = this.kind === 'strings';
+    // `</c>` in a sheet, `</si>` in the shared strings, as the tag's last bytes (`/c`, `/si`).
+    const closing = strings ? 0x2f7369 : 0x2f63;
+    const closingMask = strings ? 0xffffff : 0xffff;
     const n = chunk.length;
-    let i = 0;
-    while (i < n) {
-      if (this.inTag) {
-        const end = chunk.indexOf(GT, i);
-        const stop = end < 0 ? n : end;
-        // Only a tag that may be a row, a cell or a shared string is kept, and only its start.
-        if (this.keep && this.tag.length < TAG_KEPT) this.tag += chunk.toString('latin1', i, Math.min(stop, i + TAG_KEPT));
-        this.tagLength += stop - i;
-        if (this.tagLength > maxCell) this.fail('cellChars', maxCell);
-        if (end < 0) return;
-        this.inTag = false;
-        if (this.keep) this.closeTag();
-        i = end + 1;
-        continue;
+    // A plain loop over the bytes with the state in locals: most runs between two brackets are a few
+    // bytes long, where a native indexOf per run costs more than it saves.
+    let inTag = this.inTag;
+    let keep = this.keep;
+    let tagLength = this.tagLength;
+    let tail = this.tail;
+    let run = this.run;
+    let open = this.open;
+    let openText = this.openText;
+    let text = this.stringsBytes;
+    let tagStart = 0;
+    const save = () => {
+      this.inTag = inTag;
+      this.keep = keep;
+      this.tagLength = tagLength;
+      this.tail = tail;
+      this.run = run;
+      this.open = open;
+      this.openText = openText;
+      this.stringsBytes = text;
+    };
+    for (let i = 0; i < n; i++) {
+      const c = chunk[i] as number;
+      if (inTag) {
+        if (c === GT) {
+          inTag = false;
+          if (keep) {
+            if (this.tag.length < TAG_KEPT) this.tag += chunk.toString('latin1', tagStart, Math.min(i, tagStart + TAG_KEPT));
+            save();
+            if (this.closeTag()) {
+              // A cell or shared string opens (unless it closes itself, `<c r="A1"/>`).
+              open = tail !== 0x2f && (tail & 0xff) !== 0x2f;
+              openText = 0;
+            }
+          } else if ((tail & closingMask) === closing) open = false;
+        } else {
+          tail = ((tail << 8) | c) & 0xffffff;
+          if (++tagLength > maxCell) {
+            save();
+            this.fail('cellChars', maxCell);
+          }
+        }
+      } else if (c === LT) {
+        inTag = true;
+        tagLength = 0;
+        tail = 0;
+        run = 0;
+        tagStart = i + 1;
+        this.tag = '';
+        // r(ow), c, s(i); at a chunk's end the next byte is not known yet, so the tag is kept.
+        const next = i + 1 < n ? (chunk[i + 1] as number) : 0;
+        keep = next === 0 || next === 0x72 || next === 0x63 || next === 0x73;
+      } else {
+        if (++run > maxCell || (open && ++openText > maxCell)) {
+          save();
+          this.fail('cellChars', maxCell);
+        }
+        if (strings && ++text > maxText) {
+          save();
+          this.fail('sharedStringsBytes', maxText);
+        }
       }
-      const lt = chunk.indexOf(LT, i);
-      const stop = lt < 0 ? n : lt;
-      this.run += stop - i;
-      if (this.run > maxCell) this.fail('cellChars', maxCell);
-      if (this.kind === 'strings') {
-        this.stringsBytes += stop - i;
-        if (this.stringsBytes > this.limits.sharedStringsBytes) this.fail('sharedStringsBytes', this.limits.sharedStringsBytes);
-      }
-      if (lt < 0) return;
-      this.inTag = true;
-      this.tag = '';
-      this.tagLength = 0;
-      // r(ow), c, s(i); at a chunk's end the next byte is not known yet, so the tag is kept.
-      const next = lt + 1 < n ? (chunk[lt + 1] as number) : 0;
-      this.keep = next === 0 || next === 0x72 || next === 0x63 || next === 0x73;
-      i = lt + 1;
     }
+    // A tag cut by the chunk's end: its start so far is kept for the next chunk.
+    if (inTag && keep && this.tag.length < TAG_KEPT)
+      this.tag += chunk.toString('latin1', tagStart, Math.min(n, tagStart + TAG_KEPT));
+    save();
   }
 
-  private closeTag(): void {
+  /** Reads a kept tag; true when it opens a cell (a sheet) or a shared string. */
+  private closeTag(): boolean {
     const tag = this.tag;
     const name = /^[A-Za-z:]+/.exec(tag)?.[0] ?? '';
     if (this.kind === 'strings') {
-      if (name === 'si') {
-        this.strings += 1;
-        this.run = 0;
-        if (this.strings > this.limits.sharedStrings) this.fail('sharedStrings', this.limits.sharedStrings);
-      }
-      return;
+      if (name !== 'si') return false;
+      this.strings += 1;
+      if (this.strings > this.limits.sharedStrings) this.fail('sharedStrings', this.limits.sharedStrings);
+      return true;
     }
     if (name === 'row') {
       this.rows += 1;
@@ -236,16 +282,16 @@ class XmlBounds {
       this.row = r ? Number(r[1]) : this.row + 1;
       this.cells = 0;
       this.cell = '';
-      this.run = 0;
       if (this.rows > this.limits.rows || this.row > this.limits.rows) this.fail('rows', this.limits.rows);
-    } else if (name === 'c') {
-      this.cells += 1;
-      const r = /\sr="([A-Z]+)\d*"/.exec(tag);
-      this.cell = r ? (r[1] as string) : '';
-      this.run = 0;
-      const index = r ? columnIndex(r[1] as string) : this.cells - 1;
-      if (this.cells > this.limits.columns || index >= this.limits.columns) this.fail('columns', this.limits.columns);
+      return false;
     }
+    if (name !== 'c') return false;
+    this.cells += 1;
+    const r = /\sr="([A-Z]+)\d*"/.exec(tag);
+    this.cell = r ? (r[1] as string) : '';
+    const index = r ? columnIndex(r[1] as string) : this.cells - 1;
+    if (this.cells > this.limits.columns || index >= this.limits.columns) this.fail('columns', this.limits.columns);
+    return true;
   }
 
   private fail(limit: UploadLimitHit['limit'], value: number): never {
