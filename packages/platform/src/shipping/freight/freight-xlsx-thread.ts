@@ -2,7 +2,6 @@ import { Readable } from 'node:stream';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { UploadLimits } from '../../core/config.js';
 import type { FreightCsvResult, FreightRow } from './freight-csv.js';
-import { readFreightXlsx } from './freight-xlsx.js';
 import { UploadLimitExceeded } from './upload-limits.js';
 import { checkWorkbookBounds, NotAWorkbook } from './xlsx-bounds.js';
 
@@ -50,6 +49,8 @@ async function run(input: XlsxThreadInput): Promise<XlsxThreadMessage> {
     }
     throw error;
   }
+  // The library is loaded only for a workbook that passed: a refused one costs the thread no parser.
+  const { readFreightXlsx } = await import('./freight-xlsx.js');
   let acknowledged: (() => void) | undefined;
   port.on('message', (message: unknown) => {
     if (message === 'ack') acknowledged?.();
