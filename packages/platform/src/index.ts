@@ -25,6 +25,7 @@ export {
   type PlatformConfig,
   type PlatformConfigInput,
   platformConfig,
+  type UploadLimits,
 } from './core/config.js';
 export { PlatformError } from './core/platform-error.js';
 export { cryptoRandom, type Random } from './core/random.js';
@@ -115,6 +116,7 @@ export {
   configureShippingSettings,
   createShippingServices,
   DEFAULT_SKUS,
+  DEFAULT_UPLOAD_LIMITS,
   DEFAULT_ZIPCODE,
   FREIGHT_COLUMNS,
   type FreightRow,

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { type DestinationStream, destination, pino } from 'pino';
 import { collectDefaultMetrics, Gauge } from 'prom-client';
 import type { Clock } from './core/clock.js';
-import type { DispatcherTuning, GatewayBaseUrls, PlatformConfig } from './core/config.js';
+import type { DispatcherTuning, GatewayBaseUrls, PlatformConfig, UploadLimits } from './core/config.js';
 import type { Random } from './core/random.js';
 import { configureDemoGatewayShipping, startDemoGateway } from './demo/demo-gateway.js';
 import { plantOrRecallDemo, startDemoSellerFor } from './demo/demo-sandbox.js';
@@ -57,6 +57,8 @@ export interface StartPlatformOptions {
   dispatcher?: boolean;
   /** The dispatcher's tuning (PlatformConfig.dispatcher); absent values take its defaults. */
   dispatcherTuning?: Readonly<Partial<DispatcherTuning>>;
+  /** The bounds of a freight-table upload (PlatformConfig.uploads); absent values take their defaults. */
+  uploads?: Readonly<Partial<UploadLimits>>;
   /** How long in-flight requests may take to finish on shutdown before their connections are cut (default 10 s). */
   shutdownGraceMs?: number;
   clock?: Clock;
@@ -137,6 +139,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
         ? { secretRevealReauthSeconds: options.secretRevealReauthSeconds }
         : {}),
       ...(options.dispatcherTuning ? { dispatcher: options.dispatcherTuning } : {}),
+      ...(options.uploads ? { uploads: options.uploads } : {}),
       ...(Object.keys(gateways).length > 0 ? { gateways } : {}),
     },
     ...(logger ? { logger } : {}),

@@ -32,6 +32,19 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
       dispatcherTuning: { maxInFlight: 1000, perEndpointInFlight: 32, batchSize: 500, maxPollIntervalMs: 250, leaseMs: 10_000 },
       gateways: {},
       demoGateway: 'none',
+      uploadLimits: {
+        csvBytes: 268_435_456,
+        workbookBytes: 134_217_728,
+        partInflatedBytes: 1_073_741_824,
+        compressionRatio: 100,
+        sharedStrings: 3_000_000,
+        sharedStringsBytes: 67_108_864,
+        cellChars: 32_767,
+        columns: 256,
+        rows: 4_000_000,
+        workbookHeapMb: 512,
+        workbookSeconds: 300,
+      },
     });
   });
 
@@ -57,6 +70,8 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
         FEIRA_DISPATCH_BATCH: '50',
         FEIRA_DISPATCH_IDLE_POLL_MS: '1000',
         FEIRA_DISPATCH_LEASE_MS: '30000',
+        FEIRA_UPLOAD_MAX_CELL_CHARS: '1000',
+        FEIRA_UPLOAD_WORKBOOK_SECONDS: '60',
       },
       cwd,
     );
@@ -79,6 +94,7 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
       dispatcherTuning: { maxInFlight: 200, perEndpointInFlight: 4, batchSize: 50, maxPollIntervalMs: 1000, leaseMs: 30_000 },
       gateways: {},
       demoGateway: 'none',
+      uploadLimits: expect.objectContaining({ cellChars: 1000, workbookSeconds: 60, rows: 4_000_000 }),
     });
   });
 
@@ -94,8 +110,10 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
         adminToken: 'flag-admin-token-0123456789',
         concurrency: '64',
         dispatchLeaseMs: '2000',
+        uploadMaxRows: '1048576',
       },
       {
+        FEIRA_UPLOAD_MAX_ROWS: '10',
         FEIRA_DISPATCH_CONCURRENCY: '200',
         FEIRA_DISPATCH_LEASE_MS: '30000',
         FEIRA_PORT: '9000',
@@ -117,6 +135,7 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
       mode: 'sandbox',
       adminToken: 'flag-admin-token-0123456789',
       dispatcherTuning: { maxInFlight: 64, leaseMs: 2000 },
+      uploadLimits: { rows: 1_048_576 },
     });
   });
 
@@ -170,6 +189,8 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
     [{ dispatchBatch: '1.5' }, /--dispatch-batch must be an integer from 1 to 10000/],
     [{ dispatchIdlePollMs: '5' }, /--dispatch-idle-poll-ms must be an integer from 20 to 60000/],
     [{ dispatchLeaseMs: '999' }, /--dispatch-lease-ms must be an integer from 1000 to 3600000/],
+    [{ uploadMaxCellChars: '100' }, /--upload-max-cell-chars must be an integer from 200 to 10000000 \(got "100"\)/],
+    [{ uploadWorkbookHeapMb: 'lots' }, /--upload-workbook-heap-mb must be an integer from 16 to 16384/],
     [
       { outboundCa: fileURLToPath(new URL('./config-error.ts', import.meta.url)) },
       /--outbound-ca: .*config-error\.ts holds no PEM certificate/,

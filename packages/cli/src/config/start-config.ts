@@ -8,8 +8,10 @@ import {
   DEFAULT_MAX_POLL_INTERVAL_MS,
   DEFAULT_PER_ENDPOINT_IN_FLIGHT,
   DEFAULT_SECRET_REVEAL_REAUTH_SECONDS,
+  DEFAULT_UPLOAD_LIMITS,
   type DispatcherTuning,
   parseTrustedProxies,
+  type UploadLimits,
 } from '@feira/platform';
 import { ConfigError } from './config-error.js';
 
@@ -54,6 +56,8 @@ export interface StartSettings {
   gateways: { melhorEnvio?: string; frenet?: string };
   /** Sandbox: the first demo store quotes through a fake Melhor Envio started beside the platform (D60). */
   demoGateway: 'melhor_envio' | 'none';
+  /** The bounds of a freight-table upload (PlatformConfig.uploads), each value from its row of START_SETTINGS. */
+  uploadLimits: UploadLimits;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -82,6 +86,8 @@ export interface Setting {
   commands: readonly SettingCommand[];
   /** A dispatcher tuning value: an integer within bounds, carried to PlatformConfig.dispatcher under `key`. */
   tuning?: { key: keyof DispatcherTuning; min: number; max: number };
+  /** A freight upload bound: an integer within bounds, carried to PlatformConfig.uploads under `key`. */
+  upload?: { key: keyof UploadLimits; min: number; max: number };
 }
 
 const START: readonly SettingCommand[] = ['start'];
@@ -254,6 +260,94 @@ export const START_SETTINGS = {
     help: "webhook dispatcher: how long a claimed delivery stays its own unless renewed; a crashed dispatcher's deliveries wait this long",
     commands: BOTH,
     tuning: { key: 'leaseMs', min: 1_000, max: 3_600_000 },
+  },
+  uploadMaxCsvBytes: {
+    flag: '--upload-max-csv-bytes <bytes>',
+    env: 'FEIRA_UPLOAD_MAX_CSV_BYTES',
+    default: String(DEFAULT_UPLOAD_LIMITS.csvBytes),
+    help: 'freight upload: bytes of a CSV body (streamed, never held whole)',
+    commands: START,
+    upload: { key: 'csvBytes', min: 1_024, max: 4_294_967_296 },
+  },
+  uploadMaxWorkbookBytes: {
+    flag: '--upload-max-workbook-bytes <bytes>',
+    env: 'FEIRA_UPLOAD_MAX_WORKBOOK_BYTES',
+    default: String(DEFAULT_UPLOAD_LIMITS.workbookBytes),
+    help: 'freight upload: bytes of an .xlsx body (held while its zip is read)',
+    commands: START,
+    upload: { key: 'workbookBytes', min: 1_024, max: 2_147_483_648 },
+  },
+  uploadMaxPartInflatedBytes: {
+    flag: '--upload-max-part-inflated-bytes <bytes>',
+    env: 'FEIRA_UPLOAD_MAX_PART_INFLATED_BYTES',
+    default: String(DEFAULT_UPLOAD_LIMITS.partInflatedBytes),
+    help: "freight upload: bytes any one part of a workbook's zip may inflate to",
+    commands: START,
+    upload: { key: 'partInflatedBytes', min: 1_024, max: 4_294_967_295 },
+  },
+  uploadMaxCompressionRatio: {
+    flag: '--upload-max-compression-ratio <n>',
+    env: 'FEIRA_UPLOAD_MAX_COMPRESSION_RATIO',
+    default: String(DEFAULT_UPLOAD_LIMITS.compressionRatio),
+    help: 'freight upload: inflated bytes per compressed byte of a workbook part (checked past 1 MiB inflated)',
+    commands: START,
+    upload: { key: 'compressionRatio', min: 2, max: 100_000 },
+  },
+  uploadMaxSharedStrings: {
+    flag: '--upload-max-shared-strings <n>',
+    env: 'FEIRA_UPLOAD_MAX_SHARED_STRINGS',
+    default: String(DEFAULT_UPLOAD_LIMITS.sharedStrings),
+    help: "freight upload: strings in a workbook's shared strings",
+    commands: START,
+    upload: { key: 'sharedStrings', min: 1, max: 100_000_000 },
+  },
+  uploadMaxSharedStringsBytes: {
+    flag: '--upload-max-shared-strings-bytes <bytes>',
+    env: 'FEIRA_UPLOAD_MAX_SHARED_STRINGS_BYTES',
+    default: String(DEFAULT_UPLOAD_LIMITS.sharedStringsBytes),
+    help: 'freight upload: bytes of text of all the shared strings together',
+    commands: START,
+    upload: { key: 'sharedStringsBytes', min: 1_024, max: 4_294_967_295 },
+  },
+  uploadMaxCellChars: {
+    flag: '--upload-max-cell-chars <n>',
+    env: 'FEIRA_UPLOAD_MAX_CELL_CHARS',
+    default: String(DEFAULT_UPLOAD_LIMITS.cellChars),
+    help: "freight upload: characters of one cell (a workbook's: bytes of its XML text)",
+    commands: START,
+    upload: { key: 'cellChars', min: 200, max: 10_000_000 },
+  },
+  uploadMaxColumns: {
+    flag: '--upload-max-columns <n>',
+    env: 'FEIRA_UPLOAD_MAX_COLUMNS',
+    default: String(DEFAULT_UPLOAD_LIMITS.columns),
+    help: 'freight upload: cells of one row',
+    commands: START,
+    upload: { key: 'columns', min: 12, max: 16_384 },
+  },
+  uploadMaxRows: {
+    flag: '--upload-max-rows <n>',
+    env: 'FEIRA_UPLOAD_MAX_ROWS',
+    default: String(DEFAULT_UPLOAD_LIMITS.rows),
+    help: 'freight upload: rows of a spreadsheet, the header included',
+    commands: START,
+    upload: { key: 'rows', min: 2, max: 100_000_000 },
+  },
+  uploadWorkbookHeapMb: {
+    flag: '--upload-workbook-heap-mb <mib>',
+    env: 'FEIRA_UPLOAD_WORKBOOK_HEAP_MB',
+    default: String(DEFAULT_UPLOAD_LIMITS.workbookHeapMb),
+    help: 'freight upload: MiB of heap of the thread that reads one workbook',
+    commands: START,
+    upload: { key: 'workbookHeapMb', min: 16, max: 16_384 },
+  },
+  uploadWorkbookSeconds: {
+    flag: '--upload-workbook-seconds <s>',
+    env: 'FEIRA_UPLOAD_WORKBOOK_SECONDS',
+    default: String(DEFAULT_UPLOAD_LIMITS.workbookSeconds),
+    help: 'freight upload: seconds the thread that reads one workbook may run',
+    commands: START,
+    upload: { key: 'workbookSeconds', min: 1, max: 86_400 },
   },
   workers: {
     flag: '--workers <n|auto>',
@@ -462,7 +556,23 @@ export function resolveStartSettings(
       'none',
       'melhor_envio',
     ] as const),
+    uploadLimits: resolveUploadLimits(flags, env),
   });
+}
+
+/** Every upload row of the table, each an integer within its bounds; the error names the flag. */
+function resolveUploadLimits(flags: StartFlags, env: Record<string, string | undefined>): UploadLimits {
+  const limits: Partial<UploadLimits> = {};
+  for (const [key, setting] of Object.entries(START_SETTINGS) as Array<[keyof StartFlags, Setting]>) {
+    if (!setting.upload) continue;
+    const { min, max } = setting.upload;
+    const raw = pick(flags[key], setting.env ? env[setting.env] : undefined) ?? setting.default;
+    const name = (setting.flag ?? setting.env ?? key).split(' ')[0];
+    if (!/^\d{1,12}$/.test(raw) || Number(raw) < min || Number(raw) > max)
+      throw new ConfigError(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+    limits[setting.upload.key] = Number(raw);
+  }
+  return limits as UploadLimits;
 }
 
 /** Every tuning row of the table, each an integer within its bounds; the error names the flag. */

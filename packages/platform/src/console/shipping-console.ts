@@ -301,10 +301,11 @@ if (upload) {
         const where = /^lines\\.([0-9]+)\\.(.+)$/.exec(detail.field || '');
         const said = String(detail.message || '').replace(/^line [0-9]+, [^:]+: /, '');
         const known = words.reasons.find(([pattern]) => new RegExp(pattern).test(said));
-        if (where && known) {
+        if (known) {
           const groups = new RegExp(known[0]).exec(said).slice(1).map(figure);
           const reason = known[1].replace(/\\$([12])/g, (m, n) => groups[Number(n) - 1] ?? '');
-          item.textContent = words.line.replace('{line}', where[1]).replace('{column}', where[2]).replace('{reason}', reason);
+          // A bound of the whole body (an upload limit) names no line: the reason alone.
+          item.textContent = where ? words.line.replace('{line}', where[1]).replace('{column}', where[2]).replace('{reason}', reason) : reason;
         } else {
           item.lang = 'en';
           item.textContent = detail.message;

@@ -168,6 +168,12 @@ export function freightProblemCatalogue(t: Translator) {
     ['^column missing from the header$', 'freight.problem.column'],
     ['^the spreadsheet is empty$', 'freight.problem.empty'],
     ['^not readable as CSV: (.*)$', 'freight.problem.csv'],
+    ['^must be an amount with at most 2 decimal places$', 'freight.problem.decimals'],
+    // The upload limits (shipping/freight/upload-limits.ts) a CSV can pass: its cell, row, lines and bytes.
+    ['^a cell is longer than ([0-9,]+) characters$', 'freight.problem.limitCell'],
+    ['^a row has more than ([0-9,]+) cells$', 'freight.problem.limitColumns'],
+    ['^the spreadsheet has more than ([0-9,]+) rows$', 'freight.problem.limitRows'],
+    ['^the spreadsheet is over ([0-9,]+) bytes$', 'freight.problem.limitBytes'],
   ];
   return {
     one: t.text('freight.problems', { count: 1 }),

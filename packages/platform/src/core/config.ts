@@ -41,6 +41,40 @@ export interface PlatformConfig {
    * absent: the gateway's production host. A sandbox host or a test server stands in here.
    */
   gateways?: Readonly<Partial<GatewayBaseUrls>>;
+  /**
+   * The bounds of a freight-table upload (shipping/freight/upload-limits.ts says each one's default and why),
+   * each a row of the CLI's settings table; absent values take the defaults.
+   */
+  uploads?: Readonly<Partial<UploadLimits>>;
+}
+
+/**
+ * What one tenant's spreadsheet upload may cost the process: every bound is checked as the bytes
+ * arrive or inflate, before anything is held whole (docs/security.md, "Tenant isolation").
+ */
+export interface UploadLimits {
+  /** Bytes of a CSV body (streamed, never held whole). */
+  csvBytes: number;
+  /** Bytes of an .xlsx body (held in memory while its zip is read, so smaller than a CSV's). */
+  workbookBytes: number;
+  /** Inflated bytes of any one part (file) of a workbook's zip. */
+  partInflatedBytes: number;
+  /** Inflated bytes per compressed byte of any one part, checked once the part passes 1 MiB inflated. */
+  compressionRatio: number;
+  /** Strings in a workbook's shared-strings part. */
+  sharedStrings: number;
+  /** Bytes of text of all the shared strings together. */
+  sharedStringsBytes: number;
+  /** Characters of one CSV cell; bytes of one workbook cell's XML text (a value, a formula, a shared string). */
+  cellChars: number;
+  /** Cells of one row (columns of the header included). */
+  columns: number;
+  /** Rows of a spreadsheet, the header included. */
+  rows: number;
+  /** MiB of heap the thread reading one workbook may use. */
+  workbookHeapMb: number;
+  /** Seconds the thread reading one workbook may run. */
+  workbookSeconds: number;
 }
 
 /** Where each freight gateway's API is reached (no trailing slash). */

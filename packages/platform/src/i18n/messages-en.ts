@@ -385,6 +385,11 @@ export const en = {
   'freight.problem.column': 'column missing from the header',
   'freight.problem.empty': 'the spreadsheet is empty',
   'freight.problem.csv': 'not readable as CSV ({a})',
+  'freight.problem.decimals': 'must be an amount with at most 2 decimal places',
+  'freight.problem.limitCell': 'the cell is longer than {a} characters (an upload limit; nothing after it was read)',
+  'freight.problem.limitColumns': 'the row has more than {a} cells (an upload limit)',
+  'freight.problem.limitRows': 'the spreadsheet has more than {a} rows (an upload limit); split it into several tables',
+  'freight.problem.limitBytes': 'the spreadsheet is over {a} bytes (an upload limit); split it into several tables',
   'webhooks.topicName':
     '{topic, select, order {Orders} product {Products} sac_ticket {Customer service tickets} financial_transaction {Financial transactions} other {{topic}}}',
   'console.nav.crumbs': 'Breadcrumb',

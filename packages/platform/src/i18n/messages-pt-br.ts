@@ -388,6 +388,11 @@ export const ptBR: Record<MessageKey, string> = {
   'freight.problem.column': 'coluna ausente do cabeçalho',
   'freight.problem.empty': 'a planilha está vazia',
   'freight.problem.csv': 'não é legível como CSV ({a})',
+  'freight.problem.decimals': 'precisa ser um valor com no máximo 2 casas decimais',
+  'freight.problem.limitCell': 'a célula tem mais de {a} caracteres (um limite de envio; nada depois dela foi lido)',
+  'freight.problem.limitColumns': 'a linha tem mais de {a} células (um limite de envio)',
+  'freight.problem.limitRows': 'a planilha tem mais de {a} linhas (um limite de envio); divida-a em várias tabelas',
+  'freight.problem.limitBytes': 'a planilha passa de {a} bytes (um limite de envio); divida-a em várias tabelas',
   'webhooks.topicName':
     '{topic, select, order {Pedidos} product {Produtos} sac_ticket {Atendimentos (SAC)} financial_transaction {Transações financeiras} other {{topic}}}',
   'console.nav.crumbs': 'Trilha de navegação',

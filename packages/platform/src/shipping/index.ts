@@ -12,6 +12,7 @@ export {
   importFreightTable,
   MARKETPLACE_OWNER,
 } from './freight/freight-table-store.js';
+export { DEFAULT_UPLOAD_LIMITS } from './freight/upload-limits.js';
 export {
   BUILT_IN_QUOTE_METHODS,
   QUOTE_METHOD_MODULES,

@@ -132,7 +132,7 @@ describe.each(testDatabaseTargets())('shipping console in Chromium on $dialect',
     await page.context().close();
   }, 120_000);
 
-  it("spec-notes Q8: a seller uploads a freight table from the console with a progress bar, downloads it, sees a bad spreadsheet's problems with nothing changed, and deletes it; another store is a 404 and a change without the CSRF token a 403", async () => {
+  it("spec-notes Q8: a seller uploads a freight table from the console with a progress bar, downloads it, sees a bad spreadsheet's problems with nothing changed (an upload limit and a cent's fraction too, in pt-BR), and deletes it; another store is a 404 and a change without the CSRF token a 403", async () => {
     const seller = await platform.createSeller({ tenants: 1 });
     const tenantId = seller.tenantIds[0] as string;
     const page = await signIn('pt-BR', seller.login, seller.password);
@@ -179,6 +179,24 @@ describe.each(testDatabaseTargets())('shipping console in Chromium on $dialect',
       .where('owner', '=', tenantId)
       .executeTakeFirstOrThrow();
     expect(Number(kept.row_count)).toBe(2);
+
+    // An upload limit (docs/security.md, "Tenant isolation"): a 40,000-character cell and a cent's fraction, in pt-BR too.
+    const hostile = vtexCsv([`01000000;39999999;${'x'.repeat(40_000)};0;1000;12;0;0;;2;BRA;0`]);
+    await page
+      .getByLabel('Arquivo CSV')
+      .setInputFiles({ name: 'hostil.csv', mimeType: 'text/csv', buffer: Buffer.from(hostile) });
+    await page.getByRole('button', { name: 'Enviar', exact: true }).click();
+    await expect
+      .poll(() => page.locator('#freight-result').textContent(), { timeout: 10_000 })
+      .toMatch(/Linha 2, PolygonName: a célula tem mais de 32\.767 caracteres \(um limite de envio/);
+    const fraction = vtexCsv(['01000000;39999999;SP;0;1000;12,905;0;0;;2;BRA;0']);
+    await page
+      .getByLabel('Arquivo CSV')
+      .setInputFiles({ name: 'centavos.csv', mimeType: 'text/csv', buffer: Buffer.from(fraction) });
+    await page.getByRole('button', { name: 'Enviar', exact: true }).click();
+    await expect
+      .poll(() => page.locator('#freight-result').textContent(), { timeout: 10_000 })
+      .toMatch(/Linha 2, AbsoluteMoneyCost: precisa ser um valor com no máximo 2 casas decimais/);
 
     // Another seller's store, and a change without the CSRF token.
     const other = await platform.createSeller({ tenants: 1 });

@@ -4,7 +4,7 @@
 // sheet, row and cell, the atomic switch, and downloads in the format uploaded.
 import { readFileSync } from 'node:fs';
 import { PassThrough, Readable } from 'node:stream';
-import { WorkbookWriter } from '@cj-tech-master/excelts';
+import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFreightXlsx, XLSX_MEDIA_TYPE } from '../../src/shipping/freight/freight-xlsx.js';
 import { createTestPlatform, type TestPlatform, testDatabaseTargets } from '../../src/testing.js';
@@ -28,13 +28,13 @@ const HEADER = [
 
 type Cell = string | number | null;
 
-/** A workbook written with excelts's streaming writer: the sheets in order, each a header and its rows. */
+/** A workbook written with exceljs's streaming writer (the platform's library, D96): the sheets in order, each a header and its rows. */
 async function workbook(sheets: { name: string; rows: Cell[][] }[]): Promise<Buffer> {
   const out = new PassThrough();
   const chunks: Buffer[] = [];
   out.on('data', (chunk: Buffer) => chunks.push(chunk));
   const done = new Promise((resolve) => out.on('end', resolve));
-  const writer = new WorkbookWriter({ stream: out, useSharedStrings: true });
+  const writer = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useSharedStrings: true });
   for (const { name, rows } of sheets) {
     const sheet = writer.addWorksheet(name);
     for (const row of rows) sheet.addRow(row).commit();
@@ -85,6 +85,41 @@ describe('the workbook reader', () => {
   });
 });
 
+describe('the workbook reader and money', () => {
+  it('spec-notes R1, Q8: a money cell stored as a number is judged as the spreadsheet shows it (15 significant digits): 16.490000000000002 is 16.49, 12.905 is refused naming its cell', async () => {
+    const body = await workbook([
+      {
+        name: 'Frete',
+        rows: [
+          HEADER,
+          [1_000_000, 1_000_099, 'A', 0, 30000, 0.1 + 16.39, 0, 0, null, 3, 'BRA', 0],
+          [1_000_100, 1_000_199, 'B', 0, 30000, 12.905, 0, 0, null, 3, 'BRA', 0],
+        ],
+      },
+    ]);
+    const rows: number[] = [];
+    const result = await readFreightXlsx(Readable.from([body]), async (batch) => {
+      rows.push(...batch.map((row) => row.absoluteMoneyCost));
+    });
+    expect(0.1 + 16.39).not.toBe(16.49);
+    expect(result.problems).toEqual([
+      expect.objectContaining({
+        line: 3,
+        column: 'AbsoluteMoneyCost',
+        cell: 'F3',
+        message: 'must be an amount with at most 2 decimal places',
+      }),
+    ]);
+    const good = await workbook([
+      { name: 'Frete', rows: [HEADER, [1_000_000, 1_000_099, 'A', 0, 30000, 0.1 + 16.39, 0, 0, null, 3, 'BRA', 0]] },
+    ]);
+    await readFreightXlsx(Readable.from([good]), async (batch) => {
+      rows.push(...batch.map((row) => row.absoluteMoneyCost));
+    });
+    expect(rows).toEqual([16.49]);
+  });
+});
+
 describe.each(testDatabaseTargets())('freight tables from .xlsx on $dialect', (target) => {
   let platform: TestPlatform;
   let tenantId: string;
@@ -110,18 +145,24 @@ describe.each(testDatabaseTargets())('freight tables from .xlsx on $dialect', (t
     expect(second.packages[0]?.options[0]?.price).toBe(13.15);
   }, 120_000);
 
-  it('spec-notes Q8, Q9 (D62, D93): a workbook written by another program (exceljs: shared strings, styles, a formula, a second sheet) imports the same', async () => {
-    const body = readFileSync(new URL('./fixtures/exceljs-shared-strings.xlsx', import.meta.url));
-    const res = await putXlsx(platform, tenantId, 'outro-programa', body);
+  it.each([
+    ['exceljs-shared-strings.xlsx', 'exceljs: shared strings, styles, a formula, a second sheet'],
+    ['excelts-inline-strings.xlsx', 'excelts: inline strings, styles, a formula, a second sheet, parts in another order'],
+  ])('spec-notes Q8, Q9 (D62, D96): a workbook written by another program (%s, %s) imports the same', async (fixture) => {
+    const body = readFileSync(new URL(`./fixtures/${fixture}`, import.meta.url));
+    const tableId = fixture.slice(0, 20);
+    const res = await putXlsx(platform, tenantId, tableId, body);
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json().row_count).toBe(2);
     // Row 0: 1.234,50 as text, zipcodes stored as numbers (00500000 lost its zeros); row 1: a formula whose cached result is 12.9.
     const option = async (zipcode: string) =>
       (await quote(platform, tenantId, zipcode, [{ sku: 'SKU-A', quantity: 1 }])).packages[0]?.options.find(
-        (o: { id: string }) => o.id === 'outro-programa',
+        (o: { id: string }) => o.id === tableId,
       );
     expect(await option('00500050')).toEqual(expect.objectContaining({ price: 1234.75, delivery_days: 3 }));
     expect(await option('00500150')).toEqual(expect.objectContaining({ price: 13.15, delivery_days: 4 }));
+    // Both fixtures cover the same zipcodes at the same prices; the next one is quoted alone.
+    await platform.app.inject({ method: 'DELETE', url: tableUrl(tenantId, tableId), headers: admin });
   });
 
   it('spec-notes Q8 (D62): a bad cell is reported with its sheet, row, column and cell reference, and the table stays as it was (atomic switch)', async () => {

@@ -3,6 +3,9 @@ import { StringDecoder } from 'node:string_decoder';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { MAX_MONEY_AMOUNT } from '@feira/contract';
 import Papa from 'papaparse';
+import type { UploadLimits } from '../../core/config.js';
+import { CsvBounds } from './csv-bounds.js';
+import { DEFAULT_UPLOAD_LIMITS } from './upload-limits.js';
 
 /**
  * The freight spreadsheet in the VTEX column layout (spec-notes Q8): header
@@ -63,6 +66,13 @@ const MAXIMUM_OF: Partial<Record<FreightColumn, { max: number; unit: string }>> 
   PricePercent: { max: FREIGHT_CELL_MAXIMUMS.percent, unit: '%' },
   MaxVolume: { max: FREIGHT_CELL_MAXIMUMS.volumeCm3, unit: 'cm³' },
 };
+
+/**
+ * Columns in reais: like every amount of the records (spec-notes R1,
+ * records/money.ts), at most 2 decimal places, refused rather than rounded,
+ * so a quote never charges a price the seller did not write.
+ */
+const MONEY_COLUMNS: ReadonlySet<FreightColumn> = new Set(['AbsoluteMoneyCost', 'PriceByExtraWeight', 'MinimumValueInsurance']);
 
 /** At most this many problems are listed in a 422 (the count of all of them is given too). */
 export const MAX_LISTED_PROBLEMS = 100;
@@ -216,6 +226,16 @@ export class OverlapCheck {
   }
 }
 
+/** The digits after the decimal mark of a text `decimal` read: `12,905` → 3, `1.234,5` → 1, `1.234.567` → 0. */
+function fractionDigits(text: string): number {
+  if (DECIMAL.test(text)) {
+    const mark = text.search(/[.,]/);
+    return mark < 0 ? 0 : text.length - mark - 1;
+  }
+  const comma = text.indexOf(',');
+  return comma < 0 ? 0 : text.length - comma - 1;
+}
+
 /** A decimal with a comma or a point, or with Brazilian thousands dots (D62); undefined when the text is not one. */
 function decimal(text: string): number | undefined {
   if (DECIMAL.test(text)) return Number(text.replace(',', '.'));
@@ -253,8 +273,9 @@ async function* utf8Text(source: Readable | AsyncIterable<Buffer | string>): Asy
 export async function readFreightCsv(
   source: Readable | AsyncIterable<Buffer | string>,
   onRows: (rows: FreightRow[]) => Promise<void>,
-  options: { batchRows?: number; writesInFlight?: number } = {},
+  options: { batchRows?: number; writesInFlight?: number; limits?: Pick<UploadLimits, 'cellChars' | 'columns' | 'rows'> } = {},
 ): Promise<FreightCsvResult> {
+  const limits = options.limits ?? DEFAULT_UPLOAD_LIMITS;
   const batchRows = options.batchRows ?? 2000;
   const writesInFlight = Math.max(1, options.writesInFlight ?? 1);
   const problems: FreightRowProblem[] = [];
@@ -274,13 +295,21 @@ export async function readFreightCsv(
     if (next.done) break;
     head.push(next.value);
     headText += next.value;
-    if (/[\r\n]/.test(headText)) break;
+    // A header with no line break in sight is not read on: the bounds below refuse it by its cell.
+    if (/[\r\n]/.test(headText) || headText.length > limits.cellChars * 2) break;
   }
   const delimiter = delimiterOf(headText.split(/[\r\n]/)[0] ?? '');
+  const bounds = new CsvBounds(limits, delimiter);
   const input = Readable.from(
     (async function* () {
-      yield* head;
-      yield* texts;
+      for (const text of head) {
+        bounds.scan(text);
+        yield text;
+      }
+      for await (const text of texts) {
+        bounds.scan(text);
+        yield text;
+      }
     })(),
     { objectMode: false, encoding: 'utf8' },
   );
@@ -503,6 +532,10 @@ export class RowReader {
     }
     if (parsed < 0) {
       this.problem(column, 'must not be negative');
+      return 0;
+    }
+    if (MONEY_COLUMNS.has(column) && fractionDigits(value) > 2) {
+      this.problem(column, 'must be an amount with at most 2 decimal places');
       return 0;
     }
     const bound = MAXIMUM_OF[column];

@@ -1,10 +1,11 @@
 import { PassThrough, Readable } from 'node:stream';
-import { WorkbookWriter } from '@cj-tech-master/excelts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
+import ExcelJS from 'exceljs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Papa from 'papaparse';
 import { listTenantsOfSeller, tenantExists } from '../../accounts/index.js';
+import type { UploadLimits } from '../../core/config.js';
 import { invalidParameter, notFound, PlatformError } from '../../core/platform-error.js';
 import { requireAdminToken } from '../../http/admin-auth.js';
 import { documentedList, errorResponse, type RawBodyRouteConfig } from '../../http/openapi-document.js';
@@ -23,13 +24,7 @@ import {
   MARKETPLACE_OWNER,
 } from './freight-table-store.js';
 import { XLSX_MEDIA_TYPE } from './freight-xlsx.js';
-
-/**
- * The largest spreadsheet accepted, in bytes (256 MiB, about 3.5 million rows
- * of the VTEX layout). The body is parsed as it arrives and never held whole;
- * the limit bounds the time one import may take.
- */
-export const FREIGHT_CSV_MAX_BYTES = 256 * 1024 * 1024;
+import { UPLOAD_LIMIT_NAMES, UploadLimitExceeded, uploadLimitError, uploadLimitsOf } from './upload-limits.js';
 
 /**
  * The largest cubic-weight factor, in kg per m³ (Correios: 166.67). Nothing
@@ -85,18 +80,21 @@ class CsvBody {
   }
 }
 
-/** The body as chunks, cut off with a 413 once it passes `limit` bytes. */
-async function* capped(stream: Readable, limit: number): AsyncGenerator<Buffer> {
+/** The body as chunks, cut off (a 413 naming the limit) once it passes `limit` bytes. */
+async function* capped(stream: Readable, limit: number, name: 'csvBytes' | 'workbookBytes'): AsyncGenerator<Buffer> {
   let size = 0;
   for await (const chunk of stream) {
     size += (chunk as Buffer).length;
-    if (size > limit) {
-      throw new PlatformError('PAYLOAD_TOO_LARGE', {
-        message: `The spreadsheet is over ${limit} bytes; split it into several tables`,
-      });
-    }
+    if (size > limit) throw new UploadLimitExceeded({ limit: name, value: limit });
     yield chunk as Buffer;
   }
+}
+
+/** The upload's bounds as the OpenAPI description states them (each a setting; docs/security.md, "Tenant isolation"). */
+function limitsText(limits: UploadLimits): string {
+  const n = (value: number) => value.toLocaleString('en');
+  const name = (key: keyof UploadLimits) => UPLOAD_LIMIT_NAMES[key];
+  return `Upload limits (operator settings; a refusal names the limit, e.g. slug UPLOAD_LIMIT_CELL_CHARS, and where it was hit): body at most ${n(limits.csvBytes)} bytes for a CSV (${name('csvBytes')}) and ${n(limits.workbookBytes)} for a workbook (${name('workbookBytes')}), each workbook part inflating to at most ${n(limits.partInflatedBytes)} bytes (${name('partInflatedBytes')}) and ${n(limits.compressionRatio)} times its compressed size (${name('compressionRatio')}), at most ${n(limits.sharedStrings)} shared strings (${name('sharedStrings')}) holding ${n(limits.sharedStringsBytes)} bytes of text (${name('sharedStringsBytes')}), ${n(limits.rows)} rows (${name('rows')}): 413. A cell of more than ${n(limits.cellChars)} characters (${name('cellChars')}; a workbook's cell counted in bytes of its XML text) or a row of more than ${n(limits.columns)} cells (${name('columns')}): 422. A workbook is read on a thread of its own with ${n(limits.workbookHeapMb)} MiB of heap (${name('workbookHeapMb')}) and ${n(limits.workbookSeconds)} seconds (${name('workbookSeconds')}): 413 past either.`;
 }
 
 export const FreightTableSummary = Type.Object(
@@ -294,14 +292,14 @@ async function* tableCsv(database: Database, versionKey: number, comma: boolean)
 }
 
 /**
- * The rows as an .xlsx workbook (D62, D93), streamed by excelts's WorkbookWriter:
+ * The rows as an .xlsx workbook (D62, D96), streamed by exceljs's WorkbookWriter:
  * one sheet in the VTEX layout, zipcodes and TimeCost as text, the numbers as
  * numbers. A text cell of a workbook is never run as a formula, so nothing is
  * marked. Uploaded again, it gives the same table.
  */
 function tableXlsx(database: Database, versionKey: number): PassThrough {
   const out = new PassThrough();
-  const workbook = new WorkbookWriter({ stream: out, useSharedStrings: false, useStyles: false });
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useSharedStrings: false, useStyles: false });
   const sheet = workbook.addWorksheet('Frete');
   (async () => {
     sheet.addRow([...FREIGHT_COLUMNS]).commit();
@@ -384,6 +382,7 @@ export async function sellerFreightRoutes(instance: FastifyInstance): Promise<vo
 async function tableRoutes(instance: FastifyInstance, scopes: TableScope[]): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const platform = app.shipping;
+  const limits = uploadLimitsOf(platform.config);
   app.addSchema(FreightTableSummary);
   app.addSchema(FreightImportProblems);
   // This plugin's routes only: the body stays a stream, parsed as it arrives.
@@ -396,13 +395,13 @@ async function tableRoutes(instance: FastifyInstance, scopes: TableScope[]): Pro
       `${scope.prefix}/:table_id`,
       {
         preHandler: scope.guard,
-        bodyLimit: FREIGHT_CSV_MAX_BYTES,
+        bodyLimit: Math.max(limits.csvBytes, limits.workbookBytes),
         config: { rawBody: FREIGHT_UPLOAD_BODY },
         schema: {
           operationId: `put${scope.operation}`,
           tags: [scope.tag],
           summary: 'Create or replace a freight table from a VTEX-layout spreadsheet (text/csv or .xlsx); atomic, all or nothing',
-          description: `Columns ${FREIGHT_COLUMNS.join(', ')}; header names case-insensitive; ; or , between cells; decimal comma or point; UTF-8 with or without BOM. At most ${FREIGHT_CSV_MAX_BYTES} bytes. Numeric cells at most: money ${MAX.money.toLocaleString('en')} reais (PriceByExtraWeight per kg), weights ${MAX.weightGrams.toLocaleString('en')} g, MaxVolume ${MAX.volumeCm3.toLocaleString('en')} cm³, PricePercent ${MAX.percent}, TimeCost ${MAX.deliveryDays} days; a leading ' before = + - @ in a text cell (a download's formula mark) is dropped. Quotes keep reading the previous rows until the new ones are committed. A spreadsheet with problems is refused with a 422 listing each bad cell (at most 100) and nothing changes.`,
+          description: `Columns ${FREIGHT_COLUMNS.join(', ')}; header names case-insensitive; ; or , between cells; decimal comma or point; UTF-8 with or without BOM. Numeric cells at most: money ${MAX.money.toLocaleString('en')} reais (PriceByExtraWeight per kg), with at most 2 decimal places (spec-notes R1), weights ${MAX.weightGrams.toLocaleString('en')} g, MaxVolume ${MAX.volumeCm3.toLocaleString('en')} cm³, PricePercent ${MAX.percent}, TimeCost ${MAX.deliveryDays} days; a leading ' before = + - @ in a text cell (a download's formula mark) is dropped. Quotes keep reading the previous rows until the new ones are committed. A spreadsheet with problems is refused with a 422 listing each bad cell (at most 100) and nothing changes. ${limitsText(limits)}`,
           security: scope.security,
           params: itemParams,
           querystring: ImportQuery,
@@ -412,18 +411,25 @@ async function tableRoutes(instance: FastifyInstance, scopes: TableScope[]): Pro
             201: Type.Ref(FreightTableSummary),
             404: errorResponse('No such store'),
             409: errorResponse('The same table is being imported by another request'),
+            413: errorResponse(
+              "An upload limit was passed (the body, a workbook part inflated or its compression ratio, shared strings, rows, the reading thread's memory or time); the one detail names the limit (slug UPLOAD_LIMIT_…) and where it was hit",
+            ),
             415: errorResponse('The body is neither text/csv nor an .xlsx workbook'),
             422: Type.Ref(FreightImportProblems),
           },
         },
       },
       async (request, reply) => {
+        const format = (request.headers['content-type'] ?? '').toLowerCase().startsWith(XLSX_MEDIA_TYPE) ? 'xlsx' : 'csv';
+        const bodyLimitName = format === 'xlsx' ? 'workbookBytes' : 'csvBytes';
+        // A declared length past the bound is refused before a byte is read.
+        const declared = Number(request.headers['content-length']);
+        if (declared > limits[bodyLimitName]) throw uploadLimitError({ limit: bodyLimitName, value: limits[bodyLimitName] });
         if (!(request.body instanceof CsvBody)) {
           throw new PlatformError('UNSUPPORTED_MEDIA_TYPE', {
             message: `Send the freight spreadsheet as Content-Type: text/csv or ${XLSX_MEDIA_TYPE}`,
           });
         }
-        const format = (request.headers['content-type'] ?? '').toLowerCase().startsWith(XLSX_MEDIA_TYPE) ? 'xlsx' : 'csv';
         const owner = await scope.ownerOf(request);
         const { table_id: tableId } = request.params as { table_id: string };
         const query = request.query as ImportQuery;
@@ -451,7 +457,8 @@ async function tableRoutes(instance: FastifyInstance, scopes: TableScope[]): Pro
             cubicWeightFactor: factor,
             format,
           },
-          capped(request.body.stream, FREIGHT_CSV_MAX_BYTES),
+          capped(request.body.stream, limits[bodyLimitName], bodyLimitName),
+          limits,
         );
         if (!result.ok) {
           const { csv } = result;

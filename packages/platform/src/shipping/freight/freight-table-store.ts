@@ -5,12 +5,14 @@ import { type Kysely, sql } from 'kysely';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Clock } from '../../core/clock.js';
+import type { UploadLimits } from '../../core/config.js';
 import { PlatformError } from '../../core/platform-error.js';
 import type { Database } from '../../storage/database.js';
 import type { Schema } from '../../storage/schema.js';
 import { multiRowInsert } from '../../storage/statement-shapes.js';
 import { type FreightCsvResult, type FreightRow, readFreightCsv } from './freight-csv.js';
-import { readFreightXlsx } from './freight-xlsx.js';
+import { readFreightXlsxIsolated } from './freight-xlsx-isolated.js';
+import { DEFAULT_UPLOAD_LIMITS, UploadLimitExceeded, uploadLimitError } from './upload-limits.js';
 
 /** Owner of the marketplace delivery service's tables (spec-notes Q8); stores own theirs by tenant id. */
 export const MARKETPLACE_OWNER = 'marketplace';
@@ -77,11 +79,16 @@ function rowValues(versionKey: number, row: FreightRow): unknown[] {
   ];
 }
 
-/** Where an import's rows go: `write` a batch at a time, then `finish` (keep them) or `abort` (none lands, where it can). */
+/**
+ * Where an import's rows go: `write` a batch at a time, then `finish` (keep
+ * them) or `abort` (none lands, where it can); `close` gives up the import's
+ * claim on the table once the import has switched or failed.
+ */
 export interface FreightRowWriter {
   write(rows: FreightRow[]): Promise<void>;
   finish(): Promise<void>;
   abort(error: Error): Promise<void>;
+  close(): Promise<void>;
 }
 
 /** A text cell of COPY's text format: backslash, tab and line breaks escaped. */
@@ -101,9 +108,33 @@ function copyLine(versionKey: number, row: FreightRow): string {
  * its own (faster than batched INSERT … unnest on the same server:
  * docs/decisions.md D27). The server inserts while the next rows
  * are parsed; an aborted import sends CopyFail, so none of its rows land.
+ *
+ * The import's claim on its table is a session advisory lock taken on that
+ * same connection (spec-notes Q8: one import of a table at a time, across
+ * processes): PostgreSQL releases it when the session ends, so a connection
+ * lost mid-COPY (a restarted proxy, a terminated backend) frees the table at
+ * once, where a claim kept in a row would wait for a timeout. Undefined when
+ * another session holds it.
  */
-async function copyWriter(pool: pg.Pool, versionKey: number): Promise<FreightRowWriter> {
+async function copyWriter(
+  pool: pg.Pool,
+  versionKey: number,
+  settings: FreightTableSettings,
+): Promise<FreightRowWriter | undefined> {
+  const lockKey = JSON.stringify(['freight-import', settings.owner, settings.tableId]);
   const client = await pool.connect();
+  // A checked-out client whose backend goes away emits 'error'; it is answered through the COPY stream or the unlock.
+  client.on('error', () => {});
+  let claimed = false;
+  try {
+    const lock = await client.query<{ claimed: boolean }>('select pg_try_advisory_lock(hashtextextended($1, 0)) as claimed', [
+      lockKey,
+    ]);
+    claimed = lock.rows[0]?.claimed === true;
+  } finally {
+    if (!claimed) client.release();
+  }
+  if (!claimed) return undefined;
   const stream = client.query(copyFrom(`copy freight_rows (${ROW_COLUMNS.join(', ')}) from stdin`));
   let failure: Error | undefined;
   stream.on('error', (error: Error) => {
@@ -118,7 +149,7 @@ async function copyWriter(pool: pg.Pool, versionKey: number): Promise<FreightRow
   const release = (error?: Error) => {
     if (released) return;
     released = true;
-    // A connection whose COPY broke is not given back to the pool for reuse.
+    // A connection whose COPY broke is not given back to the pool for reuse (and its lock ends with it).
     client.release(error);
   };
   return {
@@ -133,14 +164,25 @@ async function copyWriter(pool: pg.Pool, versionKey: number): Promise<FreightRow
     async finish() {
       if (!failure) stream.end();
       await done;
-      release(failure);
-      if (failure) throw failure;
+      if (failure) {
+        release(failure);
+        throw failure;
+      }
     },
     async abort(error) {
       if (!released) {
         stream.destroy(error);
         await done;
         release(error);
+      }
+    },
+    async close() {
+      if (released) return;
+      try {
+        await client.query('select pg_advisory_unlock(hashtextextended($1, 0))', [lockKey]);
+        release();
+      } catch (error) {
+        release(error instanceof Error ? error : new Error(String(error)));
       }
     },
   };
@@ -152,8 +194,14 @@ async function copyWriter(pool: pg.Pool, versionKey: number): Promise<FreightRow
  * length (storage/statement-shapes.ts) and prepared once, each
  * batch its own short transaction so quotes are not held up by the import.
  */
-export async function freightRowWriter(database: Database, versionKey: number): Promise<FreightRowWriter> {
-  if (database.pgPool) return copyWriter(database.pgPool, versionKey);
+async function freightRowWriter(
+  deps: { database: Database; clock: Clock },
+  settings: FreightTableSettings,
+  versionKey: number,
+): Promise<FreightRowWriter | undefined> {
+  const { database } = deps;
+  if (database.pgPool) return copyWriter(database.pgPool, versionKey, settings);
+  if (await anotherImportRunning(database.db, settings, versionKey, deps.clock)) return undefined;
   const shapes = multiRowInsert<Schema>('freight rows insert', 'freight_rows', ROW_COLUMNS);
   const width = ROW_COLUMNS.length;
   return {
@@ -171,6 +219,7 @@ export async function freightRowWriter(database: Database, versionKey: number): 
     },
     async finish() {},
     async abort() {},
+    async close() {},
   };
 }
 
@@ -201,11 +250,12 @@ async function dropVersion(db: Kysely<Schema>, versionKey: number): Promise<void
   await db.deleteFrom('freight_table_versions').where('key', '=', versionKey).execute();
 }
 
-/** An import that has not ended within this long is taken for one a crash interrupted. */
+/** SQLite: an import that has not ended within this long is taken for one a crash interrupted. */
 export const FREIGHT_IMPORT_STALE_MS = 10 * 60_000;
 
 /**
- * The claim on a table for one import, across processes (spec-notes Q8): each
+ * SQLite's claim on a table for one import, across processes (spec-notes Q8; PostgreSQL's is
+ * the COPY session's advisory lock, copyWriter): each
  * import first inserts its version row; a version of the same table that is
  * newer than the current one, not the previous one, younger than
  * FREIGHT_IMPORT_STALE_MS and has a smaller key is an import still running, and
@@ -275,6 +325,7 @@ export async function importFreightTable(
   deps: { database: Database; clock: Clock },
   settings: FreightTableSettings,
   source: Readable | AsyncIterable<Buffer | string>,
+  limits: UploadLimits = DEFAULT_UPLOAD_LIMITS,
 ): Promise<FreightImportResult> {
   const { db } = deps.database;
   const now = deps.clock.now().toISOString();
@@ -284,25 +335,45 @@ export async function importFreightTable(
     .returning('key')
     .executeTakeFirstOrThrow();
   const versionKey = Number(version.key);
-  if (await anotherImportRunning(db, settings, versionKey, deps.clock)) {
+  const writer = await freightRowWriter(deps, settings, versionKey);
+  if (!writer) {
     await dropVersion(db, versionKey);
     throw new PlatformError('CONFLICT', {
       message: 'This table is being imported by another request; try again when it ends',
     });
   }
-  const writer = await freightRowWriter(deps.database, versionKey);
+  try {
+    return await importRows(deps, settings, source, limits, writer, versionKey, now);
+  } finally {
+    await writer.close();
+  }
+}
+
+async function importRows(
+  deps: { database: Database; clock: Clock },
+  settings: FreightTableSettings,
+  source: Readable | AsyncIterable<Buffer | string>,
+  limits: UploadLimits,
+  writer: FreightRowWriter,
+  versionKey: number,
+  now: string,
+): Promise<FreightImportResult> {
+  const { db } = deps.database;
   let csv: FreightCsvResult;
   try {
     csv =
       settings.format === 'xlsx'
-        ? await readFreightXlsx(source as AsyncIterable<Buffer>, (rows) => writer.write(rows), { batchRows: INSERT_BATCH_ROWS })
-        : await readFreightCsv(source, (rows) => writer.write(rows), { batchRows: INSERT_BATCH_ROWS });
+        ? await readFreightXlsxIsolated(source as AsyncIterable<Buffer>, (rows) => writer.write(rows), {
+            batchRows: INSERT_BATCH_ROWS,
+            limits,
+          })
+        : await readFreightCsv(source, (rows) => writer.write(rows), { batchRows: INSERT_BATCH_ROWS, limits });
     if (csv.problemCount > 0) await writer.abort(new Error('the spreadsheet was refused'));
     else await writer.finish();
   } catch (error) {
     await writer.abort(error instanceof Error ? error : new Error(String(error)));
     await dropVersion(db, versionKey);
-    throw error;
+    throw error instanceof UploadLimitExceeded ? uploadLimitError(error.hit) : error;
   }
   if (csv.problemCount > 0) {
     await dropVersion(db, versionKey);

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { type CellValue, type Row, WorkbookReader } from '@cj-tech-master/excelts';
+import ExcelJS from 'exceljs';
 import {
   FREIGHT_COLUMNS,
   type FreightColumn,
@@ -43,11 +43,16 @@ export const FREIGHT_XLSX_MAX_ROWS = 4_000_000;
  * zipcode the program stored as a number lost its leading zero (`1310100`):
  * it gets it back.
  */
+type CellValue = ExcelJS.CellValue;
+type Row = ExcelJS.Row;
+
 function cellText(value: CellValue, zipcode: boolean): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'number') {
     if (zipcode && Number.isInteger(value) && value >= 0 && value < 1e8) return String(value).padStart(8, '0');
-    return String(value);
+    // A spreadsheet program keeps and shows 15 significant digits; a formula's 0.1 + 0.2 is stored as
+    // 0.30000000000000004 but is 0.3 to the seller, so money's 2 places (spec-notes R1) are judged on that.
+    return String(Number(value.toPrecision(15)));
   }
   if (typeof value === 'string') return value;
   if (typeof value === 'boolean') return String(value);
@@ -62,12 +67,14 @@ function cellText(value: CellValue, zipcode: boolean): string {
 }
 
 /**
- * Reads a freight workbook (D62, D93): the first sheet, streamed with excelts's
+ * Reads a freight workbook (D62, D96): the first sheet, streamed with exceljs's
  * WorkbookReader (shared strings cached, styles and hyperlinks skipped), the
  * same columns, validation, overlap check and batches as the CSV
  * (freight-csv.ts `readFreightCsv`), each problem naming the sheet, the row
  * and the cell. Valid rows go to `onRows` in batches of `batchRows`, one write
  * at a time; once a problem is found no further batch is handed over.
+ * It runs on the workbook's own thread, after the bounds are checked
+ * (freight-xlsx-isolated.ts); nothing but tests calls it on the main thread.
  */
 export async function readFreightXlsx(
   source: Readable | AsyncIterable<Buffer>,
@@ -98,7 +105,7 @@ export async function readFreightXlsx(
   const overlaps = new OverlapCheck();
   const bands = new Map<string, [number, number]>();
   const stream = source instanceof Readable ? source : Readable.from(source);
-  const workbook = new WorkbookReader(stream, {
+  const workbook = new ExcelJS.stream.xlsx.WorkbookReader(stream, {
     entries: 'emit',
     sharedStrings: 'cache',
     hyperlinks: 'ignore',
@@ -107,7 +114,7 @@ export async function readFreightXlsx(
   });
   try {
     for await (const worksheet of workbook) {
-      sheet = worksheet.name;
+      sheet = (worksheet as unknown as { name: string }).name;
       for await (const row of worksheet as AsyncIterable<Row>) {
         const values = row.values as CellValue[];
         const line = row.number;
