@@ -7,6 +7,7 @@ import { quote } from './quote.js';
 import { scaleOut } from './scale-out.js';
 import { seed } from './seed.js';
 import { tokenEndpoint } from './token-endpoint.js';
+import { tenantIsolation } from './tenant-isolation.js';
 import { tokenPeer } from './token-peer.js';
 import { webhookDelivery } from './webhook-delivery.js';
 import { webhookVerify } from './webhook-verify.js';
@@ -20,6 +21,7 @@ export const scenarios: Scenario[] = [
   listApi,
   webhookDelivery,
   quote,
+  tenantIsolation,
   seed,
   freight,
   freightXlsx,

@@ -3,6 +3,7 @@ import { testTls } from '@feira/platform/testing';
 import { request } from 'undici';
 import { startLoadGenerator } from '../lib/load.js';
 import { benchDatabase, type PlatformHandle, profiled, startPlatform, stopPlatform } from '../lib/platform-process.js';
+import { QUOTE_SKU as SKU, QUOTE_ZIPCODE as ZIPCODE, storefrontQuote, storeQuotingAt } from '../lib/quote-store.js';
 import { type Figure, figure, type Scenario, type ScenarioContext } from '../lib/scenario.js';
 import { difference, finite, summarizeMicros } from '../lib/stats.js';
 import { timingFor } from '../lib/timing.js';
@@ -18,46 +19,6 @@ const DEADLINE_MS = 1000;
 const DEADLINE_RATE = 32;
 /** The lock-step variant: this many callers, each sending its next quote as soon as the last one is cut off. */
 const DEADLINE_CONNECTIONS = 32;
-const SKU = 'SKU-QUOTE-1';
-const ZIPCODE = '01310100';
-
-async function admin(platform: PlatformHandle, method: 'PUT' | 'POST', path: string, body: unknown): Promise<void> {
-  const response = await request(`${platform.origin}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const text = await response.body.text();
-  if (response.statusCode >= 300) throw new Error(`${method} ${path}: HTTP ${response.statusCode} ${text.slice(0, 300)}`);
-}
-
-/** A store whose quote method is the seller API at `url`, with one product in its catalogue. */
-async function storeQuotingAt(platform: PlatformHandle, url: string): Promise<string> {
-  const { tenantId } = await platform.call<{ tenantId: string }>('createSellerAccess', { scopes: ['open:portfolio:read'] });
-  await admin(platform, 'POST', `/admin/v1/tenants/${tenantId}/products`, {
-    sku: SKU,
-    title: 'Caneca Silva',
-    price: 49.9,
-    stock: 1000,
-    dimensions: { depth: 20, height: 10, width: 15, weight: 500 },
-  });
-  await admin(platform, 'PUT', `/admin/v1/tenants/${tenantId}/shipping`, { method: 'seller_api', url, distribution_centers: [] });
-  return tenantId;
-}
-
-async function storefrontQuote(
-  platform: PlatformHandle,
-  tenantId: string,
-): Promise<{ available: boolean; reason: { code: string } | null }> {
-  const response = await request(`${platform.origin}/storefront/v1/quotes`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ tenant_id: tenantId, zipcode: ZIPCODE, items: [{ sku: SKU, quantity: 1 }] }),
-  });
-  const text = await response.body.text();
-  if (response.statusCode !== 200) throw new Error(`storefront quote: HTTP ${response.statusCode} ${text.slice(0, 300)}`);
-  return JSON.parse(text);
-}
 
 /**
  * The seller's time of every logged call of a store, by quote session: the
