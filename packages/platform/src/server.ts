@@ -55,6 +55,8 @@ export interface StartPlatformOptions {
   dispatcher?: boolean;
   /** The dispatcher's tuning (PlatformConfig.dispatcher); absent values take its defaults. */
   dispatcherTuning?: Readonly<Partial<DispatcherTuning>>;
+  /** The API rate limit of an app with none of its own, per store (PlatformConfig.apiRateLimit); default DEFAULT_API_RATE_LIMIT. */
+  apiRateLimit?: Readonly<{ requestsPerSecond: number; burst: number }>;
   /** How long in-flight requests may take to finish on shutdown before their connections are cut (default 10 s). */
   shutdownGraceMs?: number;
   clock?: Clock;
@@ -132,6 +134,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
       ...(options.trustProxy?.length ? { trustProxy: options.trustProxy } : {}),
       ...(options.dispatcherTuning ? { dispatcher: options.dispatcherTuning } : {}),
+      ...(options.apiRateLimit ? { apiRateLimit: options.apiRateLimit } : {}),
       ...(Object.keys(gateways).length > 0 ? { gateways } : {}),
     },
     ...(logger ? { logger } : {}),

@@ -31,6 +31,7 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
       dispatcherTuning: { maxInFlight: 1000, perEndpointInFlight: 32, batchSize: 500, maxPollIntervalMs: 250, leaseMs: 10_000 },
       gateways: {},
       demoGateway: 'none',
+      apiRateLimit: { requestsPerSecond: 10, burst: 100 },
     });
   });
 
@@ -55,6 +56,8 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
         FEIRA_DISPATCH_BATCH: '50',
         FEIRA_DISPATCH_IDLE_POLL_MS: '1000',
         FEIRA_DISPATCH_LEASE_MS: '30000',
+        FEIRA_API_RATE_LIMIT: '40',
+        FEIRA_API_BURST: '400',
       },
       cwd,
     );
@@ -76,6 +79,7 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
       dispatcherTuning: { maxInFlight: 200, perEndpointInFlight: 4, batchSize: 50, maxPollIntervalMs: 1000, leaseMs: 30_000 },
       gateways: {},
       demoGateway: 'none',
+      apiRateLimit: { requestsPerSecond: 40, burst: 400 },
     });
   });
 
@@ -163,6 +167,8 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
     [{ concurrency: '0' }, /--concurrency must be an integer from 1 to 100000 \(got "0"\)/],
     [{ perEndpoint: 'many' }, /--per-endpoint must be an integer from 1 to 10000/],
     [{ dispatchBatch: '1.5' }, /--dispatch-batch must be an integer from 1 to 10000/],
+    [{ apiRateLimit: '0' }, /--api-rate-limit must be an integer from 1 to 100000 \(got "0"\)/],
+    [{ apiBurst: '2000000' }, /--api-burst must be an integer from 1 to 1000000/],
     [{ dispatchIdlePollMs: '5' }, /--dispatch-idle-poll-ms must be an integer from 20 to 60000/],
     [{ dispatchLeaseMs: '999' }, /--dispatch-lease-ms must be an integer from 1000 to 3600000/],
     [

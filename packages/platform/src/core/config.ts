@@ -35,6 +35,12 @@ export interface PlatformConfig {
    * absent: the gateway's production host. A sandbox host or a test server stands in here.
    */
   gateways?: Readonly<Partial<GatewayBaseUrls>>;
+  /**
+   * The API rate limit of an app that has none of its own, per store (spec-notes I20): a token bucket
+   * refilled at `requestsPerSecond` holding `burst` requests. The operator sets an app's own limit
+   * through the admin API or console.
+   */
+  apiRateLimit: Readonly<{ requestsPerSecond: number; burst: number }>;
 }
 
 /** Where each freight gateway's API is reached (no trailing slash). */
@@ -66,6 +72,11 @@ export interface DispatcherTuning {
 export const DEFAULT_ACCESS_TOKEN_TTL_SECONDS = 7200;
 export const DEFAULT_REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+/**
+ * spec-notes I20's default (docs/decisions.md D97 says why these): a steady sync walking list pages and a
+ * burst as large as an app's start-up sweep, per store; the operator raises it per app.
+ */
+export const DEFAULT_API_RATE_LIMIT = Object.freeze({ requestsPerSecond: 10, burst: 100 });
 
 /** What a config must be given; everything else has a default. */
 export type PlatformConfigInput = Pick<PlatformConfig, 'mode' | 'publicUrl' | 'adminToken' | 'secretKey'> &
@@ -82,6 +93,7 @@ export function platformConfig(input: PlatformConfigInput): PlatformConfig {
     accessTokenTtlSeconds: DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTtlSeconds: DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
     bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES,
+    apiRateLimit: DEFAULT_API_RATE_LIMIT,
     ...input,
     publicUrl,
     authUrl: (input.authUrl ?? publicUrl).replace(/\/+$/, ''),
