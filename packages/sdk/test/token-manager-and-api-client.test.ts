@@ -235,7 +235,12 @@ describe.each(testDatabaseTargets())(
         const patient = new FeiraClient({
           baseUrl: platform.url,
           accessToken: token,
-          retry: { sleep: async (ms) => void (waits.push(ms), platform.clock.advance(ms)) },
+          retry: {
+            sleep: async (ms) => {
+              waits.push(ms);
+              platform.clock.advance(ms);
+            },
+          },
         });
         await patient.get('/v1/orders');
         expect(patient.rateLimit).toEqual({ remaining: 1, resetSeconds: 1 });

@@ -18,12 +18,7 @@ export async function admitApiRequest(
   bucket: string,
 ): Promise<void> {
   const { platform } = request.server;
-  const taken = await takeApiRequest(
-    platform.database.db,
-    { clientId, bucket },
-    platform.config.apiRateLimit,
-    platform.clock.now(),
-  );
+  const taken = await takeApiRequest(platform.database, { clientId, bucket }, platform.config.apiRateLimit, platform.clock.now());
   reply.headers(rateLimitHeaders(taken));
   if (taken.admitted) return;
   throw new PlatformError('RATE_LIMITED', {

@@ -5,8 +5,8 @@ import { createPlatform, type Platform } from '../../src/platform.js';
 import { sharedDatabaseUrl, testDatabaseTargets } from '../../src/storage/test-databases.js';
 import { createTestPlatform, type TestPlatform, testConfig } from '../../src/testing.js';
 import { ADMIN } from '../lists/list-fixtures.js';
-import { addProducts } from '../shipping/shipping-kit.js';
 import { quote, storeWithSettings, uploadTable, vtexCsv } from '../shipping/freight-kit.js';
+import { addProducts } from '../shipping/shipping-kit.js';
 
 const LIMIT = { requestsPerSecond: 2, burst: 3 };
 const READ = 'open:order-order:read' as const;
@@ -45,7 +45,9 @@ describe.each(testDatabaseTargets())('API rate limits on $dialect (spec-notes I2
     const other = await appToken([store]);
     // A store that quotes from its own freight table: the storefront path takes no app's bucket.
     const shop = await storeWithSettings(platform, { method: 'freight_table' });
-    await addProducts(platform, shop, [{ sku: 'SKU-A', price_cents: 1000, depth_cm: 10, height_cm: 10, width_cm: 10, weight_g: 500 }]);
+    await addProducts(platform, shop, [
+      { sku: 'SKU-A', price_cents: 1000, depth_cm: 10, height_cm: 10, width_cm: 10, weight_g: 500 },
+    ]);
     await uploadTable(platform, shop, 'standard', vtexCsv(['01000000;01999999;;0;5000;10;0;0;;3;BRA;0']));
 
     for (let i = 0; i < LIMIT.burst; i++) expect((await list(hot.token, store)).statusCode).toBe(200);
