@@ -111,7 +111,7 @@ describe.each(testDatabaseTargets())('API rate limits on $dialect (spec-notes I2
   it('spec-notes I20: PATCH /admin/v1/clients/{client_id} rate_limit takes effect at the next request, shows in the view, and null goes back to the default', async () => {
     const store = (await platform.createSeller()).tenantIds[0] as string;
     const { clientId, token } = await appToken([store]);
-    const patch = (payload: unknown, id = clientId) =>
+    const patch = (payload: object, id = clientId) =>
       platform.app.inject({ method: 'PATCH', url: `/admin/v1/clients/${id}`, headers: ADMIN, payload });
 
     const before = await platform.app.inject({ url: `/admin/v1/clients/${clientId}`, headers: ADMIN });
@@ -135,7 +135,7 @@ describe.each(testDatabaseTargets())('API rate limits on $dialect (spec-notes I2
 
   it('spec-notes I20: a rate_limit out of bounds, incomplete or with an unknown field is a 422 naming it; an unknown app is a 404', async () => {
     const { clientId } = await platform.createClient();
-    const patch = (payload: unknown, id = clientId) =>
+    const patch = (payload: object, id = clientId) =>
       platform.app.inject({ method: 'PATCH', url: `/admin/v1/clients/${id}`, headers: ADMIN, payload });
     for (const [payload, field] of [
       [{ rate_limit: { requests_per_second: 0, burst: 5 } }, 'rate_limit.requests_per_second'],
