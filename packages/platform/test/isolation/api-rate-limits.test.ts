@@ -161,6 +161,22 @@ describe.each(testDatabaseTargets())('API rate limits on $dialect (spec-notes I2
     expect(unauthorized.statusCode).toBe(401);
   });
 
+  it('spec-notes I20 / I16: a browser app on its own origin may read RateLimit-Policy, RateLimit and Retry-After (CORS exposes them)', async () => {
+    const store = (await platform.createSeller()).tenantIds[0] as string;
+    const { clientId } = await platform.createClient({ redirectUris: ['https://spa.example/callback'] });
+    const { token } = await appToken([store], clientId);
+    const answer = await platform.app.inject({
+      url: '/v1/orders',
+      headers: { authorization: `Bearer ${token}`, origin: 'https://spa.example' },
+    });
+    expect(answer.statusCode).toBe(200);
+    expect(answer.headers['access-control-allow-origin']).toBe('https://spa.example');
+    const exposed = String(answer.headers['access-control-expose-headers'])
+      .split(',')
+      .map((h) => h.trim());
+    expect(exposed).toEqual(expect.arrayContaining(['ratelimit-policy', 'ratelimit', 'retry-after']));
+  });
+
   it('spec-notes I20: a personal token (no store) takes from its app’s bucket for the seller at /userinfo', async () => {
     const seller = await platform.createSeller();
     const { clientId } = await platform.createClient();
