@@ -42,7 +42,7 @@ export type RateLimitView = Static<typeof RateLimitView>;
 /** The name of the one quota policy the platform's `RateLimit-Policy` and `RateLimit` headers carry. */
 export const RATE_LIMIT_POLICY_NAME = 'app';
 
-/** What the `RateLimit` header (draft-ietf-httpapi-ratelimit-headers-11, §4) of an answer says. */
+/** What the `RateLimit` header (draft-ietf-httpapi-ratelimit-headers-11) of an answer says. */
 export interface RateLimitState {
   /** Requests the client may still make now. */
   remaining: number;
