@@ -82,6 +82,8 @@ async function side(name: string, spec: string) {
       accessTokenTtlSeconds: platform.DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
       refreshTokenTtlSeconds: platform.DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
       bodyLimitBytes: platform.DEFAULT_BODY_LIMIT_BYTES,
+      // spec-notes I20: the bucket is still taken on every request, under a limit the comparison never reaches.
+      apiRateLimit: { requestsPerSecond: 100_000, burst: 1_000_000 },
     },
     database,
     logger: false,

@@ -37,6 +37,8 @@ export const ERROR_SLUGS = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported media type' },
   UNPROCESSABLE_ENTITY: { status: 422, message: 'Unprocessable entity' },
   TOO_MANY_REQUESTS: { status: 429, message: 'Too many requests' },
+  /** An app over its API rate limit for a store (spec-notes I20): `Retry-After` says when to try again. */
+  RATE_LIMITED: { status: 429, message: 'Rate limit exceeded' },
   REQUEST_HEADER_FIELDS_TOO_LARGE: { status: 431, message: 'Request header fields too large' },
   INTERNAL_ERROR: { status: 500, message: 'Internal server error' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'Service unavailable' },

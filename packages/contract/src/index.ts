@@ -3,6 +3,7 @@
 export * from './errors.js';
 export * from './list.js';
 export * from './quote.js';
+export * from './rate-limit.js';
 export * from './records.js';
 export * from './scopes.js';
 export * from './token.js';

@@ -18,6 +18,7 @@ export { CONSOLE_SECTIONS } from './console/console-sections.js';
 export { type Clock, ManualClock, systemClock } from './core/clock.js';
 export {
   DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
+  DEFAULT_API_RATE_LIMIT,
   DEFAULT_BODY_LIMIT_BYTES,
   DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
   DEFAULT_SECRET_REVEAL_REAUTH_SECONDS,

@@ -59,6 +59,8 @@ export interface StartPlatformOptions {
   dispatcherTuning?: Readonly<Partial<DispatcherTuning>>;
   /** The bounds of a freight-table upload (PlatformConfig.uploads); absent values take their defaults. */
   uploads?: Readonly<Partial<UploadLimits>>;
+  /** The API rate limit of an app with none of its own, per store (PlatformConfig.apiRateLimit); default DEFAULT_API_RATE_LIMIT. */
+  apiRateLimit?: Readonly<{ requestsPerSecond: number; burst: number }>;
   /** How long in-flight requests may take to finish on shutdown before their connections are cut (default 10 s). */
   shutdownGraceMs?: number;
   clock?: Clock;
@@ -140,6 +142,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
         : {}),
       ...(options.dispatcherTuning ? { dispatcher: options.dispatcherTuning } : {}),
       ...(options.uploads ? { uploads: options.uploads } : {}),
+      ...(options.apiRateLimit ? { apiRateLimit: options.apiRateLimit } : {}),
       ...(Object.keys(gateways).length > 0 ? { gateways } : {}),
     },
     ...(logger ? { logger } : {}),

@@ -24,6 +24,12 @@ export { testTls, writeTestTlsFiles } from './testing-tls.js';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
+/**
+ * The test kit's default API rate limit (spec-notes I20): the bucket is still taken on every call, but no
+ * functional test under a frozen clock reaches it; the tests of the limits set their own.
+ */
+export const TEST_API_RATE_LIMIT = Object.freeze({ requestsPerSecond: 100_000, burst: 1_000_000 });
+
 export function testConfig(overrides: Partial<PlatformConfig> = {}): PlatformConfig {
   return platformConfig({
     mode: 'sandbox',
@@ -31,6 +37,7 @@ export function testConfig(overrides: Partial<PlatformConfig> = {}): PlatformCon
     authUrl: 'http://127.0.0.1:8080',
     adminToken: TEST_ADMIN_TOKEN,
     secretKey: 'test-secret-key-not-for-production',
+    apiRateLimit: TEST_API_RATE_LIMIT,
     ...overrides,
   });
 }

@@ -147,6 +147,27 @@ describe('FeiraClient retries (D54: idempotent calls only, Retry-After first, th
     expect(retry.waits).toEqual([]);
   });
 
+  it('spec-notes I20: a POST refused by the app’s rate limit (429 with RateLimit) ran nothing, so it is sent again after Retry-After; the error and the client carry what RateLimit said', async () => {
+    const limited = json(
+      429,
+      { message: 'Rate limit exceeded', slug: 'RATE_LIMITED' },
+      { 'retry-after': '2', ratelimit: '"app";r=0;t=9' },
+    );
+    const server = await scripted(limited, json(201, ORDER, { ratelimit: '"app";r=4;t=3' }), limited);
+    const retry = recordingRetry({ maxRetries: 1 });
+    const api = new FeiraClient({ baseUrl: server.url, accessToken: 't', retry });
+    await expect(api.request('POST', '/v1/x', { body: { a: 1 } })).resolves.toEqual(ORDER);
+    expect(retry.waits).toEqual([2000]);
+    expect(server.seen.map((s) => s.body)).toEqual(['{"a":1}', '{"a":1}']);
+    expect(api.rateLimit).toEqual({ remaining: 4, resetSeconds: 3 });
+    const over = new FeiraClient({ baseUrl: server.url, accessToken: 't', retry: recordingRetry({ maxRetries: 0 }) });
+    const error = (await over.request('POST', '/v1/x', { body: {} }).catch((e: unknown) => e)) as FeiraApiError;
+    expect(error.slug).toBe('RATE_LIMITED');
+    expect(error.retryAfterMs).toBe(2000);
+    expect(error.rateLimit).toEqual({ remaining: 0, resetSeconds: 9 });
+    expect(over.rateLimit).toEqual({ remaining: 0, resetSeconds: 9 });
+  });
+
   it('PATCH is not retried either', async () => {
     const server = await scripted(refused(503), json(200, ORDER));
     const api = new FeiraClient({ baseUrl: server.url, accessToken: 't', retry: recordingRetry() });

@@ -1,5 +1,5 @@
 import { cryptoRandom, seedRecords } from '@feira/platform';
-import { type ListeningPlatform, listenPlatform, testDatabaseTargets } from '@feira/platform/testing';
+import { type ListeningPlatform, listenPlatform, TEST_ADMIN_TOKEN, testDatabaseTargets } from '@feira/platform/testing';
 import {
   authorizationUrl,
   exchangeCode,
@@ -215,6 +215,50 @@ describe.each(testDatabaseTargets())(
         const unauthorized = (await badToken.get('/v1/orders').catch((e: unknown) => e)) as FeiraApiError;
         expect(unauthorized.status).toBe(401);
         expect(unauthorized.slug).toBe('UNAUTHORIZED');
+      });
+
+      it('spec-notes I20: over its app’s limit, FeiraClient waits the platform’s Retry-After and is answered; rateLimit reads what is left; a wait it will not do is a typed RATE_LIMITED', async () => {
+        const limited = await platform.createClient({ redirectUris: [REDIRECT_URI] });
+        await platform.app.inject({
+          method: 'PATCH',
+          url: `/admin/v1/clients/${limited.clientId}`,
+          headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+          payload: { rate_limit: { requests_per_second: 2, burst: 2 } },
+        });
+        const token = await platform.mintAccessToken({
+          tenants: [seller.tenantIds[0]!],
+          scopes: ['open:order-order:read'],
+          clientId: limited.clientId,
+        });
+        // The wait moves the platform's clock instead of sleeping: the bucket refills exactly as long as asked.
+        const waits: number[] = [];
+        const patient = new FeiraClient({
+          baseUrl: platform.url,
+          accessToken: token,
+          retry: {
+            sleep: async (ms) => {
+              waits.push(ms);
+              platform.clock.advance(ms);
+            },
+          },
+        });
+        await patient.get('/v1/orders');
+        expect(patient.rateLimit).toEqual({ remaining: 1, resetSeconds: 1 });
+        await patient.get('/v1/orders');
+        expect(patient.rateLimit?.remaining).toBe(0);
+        await patient.get('/v1/orders');
+        expect(waits).toHaveLength(1);
+        expect(waits[0]).toBeGreaterThan(0);
+        expect(waits[0]).toBeLessThanOrEqual(1000);
+
+        const hasty = new FeiraClient({ baseUrl: platform.url, accessToken: token, retry: { maxRetries: 0 } });
+        await hasty.get('/v1/orders');
+        const error = (await hasty.get('/v1/orders').catch((e: unknown) => e)) as FeiraApiError;
+        expect(error).toBeInstanceOf(FeiraApiError);
+        expect(error.status).toBe(429);
+        expect(error.slug).toBe('RATE_LIMITED');
+        expect(error.retryAfterMs).toBe(1000);
+        expect(error.rateLimit).toEqual({ remaining: 0, resetSeconds: 1 });
       });
     });
   },

@@ -134,6 +134,7 @@ export async function runStart(flags: StartFlags & ClusterFlags, io: StartIo): P
       dispatcher: role.dispatcher,
       dispatcherTuning: config.dispatcherTuning,
       uploads: config.uploadLimits,
+      apiRateLimit: config.apiRateLimit,
       demoSeller: role.seed,
       logger: config.logLevel === 'silent' ? false : config.logLevel,
       ...(destination ? { logDestination: destination } : {}),

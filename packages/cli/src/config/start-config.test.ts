@@ -45,6 +45,7 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
         workbookHeapMb: 512,
         workbookSeconds: 300,
       },
+      apiRateLimit: { requestsPerSecond: 10, burst: 100 },
     });
   });
 
@@ -72,6 +73,8 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
         FEIRA_DISPATCH_LEASE_MS: '30000',
         FEIRA_UPLOAD_MAX_CELL_CHARS: '1000',
         FEIRA_UPLOAD_WORKBOOK_SECONDS: '60',
+        FEIRA_API_RATE_LIMIT: '40',
+        FEIRA_API_BURST: '400',
       },
       cwd,
     );
@@ -95,6 +98,7 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
       gateways: {},
       demoGateway: 'none',
       uploadLimits: expect.objectContaining({ cellChars: 1000, workbookSeconds: 60, rows: 4_000_000 }),
+      apiRateLimit: { requestsPerSecond: 40, burst: 400 },
     });
   });
 
@@ -187,6 +191,8 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
     [{ concurrency: '0' }, /--concurrency must be an integer from 1 to 100000 \(got "0"\)/],
     [{ perEndpoint: 'many' }, /--per-endpoint must be an integer from 1 to 10000/],
     [{ dispatchBatch: '1.5' }, /--dispatch-batch must be an integer from 1 to 10000/],
+    [{ apiRateLimit: '0' }, /--api-rate-limit must be an integer from 1 to 100000 \(got "0"\)/],
+    [{ apiBurst: '2000000' }, /--api-burst must be an integer from 1 to 1000000/],
     [{ dispatchIdlePollMs: '5' }, /--dispatch-idle-poll-ms must be an integer from 20 to 60000/],
     [{ dispatchLeaseMs: '999' }, /--dispatch-lease-ms must be an integer from 1000 to 3600000/],
     [{ uploadMaxCellChars: '100' }, /--upload-max-cell-chars must be an integer from 200 to 10000000 \(got "100"\)/],

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
+import { RATE_LIMIT_BOUNDS } from '@feira/contract';
 import {
   bearerToken,
+  DEFAULT_API_RATE_LIMIT,
   DEFAULT_BATCH_SIZE,
   DEFAULT_LEASE_MS,
   DEFAULT_MAX_IN_FLIGHT,
@@ -58,6 +60,8 @@ export interface StartSettings {
   demoGateway: 'melhor_envio' | 'none';
   /** The bounds of a freight-table upload (PlatformConfig.uploads), each value from its row of START_SETTINGS. */
   uploadLimits: UploadLimits;
+  /** The API rate limit of an app with none of its own, per store (PlatformConfig.apiRateLimit, spec-notes I20). */
+  apiRateLimit: { requestsPerSecond: number; burst: number };
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -349,6 +353,20 @@ export const START_SETTINGS = {
     commands: START,
     upload: { key: 'workbookSeconds', min: 1, max: 86_400 },
   },
+  apiRateLimit: {
+    flag: '--api-rate-limit <per-second>',
+    env: 'FEIRA_API_RATE_LIMIT',
+    default: String(DEFAULT_API_RATE_LIMIT.requestsPerSecond),
+    help: "default API rate limit of an app, per store: requests per second its bucket refills at (an app's own limit is set with PATCH /admin/v1/clients/{client_id})",
+    commands: START,
+  },
+  apiBurst: {
+    flag: '--api-burst <n>',
+    env: 'FEIRA_API_BURST',
+    default: String(DEFAULT_API_RATE_LIMIT.burst),
+    help: 'default API rate limit of an app, per store: requests its bucket holds, the most it may send at once',
+    commands: START,
+  },
   workers: {
     flag: '--workers <n|auto>',
     env: 'FEIRA_WORKERS',
@@ -552,6 +570,18 @@ export function resolveStartSettings(
       ...optionalUrl('melhorEnvio', '--melhor-envio-url', pick(flags.melhorEnvioUrl, env[S.melhorEnvioUrl.env]), mode),
       ...optionalUrl('frenet', '--frenet-url', pick(flags.frenetUrl, env[S.frenetUrl.env]), mode),
     },
+    apiRateLimit: {
+      requestsPerSecond: boundedInteger(
+        '--api-rate-limit',
+        pick(flags.apiRateLimit, env[S.apiRateLimit.env]) ?? S.apiRateLimit.default,
+        RATE_LIMIT_BOUNDS.requests_per_second,
+      ),
+      burst: boundedInteger(
+        '--api-burst',
+        pick(flags.apiBurst, env[S.apiBurst.env]) ?? S.apiBurst.default,
+        RATE_LIMIT_BOUNDS.burst,
+      ),
+    },
     demoGateway: oneOf('--demo-gateway', pick(flags.demoGateway, env[S.demoGateway.env]) ?? S.demoGateway.default, [
       'none',
       'melhor_envio',
@@ -573,6 +603,13 @@ function resolveUploadLimits(flags: StartFlags, env: Record<string, string | und
     limits[setting.upload.key] = Number(raw);
   }
   return limits as UploadLimits;
+}
+
+/** An integer setting within the bounds the admin API also keeps (spec-notes I20's limits); the error names the flag. */
+function boundedInteger(name: string, raw: string, { minimum, maximum }: { minimum: number; maximum: number }): number {
+  if (!/^\d{1,9}$/.test(raw) || Number(raw) < minimum || Number(raw) > maximum)
+    throw new ConfigError(`${name} must be an integer from ${minimum} to ${maximum} (got "${raw}")`);
+  return Number(raw);
 }
 
 /** Every tuning row of the table, each an integer within its bounds; the error names the flag. */

@@ -30,6 +30,23 @@ export interface AccountTables {
     created_at: string;
     /** `none` for a public client (no secret, PKCE required: spec-notes I13); else a confidential one. */
     token_endpoint_auth_method: Generated<string>;
+    /** The app's API rate limit set by the operator (spec-notes I20); null: the platform's default. */
+    rate_limit_per_second: Generated<number | null>;
+    rate_limit_burst: Generated<number | null>;
+  };
+  /**
+   * One token bucket per app and store (spec-notes I20), shared by every API process: `tat` is the
+   * bucket's GCRA theoretical arrival time (ms since the epoch); the limit it was last taken under
+   * and whether that request was admitted are kept beside it (accounts/api-rate-limit.ts).
+   */
+  api_rate_buckets: {
+    client_id: string;
+    /** The store's id, or `seller:<id>` for a personal token's calls. */
+    bucket: string;
+    tat: number;
+    requests_per_second: number;
+    burst: number;
+    admitted: number;
   };
   /** The browser origins a client's pages call from (its redirect URIs' origins, D45): the CORS allow-list. */
   client_origins: {

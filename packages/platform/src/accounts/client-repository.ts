@@ -3,6 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { constantTimeEqual, sha256Hex } from '../core/hashing.js';
 import { randomToken } from '../core/random.js';
 import type { Schema } from '../storage/schema.js';
+import type { ApiRateLimit } from './api-rate-limit.js';
 import type { AccountDeps } from './seller-repository.js';
 
 /** A client application (spec, Authentication §2) as the admin API shows it: never the secret or its hash. */
@@ -20,6 +21,8 @@ export interface ClientApp {
   tokenEndpointAuthMethod: TokenEndpointAuthMethod;
   /** The origins its browser pages call from: its redirect URIs' origins (D45), the CORS allow-list. */
   allowedOrigins: string[];
+  /** The API rate limit the operator set for the app (spec-notes I20); null: the platform's default applies. */
+  rateLimit: ApiRateLimit | null;
 }
 
 /** How a client authenticates at the token endpoint (RFC 7591 §2); a confidential client may use Basic or the body either way. */
@@ -70,6 +73,10 @@ function toClient(row: ClientRow): ClientWithSecretHash {
       ? row.token_endpoint_auth_method
       : 'client_secret_basic',
     allowedOrigins: originsOf(JSON.parse(row.redirect_uris) as string[]),
+    rateLimit:
+      row.rate_limit_per_second !== null && row.rate_limit_burst !== null
+        ? { requestsPerSecond: Number(row.rate_limit_per_second), burst: Number(row.rate_limit_burst) }
+        : null,
     secretHash: row.secret_hash,
   };
 }
@@ -86,6 +93,8 @@ export const CLIENT_PUBLIC_COLUMNS = [
   'privacy_policy_url',
   'created_at',
   'token_endpoint_auth_method',
+  'rate_limit_per_second',
+  'rate_limit_burst',
 ] as const;
 
 /** The query the admin list of client apps pages through (list engine): public columns only. */
@@ -136,6 +145,8 @@ export async function createClient(
     privacy_policy_url: input.privacyPolicyUrl ?? null,
     created_at: deps.clock.now().toISOString(),
     token_endpoint_auth_method: input.tokenEndpointAuthMethod ?? 'client_secret_basic',
+    rate_limit_per_second: null,
+    rate_limit_burst: null,
   };
   await db.transaction().execute(async (trx) => {
     await trx.insertInto('clients').values(row).execute();
@@ -200,9 +211,20 @@ export async function clientExists(db: Kysely<Schema>, id: string): Promise<bool
   return row !== undefined;
 }
 
+/** Sets the app's API rate limit (spec-notes I20), or with null goes back to the platform's default; false when no such app. */
+export async function setClientRateLimit(db: Kysely<Schema>, id: string, limit: ApiRateLimit | null): Promise<boolean> {
+  const result = await db
+    .updateTable('clients')
+    .set({ rate_limit_per_second: limit?.requestsPerSecond ?? null, rate_limit_burst: limit?.burst ?? null })
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
 /** Deletes the client app row (what refers to it is the caller's to remove first: see admin/account-changes.ts). */
 export async function deleteClientApp(db: Kysely<Schema>, id: string): Promise<void> {
   await db.deleteFrom('client_origins').where('client_id', '=', id).execute();
+  await db.deleteFrom('api_rate_buckets').where('client_id', '=', id).execute();
   await db.deleteFrom('clients').where('id', '=', id).execute();
 }
 

@@ -4,6 +4,11 @@
  * 'capability-public-face'); files inside accounts/ import each other directly.
  */
 export {
+  type ApiRateDecision,
+  type ApiRateLimit,
+  takeApiRequest,
+} from './api-rate-limit.js';
+export {
   addRedirectUri,
   type ClientApp,
   type ClientWithSecretHash,
@@ -19,6 +24,7 @@ export {
   listNewestClients,
   originOfClient,
   originRegistered,
+  setClientRateLimit,
   TOKEN_ENDPOINT_AUTH_METHODS,
   type TokenEndpointAuthMethod,
   verifyClientSecret,

@@ -35,6 +35,8 @@ export interface ClientListRow {
   privacy_policy_url: string | null;
   created_at: string;
   token_endpoint_auth_method: string;
+  rate_limit_per_second: number | null;
+  rate_limit_burst: number | null;
 }
 
 /** Client applications, never their secret hash. `client_id` and `id` name the same column. */

@@ -1,4 +1,4 @@
-import { ListEnvelope, SCOPE_NAMES } from '@feira/contract';
+import { ListEnvelope, RateLimitSetting, RateLimitView, SCOPE_NAMES } from '@feira/contract';
 import { type Static, Type } from '@sinclair/typebox';
 
 // TypeBox schemas of the admin API. Every object is closed
@@ -124,7 +124,20 @@ const clientFields = {
   allowed_origins: Type.Array(Type.String(), {
     description: 'The browser origins that may call the API and token endpoint for this app (CORS): its redirect URIs’ origins',
   }),
+  /** The app's API rate limit per store (spec-notes I20): a bucket of `burst` requests refilled at `requests_per_second`. */
+  rate_limit: RateLimitView,
 };
+
+/** `PATCH /admin/v1/clients/{client_id}`: what the operator may change of an app. */
+export const UpdateClientBody = Type.Object(
+  {
+    rate_limit: Type.Union([RateLimitSetting, Type.Null()], {
+      description: 'The app’s own API rate limit per store (spec-notes I20); null goes back to the platform’s default',
+    }),
+  },
+  { ...closed, $id: 'UpdateClient', minProperties: 1 },
+);
+export type UpdateClientBody = Static<typeof UpdateClientBody>;
 
 /** A client as listed and read: never the secret. */
 export const ClientView = Type.Object(clientFields, closed);

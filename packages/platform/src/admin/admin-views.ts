@@ -1,4 +1,4 @@
-import type { ClientApp, Seller } from '../accounts/index.js';
+import type { ApiRateLimit, ClientApp, Seller } from '../accounts/index.js';
 import { type ClientView, ErrorResponse, type SellerView } from './admin-schemas.js';
 
 /** A seller as the admin API shows it: never the password hash. */
@@ -13,7 +13,8 @@ export function sellerView(seller: Seller): SellerView {
 }
 
 /** A client application as the admin API shows it: never the secret (only its creation answers with it). */
-export function clientView(client: ClientApp): ClientView {
+export function clientView(client: ClientApp, defaultRateLimit: ApiRateLimit): ClientView {
+  const rateLimit = client.rateLimit ?? defaultRateLimit;
   return {
     client_id: client.id,
     name: client.name,
@@ -25,6 +26,11 @@ export function clientView(client: ClientApp): ClientView {
     created_at: client.createdAt,
     token_endpoint_auth_method: client.tokenEndpointAuthMethod,
     allowed_origins: client.allowedOrigins,
+    rate_limit: {
+      requests_per_second: rateLimit.requestsPerSecond,
+      burst: rateLimit.burst,
+      source: client.rateLimit ? 'app' : 'default',
+    },
   };
 }
 

@@ -1,10 +1,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import {
+  type ClientApp,
   clientFromPublicRow,
   clientListQuery,
   createClient,
   findPublicClientById,
+  setClientRateLimit,
   validateNewClient,
 } from '../accounts/index.js';
 import { notFound } from '../core/platform-error.js';
@@ -19,15 +21,17 @@ import {
   CreatedClientView,
   ErrorResponse,
   IdParams,
+  UpdateClientBody,
 } from './admin-schemas.js';
 import { ADMIN_LIST_DESCRIPTION, clientView, ADMIN_ERRORS as errors, ADMIN_SECURITY as security } from './admin-views.js';
 
-/** The admin API's client applications: register (the secret shown once), list, read, delete. */
+/** The admin API's client applications: register (the secret shown once), list, read, set the rate limit, delete. */
 export async function clientRoutes(instance: FastifyInstance): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { platform } = app;
   const db = () => platform.database.db;
   const deps = { clock: platform.clock, random: platform.random };
+  const view = (client: ClientApp) => clientView(client, platform.config.apiRateLimit);
 
   app.post(
     '/admin/v1/clients',
@@ -44,7 +48,7 @@ export async function clientRoutes(instance: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { client, clientSecret } = await createClient(db(), validateNewClient(request.body), deps);
       reply.header('cache-control', 'no-store');
-      return reply.code(201).send({ ...clientView(client), client_secret: clientSecret });
+      return reply.code(201).send({ ...view(client), client_secret: clientSecret });
     },
   );
 
@@ -60,7 +64,7 @@ export async function clientRoutes(instance: FastifyInstance): Promise<void> {
       response: { 200: ClientList, ...errors },
     },
     base: () => clientListQuery(db()),
-    respond: (page) => ({ meta: page.meta, results: page.results.map((row) => clientView(clientFromPublicRow(row))) }),
+    respond: (page) => ({ meta: page.meta, results: page.results.map((row) => view(clientFromPublicRow(row))) }),
   });
 
   app.get(
@@ -78,7 +82,34 @@ export async function clientRoutes(instance: FastifyInstance): Promise<void> {
     async (request) => {
       const client = await findPublicClientById(db(), request.params.id);
       if (!client) throw notFound('Client');
-      return clientView(client);
+      return view(client);
+    },
+  );
+
+  app.patch(
+    '/admin/v1/clients/:id',
+    {
+      schema: {
+        tags: ['admin'],
+        operationId: 'adminUpdateClient',
+        summary:
+          'Set a client application’s API rate limit per store (spec-notes I20), or with `rate_limit: null` give it the platform’s default; every API process applies it from its next request',
+        security,
+        params: IdParams,
+        body: UpdateClientBody,
+        response: { 200: ClientView, 404: ErrorResponse, ...errors },
+      },
+    },
+    async (request) => {
+      const { rate_limit: limit } = request.body;
+      const changed = await setClientRateLimit(
+        db(),
+        request.params.id,
+        limit && { requestsPerSecond: limit.requests_per_second, burst: limit.burst },
+      );
+      const client = changed ? await findPublicClientById(db(), request.params.id) : undefined;
+      if (!client) throw notFound('Client');
+      return view(client);
     },
   );
 

@@ -24,6 +24,7 @@ import { confirmationView, isConfirmed } from './confirm-views.js';
 import { serveAsset } from './console-assets.js';
 import { type ConsoleKit, refusalText as translatedRefusal, withNotice } from './console-kit.js';
 import type { ConsoleSection } from './console-section.js';
+import { operatorRateLimitRoutes, rateLimitText } from './operator-rate-limit.js';
 import { isOperator, signInOperator, signOutOperator } from './operator-session.js';
 import { accountsView, type HealthPoint, healthView, operatorSignInView, sellerView } from './operator-views.js';
 
@@ -64,8 +65,8 @@ function percentile(sorted: readonly number[], p: number): number | null {
 /**
  * The operator console at `/console/operator`: signed in with the
  * admin token turned into an operator session (operator-session.ts), it
- * creates, edits and deletes sellers, adds and renames stores, deletes client
- * apps (admin/account-changes.ts states what happens to tokens and
+ * creates, edits and deletes sellers, adds and renames stores, sets client
+ * apps' API rate limits (operator-rate-limit.ts) and deletes them (admin/account-changes.ts states what happens to tokens and
  * subscriptions), and charts the platform's health over the last hour from its
  * own tables. A seller's session never reaches it.
  */
@@ -159,10 +160,27 @@ export async function operatorConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
       runList(clientList, clientsBase as never, listOf(clientsOffset), platform.config),
     ])) as [
       ListEnvelopeOf<{ id: string; name: string; login: string; created_at: string }>,
-      ListEnvelopeOf<{ id: string; name: string; created_at: string }>,
+      ListEnvelopeOf<{
+        id: string;
+        name: string;
+        created_at: string;
+        rate_limit_per_second: number | null;
+        rate_limit_burst: number | null;
+      }>,
     ];
     const sellers = sellerPage.results.map((s) => ({ id: s.id, name: s.name, login: s.login, createdAt: s.created_at }));
-    const clients = clientPage.results.map((c) => ({ id: c.id, name: c.name, createdAt: c.created_at }));
+    const clients = clientPage.results.map((c) => ({
+      id: c.id,
+      name: c.name,
+      createdAt: c.created_at,
+      rateLimit: rateLimitText(
+        t,
+        c.rate_limit_per_second !== null && c.rate_limit_burst !== null
+          ? { requestsPerSecond: Number(c.rate_limit_per_second), burst: Number(c.rate_limit_burst) }
+          : null,
+        platform.config.apiRateLimit,
+      ),
+    }));
     const stores = await listTenantsOfSellers(
       db,
       sellers.map((s) => s.id),
@@ -219,6 +237,13 @@ export async function operatorConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
       }),
     });
   }
+
+  operatorRateLimitRoutes(app, {
+    guard,
+    page,
+    seeOther: (reply, location) => kit.seeOther(reply, location),
+    csrfToken: (request, reply) => kit.csrfToken(request, reply),
+  });
 
   serveAsset(app, '/console/assets/health.js', 'text/javascript', HEALTH_JS);
 

@@ -66,7 +66,8 @@ export function accountsView(
   input: {
     csrf: string;
     sellers: Array<{ id: string; name: string; login: string; stores: number; createdAt: string }>;
-    clients: Array<{ id: string; name: string; createdAt: string }>;
+    /** `rateLimit`: the app's API rate limit in words (spec-notes I20). */
+    clients: Array<{ id: string; name: string; createdAt: string; rateLimit: string }>;
     /** The search box's words ('' for none). */
     search: string;
     paging: { sellers: { offset: number; total: number }; clients: { offset: number; total: number }; size: number };
@@ -85,6 +86,7 @@ export function accountsView(
     escapeHtml(c.name),
     `<code>${escapeHtml(c.id)}</code>`,
     consoleTimeHtml(t, c.createdAt),
+    `${escapeHtml(c.rateLimit)} <a href="/console/operator/clients/${encodeURIComponent(c.id)}/rate-limit">${t.html('operator.rateLimit.change', { app: c.name })}</a>`,
     confirmForm(t, {
       action: `/console/operator/clients/${encodeURIComponent(c.id)}/delete`,
       csrf: input.csrf,
@@ -152,6 +154,7 @@ ${
           { label: t.text('apps.col.app') },
           { label: t.text('operator.col.clientId') },
           { label: t.text('records.field.created_at') },
+          { label: t.text('operator.col.rateLimit') },
           { label: t.text('webhooks.col.actions') },
         ],
         rows: clientRows,

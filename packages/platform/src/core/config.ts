@@ -46,6 +46,12 @@ export interface PlatformConfig {
    * each a row of the CLI's settings table; absent values take the defaults.
    */
   uploads?: Readonly<Partial<UploadLimits>>;
+  /**
+   * The API rate limit of an app that has none of its own, per store (spec-notes I20): a token bucket
+   * refilled at `requestsPerSecond` holding `burst` requests. The operator sets an app's own limit
+   * through the admin API or console.
+   */
+  apiRateLimit: Readonly<{ requestsPerSecond: number; burst: number }>;
 }
 
 /**
@@ -107,6 +113,11 @@ export const DEFAULT_ACCESS_TOKEN_TTL_SECONDS = 7200;
 export const DEFAULT_REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 export const DEFAULT_SECRET_REVEAL_REAUTH_SECONDS = 300;
+/**
+ * spec-notes I20's default (docs/decisions.md D97 says why these): a steady sync walking list pages and a
+ * burst as large as an app's start-up sweep, per store; the operator raises it per app.
+ */
+export const DEFAULT_API_RATE_LIMIT = Object.freeze({ requestsPerSecond: 10, burst: 100 });
 
 /** What a config must be given; everything else has a default. */
 export type PlatformConfigInput = Pick<PlatformConfig, 'mode' | 'publicUrl' | 'adminToken' | 'secretKey'> &
@@ -124,6 +135,7 @@ export function platformConfig(input: PlatformConfigInput): PlatformConfig {
     refreshTokenTtlSeconds: DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
     bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES,
     secretRevealReauthSeconds: DEFAULT_SECRET_REVEAL_REAUTH_SECONDS,
+    apiRateLimit: DEFAULT_API_RATE_LIMIT,
     ...input,
     publicUrl,
     authUrl: (input.authUrl ?? publicUrl).replace(/\/+$/, ''),

@@ -163,7 +163,7 @@ function guardScopeOf(preHandler: unknown): string | null | undefined {
 /**
  * @fastify/swagger's per-route transform: only the document changes, never the
  * validation. Seller routes (with an access-token guard) get the `oauth2` scheme
- * with their scope, the `X-Tenant-Id` header and the guard's 400/401/403; admin
+ * with their scope, the `X-Tenant-Id` header and the guard's 400/401/403/429; admin
  * routes their 401; public routes `security: []`; list routes their typed query;
  * any route with input its 422 (validation, U+0000).
  */
@@ -185,6 +185,9 @@ export function openapiRouteTransform({ schema, url, route }: TransformInput): {
     responses[400] ??= error('A token for several stores named none in X-Tenant-Id (RFC 6750 §3.1 invalid_request)');
     responses[401] ??= error('No bearer token, or one that is invalid, expired or revoked');
     responses[403] ??= error('The token lacks the scope, or is not granted for the store named');
+    responses[429] ??= error(
+      "The app is over its API rate limit for this store (spec-notes I20): wait the seconds of Retry-After; every answer's RateLimit-Policy and RateLimit headers say the limit and what is left",
+    );
   } else if (security.some((s) => 'adminToken' in s)) {
     responses[401] ??= error('No valid admin token');
     // Listed once, under the admin group after the seller API, not beside the seller's operations.

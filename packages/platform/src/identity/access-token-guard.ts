@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'f
 import { PlatformError } from '../core/platform-error.js';
 import { bearerToken } from '../http/bearer-token.js';
 import { GUARD_SCOPE } from '../http/openapi-document.js';
+import { admitApiRequest } from './api-rate-limit-guard.js';
 import { originAllowedForClient } from './browser-origins.js';
 import { tokenFamilyIsLive } from './token-family-state.js';
 import { ACCESS_TOKEN_TYP, type TokenClaims, TokenVerificationError } from './token-signer.js';
@@ -68,7 +69,8 @@ function tenantHeaderRequired(): PlatformError {
 /**
  * A preHandler for platform APIs: verifies the access token (signature, `typ`,
  * `exp`, `iss`, `aud`), refuses revoked token families, resolves the tenant
- * (spec-notes I9) and checks the scope. Sets `request.seller`.
+ * (spec-notes I9), checks the scope and takes the request from the app's
+ * rate-limit bucket for that store (spec-notes I20). Sets `request.seller`.
  */
 export function requireAccessToken(scope: Scope | null): preHandlerAsyncHookHandler {
   // The OpenAPI document reads the route's scope from the guard (http/openapi-document.ts).
@@ -114,7 +116,7 @@ export async function verifiedAccessToken(request: FastifyRequest): Promise<Toke
 }
 
 function accessTokenGuardFor(scope: Scope | null): preHandlerAsyncHookHandler {
-  return async function accessTokenGuard(this: unknown, request: FastifyRequest, _reply: FastifyReply) {
+  return async function accessTokenGuard(this: unknown, request: FastifyRequest, reply: FastifyReply) {
     const claims = await verifiedAccessToken(request);
     const scopes = new Set(claims.scope.split(' ').filter(Boolean));
     if (scope && !scopes.has(scope)) {
@@ -137,6 +139,8 @@ function accessTokenGuardFor(scope: Scope | null): preHandlerAsyncHookHandler {
     } else {
       throw tenantHeaderRequired();
     }
+    // spec-notes I20: the app's bucket for this store, once the call is known to be the app's and the store's.
+    await admitApiRequest(request, reply, claims.client_id, tenantId as string);
     request.seller = {
       sellerId: claims.sub,
       clientId: claims.client_id,

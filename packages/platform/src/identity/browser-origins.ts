@@ -35,7 +35,7 @@ const API_CORS: FastifyCorsOptions = {
   origin: true,
   credentials: false,
   methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-  exposedHeaders: ['etag', 'retry-after', 'www-authenticate', 'x-request-id', 'location'],
+  exposedHeaders: ['etag', 'retry-after', 'www-authenticate', 'x-request-id', 'location', 'ratelimit-policy', 'ratelimit'],
   maxAge: 600,
 };
 

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PlatformError } from '../core/platform-error.js';
 import { documentedObject } from '../http/openapi-document.js';
 import { verifiedAccessToken } from './access-token-guard.js';
+import { admitApiRequest } from './api-rate-limit-guard.js';
 import { OPENID_SCOPE } from './authorization-request.js';
 
 /**
@@ -19,10 +20,13 @@ export async function userinfoRoute(app: FastifyInstance): Promise<void> {
       200: documentedObject('`{"sub": seller id}`'),
       401: { $ref: 'PlatformError#', description: 'No valid access token (RFC 6750 challenge in WWW-Authenticate)' },
       403: { $ref: 'PlatformError#', description: 'The token was not granted the openid scope (insufficient_scope)' },
+      429: { $ref: 'PlatformError#', description: 'The app is over its API rate limit for this seller (spec-notes I20)' },
     },
   };
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const claims = await verifiedAccessToken(request);
+    // spec-notes I20: a UserInfo call acts for no store (a personal token has none): the app's bucket for its seller.
+    await admitApiRequest(request, reply, claims.client_id, `seller:${claims.sub}`);
     if (!claims.scope.split(' ').includes(OPENID_SCOPE)) {
       throw new PlatformError('FORBIDDEN', {
         message: 'This token was not granted the openid scope',

@@ -79,6 +79,9 @@ const SELLER_REFUSALS = {
   400: errorResponse('A token for several stores named none in X-Tenant-Id, or a bad list parameter'),
   401: errorResponse('No console session and no valid bearer token'),
   403: errorResponse('The token lacks open:webhook:write, or the CSRF token is missing or wrong'),
+  429: errorResponse(
+    'With a bearer token: the app is over its API rate limit for this store (spec-notes I20); Retry-After says when to try again',
+  ),
 };
 const ONE_DELIVERY_REFUSALS = { ...SELLER_REFUSALS, 404: errorResponse('No such delivery in your stores') };
 

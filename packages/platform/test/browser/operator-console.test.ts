@@ -153,6 +153,73 @@ describe.each(testDatabaseTargets())('operator console in Chromium on $dialect',
     await page.context().close();
   }, 120_000);
 
+  it('spec-notes I20: the operator sets an app’s API rate limit on its page, in English and Portuguese, axe-clean, and a form without the CSRF token changes nothing', async () => {
+    const seller = await platform.createSeller({ tenants: 1 });
+    const tenantId = seller.tenantIds[0] as string;
+    const name = `Limitado ${Date.now()}`;
+    const app = { ...(await platform.createClient({ name })), name };
+    const token = await platform.mintAccessToken({
+      tenants: [tenantId],
+      scopes: ['open:order-order:read'],
+      clientId: app.clientId,
+    });
+    const orders = () => fetch(`${platform.url}/v1/orders`, { headers: { authorization: `Bearer ${token}` } });
+    const view = async () =>
+      (
+        await platform.app.inject({
+          url: `/admin/v1/clients/${app.clientId}`,
+          headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+        })
+      ).json().rate_limit;
+
+    const page = await operator('en-US');
+    await page.goto(`${platform.url}/console/operator?q=${encodeURIComponent(app.clientId)}`);
+    const row = page.getByRole('row', { name: new RegExp(app.clientId) });
+    await expect(row.textContent()).resolves.toContain('(default)');
+    await row.getByRole('link', { name: `Change the limit of ${app.name}` }).click();
+    await page.getByRole('heading', { name: `API rate limit of ${app.name}` }).waitFor({ timeout: 10_000 });
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await page.getByLabel('Requests per second').fill('0');
+    await page.getByLabel('Burst (requests at once)').fill('4');
+    // The browser's own check would stop 0; the server's is what counts.
+    await page.locator('form[aria-labelledby="set-limit"]').evaluate((form) => form.setAttribute('novalidate', ''));
+    await page.getByRole('button', { name: 'Save the limit' }).click();
+    await page.getByRole('alert').waitFor({ timeout: 10_000 });
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('from 1 to 100,000');
+    expect(await view()).toEqual({ requests_per_second: 100_000, burst: 1_000_000, source: 'default' });
+    await page.getByLabel('Requests per second').fill('1');
+    await page.getByLabel('Burst (requests at once)').fill('4');
+    await page.getByRole('button', { name: 'Save the limit' }).click();
+    await page.getByRole('status').waitFor({ timeout: 10_000 });
+    await expect(page.getByRole('status').textContent()).resolves.toBe('Limit saved.');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    expect(await view()).toEqual({ requests_per_second: 1, burst: 4, source: 'app' });
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push((await orders()).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 429]);
+
+    // A form posted without its CSRF token (another site's form) changes nothing.
+    const forged = await page.request.post(`${platform.url}/console/operator/clients/${app.clientId}/rate-limit`, {
+      form: { reset: '1' },
+      maxRedirects: 0,
+    });
+    expect(forged.status()).toBe(303);
+    expect(await view()).toEqual({ requests_per_second: 1, burst: 4, source: 'app' });
+    await page.context().close();
+
+    const pt = await operator('pt-BR');
+    await pt.goto(`${platform.url}/console/operator/clients/${app.clientId}/rate-limit`);
+    await pt.getByRole('heading', { name: `Limite de requisições da API de ${app.name}` }).waitFor({ timeout: 10_000 });
+    await expect(pt.locator('main').textContent()).resolves.toContain('1 por segundo, picos de 4');
+    expect(await seriousAxeViolations(pt)).toEqual([]);
+    await pt.getByRole('button', { name: /Usar o padrão da plataforma/ }).click();
+    await pt.getByRole('status').waitFor({ timeout: 10_000 });
+    await expect(pt.getByRole('status').textContent()).resolves.toBe('Limite salvo.');
+    expect(await view()).toEqual({ requests_per_second: 100_000, burst: 1_000_000, source: 'default' });
+    await expect(pt.locator('main').textContent()).resolves.toContain('100.000 por segundo, picos de 1.000.000 (padrão)');
+    await pt.context().close();
+  }, 120_000);
+
   it('a seller signed in to the console cannot reach the operator console or its actions', async () => {
     const seller = await platform.createSeller({ tenants: 1 });
     const page = await signInToConsole(browser, platform.url, seller, 'en-US');

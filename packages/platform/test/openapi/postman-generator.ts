@@ -150,6 +150,11 @@ function fixtures(doc: OpenApiDocument): Record<string, Fixture> {
     adminRenameStore: { phase: 12, path: { id: '{{sellerId}}', tenantId: '{{store2Id}}' }, json: { name: 'Loja 2 (Centro)' } },
     adminListClients: { phase: 11 },
     adminGetClient: { phase: 11, path: { id: '{{clientId}}' } },
+    adminUpdateClient: {
+      phase: 11,
+      path: { id: '{{clientId}}' },
+      json: { rate_limit: { requests_per_second: 100, burst: 1000 } },
+    },
     signupWebhooksV0: { phase: 15, json: { webhook: 'https://hooks.loja.example/feira/v0', topics: ['order'] } },
     signupWebhooksV1: { phase: 15, json: { webhook: 'https://hooks.loja.example/feira', topics: ['order', 'product'] } },
     ...kindFixtures(doc),

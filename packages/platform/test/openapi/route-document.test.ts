@@ -35,7 +35,7 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 /** The OpenAPI path of a Fastify URL: `/a/:id` → `/a/{id}`. */
 const openapiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
-/** The access-token guard marks itself with its scope: such a route reads X-Tenant-Id and can refuse with 400/401/403. */
+/** The access-token guard marks itself with its scope: such a route reads X-Tenant-Id and can refuse with 400/401/403, and 429 over its app's rate limit (spec-notes I20). */
 function guardOf(route: CataloguedRoute): boolean {
   return [route.preHandler].flat().some((handler) => typeof handler === 'function' && GUARD_SCOPE in handler);
 }
@@ -65,7 +65,7 @@ function realInterface(route: CataloguedRoute, method: string) {
     : Object.keys(config.rawBody?.content ?? {});
   const oauth = route.url.startsWith('/oauth/');
   const statuses = new Set(Object.keys((schema.response as Record<string, unknown> | undefined) ?? {}));
-  if (guarded) for (const s of ['400', '401', '403']) statuses.add(s);
+  if (guarded) for (const s of ['400', '401', '403', '429']) statuses.add(s);
   const security = (schema.security as Array<Record<string, unknown>> | undefined) ?? [];
   if (security.some((s) => 'adminToken' in s)) statuses.add('401');
   if (!oauth) {

@@ -87,7 +87,7 @@ describe.each(testDatabaseTargets())('work per request on $dialect (D79)', (targ
     return countRequest(platform.app, request);
   }
 
-  it('a list page (cursor page 1) reads the revocation state and the page: two statements, no signature check, one cursor HMAC, two JSON parses per order', async () => {
+  it('a list page (cursor page 1) reads the revocation state, takes from the app’s bucket (spec-notes I20) and reads the page: three statements, no signature check, one cursor HMAC, two JSON parses per order', async () => {
     const { result, work, hooks } = await steady({
       url: `/v1/orders?status=approved&_sort=created_at:desc&_limit=${PAGE}&_paginate=cursor`,
       headers: bearer(),
@@ -95,7 +95,7 @@ describe.each(testDatabaseTargets())('work per request on $dialect (D79)', (targ
     expect(result.statusCode).toBe(200);
     expect(result.json().results).toHaveLength(PAGE);
     expectWork('GET /v1/orders (cursor page 1)', work, {
-      databaseStatements: 2,
+      databaseStatements: 3,
       signatureVerifications: 0,
       signatures: 0,
       hmacs: 1,
@@ -107,7 +107,7 @@ describe.each(testDatabaseTargets())('work per request on $dialect (D79)', (targ
     expectHooks('GET /v1/orders (cursor page 1)', hooks, SELLER_ROUTE_HOOKS);
   });
 
-  it('a later cursor page checks its cursor and signs the next one: two HMACs, still two statements', async () => {
+  it('a later cursor page checks its cursor and signs the next one: two HMACs, still three statements', async () => {
     const first = await platform.app.inject({
       url: `/v1/orders?status=approved&_sort=created_at:desc&_limit=5&_paginate=cursor`,
       headers: bearer(),
@@ -116,7 +116,7 @@ describe.each(testDatabaseTargets())('work per request on $dialect (D79)', (targ
     const { result, work } = await steady({ url: `${next.pathname}${next.search}`, headers: bearer() });
     expect(result.statusCode).toBe(200);
     expectWork('GET /v1/orders (cursor page 2)', work, {
-      databaseStatements: 2,
+      databaseStatements: 3,
       signatureVerifications: 0,
       hmacs: 2,
       jsonParses: 2 * 5 + 1,
@@ -124,7 +124,7 @@ describe.each(testDatabaseTargets())('work per request on $dialect (D79)', (targ
     });
   });
 
-  it('a list page with offsets on a massive collection counts nothing: two statements, no HMAC', async () => {
+  it('a list page with offsets on a massive collection counts nothing: three statements, no HMAC', async () => {
     const { result, work } = await steady({
       url: `/v1/orders?status=approved&_sort=created_at:desc&_limit=${PAGE}`,
       headers: bearer(),
@@ -132,7 +132,7 @@ describe.each(testDatabaseTargets())('work per request on $dialect (D79)', (targ
     expect(result.statusCode).toBe(200);
     expect(result.json().meta.total).toBeUndefined();
     expectWork('GET /v1/orders (offset page 1)', work, {
-      databaseStatements: 2,
+      databaseStatements: 3,
       signatureVerifications: 0,
       hmacs: 0,
       jsonParses: 2 * PAGE,
@@ -140,11 +140,11 @@ describe.each(testDatabaseTargets())('work per request on $dialect (D79)', (targ
     });
   });
 
-  it('one record reads the revocation state and the record: two statements, no signature check', async () => {
+  it('one record reads the revocation state, takes from the app’s bucket and reads the record: three statements, no signature check', async () => {
     const { result, work, hooks } = await steady({ url: `/v1/orders/${firstId}`, headers: bearer() });
     expect(result.statusCode).toBe(200);
     expectWork('GET /v1/orders/:id', work, {
-      databaseStatements: 2,
+      databaseStatements: 3,
       signatureVerifications: 0,
       signatures: 0,
       hmacs: 0,
@@ -162,8 +162,29 @@ describe.each(testDatabaseTargets())('work per request on $dialect (D79)', (targ
     const once = await countRequest(platform.app, { url, headers: { authorization: `Bearer ${fresh}` } });
     const again = await countRequest(platform.app, { url, headers: { authorization: `Bearer ${fresh}` } });
     expect([once.result.statusCode, again.result.statusCode]).toEqual([200, 200]);
-    expectWork('GET /v1/orders/:id (first call with a token)', once.work, { signatureVerifications: 1, databaseStatements: 2 });
-    expectWork('GET /v1/orders/:id (next call)', again.work, { signatureVerifications: 0, databaseStatements: 2 });
+    expectWork('GET /v1/orders/:id (first call with a token)', once.work, { signatureVerifications: 1, databaseStatements: 3 });
+    expectWork('GET /v1/orders/:id (next call)', again.work, { signatureVerifications: 0, databaseStatements: 3 });
+  });
+
+  it("spec-notes I20: a request over its app's limit costs the revocation read and the bucket's one upsert, and runs no route: two statements", async () => {
+    const { clientId } = await platform.createClient();
+    const limited = await platform.mintAccessToken({ tenants: [tenantId], scopes: ['open:order-order:read'], clientId });
+    await platform.app.inject({
+      method: 'PATCH',
+      url: `/admin/v1/clients/${clientId}`,
+      headers: ADMIN,
+      payload: { rate_limit: { requests_per_second: 1, burst: 1 } },
+    });
+    const url = `/v1/orders/${firstId}`;
+    const admitted = await countRequest(platform.app, { url, headers: { authorization: `Bearer ${limited}` } });
+    const refused = await countRequest(platform.app, { url, headers: { authorization: `Bearer ${limited}` } });
+    expect([admitted.result.statusCode, refused.result.statusCode]).toEqual([200, 429]);
+    expectWork('GET /v1/orders/:id (admitted by its bucket)', admitted.work, { databaseStatements: 3 });
+    expectWork('GET /v1/orders/:id (refused by its bucket)', refused.work, {
+      databaseStatements: 2,
+      signatureVerifications: 0,
+      jsonParses: 0,
+    });
   });
 
   async function codeFor(clientId: string): Promise<string> {

@@ -1,4 +1,4 @@
-import type { ListEnvelopeOf, ListMeta } from '@feira/contract';
+import type { ListEnvelopeOf, ListMeta, RateLimitState } from '@feira/contract';
 import { DEFAULT_TIMEOUT_MS, type RetryOptions, sendWithRetries } from '../http/retrying-fetch.js';
 import { FeiraApiError } from './feira-api-error.js';
 import type { RecordAt, RecordByPath, RecordItemPath, RecordListPath } from './record-paths.js';
@@ -110,8 +110,10 @@ function queryString(query: RequestOptions['query'] | undefined): string {
  * typed errors, lists as async iterators that follow `meta.links.next`
  * exactly as given (spec "List operations" rule 4), typed by record on the
  * record paths (`/v1/orders` yields `Order`). Idempotent calls are retried on
- * 429/503 (after `Retry-After`), network failures and timeouts; every attempt
- * has a time limit (D54).
+ * 429/503 (after `Retry-After`), network failures and timeouts, and any call
+ * refused by the app's rate limit (spec-notes I20) after its `Retry-After`;
+ * every attempt has a time limit (D54). `rateLimit` is what the last answer
+ * said the app has left.
  *
  * @example
  * ```ts
@@ -126,9 +128,26 @@ function queryString(query: RequestOptions['query'] | undefined): string {
  */
 export class FeiraClient {
   readonly #options: FeiraClientOptions;
+  #rateLimit: RateLimitState | undefined;
 
   constructor(options: FeiraClientOptions) {
     this.#options = options;
+  }
+
+  /**
+   * What the last answer's `RateLimit` header said (spec-notes I20): requests the app has left in its
+   * bucket for that store (`remaining`) and seconds until the bucket is whole again (`resetSeconds`).
+   * A client that walks many pages may slow down before it is refused. Undefined before any answer
+   * that carried one.
+   *
+   * @example
+   * ```ts
+   * const page = await api.get('/v1/orders');
+   * if (api.rateLimit && api.rateLimit.remaining < 5) await setTimeout(1000);
+   * ```
+   */
+  get rateLimit(): RateLimitState | undefined {
+    return this.#rateLimit;
   }
 
   async #token(): Promise<string> {
@@ -160,7 +179,7 @@ export class FeiraClient {
       ...(tenantId ? { 'x-tenant-id': tenantId } : {}),
       ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
     };
-    const { response, text, retryAfterMs } = await sendWithRetries(
+    const { response, text, retryAfterMs, rateLimit } = await sendWithRetries(
       this.#url(pathOrUrl) + queryString(options.query),
       {
         method,
@@ -180,7 +199,9 @@ export class FeiraClient {
     } catch {
       body = undefined;
     }
-    if (!response.ok) throw new FeiraApiError(response.status, body, response.headers.get('x-request-id'), retryAfterMs);
+    if (rateLimit) this.#rateLimit = rateLimit;
+    if (!response.ok)
+      throw new FeiraApiError(response.status, body, response.headers.get('x-request-id'), retryAfterMs, rateLimit);
     return body as T;
   }
 

@@ -1,3 +1,4 @@
+import { parseRateLimitHeader, type RateLimitState } from '@feira/contract';
 import { FeiraConnectionError, FeiraTimeoutError } from './connection-errors.js';
 
 /**
@@ -105,11 +106,14 @@ export interface SentResponse {
   text: string;
   /** The answer's `Retry-After`, in milliseconds, if it had one. */
   retryAfterMs: number | undefined;
+  /** The answer's `RateLimit` (spec-notes I20: what the app has left for this store), if it had one. */
+  rateLimit: RateLimitState | undefined;
 }
 
 /**
  * Sends a request; a 429 or 503 answer, a network failure or a timeout is
- * retried when the call is idempotent, after the answer's `Retry-After` or an
+ * retried when the call is idempotent (any call, for a 429 of the app's rate
+ * limit: spec-notes I20), after the answer's `Retry-After` or an
  * exponential backoff with full jitter (D54). The last answer is returned
  * whatever its status; a network failure or timeout that outlives the retries
  * throws `FeiraConnectionError` / `FeiraTimeoutError`. The caller's own abort
@@ -118,7 +122,9 @@ export interface SentResponse {
 export async function sendWithRetries(url: string, init: RequestInit, policy: SendPolicy): Promise<SentResponse> {
   const method = (init.method ?? 'GET').toUpperCase();
   const retry = policy.retry;
-  const retries = (policy.idempotent ?? isIdempotent(method)) ? Math.max(0, retry.maxRetries ?? DEFAULT_MAX_RETRIES) : 0;
+  const idempotent = policy.idempotent ?? isIdempotent(method);
+  const maxRetries = Math.max(0, retry.maxRetries ?? DEFAULT_MAX_RETRIES);
+  const retries = idempotent ? maxRetries : 0;
   const sleep = retry.sleep ?? timerSleep;
   const random = retry.random ?? Math.random;
   const callerSignal = init.signal ?? undefined;
@@ -136,10 +142,15 @@ export async function sendWithRetries(url: string, init: RequestInit, policy: Se
       const response = await policy.fetch(url, { ...init, signal });
       const text = await response.text();
       const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), Date.now());
-      if (!RETRYABLE_STATUS.has(response.status) || attempt >= retries) return { response, text, retryAfterMs };
+      const rateLimit = parseRateLimitHeader(response.headers.get('ratelimit'));
+      const sent = { response, text, retryAfterMs, rateLimit };
+      // spec-notes I20: a 429 carrying the app's RateLimit was refused by its bucket before the route ran,
+      // so even a call that is not idempotent is sent again unchanged.
+      const refusedUnrun = response.status === 429 && rateLimit !== undefined;
+      if (!RETRYABLE_STATUS.has(response.status) || attempt >= (refusedUnrun ? maxRetries : retries)) return sent;
       if (retryAfterMs !== undefined && retryAfterMs > (retry.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS)) {
         // The server asks for longer than this client waits: hand the answer back now.
-        return { response, text, retryAfterMs };
+        return sent;
       }
       await sleep(retryAfterMs ?? backoff(), callerSignal);
       continue;

@@ -1,0 +1,143 @@
+import { CompiledQuery, type Kysely, sql } from 'kysely';
+import type { Database } from '../storage/database.js';
+import { queryNamed } from '../storage/named-statement.js';
+import type { Schema } from '../storage/schema.js';
+
+/** A token bucket: refilled at `requestsPerSecond`, holding at most `burst` requests (spec-notes I20). */
+export interface ApiRateLimit {
+  requestsPerSecond: number;
+  burst: number;
+}
+
+/** What one request took from its bucket. */
+export interface ApiRateDecision {
+  admitted: boolean;
+  /** The limit the bucket was taken under: the app's own, else the platform's default. */
+  limit: ApiRateLimit;
+  /** Whole requests left in the bucket after this one. */
+  remaining: number;
+  /** Seconds until the bucket is full again. */
+  resetSeconds: number;
+  /** Refused: whole seconds until one request would be admitted (at least 1). */
+  retryAfterSeconds: number;
+}
+
+/** Whose bucket a request takes from: the app and the store it acts for (or `seller:<id>` without one). */
+export interface ApiRateBucketKey {
+  clientId: string;
+  bucket: string;
+}
+
+/**
+ * Takes one request from the (app, store) bucket, in ONE statement: the app's
+ * limit is read from its `clients` row (else the default) inside the upsert,
+ * and the bucket is tested and advanced by GCRA (the generic cell rate
+ * algorithm, a token bucket kept as one timestamp, its theoretical arrival
+ * time `tat`). A request is admitted when `max(tat, now) - now` is at most
+ * `(burst - 1)` emission intervals (1000 / requests_per_second ms); it then
+ * moves `tat` to `max(tat, now)` plus one interval. The test and the move
+ * are one `INSERT … ON CONFLICT DO UPDATE` (SQLite ≥ 3.35 and PostgreSQL): the
+ * row is locked for the update, so N processes taking from one bucket at once
+ * admit exactly what the bucket holds; no read-modify-write crosses a round trip.
+ * A refused request still writes the row (`admitted = 0`, `tat` unchanged): one
+ * statement answers both ways, and RETURNING says which. It is on the path of
+ * every seller API request, so its text is compiled once per handle and only
+ * its values are bound (storage/statement-shapes.ts does the same for batches).
+ */
+export async function takeApiRequest(
+  database: Pick<Database, 'db' | 'pgPool'>,
+  key: ApiRateBucketKey,
+  defaults: ApiRateLimit,
+  now: Date,
+): Promise<ApiRateDecision> {
+  const values: Record<Slot, unknown> = {
+    clientId: key.clientId,
+    bucket: key.bucket,
+    now: now.getTime(),
+    defaultRps: defaults.requestsPerSecond,
+    defaultBurst: defaults.burst,
+  };
+  const { text, slots } = compiledTake(database.db);
+  const query = CompiledQuery.raw(
+    text,
+    slots.map((slot) => values[slot]),
+  ) as CompiledQuery<BucketRow>;
+  // On PostgreSQL a named statement: each connection parses and plans it once (storage/named-statement.ts).
+  const rows = database.pgPool
+    ? await queryNamed(database.pgPool, TAKE_STATEMENT, query)
+    : (await database.db.executeQuery(query)).rows;
+  const row = rows[0];
+  if (!row) throw new Error('The rate-limit upsert returned no row');
+  return decision(row, now.getTime());
+}
+
+type Slot = 'clientId' | 'bucket' | 'now' | 'defaultRps' | 'defaultBurst';
+type BucketRow = { tat: number; admitted: number; requests_per_second: number; burst: number };
+
+const TAKE_STATEMENT = 'feira_api_rate_take';
+
+/** Marks a value's place while the statement is compiled: the text is built once and only values change. */
+class Placeholder {
+  constructor(readonly slot: Slot) {}
+}
+
+/** The statement's text for this handle's dialect, compiled once, and which value each parameter is. */
+const compiledTexts = new WeakMap<Kysely<Schema>, { text: string; slots: Slot[] }>();
+
+function compiledTake(db: Kysely<Schema>): { text: string; slots: Slot[] } {
+  let compiled = compiledTexts.get(db);
+  if (!compiled) {
+    const query = takeStatement((slot) => new Placeholder(slot)).compile(db);
+    const slots = query.parameters.map((parameter) => {
+      if (!(parameter instanceof Placeholder)) throw new Error('The rate-limit statement bound a value of its own');
+      return parameter.slot;
+    });
+    compiled = { text: query.sql, slots };
+    compiledTexts.set(db, compiled);
+  }
+  return compiled;
+}
+
+function takeStatement(value: (slot: Slot) => Placeholder) {
+  const nowMs = sql`cast(${value('now')} as double precision)`;
+  const interval = sql`(1000.0 / excluded.requests_per_second)`;
+  // max(tat, now) spelled as CASE: SQLite's max() and PostgreSQL's greatest() differ.
+  const start = sql`(case when api_rate_buckets.tat > ${nowMs} then api_rate_buckets.tat else ${nowMs} end)`;
+  const fits = sql`${start} - ${nowMs} <= (excluded.burst - 1) * ${interval}`;
+  return sql<BucketRow>`
+    insert into api_rate_buckets (client_id, bucket, tat, requests_per_second, burst, admitted)
+    select ${value('clientId')}, ${value('bucket')}, ${nowMs} + 1000.0 / limits.rps, limits.rps, limits.burst, 1
+    from (
+      select coalesce(clients.rate_limit_per_second, cast(${value('defaultRps')} as integer)) as rps,
+             coalesce(clients.rate_limit_burst, cast(${value('defaultBurst')} as integer)) as burst
+      from (select 1 as one) as here left join clients on clients.id = ${value('clientId')}
+    ) as limits
+    where true
+    on conflict (client_id, bucket) do update set
+      tat = case when ${fits} then ${start} + ${interval} else api_rate_buckets.tat end,
+      admitted = case when ${fits} then 1 else 0 end,
+      requests_per_second = excluded.requests_per_second,
+      burst = excluded.burst
+    returning tat, admitted, requests_per_second, burst`;
+}
+
+/** What the row the statement returned means for this request, at `nowMs`. */
+export function decision(
+  row: { tat: number; admitted: number; requests_per_second: number; burst: number },
+  nowMs: number,
+): ApiRateDecision {
+  const limit = { requestsPerSecond: Number(row.requests_per_second), burst: Number(row.burst) };
+  const interval = 1000 / limit.requestsPerSecond;
+  const ahead = Math.max(Number(row.tat) - nowMs, 0);
+  const admitted = Number(row.admitted) === 1;
+  // A small tolerance: tat is a sum of floating-point intervals.
+  const remaining = Math.max(0, Math.floor(limit.burst - ahead / interval + 1e-9));
+  const untilNext = ahead - (limit.burst - 1) * interval;
+  return {
+    admitted,
+    limit,
+    remaining: admitted ? remaining : 0,
+    resetSeconds: Math.ceil(ahead / 1000),
+    retryAfterSeconds: Math.max(1, Math.ceil(untilNext / 1000)),
+  };
+}

@@ -1,0 +1,41 @@
+import { RATE_LIMIT_POLICY_NAME } from '@feira/contract';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type ApiRateDecision, takeApiRequest } from '../accounts/index.js';
+import { PlatformError } from '../core/platform-error.js';
+
+/**
+ * spec-notes I20: every request an app makes with its access token takes one
+ * request from the bucket of (app, store) it acts for, before the route runs.
+ * Every answer after this point, success or refusal, carries the limit as
+ * `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-11,
+ * one policy named "app"); over it the answer is 429 `RATE_LIMITED` with
+ * `Retry-After` (RFC 9110 §10.2.3).
+ */
+export async function admitApiRequest(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  clientId: string,
+  bucket: string,
+): Promise<void> {
+  const { platform } = request.server;
+  const taken = await takeApiRequest(platform.database, { clientId, bucket }, platform.config.apiRateLimit, platform.clock.now());
+  reply.headers(rateLimitHeaders(taken));
+  if (taken.admitted) return;
+  throw new PlatformError('RATE_LIMITED', {
+    message: `This app is over its API rate limit for this store (${taken.limit.requestsPerSecond} requests per second, bursts of ${taken.limit.burst}): retry after ${taken.retryAfterSeconds} s`,
+    headers: { 'retry-after': String(taken.retryAfterSeconds) },
+  });
+}
+
+/**
+ * The draft's two fields for a token bucket: the quota is the bucket (`q` = burst) over the time it takes
+ * to refill whole (`w`, whole seconds, rounded up); `r` is what is left now and `t` the seconds until full.
+ */
+export function rateLimitHeaders(taken: ApiRateDecision): Record<string, string> {
+  const { limit } = taken;
+  const window = Math.max(1, Math.ceil(limit.burst / limit.requestsPerSecond));
+  return {
+    'ratelimit-policy': `"${RATE_LIMIT_POLICY_NAME}";q=${limit.burst};w=${window}`,
+    ratelimit: `"${RATE_LIMIT_POLICY_NAME}";r=${taken.remaining};t=${taken.resetSeconds}`,
+  };
+}
