@@ -50,4 +50,3 @@ export async function storefrontQuote(
   if (response.statusCode !== 200) throw new Error(`storefront quote: HTTP ${response.statusCode} ${text.slice(0, 300)}`);
   return JSON.parse(text);
 }
-

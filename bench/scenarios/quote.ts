@@ -3,7 +3,7 @@ import { testTls } from '@feira/platform/testing';
 import { request } from 'undici';
 import { startLoadGenerator } from '../lib/load.js';
 import { benchDatabase, type PlatformHandle, profiled, startPlatform, stopPlatform } from '../lib/platform-process.js';
-import { QUOTE_SKU as SKU, QUOTE_ZIPCODE as ZIPCODE, storefrontQuote, storeQuotingAt } from '../lib/quote-store.js';
+import { QUOTE_SKU as SKU, storefrontQuote, storeQuotingAt, QUOTE_ZIPCODE as ZIPCODE } from '../lib/quote-store.js';
 import { type Figure, figure, type Scenario, type ScenarioContext } from '../lib/scenario.js';
 import { difference, finite, summarizeMicros } from '../lib/stats.js';
 import { timingFor } from '../lib/timing.js';

@@ -171,7 +171,8 @@ async function measureVariant(ctx: ScenarioContext, kind: DatabaseKind): Promise
       ['lists under attack', loud.lists],
       ['flood', floodResult],
     ] as const) {
-      if (r.errors) ctx.notes.push(`${label} ${name}: ${r.errors} errors (${r.firstError}); statuses ${JSON.stringify(r.statusCounts)}`);
+      if (r.errors)
+        ctx.notes.push(`${label} ${name}: ${r.errors} errors (${r.firstError}); statuses ${JSON.stringify(r.statusCounts)}`);
       if (r.late) ctx.notes.push(`${label} ${name}: ${r.late} requests could not be sent on time`);
     }
     const refused = uploads.tally.statuses;
@@ -199,7 +200,12 @@ async function measureVariant(ctx: ScenarioContext, kind: DatabaseKind): Promise
       figure(`${label}: other store's quote p50 under attack`, loud.quotes.latency.p50Ms, 'ms', {
         baseline: { name: 'quiet p50', value: quiet.quotes.latency.p50Ms, unit: 'ms' },
       }),
-      ratioFigure(`${label}: other app's list p99 under attack`, loud.lists.latency.p99Ms, quiet.lists.latency.p99Ms, 'quiet p99'),
+      ratioFigure(
+        `${label}: other app's list p99 under attack`,
+        loud.lists.latency.p99Ms,
+        quiet.lists.latency.p99Ms,
+        'quiet p99',
+      ),
       figure(`${label}: other app's list p50 under attack`, loud.lists.latency.p50Ms, 'ms', {
         baseline: { name: 'quiet p50', value: quiet.lists.latency.p50Ms, unit: 'ms' },
       }),
