@@ -123,7 +123,7 @@ async function measureVariant(ctx: ScenarioContext, kind: DatabaseKind): Promise
     };
     const list = (token: string): RequestSpec => ({
       method: 'GET',
-      path: '/v1/products?_limit=20',
+      path: '/seller/v1/products?_limit=20',
       headers: { authorization: `Bearer ${token}` },
     });
     const [quotes, lists, flood] = await Promise.all([1, 2, 3].map(() => startLoadGenerator(ctx.children)));
@@ -151,11 +151,11 @@ async function measureVariant(ctx: ScenarioContext, kind: DatabaseKind): Promise
     ctx.log(`${label}: quiet, the other store's quotes and the other app's lists at ${VICTIM_RATE}/s each`);
     const quiet = await victims();
     ctx.log(`${label}: the same while the hostile app floods at ${FLOOD_RATE}/s and its store uploads hostile files`);
-    const uploads = uploadLoop(platform, hostile.tenantId);
+    const uploads = process.env.TI_NO_UPLOADS ? { tally: { sent: 0, statuses: {} }, stop: async () => {} } : uploadLoop(platform, hostile.tenantId);
     const flooding = (flood as LoadGenerator).run({
       origin: platform.origin,
       connections: 64,
-      ratePerSecond: FLOOD_RATE,
+      ratePerSecond: process.env.TI_NO_FLOOD ? 1 : FLOOD_RATE,
       warmupMs,
       durationMs,
       requests: [list(hostile.accessToken)],

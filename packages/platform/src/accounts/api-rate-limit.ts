@@ -1,4 +1,5 @@
 import { CompiledQuery, type Kysely, sql } from 'kysely';
+import { BoundedCache } from '../core/bounded-cache.js';
 import type { Database } from '../storage/database.js';
 import { queryNamed } from '../storage/named-statement.js';
 import type { Schema } from '../storage/schema.js';
@@ -43,6 +44,8 @@ export interface ApiRateBucketKey {
  * statement answers both ways, and RETURNING says which. It is on the path of
  * every seller API request, so its text is compiled once per handle and only
  * its values are bound (storage/statement-shapes.ts does the same for batches).
+ * A bucket this process saw refuse answers from memory until it admits again
+ * (no statement): a flood past its limit costs the database nothing more.
  */
 export async function takeApiRequest(
   database: Pick<Database, 'db' | 'pgPool'>,
@@ -50,6 +53,13 @@ export async function takeApiRequest(
   defaults: ApiRateLimit,
   now: Date,
 ): Promise<ApiRateDecision> {
+  const refused = refusedBuckets(database.db);
+  const bucketKey = `${key.clientId}\u0000${key.bucket}`;
+  const known = refused.get(bucketKey);
+  if (known) {
+    if (now.getTime() < known.admitsAtMs) return decision({ ...known.row, admitted: 0 }, now.getTime());
+    refused.delete(bucketKey);
+  }
   const values: Record<Slot, unknown> = {
     clientId: key.clientId,
     bucket: key.bucket,
@@ -68,7 +78,39 @@ export async function takeApiRequest(
     : (await database.db.executeQuery(query)).rows;
   const row = rows[0];
   if (!row) throw new Error('The rate-limit upsert returned no row');
-  return decision(row, now.getTime());
+  const taken = decision(row, now.getTime());
+  if (!taken.admitted) {
+    const interval = 1000 / Number(row.requests_per_second);
+    refused.set(bucketKey, { row, admitsAtMs: Number(row.tat) - (Number(row.burst) - 1) * interval });
+  }
+  return taken;
+}
+
+/**
+ * Buckets this process saw refuse, with the moment each admits again, so a
+ * flood past its limit costs no statement until then. Exact: a refusal does
+ * not move a bucket, and other processes only move its `tat` later, so no
+ * bucket admits sooner than its refusal computed, unless the operator raises
+ * the app's limit: {@link forgetRefusedBuckets} clears this process's memory at
+ * once, and another process's lasts at most one emission interval
+ * (1 / requests_per_second), the longest a refused bucket waits.
+ */
+const refusedByHandle = new WeakMap<Kysely<Schema>, BoundedCache<string, { row: BucketRow; admitsAtMs: number }>>();
+/** Buckets remembered per process: beyond, the oldest is forgotten and asks the database again. */
+const REFUSED_BUCKETS_KEPT = 10_000;
+
+function refusedBuckets(db: Kysely<Schema>): BoundedCache<string, { row: BucketRow; admitsAtMs: number }> {
+  let refused = refusedByHandle.get(db);
+  if (!refused) {
+    refused = new BoundedCache(REFUSED_BUCKETS_KEPT);
+    refusedByHandle.set(db, refused);
+  }
+  return refused;
+}
+
+/** An app's limit changed: this process asks the database again for every bucket it saw refuse. */
+export function forgetRefusedBuckets(db: Kysely<Schema>): void {
+  refusedByHandle.get(db)?.clear();
 }
 
 type Slot = 'clientId' | 'bucket' | 'now' | 'defaultRps' | 'defaultBurst';

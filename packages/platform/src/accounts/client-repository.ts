@@ -3,7 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { constantTimeEqual, sha256Hex } from '../core/hashing.js';
 import { randomToken } from '../core/random.js';
 import type { Schema } from '../storage/schema.js';
-import type { ApiRateLimit } from './api-rate-limit.js';
+import { type ApiRateLimit, forgetRefusedBuckets } from './api-rate-limit.js';
 import type { AccountDeps } from './seller-repository.js';
 
 /** A client application (spec, Authentication §2) as the admin API shows it: never the secret or its hash. */
@@ -218,6 +218,7 @@ export async function setClientRateLimit(db: Kysely<Schema>, id: string, limit: 
     .set({ rate_limit_per_second: limit?.requestsPerSecond ?? null, rate_limit_burst: limit?.burst ?? null })
     .where('id', '=', id)
     .executeTakeFirst();
+  forgetRefusedBuckets(db);
   return Number(result.numUpdatedRows) > 0;
 }
 

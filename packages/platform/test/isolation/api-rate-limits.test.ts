@@ -206,7 +206,7 @@ describe.each(testDatabaseTargets())('API rate limits on $dialect (spec-notes I2
     });
     afterAll(() => second.close());
 
-    it('spec-notes I20: the bucket is shared: what one process admitted the other counts, and a limit set through one applies in the other', async () => {
+    it('spec-notes I20: the bucket is shared: what one process admitted the other counts, and a limit raised through one applies there at once and in the other once its refusal has waited out one emission interval', async () => {
       const store = (await platform.createSeller()).tenantIds[0] as string;
       const { clientId, token } = await appToken([store]);
       const other = second.app as TestPlatform['app'];
@@ -222,6 +222,14 @@ describe.each(testDatabaseTargets())('API rate limits on $dialect (spec-notes I2
         headers: ADMIN,
         payload: { rate_limit: { requests_per_second: 1, burst: 10 } },
       });
+      // The process that set it asks the database again at once.
+      const here = await list(token, undefined, platform.app);
+      expect(here.statusCode).toBe(200);
+      expect(here.headers['ratelimit-policy']).toBe('"app";q=10;w=10');
+      // The other remembers its refusal (a flood costs no statement) until the bucket would have admitted again
+      // under the old limit: at most one emission interval.
+      expect((await list(token, undefined, other)).statusCode).toBe(429);
+      platform.clock.advance(1000 / LIMIT.requestsPerSecond);
       const raised = await list(token, undefined, other);
       expect(raised.statusCode).toBe(200);
       expect(raised.headers['ratelimit-policy']).toBe('"app";q=10;w=10');

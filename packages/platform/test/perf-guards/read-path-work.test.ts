@@ -166,7 +166,7 @@ describe.each(testDatabaseTargets())('work per request on $dialect (D79)', (targ
     expectWork('GET /v1/orders/:id (next call)', again.work, { signatureVerifications: 0, databaseStatements: 3 });
   });
 
-  it("spec-notes I20: a request over its app's limit costs the revocation read and the bucket's one upsert, and runs no route: two statements", async () => {
+  it("spec-notes I20: a request over its app's limit costs the revocation read and the bucket's one upsert, and runs no route: two statements; the next refusals before the bucket admits again cost the revocation read alone", async () => {
     const { clientId } = await platform.createClient();
     const limited = await platform.mintAccessToken({ tenants: [tenantId], scopes: ['open:order-order:read'], clientId });
     await platform.app.inject({
@@ -185,6 +185,19 @@ describe.each(testDatabaseTargets())('work per request on $dialect (D79)', (targ
       signatureVerifications: 0,
       jsonParses: 0,
     });
+    // A flood past the limit: the process remembers when the bucket admits again and asks the database nothing more.
+    const flood = await countRequest(platform.app, { url, headers: { authorization: `Bearer ${limited}` } });
+    expect(flood.result.statusCode).toBe(429);
+    expect(flood.result.headers['retry-after']).toBe(refused.result.headers['retry-after']);
+    expect(flood.result.headers.ratelimit).toBe(refused.result.headers.ratelimit);
+    expectWork('GET /v1/orders/:id (refused again, from memory)', flood.work, {
+      databaseStatements: 1,
+      signatureVerifications: 0,
+    });
+    // Once the bucket admits again (one emission interval), the database is asked and admits.
+    platform.clock.advance(1000);
+    const later = await countRequest(platform.app, { url, headers: { authorization: `Bearer ${limited}` } });
+    expect(later.result.statusCode).toBe(200);
   });
 
   async function codeFor(clientId: string): Promise<string> {
