@@ -30,6 +30,9 @@ export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
  */
 export const TEST_API_RATE_LIMIT = Object.freeze({ requestsPerSecond: 100_000, burst: 1_000_000 });
 
+/** A store's upload bucket no functional test reaches under a frozen clock; the tests of the upload rate set their own. */
+export const TEST_STORE_UPLOADS = Object.freeze({ storeUploadsPerSecond: 100_000, storeUploadBurst: 1_000_000 });
+
 export function testConfig(overrides: Partial<PlatformConfig> = {}): PlatformConfig {
   return platformConfig({
     mode: 'sandbox',
@@ -39,6 +42,7 @@ export function testConfig(overrides: Partial<PlatformConfig> = {}): PlatformCon
     secretKey: 'test-secret-key-not-for-production',
     apiRateLimit: TEST_API_RATE_LIMIT,
     ...overrides,
+    uploads: { ...TEST_STORE_UPLOADS, ...overrides.uploads },
   });
 }
 

@@ -44,6 +44,8 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
         rows: 4_000_000,
         workbookHeapMb: 512,
         workbookSeconds: 300,
+        storeUploadsPerSecond: 1,
+        storeUploadBurst: 5,
       },
       apiRateLimit: { requestsPerSecond: 10, burst: 100 },
     });

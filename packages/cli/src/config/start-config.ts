@@ -353,6 +353,22 @@ export const START_SETTINGS = {
     commands: START,
     upload: { key: 'workbookSeconds', min: 1, max: 86_400 },
   },
+  uploadStoreRate: {
+    flag: '--upload-store-rate <per-second>',
+    env: 'FEIRA_UPLOAD_STORE_RATE',
+    default: String(DEFAULT_UPLOAD_LIMITS.storeUploadsPerSecond),
+    help: "freight upload: uploads per second a store's bucket refills at (shared by every process)",
+    commands: START,
+    upload: { key: 'storeUploadsPerSecond', min: 1, max: 100_000 },
+  },
+  uploadStoreBurst: {
+    flag: '--upload-store-burst <n>',
+    env: 'FEIRA_UPLOAD_STORE_BURST',
+    default: String(DEFAULT_UPLOAD_LIMITS.storeUploadBurst),
+    help: "freight upload: uploads a store's bucket holds, the most it may send at once",
+    commands: START,
+    upload: { key: 'storeUploadBurst', min: 1, max: 1_000_000 },
+  },
   apiRateLimit: {
     flag: '--api-rate-limit <per-second>',
     env: 'FEIRA_API_RATE_LIMIT',

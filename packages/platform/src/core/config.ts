@@ -81,6 +81,10 @@ export interface UploadLimits {
   workbookHeapMb: number;
   /** Seconds the thread reading one workbook may run. */
   workbookSeconds: number;
+  /** Uploads per second one store's bucket refills at (every process shares it, as an app's API bucket). */
+  storeUploadsPerSecond: number;
+  /** Uploads one store's bucket holds: the most it may send at once. */
+  storeUploadBurst: number;
 }
 
 /** Where each freight gateway's API is reached (no trailing slash). */

@@ -4,7 +4,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import ExcelJS from 'exceljs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Papa from 'papaparse';
-import { listTenantsOfSeller, tenantExists } from '../../accounts/index.js';
+import { listTenantsOfSeller, takeApiRequest, tenantExists } from '../../accounts/index.js';
 import type { UploadLimits } from '../../core/config.js';
 import { invalidParameter, notFound, PlatformError } from '../../core/platform-error.js';
 import { requireAdminToken } from '../../http/admin-auth.js';
@@ -90,11 +90,41 @@ async function* capped(stream: Readable, limit: number, name: 'csvBytes' | 'work
   }
 }
 
+/** Whose bucket a store's uploads take from, beside the apps' API buckets (a name no client id has). */
+const STORE_UPLOADS_BUCKET = 'feira:freight-uploads';
+
+/**
+ * One store's uploads take from a bucket of their own, shared by every process
+ * (the same GCRA upsert as an app's API calls, spec-notes I20): a tenant
+ * sending hostile files without pause gets 429 before its body is read, and
+ * the connection is closed rather than drained, so what it sends costs the
+ * platform nothing more (docs/security.md, "Tenant isolation").
+ */
+async function admitStoreUpload(
+  platform: FastifyInstance['shipping'],
+  owner: string,
+  limits: UploadLimits,
+  reply: FastifyReply,
+): Promise<void> {
+  const taken = await takeApiRequest(
+    platform.database,
+    { clientId: STORE_UPLOADS_BUCKET, bucket: owner },
+    { requestsPerSecond: limits.storeUploadsPerSecond, burst: limits.storeUploadBurst },
+    platform.clock.now(),
+  );
+  if (taken.admitted) return;
+  reply.header('connection', 'close');
+  throw new PlatformError('RATE_LIMITED', {
+    message: `This store sends uploads faster than ${limits.storeUploadsPerSecond} a second (bursts of ${limits.storeUploadBurst}): retry after ${taken.retryAfterSeconds} s; the table was not changed`,
+    headers: { 'retry-after': String(taken.retryAfterSeconds) },
+  });
+}
+
 /** The upload's bounds as the OpenAPI description states them (each a setting; docs/security.md, "Tenant isolation"). */
 function limitsText(limits: UploadLimits): string {
   const n = (value: number) => value.toLocaleString('en');
   const name = (key: keyof UploadLimits) => UPLOAD_LIMIT_NAMES[key];
-  return `Upload limits (operator settings; a refusal names the limit, e.g. slug UPLOAD_LIMIT_CELL_CHARS, and where it was hit): body at most ${n(limits.csvBytes)} bytes for a CSV (${name('csvBytes')}) and ${n(limits.workbookBytes)} for a workbook (${name('workbookBytes')}), each workbook part inflating to at most ${n(limits.partInflatedBytes)} bytes (${name('partInflatedBytes')}) and ${n(limits.compressionRatio)} times its compressed size (${name('compressionRatio')}), at most ${n(limits.sharedStrings)} shared strings (${name('sharedStrings')}) holding ${n(limits.sharedStringsBytes)} bytes of text (${name('sharedStringsBytes')}), ${n(limits.rows)} rows (${name('rows')}): 413. A cell of more than ${n(limits.cellChars)} characters (${name('cellChars')}; a workbook's cell counted in bytes of its XML text) or a row of more than ${n(limits.columns)} cells (${name('columns')}): 422. A workbook is read on a thread of its own with ${n(limits.workbookHeapMb)} MiB of heap (${name('workbookHeapMb')}) and ${n(limits.workbookSeconds)} seconds (${name('workbookSeconds')}): 413 past either.`;
+  return `Upload limits (operator settings; a refusal names the limit, e.g. slug UPLOAD_LIMIT_CELL_CHARS, and where it was hit): body at most ${n(limits.csvBytes)} bytes for a CSV (${name('csvBytes')}) and ${n(limits.workbookBytes)} for a workbook (${name('workbookBytes')}), each workbook part inflating to at most ${n(limits.partInflatedBytes)} bytes (${name('partInflatedBytes')}) and ${n(limits.compressionRatio)} times its compressed size (${name('compressionRatio')}), at most ${n(limits.sharedStrings)} shared strings (${name('sharedStrings')}) holding ${n(limits.sharedStringsBytes)} bytes of text (${name('sharedStringsBytes')}), ${n(limits.rows)} rows (${name('rows')}): 413. A cell of more than ${n(limits.cellChars)} characters (${name('cellChars')}; a workbook's cell counted in bytes of its XML text) or a row of more than ${n(limits.columns)} cells (${name('columns')}): 422. A workbook is read on a thread of its own with ${n(limits.workbookHeapMb)} MiB of heap (${name('workbookHeapMb')}) and ${n(limits.workbookSeconds)} seconds (${name('workbookSeconds')}): 413 past either. A store's uploads (the marketplace's own tables aside) take from a bucket of ${n(limits.storeUploadBurst)} (${name('storeUploadBurst')}) refilled at ${n(limits.storeUploadsPerSecond)} a second (${name('storeUploadsPerSecond')}), shared by every process: 429 with Retry-After past it, before the body is read.`;
 }
 
 export const FreightTableSummary = Type.Object(
@@ -416,6 +446,9 @@ async function tableRoutes(instance: FastifyInstance, scopes: TableScope[]): Pro
             ),
             415: errorResponse('The body is neither text/csv nor an .xlsx workbook'),
             422: Type.Ref(FreightImportProblems),
+            429: errorResponse(
+              'The store sends uploads faster than its upload rate (store_uploads_per_second, store_upload_burst); Retry-After says when; the body is not read',
+            ),
           },
         },
       },
@@ -431,6 +464,7 @@ async function tableRoutes(instance: FastifyInstance, scopes: TableScope[]): Pro
           });
         }
         const owner = await scope.ownerOf(request);
+        if (owner !== MARKETPLACE_OWNER) await admitStoreUpload(platform, owner, limits, reply);
         const { table_id: tableId } = request.params as { table_id: string };
         const query = request.query as ImportQuery;
         const existing = await findFreightTable(platform.database, owner, tableId);

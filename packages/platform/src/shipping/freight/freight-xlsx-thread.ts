@@ -1,3 +1,4 @@
+import { constants, setPriority } from 'node:os';
 import { Readable } from 'node:stream';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { UploadLimits } from '../../core/config.js';
@@ -67,6 +68,23 @@ async function run(input: XlsxThreadInput): Promise<XlsxThreadMessage> {
   return { type: 'done', result };
 }
 
+/**
+ * On Linux a thread's nice value is its own (setpriority(2), "a per-thread
+ * attribute" under NPTL), and `setPriority()` without a pid sets the calling
+ * thread's: a workbook's thread yields the core to every request thread of the
+ * host, so one tenant's import never outbids another tenant's checkout for CPU.
+ * Elsewhere the same call would lower the whole process, so it is Linux only.
+ */
+function yieldTheCore(): void {
+  if (process.platform !== 'linux') return;
+  try {
+    setPriority(constants.priority.PRIORITY_LOW);
+  } catch {
+    // Not permitted here (a restricted container): the thread keeps the default priority.
+  }
+}
+
+yieldTheCore();
 run(workerData as XlsxThreadInput).then(
   (message) => {
     parentPort?.postMessage(message);

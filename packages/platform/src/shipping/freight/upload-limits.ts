@@ -22,6 +22,9 @@ export const DEFAULT_UPLOAD_LIMITS: Readonly<UploadLimits> = Object.freeze({
   rows: 4_000_000,
   workbookHeapMb: 512,
   workbookSeconds: 300,
+  // A seller uploads a few tables a day; a store sending more than one a second is not maintaining freight tables.
+  storeUploadsPerSecond: 1,
+  storeUploadBurst: 5,
 });
 
 export function uploadLimitsOf(config: { uploads?: Readonly<Partial<UploadLimits>> }): UploadLimits {
@@ -41,6 +44,8 @@ export const UPLOAD_LIMIT_NAMES: Record<keyof UploadLimits, string> = {
   rows: 'rows',
   workbookHeapMb: 'workbook_heap_mb',
   workbookSeconds: 'workbook_seconds',
+  storeUploadsPerSecond: 'store_uploads_per_second',
+  storeUploadBurst: 'store_upload_burst',
 };
 
 /** Limits of the whole upload's size answer 413; those of one cell or row's shape answer 422. */
@@ -83,6 +88,8 @@ const WHAT: Record<keyof UploadLimits, (value: string) => string> = {
   rows: (v) => `the spreadsheet has more than ${v} rows`,
   workbookHeapMb: (v) => `reading the workbook needs more than ${v} MiB of memory`,
   workbookSeconds: (v) => `reading the workbook takes longer than ${v} seconds`,
+  storeUploadsPerSecond: (v) => `the store sends more than ${v} uploads a second`,
+  storeUploadBurst: (v) => `the store sends more than ${v} uploads at once`,
 };
 
 /** "line 3, PolygonName" / "sheet "Frete", row 12, cell C12 (PolygonName)" / "part xl/sharedStrings.xml, shared string 7". */

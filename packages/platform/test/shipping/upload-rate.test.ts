@@ -1,0 +1,47 @@
+// A store's uploads take from a bucket of their own (docs/security.md, "Tenant
+// isolation"): a tenant sending files without pause is refused before its body
+// is read, and only that store is.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { createTestPlatform, type TestPlatform, testConfig } from '../../src/testing.js';
+import { putTable, vtexCsv } from './freight-kit.js';
+
+const RATE = { storeUploadsPerSecond: 1, storeUploadBurst: 2 };
+const TABLE = vtexCsv(['01000000;01999999;Capital;0;30000;12,90;0;0;;3;BRA;0']);
+
+describe.each(testDatabaseTargets())('a store’s upload rate on $dialect', (target) => {
+  let platform: TestPlatform;
+  let hostile: string;
+  let other: string;
+  beforeAll(async () => {
+    platform = await createTestPlatform(target, { config: testConfig({ uploads: RATE }) });
+    const seller = await platform.createSeller({ tenants: 2 });
+    [hostile, other] = seller.tenantIds as [string, string];
+  });
+  afterAll(() => platform?.close());
+
+  it('D96: past its upload burst a store gets 429 with Retry-After and a closed connection, the table unchanged; another store and the marketplace upload as before; the bucket refills with the clock', async () => {
+    for (let i = 0; i < RATE.storeUploadBurst; i++)
+      expect((await putTable(platform, hostile, `t${i}`, TABLE)).statusCode).toBe(201);
+
+    const refused = await putTable(platform, hostile, 'late', TABLE);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(refused.headers.connection).toBe('close');
+    expect(refused.json()).toMatchObject({ slug: 'RATE_LIMITED', message: expect.stringContaining('uploads') });
+    const listed = await platform.app.inject({
+      url: `/admin/v1/tenants/${hostile}/shipping/freight-tables`,
+      headers: { authorization: `Bearer ${platform.app.platform.config.adminToken}` },
+    });
+    expect((listed.json() as { results: Array<{ id: string }> }).results.map((t) => t.id).sort()).toEqual(['t0', 't1']);
+
+    expect((await putTable(platform, other, 'own', TABLE)).statusCode).toBe(201);
+    expect((await putTable(platform, null, 'market-a', TABLE)).statusCode).toBe(201);
+    expect((await putTable(platform, null, 'market-b', TABLE)).statusCode).toBe(201);
+    expect((await putTable(platform, null, 'market-c', TABLE)).statusCode).toBe(201);
+
+    platform.clock.advance(1000 / RATE.storeUploadsPerSecond);
+    expect((await putTable(platform, hostile, 'late', TABLE)).statusCode).toBe(201);
+    expect((await putTable(platform, hostile, 'later', TABLE)).statusCode).toBe(429);
+  });
+});
