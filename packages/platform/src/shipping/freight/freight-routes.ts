@@ -92,13 +92,16 @@ async function* capped(stream: Readable, limit: number, name: 'csvBytes' | 'work
 
 /** Whose bucket a store's uploads take from, beside the apps' API buckets (a name no client id has). */
 const STORE_UPLOADS_BUCKET = 'feira:freight-uploads';
+/** A refused body up to this size is read and dropped, so its sender gets the 429; a larger one's connection is closed. */
+const DRAINED_REFUSAL_BYTES = 1024 * 1024;
 
 /**
  * One store's uploads take from a bucket of their own, shared by every process
  * (the same GCRA upsert as an app's API calls, spec-notes I20): a tenant
- * sending hostile files without pause gets 429 before its body is read, and
- * the connection is closed rather than drained, so what it sends costs the
- * platform nothing more (docs/security.md, "Tenant isolation").
+ * sending hostile files without pause gets 429 before its body is read. A
+ * large body's connection is closed rather than drained, so what it sends
+ * costs the platform nothing more; a small one is dropped as it arrives so its
+ * sender reads the 429 (docs/security.md, "Tenant isolation").
  */
 async function admitStoreUpload(
   platform: FastifyInstance['shipping'],
@@ -113,7 +116,8 @@ async function admitStoreUpload(
     platform.clock.now(),
   );
   if (taken.admitted) return;
-  reply.header('connection', 'close');
+  const declared = Number(reply.request.headers['content-length']);
+  if (!(declared <= DRAINED_REFUSAL_BYTES)) reply.header('connection', 'close');
   throw new PlatformError('RATE_LIMITED', {
     message: `This store sends uploads faster than ${limits.storeUploadsPerSecond} a second (bursts of ${limits.storeUploadBurst}): retry after ${taken.retryAfterSeconds} s; the table was not changed`,
     headers: { 'retry-after': String(taken.retryAfterSeconds) },
