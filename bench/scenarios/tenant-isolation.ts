@@ -167,7 +167,7 @@ async function measureVariant(ctx: ScenarioContext, kind: DatabaseKind): Promise
     const flooding = (flood as LoadGenerator).run({
       origin: platform.origin,
       connections: 64,
-      ratePerSecond: process.env.TI_NO_FLOOD ? 1 : FLOOD_RATE,
+      ratePerSecond: FLOOD_RATE,
       warmupMs,
       durationMs,
       requests: [list(hostile.accessToken)],
