@@ -161,9 +161,7 @@ async function measureVariant(ctx: ScenarioContext, kind: DatabaseKind): Promise
     ctx.log(`${label}: quiet, the other store's quotes and the other app's lists at ${VICTIM_RATE}/s each`);
     const quiet = await victims();
     ctx.log(`${label}: the same while the hostile app floods at ${FLOOD_RATE}/s and its store uploads hostile files`);
-    const uploads = process.env.TI_NO_UPLOADS
-      ? { tally: { sent: 0, statuses: {} }, stop: async () => {} }
-      : uploadLoop(platform, hostile.tenantId);
+    const uploads = uploadLoop(platform, hostile.tenantId);
     const flooding = (flood as LoadGenerator).run({
       origin: platform.origin,
       connections: 64,
