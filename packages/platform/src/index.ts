@@ -20,10 +20,12 @@ export {
   DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
   DEFAULT_BODY_LIMIT_BYTES,
   DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
+  DEFAULT_RETENTION,
   type DispatcherTuning,
   type PlatformConfig,
   type PlatformConfigInput,
   platformConfig,
+  type RetentionPolicy,
 } from './core/config.js';
 export { PlatformError } from './core/platform-error.js';
 export { cryptoRandom, type Random } from './core/random.js';

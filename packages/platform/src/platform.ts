@@ -210,7 +210,7 @@ export async function createPlatform(options: CreatePlatformOptions): Promise<Pl
         ...(dispatcherOptions ? { dispatcherOptions } : {}),
         ...(workerLog ? { log: workerLog } : {}),
         ...(logAs ? { databaseLog: logAs } : {}),
-        ...(app ? { readiness: app.readiness } : {}),
+        ...(app ? { readiness: app.readiness, quoteLog: app.shipping.quoteLog.store } : {}),
       });
     }
 

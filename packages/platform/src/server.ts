@@ -2,7 +2,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { type DestinationStream, destination, pino } from 'pino';
 import { collectDefaultMetrics, Gauge } from 'prom-client';
 import type { Clock } from './core/clock.js';
-import type { DispatcherTuning, GatewayBaseUrls, PlatformConfig } from './core/config.js';
+import type { DispatcherTuning, GatewayBaseUrls, PlatformConfig, RetentionPolicy } from './core/config.js';
 import type { Random } from './core/random.js';
 import { configureDemoGatewayShipping, startDemoGateway } from './demo/demo-gateway.js';
 import { plantOrRecallDemo, startDemoSellerFor } from './demo/demo-sandbox.js';
@@ -55,6 +55,8 @@ export interface StartPlatformOptions {
   dispatcher?: boolean;
   /** The dispatcher's tuning (PlatformConfig.dispatcher); absent values take its defaults. */
   dispatcherTuning?: Readonly<Partial<DispatcherTuning>>;
+  /** How long what grows with use is kept (PlatformConfig.retention); absent values take its defaults. */
+  retention?: Readonly<Partial<RetentionPolicy>>;
   /** How long in-flight requests may take to finish on shutdown before their connections are cut (default 10 s). */
   shutdownGraceMs?: number;
   clock?: Clock;
@@ -132,6 +134,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
       ...(options.trustProxy?.length ? { trustProxy: options.trustProxy } : {}),
       ...(options.dispatcherTuning ? { dispatcher: options.dispatcherTuning } : {}),
+      ...(options.retention ? { retention: options.retention } : {}),
       ...(Object.keys(gateways).length > 0 ? { gateways } : {}),
     },
     ...(logger ? { logger } : {}),

@@ -133,6 +133,7 @@ export async function runStart(flags: StartFlags & ClusterFlags, io: StartIo): P
       seed: role.seed ? config.seed : 'none',
       dispatcher: role.dispatcher,
       dispatcherTuning: config.dispatcherTuning,
+      retention: config.retention,
       demoSeller: role.seed,
       logger: config.logLevel === 'silent' ? false : config.logLevel,
       ...(destination ? { logDestination: destination } : {}),

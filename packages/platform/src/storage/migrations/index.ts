@@ -20,6 +20,7 @@ import { gatewayKinds } from './0021-gateway-kinds.js';
 import { freightFormats } from './0022-freight-formats.js';
 import { browserClientsAndOpenid } from './0023-browser-clients-and-openid.js';
 import { attemptResponseHeaders } from './0024-attempt-response-headers.js';
+import { retention } from './0028-retention.js';
 import type { MigrationFactory } from './helpers.js';
 
 /**
@@ -49,4 +50,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '0022-freight-formats': freightFormats,
   '0023-browser-clients-and-openid': browserClientsAndOpenid,
   '0024-attempt-response-headers': attemptResponseHeaders,
+  '0028-retention': retention,
 };
