@@ -434,6 +434,33 @@ describe.each(testDatabaseTargets())('retention sweep ($dialect)', (target) => {
     expect(await ids('outbox_events')).toEqual([ev.id]);
   });
 
+  it("the dispatcher role runs the sweep (feira start, feira dispatch), over the app's quote log", async () => {
+    const running = await createTestPlatform(target, { roles: { api: true, dispatcher: true } });
+    try {
+      const sweep = running.workers?.retention;
+      expect(sweep).toBeTruthy();
+      running.app.shipping.quoteLog.append({
+        id: randomUUID(),
+        tenant_id: (await running.createSeller()).tenantIds[0] as string,
+        session_id: randomUUID(),
+        purpose: 'storefront',
+        outcome: 'ok',
+        latency_ms: 5,
+        http_status: 200,
+        detail: null,
+        fallback_used: 0,
+        gateway_kind: null,
+        created_at: running.clock.now().toISOString(),
+      });
+      await running.app.shipping.quoteLog.flush();
+      running.clock.advance(31 * DAY_MS);
+      // Its first pass ran at start, with nothing to sweep; this one finds the call past its 30 days.
+      expect((await sweep?.sweepOnce())?.quote_calls).toBe(1);
+    } finally {
+      await running.close();
+    }
+  });
+
   it('one process sweeps at a time: another finds the lease held until it is given back or runs out', async () => {
     const t0 = platform.clock.now().getTime();
     await delivery(await event(t0), 'succeeded', t0);
