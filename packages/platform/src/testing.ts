@@ -86,6 +86,8 @@ export async function createTestPlatform(
     ...deps,
     config: deps.config ?? testConfig(),
     database: await target.open(),
+    // One platform per database in most tests: no timer reads the sandbox clock's offset behind a counted request.
+    sandboxClockRefreshMs: deps.sandboxClockRefreshMs ?? 0,
     clock,
     roles: deps.roles ?? { api: true, dispatcher: false },
   });
@@ -225,6 +227,7 @@ export async function listenPlatform(
     ...deps,
     config,
     database: await target.open(),
+    sandboxClockRefreshMs: deps.sandboxClockRefreshMs ?? 0,
     clock,
     roles: deps.roles ?? { api: true, dispatcher: false },
     listen: { host: '127.0.0.1', port: 0, shutdownGraceMs: 0 },

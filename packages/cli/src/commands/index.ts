@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { register as bench } from './bench.js';
+import { register as clock } from './clock.js';
 import { register as dispatch } from './dispatch.js';
 import { register as events } from './events.js';
 import { register as freight } from './freight.js';
@@ -17,6 +18,7 @@ import { register as trigger } from './trigger.js';
  */
 export const commands: Array<(program: Command) => void> = [
   bench,
+  clock,
   dispatch,
   events,
   freight,

@@ -9,4 +9,14 @@ export interface StorageTables {
     holder: string;
     lease_until: string;
   };
+  /**
+   * Sandbox mode only: how far the operator has moved the platform's time forward (one row, id `platform`),
+   * read by every process on the database (storage/sandbox-clock.ts).
+   */
+  sandbox_clock: {
+    id: string;
+    /** Milliseconds added to the system clock; only ever grows. PostgreSQL's bigint arrives as text. */
+    offset_ms: number | string;
+    updated_at: string;
+  };
 }

@@ -150,6 +150,7 @@ function fixtures(doc: OpenApiDocument): Record<string, Fixture> {
     adminRenameStore: { phase: 12, path: { id: '{{sellerId}}', tenantId: '{{store2Id}}' }, json: { name: 'Loja 2 (Centro)' } },
     adminListClients: { phase: 11 },
     adminGetClient: { phase: 11, path: { id: '{{clientId}}' } },
+    adminGetClock: { phase: 11 },
     signupWebhooksV0: { phase: 15, json: { webhook: 'https://hooks.loja.example/feira/v0', topics: ['order'] } },
     signupWebhooksV1: { phase: 15, json: { webhook: 'https://hooks.loja.example/feira', topics: ['order', 'product'] } },
     ...kindFixtures(doc),
@@ -243,6 +244,8 @@ function fixtures(doc: OpenApiDocument): Record<string, Fixture> {
     revokeToken: { phase: 95, json: { token: '{{refreshToken}}' } },
     adminDeleteClient: { phase: 98, path: { id: '{{clientId}}' } },
     adminDeleteSeller: { phase: 99, path: { id: '{{sellerId}}' } },
+    // Last, and by a second: tokens the collection holds stay valid whatever runs after.
+    adminAdvanceClock: { phase: 99, json: { duration: '1s' } },
   };
 }
 
