@@ -6,10 +6,12 @@ import { guardProbe } from '../../src/identity/test-support/guard-probe.js';
 import { createPlatform, type Platform } from '../../src/platform.js';
 import { RetentionSweeper } from '../../src/storage/retention-sweeper.js';
 import { testDatabaseTargets } from '../../src/storage/test-databases.js';
-import { createTestPlatform, pollUntil, TEST_ADMIN_TOKEN, type TestPlatform, testConfig } from '../../src/testing.js';
+import { createTestPlatform, pollUntil, TEST_ADMIN_TOKEN, type TestPlatform, testConfig, testTls } from '../../src/testing.js';
 import { claimDueDeliveries } from '../../src/webhooks/claim-queries.js';
 import { rotateSecret, signingSecrets } from '../../src/webhooks/webhook-secret.js';
 import { retentionRules } from '../../src/workers.js';
+import { startReceiver } from '../webhooks/loopback-receiver.js';
+import { dispatcherOf, recordChange, sellerWithToken, signup } from '../webhooks/webhook-kit.js';
 
 // The sandbox clock (docs/sandbox.md "Moving time forward"): in sandbox mode the
 // operator moves the platform's time forward through the admin API, and
@@ -269,4 +271,45 @@ describe.each(testDatabaseTargets())('sandbox clock outside sandbox mode ($diale
       await platform.close();
     }
   });
+});
+
+describe.each(testDatabaseTargets())('sandbox clock and webhook retries ($dialect)', (target) => {
+  it('W4: a subscription failing for 5 days of the moved clock is disabled, with no wait on the host clock', async () => {
+    const platform = await createTestPlatform(target, { outboundCa: testTls.ca });
+    const hooks = await startReceiver({ tls: true, answer: () => ({ status: 500 }) });
+    try {
+      const seller = await sellerWithToken(platform);
+      expect((await signup(platform, seller, 'v1', hooks.url)).statusCode).toBe(200);
+      const dispatcher = dispatcherOf(platform);
+      const subscription = async () =>
+        (
+          await platform.app.inject({
+            method: 'GET',
+            url: `/admin/webhooks/subscriptions?tenant_id=${seller.tenantId}`,
+            headers: admin,
+          })
+        ).json().results[0];
+      // A new failing event every 12 hours of the moved clock, so the failures run continuously.
+      for (let step = 0; step < 10; step++) {
+        await recordChange(platform, { tenantId: seller.tenantId });
+        await dispatcher.drain();
+        const res = await platform.app.inject({
+          method: 'POST',
+          url: '/admin/v1/clock/advance',
+          headers: admin,
+          payload: { duration: '12h' },
+        });
+        expect(res.statusCode).toBe(200);
+      }
+      expect(await subscription()).toMatchObject({ state: 'active' });
+      await recordChange(platform, { tenantId: seller.tenantId });
+      await dispatcher.drain();
+      expect(await subscription()).toMatchObject({ state: 'disabled' });
+      // The host clock never moved.
+      expect(platform.clock.now().toISOString()).toBe('2026-01-15T12:00:00.000Z');
+    } finally {
+      await hooks.close();
+      await platform.close();
+    }
+  }, 120_000);
 });
