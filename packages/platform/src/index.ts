@@ -134,6 +134,7 @@ export {
   type QuoteMethodModule,
   type QuoteMethodRegistry,
   type QuoteTarget,
+  quoteLogFileOf,
   quoteLogInDatabase,
   quoteLogStoreFor,
   quoteMethodRegistry,
@@ -145,6 +146,7 @@ export {
 } from './shipping/index.js';
 export { type Database, type DialectName, dialectOf, openDatabase, redactUrl } from './storage/database.js';
 export { migrateToLatest } from './storage/migrate.js';
+export { backupSqliteFile } from './storage/sqlite-backup.js';
 export type { QuietWindowStats } from './storage/wal-checkpointer.js';
 export {
   DEFAULT_BATCH_SIZE,

@@ -94,8 +94,8 @@ export async function createTestPlatform(
   return testKit(platform, clock);
 }
 
-/** The helpers of a test platform over a running one. */
-function testKit(platform: Platform, clock: ManualClock): TestPlatform {
+/** The helpers of a test platform over a running one (a test that builds its platform itself takes them too). */
+export function testKit(platform: Platform, clock: ManualClock): TestPlatform {
   const app = platform.app as FastifyInstance;
   const database = platform.database;
   let counter = 0;

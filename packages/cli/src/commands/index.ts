@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { register as backup } from './backup.js';
 import { register as bench } from './bench.js';
 import { register as clock } from './clock.js';
 import { register as dispatch } from './dispatch.js';
@@ -17,6 +18,7 @@ import { register as trigger } from './trigger.js';
  * `register(program)` function; add it to this list.
  */
 export const commands: Array<(program: Command) => void> = [
+  backup,
   bench,
   clock,
   dispatch,
