@@ -37,6 +37,7 @@ import { BUILT_IN_RECORD_KINDS, type RecordKindRegistry, recordRoutes } from './
 import type { QuoteLogWriterOptions, QuoteMethodRegistry } from './shipping/index.js';
 import { createShippingServices, shippingRoutes } from './shipping/index.js';
 import type { Database } from './storage/database.js';
+import type { SandboxClock } from './storage/sandbox-clock.js';
 import { webhookRoutes } from './webhooks/index.js';
 
 /** What buildApp needs (createPlatform passes it on). Only entry points pass real clocks and randomness; tests inject their own. */
@@ -45,6 +46,8 @@ export interface AppDeps {
   /** An open, migrated database. */
   database: Database;
   clock?: Clock;
+  /** Sandbox mode: the movable clock createPlatform wrapped around `clock` (and passes as `clock` too). */
+  sandboxClock?: SandboxClock;
   random?: Random;
   /** A pino logger, `false` for silence (the default), or `true` for pino's defaults. */
   logger?: FastifyBaseLogger | boolean;
@@ -71,6 +74,7 @@ export function createPlatformContext(deps: AppDeps): PlatformContext {
     config: deps.config,
     database: deps.database,
     clock: deps.clock ?? systemClock,
+    ...(deps.sandboxClock ? { sandboxClock: deps.sandboxClock } : {}),
     random: deps.random ?? cryptoRandom,
     box: new SecretBox(deps.config.secretKey),
     outbound:

@@ -21,11 +21,13 @@ export {
   DEFAULT_API_RATE_LIMIT,
   DEFAULT_BODY_LIMIT_BYTES,
   DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
+  DEFAULT_RETENTION,
   DEFAULT_SECRET_REVEAL_REAUTH_SECONDS,
   type DispatcherTuning,
   type PlatformConfig,
   type PlatformConfigInput,
   platformConfig,
+  type RetentionPolicy,
   type UploadLimits,
 } from './core/config.js';
 export { PlatformError } from './core/platform-error.js';
@@ -138,6 +140,7 @@ export {
   type QuoteMethodModule,
   type QuoteMethodRegistry,
   type QuoteTarget,
+  quoteLogFileOf,
   quoteLogInDatabase,
   quoteLogStoreFor,
   quoteMethodRegistry,
@@ -149,6 +152,7 @@ export {
 } from './shipping/index.js';
 export { type Database, type DialectName, dialectOf, openDatabase, redactUrl } from './storage/database.js';
 export { migrateToLatest } from './storage/migrate.js';
+export { backupSqliteFile } from './storage/sqlite-backup.js';
 export type { QuietWindowStats } from './storage/wal-checkpointer.js';
 export {
   DEFAULT_BATCH_SIZE,

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { type AppDeps, buildApp, createPlatformContext } from './app.js';
+import { systemClock } from './core/clock.js';
 import { type PlatformConfigInput, platformConfig } from './core/config.js';
 import { cryptoRandom } from './core/random.js';
 import { clientErrorHandler } from './http/client-error.js';
@@ -11,6 +12,7 @@ import { BUILT_IN_RECORD_KINDS, createRecordKindTables } from './records/index.j
 import { type Database, openDatabase } from './storage/database.js';
 import type { DatabaseLog } from './storage/lost-connection.js';
 import { migrateToLatest, withMigrationLock } from './storage/migrate.js';
+import { SandboxClock } from './storage/sandbox-clock.js';
 import type { WebhookDispatcherOptions } from './webhooks/index.js';
 import { type BackgroundWorkers, startBackgroundWorkers } from './workers.js';
 
@@ -47,6 +49,11 @@ export type CreatePlatformOptions = Omit<AppDeps, 'config' | 'database'> & {
   databaseLog?: DatabaseLog;
   /** Where the dispatcher reports a failed pass. */
   workerLog?: { error(obj: object, message: string): void };
+  /**
+   * Sandbox mode: how often this process reads the sandbox clock's shared offset again, in ms (default 1000);
+   * 0 reads it at start only (a test process whose one platform moves it itself).
+   */
+  sandboxClockRefreshMs?: number;
   /** Overrides of the dispatcher's tuning over `config.dispatcher` (tests: a worker name, a short poll). */
   dispatcherOptions?: WebhookDispatcherOptions;
   /**
@@ -136,6 +143,7 @@ export async function createPlatform(options: CreatePlatformOptions): Promise<Pl
     databaseLog,
     workerLog,
     dispatcherOptions,
+    sandboxClockRefreshMs,
     beforeServe,
     config: configSource,
     database: given,
@@ -149,6 +157,7 @@ export async function createPlatform(options: CreatePlatformOptions): Promise<Pl
   let server: Server | undefined;
   let app: FastifyInstance | undefined;
   let workers: BackgroundWorkers | undefined;
+  let sandboxClock: SandboxClock | undefined;
   const deferred: Array<() => Promise<void>> = [];
   const deferClose = (close: () => Promise<void>) => void deferred.push(close);
   let closing = false;
@@ -160,6 +169,7 @@ export async function createPlatform(options: CreatePlatformOptions): Promise<Pl
     for (const close of deferred.reverse()) await close();
     await workers?.stop();
     await app?.close();
+    sandboxClock?.stop();
     if (!given) await database.close();
   };
 
@@ -189,13 +199,20 @@ export async function createPlatform(options: CreatePlatformOptions): Promise<Pl
     const publicUrl = configSource.publicUrl ?? listenUrl;
     if (publicUrl === undefined) throw new Error('createPlatform: a public URL is needed when the platform does not listen');
     const config = platformConfig({ ...configSource, publicUrl });
+    // Sandbox mode: the operator may move time forward; every service of this process reads it through `clock`.
+    if (config.mode === 'sandbox') {
+      sandboxClock = await SandboxClock.open(database.db, deps.clock ?? systemClock, {
+        refreshMs: sandboxClockRefreshMs ?? 1000,
+      });
+    }
+    const clocks = sandboxClock ? { clock: sandboxClock, sandboxClock } : {};
     let context: PlatformContext;
     if (roles.api) {
-      app = await buildApp({ ...deps, config, database });
+      app = await buildApp({ ...deps, ...clocks, config, database });
       await app.ready();
       context = app.platform;
     } else {
-      context = createPlatformContext({ ...deps, config, database });
+      context = createPlatformContext({ ...deps, ...clocks, config, database });
     }
     await beforeServe?.({ app, context, deferClose });
     if (app && server) {
@@ -209,7 +226,7 @@ export async function createPlatform(options: CreatePlatformOptions): Promise<Pl
         ...(dispatcherOptions ? { dispatcherOptions } : {}),
         ...(workerLog ? { log: workerLog } : {}),
         ...(logAs ? { databaseLog: logAs } : {}),
-        ...(app ? { readiness: app.readiness } : {}),
+        ...(app ? { readiness: app.readiness, quoteLog: app.shipping.quoteLog.store } : {}),
       });
     }
 

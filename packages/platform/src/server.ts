@@ -2,7 +2,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { type DestinationStream, destination, pino } from 'pino';
 import { collectDefaultMetrics, Gauge } from 'prom-client';
 import type { Clock } from './core/clock.js';
-import type { DispatcherTuning, GatewayBaseUrls, PlatformConfig, UploadLimits } from './core/config.js';
+import type { DispatcherTuning, GatewayBaseUrls, PlatformConfig, RetentionPolicy, UploadLimits } from './core/config.js';
 import type { Random } from './core/random.js';
 import { configureDemoGatewayShipping, startDemoGateway } from './demo/demo-gateway.js';
 import { plantOrRecallDemo, startDemoSellerFor } from './demo/demo-sandbox.js';
@@ -61,6 +61,8 @@ export interface StartPlatformOptions {
   uploads?: Readonly<Partial<UploadLimits>>;
   /** The API rate limit of an app with none of its own, per store (PlatformConfig.apiRateLimit); default DEFAULT_API_RATE_LIMIT. */
   apiRateLimit?: Readonly<{ requestsPerSecond: number; burst: number }>;
+  /** How long what grows with use is kept (PlatformConfig.retention); absent values take its defaults. */
+  retention?: Readonly<Partial<RetentionPolicy>>;
   /** How long in-flight requests may take to finish on shutdown before their connections are cut (default 10 s). */
   shutdownGraceMs?: number;
   clock?: Clock;
@@ -143,6 +145,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       ...(options.dispatcherTuning ? { dispatcher: options.dispatcherTuning } : {}),
       ...(options.uploads ? { uploads: options.uploads } : {}),
       ...(options.apiRateLimit ? { apiRateLimit: options.apiRateLimit } : {}),
+      ...(options.retention ? { retention: options.retention } : {}),
       ...(Object.keys(gateways).length > 0 ? { gateways } : {}),
     },
     ...(logger ? { logger } : {}),

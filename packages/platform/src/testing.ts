@@ -97,14 +97,16 @@ export async function createTestPlatform(
     ...deps,
     config: deps.config ?? testConfig(),
     database: await target.open(),
+    // One platform per database in most tests: no timer reads the sandbox clock's offset behind a counted request.
+    sandboxClockRefreshMs: deps.sandboxClockRefreshMs ?? 0,
     clock,
     roles: deps.roles ?? { api: true, dispatcher: false },
   });
   return testKit(platform, clock);
 }
 
-/** The helpers of a test platform over a running one. */
-function testKit(platform: Platform, clock: ManualClock): TestPlatform {
+/** The helpers of a test platform over a running one (a test that builds its platform itself takes them too). */
+export function testKit(platform: Platform, clock: ManualClock): TestPlatform {
   const app = platform.app as FastifyInstance;
   const database = platform.database;
   let counter = 0;
@@ -236,6 +238,7 @@ export async function listenPlatform(
     ...deps,
     config,
     database: await target.open(),
+    sandboxClockRefreshMs: deps.sandboxClockRefreshMs ?? 0,
     clock,
     roles: deps.roles ?? { api: true, dispatcher: false },
     listen: { host: '127.0.0.1', port: 0, shutdownGraceMs: 0 },

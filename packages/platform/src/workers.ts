@@ -1,12 +1,24 @@
+import { operatorSessionRetention } from './accounts/index.js';
+import { DEFAULT_RETENTION } from './core/config.js';
 import type { Readiness } from './http/health-routes.js';
 import type { PlatformContext } from './http/platform-context.js';
+import { identityRetentionRules } from './identity/index.js';
+import { type QuoteLogStore, quoteCallRetention, quoteLogStoreFor } from './shipping/index.js';
 import { withOwnPool } from './storage/database.js';
 import type { DatabaseLog } from './storage/lost-connection.js';
-import { dispatcherWorkerName, WebhookDispatcher, type WebhookDispatcherOptions } from './webhooks/index.js';
+import { type RetentionRule, RetentionSweeper } from './storage/retention-sweeper.js';
+import {
+  deliveryRetentionRules,
+  dispatcherWorkerName,
+  WebhookDispatcher,
+  type WebhookDispatcherOptions,
+} from './webhooks/index.js';
 
 export interface BackgroundWorkers {
   /** The webhook dispatcher running in this process, if any. */
   dispatcher: WebhookDispatcher | null;
+  /** The retention sweep of this process (it sweeps while it holds the lease), beside the dispatcher. */
+  retention: RetentionSweeper | null;
   stop(): Promise<void>;
 }
 
@@ -20,6 +32,24 @@ export interface BackgroundWorkerOptions {
   databaseLog?: DatabaseLog;
   /** Where the loops report their heartbeat for `/health/ready` (the app's `readiness`). */
   readiness?: Readiness;
+  /** The quote log the retention sweep keeps short (the app's); absent, the sweep opens the database's own. */
+  quoteLog?: QuoteLogStore;
+}
+
+/**
+ * Every table that grows with use and the rule that keeps it bounded, each
+ * from the capability that owns the table, with the operator's periods
+ * (`config.retention`, docs/deploy.md "Retention").
+ */
+export function retentionRules(platform: PlatformContext, quoteLog: QuoteLogStore): RetentionRule[] {
+  const policy = { ...DEFAULT_RETENTION, ...platform.config.retention };
+  const { db } = platform.database;
+  return [
+    ...deliveryRetentionRules(db, policy),
+    ...quoteCallRetention(quoteLog, policy),
+    ...identityRetentionRules(db, { ...policy, accessTokenTtlSeconds: platform.config.accessTokenTtlSeconds }),
+    ...operatorSessionRetention(db, policy),
+  ];
 }
 
 /** PostgreSQL connections of a dispatcher's own pool (besides its LISTEN connection; docs/deploy.md). */
@@ -35,7 +65,7 @@ export async function startBackgroundWorkers(
   platform: PlatformContext,
   options: BackgroundWorkerOptions,
 ): Promise<BackgroundWorkers> {
-  if (!options.dispatcher) return { dispatcher: null, stop: async () => {} };
+  if (!options.dispatcher) return { dispatcher: null, retention: null, stop: async () => {} };
   // PostgreSQL: the dispatcher has connections of its own, so that its fan-outs and claims do not wait in
   // the pool's queue behind the API's requests (docs/decisions.md D15).
   const worker = options.dispatcherOptions?.worker ?? dispatcherWorkerName(platform.random);
@@ -51,10 +81,52 @@ export async function startBackgroundWorkers(
   );
   dispatcher.start();
   options.readiness?.add('dispatcher', () => dispatcher.readiness());
+  const retention = startRetentionSweep(platform, worker, options);
   return {
     dispatcher,
+    retention: retention.sweeper,
     stop: async () => {
+      await retention.stop();
       await dispatcher.stop();
+      await database.close();
+    },
+  };
+}
+
+/**
+ * The retention sweep beside the dispatcher, on a connection of its own
+ * (PostgreSQL), so its batches never wait in the queue of the API's or the
+ * dispatcher's pool, nor they in its.
+ */
+function startRetentionSweep(
+  platform: PlatformContext,
+  worker: string,
+  options: BackgroundWorkerOptions,
+): { sweeper: RetentionSweeper; stop(): Promise<void> } {
+  const policy = { ...DEFAULT_RETENTION, ...platform.config.retention };
+  const database = withOwnPool(platform.database, {
+    poolSize: 1,
+    applicationName: `feira-retention ${worker}`.slice(0, 63),
+    ...(options.databaseLog ? { log: options.databaseLog } : {}),
+  });
+  const ownQuoteLog = options.quoteLog ? undefined : quoteLogStoreFor(platform.database);
+  const quoteLog = options.quoteLog ?? (ownQuoteLog as QuoteLogStore);
+  const sweeper = new RetentionSweeper(
+    { database, clock: platform.clock, metrics: platform.metrics },
+    {
+      rules: retentionRules({ ...platform, database }, quoteLog),
+      holder: worker,
+      batchRows: policy.batchRows,
+      intervalMs: policy.intervalSeconds * 1000,
+      ...(options.log ? { log: options.log } : {}),
+    },
+  );
+  sweeper.start();
+  return {
+    sweeper,
+    stop: async () => {
+      await sweeper.stop();
+      await ownQuoteLog?.close();
       await database.close();
     },
   };

@@ -55,6 +55,7 @@ export function register(program: Command): void {
           adminToken: config.adminToken,
           secretKey: config.secretKey,
           dispatcher: config.dispatcherTuning,
+          retention: config.retention,
         },
         databaseLog,
         workerLog: {

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
+import { register as backup } from './backup.js';
 import { register as bench } from './bench.js';
+import { register as clock } from './clock.js';
 import { register as dispatch } from './dispatch.js';
 import { register as events } from './events.js';
 import { register as freight } from './freight.js';
@@ -16,7 +18,9 @@ import { register as trigger } from './trigger.js';
  * `register(program)` function; add it to this list.
  */
 export const commands: Array<(program: Command) => void> = [
+  backup,
   bench,
+  clock,
   dispatch,
   events,
   freight,

@@ -135,6 +135,7 @@ export async function runStart(flags: StartFlags & ClusterFlags, io: StartIo): P
       dispatcherTuning: config.dispatcherTuning,
       uploads: config.uploadLimits,
       apiRateLimit: config.apiRateLimit,
+      retention: config.retention,
       demoSeller: role.seed,
       logger: config.logLevel === 'silent' ? false : config.logLevel,
       ...(destination ? { logDestination: destination } : {}),

@@ -30,6 +30,7 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
       trustProxy: [],
       secretRevealReauthSeconds: 300,
       dispatcherTuning: { maxInFlight: 1000, perEndpointInFlight: 32, batchSize: 500, maxPollIntervalMs: 250, leaseMs: 10_000 },
+      retention: { deliveryDays: 30, quoteCallDays: 30, outboxHours: 24, expiredHours: 24, batchRows: 500, intervalSeconds: 300 },
       gateways: {},
       demoGateway: 'none',
       uploadLimits: {
@@ -77,6 +78,12 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
         FEIRA_UPLOAD_WORKBOOK_SECONDS: '60',
         FEIRA_API_RATE_LIMIT: '40',
         FEIRA_API_BURST: '400',
+        FEIRA_RETAIN_DELIVERIES_DAYS: '90',
+        FEIRA_RETAIN_QUOTE_CALLS_DAYS: '7',
+        FEIRA_RETAIN_OUTBOX_HOURS: '0',
+        FEIRA_RETAIN_EXPIRED_HOURS: '48',
+        FEIRA_RETENTION_BATCH: '1000',
+        FEIRA_RETENTION_INTERVAL_S: '60',
       },
       cwd,
     );
@@ -97,6 +104,7 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
       trustProxy: [],
       secretRevealReauthSeconds: 600,
       dispatcherTuning: { maxInFlight: 200, perEndpointInFlight: 4, batchSize: 50, maxPollIntervalMs: 1000, leaseMs: 30_000 },
+      retention: { deliveryDays: 90, quoteCallDays: 7, outboxHours: 0, expiredHours: 48, batchRows: 1000, intervalSeconds: 60 },
       gateways: {},
       demoGateway: 'none',
       uploadLimits: expect.objectContaining({ cellChars: 1000, workbookSeconds: 60, rows: 4_000_000 }),
@@ -199,6 +207,8 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
     [{ dispatchLeaseMs: '999' }, /--dispatch-lease-ms must be an integer from 1000 to 3600000/],
     [{ uploadMaxCellChars: '100' }, /--upload-max-cell-chars must be an integer from 200 to 10000000 \(got "100"\)/],
     [{ uploadWorkbookHeapMb: 'lots' }, /--upload-workbook-heap-mb must be an integer from 16 to 16384/],
+    [{ retainDeliveriesDays: '-1' }, /--retain-deliveries-days must be an integer from 0 to 3650/],
+    [{ retentionBatch: '5' }, /--retention-batch must be an integer from 10 to 10000/],
     [
       { outboundCa: fileURLToPath(new URL('./config-error.ts', import.meta.url)) },
       /--outbound-ca: .*config-error\.ts holds no PEM certificate/,
@@ -259,10 +269,16 @@ describe('the settings table is the one list of options', () => {
       'dispatchBatch',
       'dispatchIdlePollMs',
       'dispatchLeaseMs',
+      'retainDeliveriesDays',
+      'retainQuoteCallsDays',
+      'retainOutboxHours',
+      'retainExpiredHours',
+      'retentionBatch',
+      'retentionIntervalS',
     ]);
-    // Every tuning row is an option of both commands: `feira start` runs a dispatcher too.
+    // Every tuning and retention row is an option of both commands: `feira start` runs a dispatcher (and the sweep) too.
     for (const setting of Object.values(START_SETTINGS))
-      if ('tuning' in setting) expect(setting.commands).toEqual(['start', 'dispatch']);
+      if ('tuning' in setting || 'retention' in setting) expect(setting.commands).toEqual(['start', 'dispatch']);
   });
 });
 

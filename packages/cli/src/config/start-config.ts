@@ -9,10 +9,12 @@ import {
   DEFAULT_MAX_IN_FLIGHT,
   DEFAULT_MAX_POLL_INTERVAL_MS,
   DEFAULT_PER_ENDPOINT_IN_FLIGHT,
+  DEFAULT_RETENTION,
   DEFAULT_SECRET_REVEAL_REAUTH_SECONDS,
   DEFAULT_UPLOAD_LIMITS,
   type DispatcherTuning,
   parseTrustedProxies,
+  type RetentionPolicy,
   type UploadLimits,
 } from '@feira/platform';
 import { ConfigError } from './config-error.js';
@@ -54,6 +56,8 @@ export interface StartSettings {
   secretRevealReauthSeconds: number;
   /** The webhook dispatcher's tuning (PlatformConfig.dispatcher), each value from its row of START_SETTINGS. */
   dispatcherTuning: DispatcherTuning;
+  /** How long what grows with use is kept (PlatformConfig.retention), each value from its row of START_SETTINGS. */
+  retention: RetentionPolicy;
   /** Base URLs of the freight gateways' APIs (PlatformConfig.gateways); absent: their production hosts. */
   gateways: { melhorEnvio?: string; frenet?: string };
   /** Sandbox: the first demo store quotes through a fake Melhor Envio started beside the platform (D60). */
@@ -92,6 +96,8 @@ export interface Setting {
   tuning?: { key: keyof DispatcherTuning; min: number; max: number };
   /** A freight upload bound: an integer within bounds, carried to PlatformConfig.uploads under `key`. */
   upload?: { key: keyof UploadLimits; min: number; max: number };
+  /** A retention value: an integer within bounds, carried to PlatformConfig.retention under `key`. */
+  retention?: { key: keyof RetentionPolicy; min: number; max: number };
 }
 
 const START: readonly SettingCommand[] = ['start'];
@@ -383,6 +389,54 @@ export const START_SETTINGS = {
     help: 'default API rate limit of an app, per store: requests its bucket holds, the most it may send at once',
     commands: START,
   },
+  retainDeliveriesDays: {
+    flag: '--retain-deliveries-days <days>',
+    env: 'FEIRA_RETAIN_DELIVERIES_DAYS',
+    default: String(DEFAULT_RETENTION.deliveryDays),
+    help: 'retention: days a webhook delivery and its attempts are kept after it succeeded or died (0 keeps them)',
+    commands: BOTH,
+    retention: { key: 'deliveryDays', min: 0, max: 3650 },
+  },
+  retainQuoteCallsDays: {
+    flag: '--retain-quote-calls-days <days>',
+    env: 'FEIRA_RETAIN_QUOTE_CALLS_DAYS',
+    default: String(DEFAULT_RETENTION.quoteCallDays),
+    help: 'retention: days a quote call stays in the quote log (0 keeps them)',
+    commands: BOTH,
+    retention: { key: 'quoteCallDays', min: 0, max: 3650 },
+  },
+  retainOutboxHours: {
+    flag: '--retain-outbox-hours <hours>',
+    env: 'FEIRA_RETAIN_OUTBOX_HOURS',
+    default: String(DEFAULT_RETENTION.outboxHours),
+    help: 'retention: hours a fanned-out event is kept at least; it stays while a delivery of it is kept (0 keeps them)',
+    commands: BOTH,
+    retention: { key: 'outboxHours', min: 0, max: 87_600 },
+  },
+  retainExpiredHours: {
+    flag: '--retain-expired-hours <hours>',
+    env: 'FEIRA_RETAIN_EXPIRED_HOURS',
+    default: String(DEFAULT_RETENTION.expiredHours),
+    help: 'retention: hours authorization codes, refresh tokens, sessions and throttle rows are kept once expired (0 keeps them)',
+    commands: BOTH,
+    retention: { key: 'expiredHours', min: 0, max: 87_600 },
+  },
+  retentionBatch: {
+    flag: '--retention-batch <rows>',
+    env: 'FEIRA_RETENTION_BATCH',
+    default: String(DEFAULT_RETENTION.batchRows),
+    help: 'retention: rows deleted per statement of the background sweep',
+    commands: BOTH,
+    retention: { key: 'batchRows', min: 10, max: 10_000 },
+  },
+  retentionIntervalS: {
+    flag: '--retention-interval-s <seconds>',
+    env: 'FEIRA_RETENTION_INTERVAL_S',
+    default: String(DEFAULT_RETENTION.intervalSeconds),
+    help: 'retention: seconds between two sweeps (one process sweeps at a time)',
+    commands: BOTH,
+    retention: { key: 'intervalSeconds', min: 10, max: 86_400 },
+  },
   workers: {
     flag: '--workers <n|auto>',
     env: 'FEIRA_WORKERS',
@@ -582,17 +636,18 @@ export function resolveStartSettings(
       86_400,
     ),
     dispatcherTuning: resolveDispatcherTuning(flags, env),
+    retention: resolveRetention(flags, env),
     gateways: {
       ...optionalUrl('melhorEnvio', '--melhor-envio-url', pick(flags.melhorEnvioUrl, env[S.melhorEnvioUrl.env]), mode),
       ...optionalUrl('frenet', '--frenet-url', pick(flags.frenetUrl, env[S.frenetUrl.env]), mode),
     },
     apiRateLimit: {
-      requestsPerSecond: boundedInteger(
+      requestsPerSecond: integerWithin(
         '--api-rate-limit',
         pick(flags.apiRateLimit, env[S.apiRateLimit.env]) ?? S.apiRateLimit.default,
         RATE_LIMIT_BOUNDS.requests_per_second,
       ),
-      burst: boundedInteger(
+      burst: integerWithin(
         '--api-burst',
         pick(flags.apiBurst, env[S.apiBurst.env]) ?? S.apiBurst.default,
         RATE_LIMIT_BOUNDS.burst,
@@ -622,7 +677,7 @@ function resolveUploadLimits(flags: StartFlags, env: Record<string, string | und
 }
 
 /** An integer setting within the bounds the admin API also keeps (spec-notes I20's limits); the error names the flag. */
-function boundedInteger(name: string, raw: string, { minimum, maximum }: { minimum: number; maximum: number }): number {
+function integerWithin(name: string, raw: string, { minimum, maximum }: { minimum: number; maximum: number }): number {
   if (!/^\d{1,9}$/.test(raw) || Number(raw) < minimum || Number(raw) > maximum)
     throw new ConfigError(`${name} must be an integer from ${minimum} to ${maximum} (got "${raw}")`);
   return Number(raw);
@@ -632,13 +687,30 @@ function boundedInteger(name: string, raw: string, { minimum, maximum }: { minim
 function resolveDispatcherTuning(flags: StartFlags, env: Record<string, string | undefined>): DispatcherTuning {
   const tuning: Partial<DispatcherTuning> = {};
   for (const [key, setting] of Object.entries(START_SETTINGS) as Array<[keyof StartFlags, Setting]>) {
-    if (!setting.tuning) continue;
-    const { min, max } = setting.tuning;
-    const raw = pick(flags[key], setting.env ? env[setting.env] : undefined) ?? setting.default;
-    const name = (setting.flag ?? setting.env ?? key).split(' ')[0];
-    if (!/^\d{1,9}$/.test(raw) || Number(raw) < min || Number(raw) > max)
-      throw new ConfigError(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
-    tuning[setting.tuning.key] = Number(raw);
+    if (setting.tuning) tuning[setting.tuning.key] = boundedInteger(flags, env, key, setting, setting.tuning);
   }
   return tuning as DispatcherTuning;
+}
+
+/** Every retention row of the table, each an integer within its bounds; the error names the flag. */
+function resolveRetention(flags: StartFlags, env: Record<string, string | undefined>): RetentionPolicy {
+  const retention: Partial<RetentionPolicy> = {};
+  for (const [key, setting] of Object.entries(START_SETTINGS) as Array<[keyof StartFlags, Setting]>) {
+    if (setting.retention) retention[setting.retention.key] = boundedInteger(flags, env, key, setting, setting.retention);
+  }
+  return retention as RetentionPolicy;
+}
+
+function boundedInteger(
+  flags: StartFlags,
+  env: Record<string, string | undefined>,
+  key: keyof StartFlags,
+  setting: Setting,
+  { min, max }: { min: number; max: number },
+): number {
+  const raw = pick(flags[key], setting.env ? env[setting.env] : undefined) ?? setting.default;
+  const name = (setting.flag ?? setting.env ?? key).split(' ')[0];
+  if (!/^\d{1,9}$/.test(raw) || Number(raw) < min || Number(raw) > max)
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+  return Number(raw);
 }

@@ -30,6 +30,7 @@ export {
   verifyClientSecret,
 } from './client-repository.js';
 export { validateNewClient } from './client-rules.js';
+export { operatorSessionRetention } from './operator-session-retention.js';
 export { endOperatorSession, operatorSessionLive, startOperatorSession } from './operator-sessions.js';
 export {
   countSellers,

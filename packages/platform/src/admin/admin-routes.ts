@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { requireAdminToken } from '../http/admin-auth.js';
 import { clientRoutes } from './client-routes.js';
+import { clockRoutes } from './clock-routes.js';
 import { sellerRoutes } from './seller-routes.js';
 
 /**
@@ -8,9 +9,9 @@ import { sellerRoutes } from './seller-routes.js';
  * each (the other capabilities register their own admin routes: records,
  * webhook deliveries, shipping). A new resource is its file and a line here.
  */
-export const ADMIN_RESOURCES: readonly FastifyPluginAsync[] = [sellerRoutes, clientRoutes];
+export const ADMIN_RESOURCES: readonly FastifyPluginAsync[] = [sellerRoutes, clientRoutes, clockRoutes];
 
-/** The admin API: sellers with their stores, and client applications. Bearer admin token on every route. */
+/** The admin API: sellers with their stores, client applications, the sandbox clock. Bearer admin token on every route. */
 export async function adminRoutes(app: FastifyInstance): Promise<void> {
   // onRequest, before the body is even parsed: an anonymous caller learns nothing about the schemas.
   app.addHook('onRequest', requireAdminToken);

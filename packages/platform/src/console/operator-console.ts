@@ -12,6 +12,8 @@ import {
 } from '../accounts/index.js';
 import { addStore, deleteClient, deleteSeller, deleteStore, renameStore, updateSeller } from '../admin/account-changes.js';
 import { clientList, sellerList } from '../admin/admin-lists.js';
+import { MAX_CLOCK_STEP_MS } from '../admin/clock-routes.js';
+import { durationMs } from '../core/duration.js';
 import { PlatformError } from '../core/platform-error.js';
 import type { PageOptions } from '../http/html-page.js';
 import { requestTranslator, type Translator } from '../i18n/i18n.js';
@@ -473,16 +475,46 @@ export async function operatorConsoleRoutes(app: FastifyInstance, kit: ConsoleKi
     },
   );
 
-  app.get('/console/operator/health', { schema: { hide: true } }, async (request, reply) => {
-    if (!(await guard(request, reply, '/console/operator'))) return reply;
+  async function healthPage(request: FastifyRequest, reply: FastifyReply, clockNote: { message?: string; error?: string } = {}) {
     const t = requestTranslator(request);
+    const sandboxClock = platform.sandboxClock;
+    // Another process may have moved the sandbox clock since this one last read it.
+    await sandboxClock?.refresh();
     const { points, truncated } = await healthOverHour(app, platform.clock.now());
+    const clock = sandboxClock && {
+      now: sandboxClock.now(),
+      offsetSeconds: sandboxClock.offsetMs / 1000,
+      csrf: kit.csrfToken(request, reply),
+      message: clockNote.message ?? null,
+      error: clockNote.error ?? null,
+    };
     return page(request, reply, t, true, {
+      ...(clockNote.error ? { status: 422 } : {}),
       title: t.text('health.title'),
       scripts: ['/console/assets/health.js'],
       styles: ['/console/assets/uplot.css'],
-      body: healthView(t, { points, truncated }),
+      body: healthView(t, { points, truncated, ...(clock ? { clock } : {}) }),
     });
+  }
+
+  app.get('/console/operator/health', { schema: { hide: true } }, async (request, reply) => {
+    if (!(await guard(request, reply, '/console/operator'))) return reply;
+    const moved = (request.query as Record<string, string | undefined>).clock;
+    const t = requestTranslator(request);
+    return healthPage(request, reply, moved === '1' ? { message: t.text('operator.clock.moved') } : {});
+  });
+
+  // The sandbox clock (storage/sandbox-clock.ts), as POST /admin/v1/clock/advance moves it; sandbox mode only.
+  app.post('/console/operator/clock', { schema: { hide: true } }, async (request, reply) => {
+    if (!(await guard(request, reply, '/console/operator/health'))) return reply;
+    const t = requestTranslator(request);
+    const sandboxClock = platform.sandboxClock;
+    if (!sandboxClock) throw new PlatformError('FORBIDDEN', { message: t.text('operator.clock.sandboxOnly') });
+    const ms = durationMs(field(request.body, 'duration', 40));
+    if (ms === null || ms < 1000 || ms > MAX_CLOCK_STEP_MS)
+      return healthPage(request, reply, { error: t.text('operator.clock.invalid') });
+    await sandboxClock.advance(ms);
+    return kit.seeOther(reply, '/console/operator/health?clock=1#clock');
   });
 }
 

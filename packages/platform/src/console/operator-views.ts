@@ -230,7 +230,30 @@ export interface HealthPoint {
   quoteP99Ms: number | null;
 }
 
-export function healthView(t: Translator, input: { points: HealthPoint[]; truncated: boolean }): string {
+/** The sandbox clock's form (sandbox mode only): the platform's time, how far it was moved, and a step forward. */
+export interface ClockPanel {
+  now: Date;
+  offsetSeconds: number;
+  csrf: string;
+  message: string | null;
+  error: string | null;
+}
+
+function clockView(t: Translator, clock: ClockPanel): string {
+  return `<h2 id="clock">${t.html('operator.clock.title')}</h2>
+<p>${t.html('operator.clock.intro')}</p>
+${notice(clock.message)}${error(clock.error)}
+<p>${t.html('operator.clock.now')} ${consoleTimeHtml(t, clock.now.toISOString())} — ${t.html('operator.clock.ahead', { hours: Math.round((clock.offsetSeconds / 3600) * 100) / 100 })}</p>
+<form method="post" action="/console/operator/clock" class="inline" aria-labelledby="clock">
+${hiddenFields({ csrf: clock.csrf })}
+<label for="clock-duration">${t.html('operator.clock.duration')}</label>
+<input type="text" id="clock-duration" name="duration" required maxlength="40" placeholder="2h" aria-describedby="clock-hint">
+<button type="submit">${t.html('operator.clock.advance')}</button>
+</form>
+<p class="muted" id="clock-hint">${t.html('operator.clock.hint')}</p>`;
+}
+
+export function healthView(t: Translator, input: { points: HealthPoint[]; truncated: boolean; clock?: ClockPanel }): string {
   const labels = {
     time: t.text('shipping.col.when'),
     backlog: t.text('health.chart.backlog'),
@@ -274,5 +297,6 @@ export function healthView(t: Translator, input: { points: HealthPoint[]; trunca
       { label: t.text('health.col.p99'), num: true },
     ],
     rows,
-  })}</details>`;
+  })}</details>
+${input.clock ? clockView(t, input.clock) : ''}`;
 }

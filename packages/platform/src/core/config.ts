@@ -52,6 +52,11 @@ export interface PlatformConfig {
    * through the admin API or console.
    */
   apiRateLimit: Readonly<{ requestsPerSecond: number; burst: number }>;
+  /**
+   * How long what grows with use is kept, and how the background sweep runs (storage/retention-sweeper.ts);
+   * each a row of the CLI's settings table. Absent values take `DEFAULT_RETENTION`.
+   */
+  retention?: Readonly<Partial<RetentionPolicy>>;
 }
 
 /**
@@ -86,6 +91,36 @@ export interface UploadLimits {
   /** Uploads one store's bucket holds: the most it may send at once. */
   storeUploadBurst: number;
 }
+
+/**
+ * What an operator may tune of retention (docs/deploy.md "Retention"). A period of 0 keeps those rows for ever.
+ * Nothing still needed is ever swept, whatever the periods: a delivery that may still be retried, an event a
+ * delivery still points at, a token, code or session before its expiry.
+ */
+export interface RetentionPolicy {
+  /** Days a webhook delivery (with its attempts) is kept after it succeeded or died. */
+  deliveryDays: number;
+  /** Days a quote call stays in the quote log. */
+  quoteCallDays: number;
+  /** Hours a dispatched outbox event is kept at least; it stays while any delivery of it is kept. */
+  outboxHours: number;
+  /** Hours authorization codes, refresh tokens, login and operator sessions and throttle rows are kept after they expired. */
+  expiredHours: number;
+  /** Rows deleted per statement. */
+  batchRows: number;
+  /** Seconds between two sweeps. */
+  intervalSeconds: number;
+}
+
+/** Defaults an operator would pick: a month of delivery and quote history, credentials gone a day after their end. */
+export const DEFAULT_RETENTION: RetentionPolicy = Object.freeze({
+  deliveryDays: 30,
+  quoteCallDays: 30,
+  outboxHours: 24,
+  expiredHours: 24,
+  batchRows: 500,
+  intervalSeconds: 300,
+});
 
 /** Where each freight gateway's API is reached (no trailing slash). */
 export interface GatewayBaseUrls {

@@ -43,3 +43,14 @@ export function timeOrderedUuids(random: Random, at: Date, count: number): strin
   const bytes = random.bytes(count * UUID_V7_RANDOM_BYTES);
   return Array.from({ length: count }, (_, i) => uuidV7(at.getTime(), bytes, i * UUID_V7_RANDOM_BYTES));
 }
+
+/**
+ * The first characters every UUID v7 of millisecond `ms` starts with
+ * (`tttttttt-tttt`): each v7 id of an earlier millisecond sorts before it as
+ * text, each of `ms` or later at or after it. A range of such prefixes is a
+ * range of the ids' times, read through their key's index.
+ */
+export function uuidV7TimePrefix(ms: number): string {
+  const hex = Math.max(0, Math.floor(ms)).toString(16).padStart(12, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}`;
+}

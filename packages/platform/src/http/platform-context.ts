@@ -5,6 +5,7 @@ import type { PlatformConfig } from '../core/config.js';
 import type { Random } from '../core/random.js';
 import type { SecretBox } from '../core/secret-box.js';
 import type { Database } from '../storage/database.js';
+import type { SandboxClock } from '../storage/sandbox-clock.js';
 
 /**
  * The services every capability may use, built once per process by the
@@ -19,6 +20,8 @@ export interface PlatformContext {
   config: PlatformConfig;
   database: Database;
   clock: Clock;
+  /** Sandbox mode: the clock itself (`clock` is it), which the operator may move forward; absent in strict mode. */
+  sandboxClock?: SandboxClock;
   random: Random;
   /** Seals secrets at rest (signing keys, webhook secrets) with the server key. */
   box: SecretBox;

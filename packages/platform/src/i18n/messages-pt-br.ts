@@ -323,6 +323,18 @@ export const ptBR: Record<MessageKey, string> = {
     'Excluir um aplicativo revoga todos os seus tokens, remove os consentimentos dos vendedores a ele e exclui suas assinaturas de webhook com as entregas.',
   'operator.client.deleted': '{app} foi excluído: seus tokens foram revogados e suas assinaturas removidas.',
   'health.title': 'Saúde da plataforma',
+  'operator.clock.title': 'Relógio do sandbox',
+  'operator.clock.intro':
+    'Avance o horário da plataforma para ver tokens e códigos expirarem, o segredo antigo do webhook deixar de assinar, novas tentativas vencerem e registros antigos serem apagados, sem esperar. Ele só anda para a frente, para todos os processos deste banco de dados.',
+  'operator.clock.now': 'Horário da plataforma:',
+  'operator.clock.ahead':
+    '{hours, plural, =0 {o relógio do servidor} one {# hora à frente do servidor} other {# horas à frente do servidor}}',
+  'operator.clock.duration': 'Avançar em',
+  'operator.clock.advance': 'Avançar o relógio',
+  'operator.clock.hint': 'Dias, horas, minutos e segundos inteiros, como 2h, 90m ou 1d12h; no máximo 366 dias de cada vez.',
+  'operator.clock.moved': 'O relógio foi avançado.',
+  'operator.clock.invalid': 'Escreva o avanço em dias, horas, minutos e segundos, como 2h ou 1d12h, de 1 segundo a 366 dias.',
+  'operator.clock.sandboxOnly': 'O relógio da plataforma só pode ser avançado no modo sandbox.',
   'health.intro': 'A última hora, minuto a minuto, a partir das tabelas da própria plataforma.',
   'health.chart.backlog': 'Em espera (eventos + entregas)',
   'health.chart.oldest': 'Mais antigo em espera (s)',

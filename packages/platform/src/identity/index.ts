@@ -10,6 +10,7 @@ export { browserCors } from './browser-origins.js';
 export { storeConsents, withdrawStoreConsent } from './consent-store.js';
 export { revokeGrant } from './grant-revocation.js';
 export { authorizationCodeIssue, deleteConsentsAndCodes, lastTokenIssuedAt } from './grant-store.js';
+export { identityRetentionRules } from './identity-retention.js';
 export { identityRoutes } from './identity-routes.js';
 export { createIdentityServices, type IdentityServices } from './identity-services.js';
 export {

@@ -32,7 +32,9 @@ export {
 } from './quote-check.js';
 export { newestStoreQuoteCalls, type QuoteCallRecord, quoteLatenciesSince } from './quote-log/quote-call-rows.js';
 export { quoteLogStoreFor } from './quote-log/quote-log.js';
+export { quoteLogFileOf } from './quote-log/quote-log-file.js';
 export { quoteCallList, quoteCallsOf } from './quote-log/quote-log-list.js';
+export { quoteCallRetention } from './quote-log/quote-log-retention.js';
 export { type QuoteLogStore, quoteLogInDatabase } from './quote-log/quote-log-store.js';
 export { QUOTE_LOG_BATCH, QuoteLogWriter, type QuoteLogWriterOptions } from './quote-log/quote-log-writer.js';
 export { isQuoteWindow, QUOTE_WINDOWS, type QuoteStats, type QuoteWindow, quoteStats } from './quote-log/quote-stats.js';

@@ -96,7 +96,15 @@ export async function recordAttempts(
     for (const s of skipped) {
       const updated = await trx
         .updateTable('webhook_deliveries')
-        .set({ state: 'dead', next_attempt_at: null, lease_owner: null, lease_until: null, last_error: s.reason })
+        // Its death is its last change: the delivery log's retention counts from updated_at (delivery-retention.ts).
+        .set({
+          state: 'dead',
+          next_attempt_at: null,
+          lease_owner: null,
+          lease_until: null,
+          last_error: s.reason,
+          updated_at: s.at.toISOString(),
+        })
         .where('id', '=', s.claim.id)
         .where('fence', '=', s.claim.fence)
         .executeTakeFirst();

@@ -4,6 +4,7 @@
  * 'capability-public-face'); files inside webhooks/ import each other directly.
  */
 export { deliveriesInWindow, deliveryAttemptsSince } from './delivery-health.js';
+export { deliveryRetentionRules } from './delivery-retention.js';
 export {
   type DeliveryLogEntry,
   type DeliveryLogFilters,

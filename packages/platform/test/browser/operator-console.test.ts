@@ -220,6 +220,27 @@ describe.each(testDatabaseTargets())('operator console in Chromium on $dialect',
     await pt.context().close();
   }, 120_000);
 
+  it('in sandbox mode an operator moves the platform clock from the health page; a step that is not one is refused and moves nothing', async () => {
+    const page = await operator('en-US');
+    await page.goto(`${platform.url}/console/operator/health`);
+    await page.getByRole('heading', { name: 'Sandbox clock' }).waitFor({ timeout: 10_000 });
+    const before = platform.app.platform.clock.now().getTime() - platform.clock.now().getTime();
+    await page.getByLabel('Move forward by').fill('soon');
+    await page.getByRole('button', { name: 'Move the clock' }).click();
+    await page.getByRole('alert').waitFor({ timeout: 10_000 });
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('such as 2h or 1d12h');
+    expect(platform.app.platform.clock.now().getTime() - platform.clock.now().getTime()).toBe(before);
+    await page.getByLabel('Move forward by').fill('2h');
+    await page.getByRole('button', { name: 'Move the clock' }).click();
+    await page.getByRole('status').filter({ hasText: 'The clock was moved forward.' }).waitFor({ timeout: 10_000 });
+    expect(platform.app.platform.clock.now().getTime() - platform.clock.now().getTime()).toBe(before + 2 * 3_600_000);
+    await expect(page.locator('body').textContent()).resolves.toContain(
+      `${(before + 2 * 3_600_000) / 3_600_000} hours ahead of the host`,
+    );
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await page.context().close();
+  }, 120_000);
+
   it('a seller signed in to the console cannot reach the operator console or its actions', async () => {
     const seller = await platform.createSeller({ tenants: 1 });
     const page = await signInToConsole(browser, platform.url, seller, 'en-US');

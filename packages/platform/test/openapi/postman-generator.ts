@@ -155,6 +155,7 @@ function fixtures(doc: OpenApiDocument): Record<string, Fixture> {
       path: { id: '{{clientId}}' },
       json: { rate_limit: { requests_per_second: 100, burst: 1000 } },
     },
+    adminGetClock: { phase: 11 },
     signupWebhooksV0: { phase: 15, json: { webhook: 'https://hooks.loja.example/feira/v0', topics: ['order'] } },
     signupWebhooksV1: { phase: 15, json: { webhook: 'https://hooks.loja.example/feira', topics: ['order', 'product'] } },
     ...kindFixtures(doc),
@@ -248,6 +249,8 @@ function fixtures(doc: OpenApiDocument): Record<string, Fixture> {
     revokeToken: { phase: 95, json: { token: '{{refreshToken}}' } },
     adminDeleteClient: { phase: 98, path: { id: '{{clientId}}' } },
     adminDeleteSeller: { phase: 99, path: { id: '{{sellerId}}' } },
+    // Last, and by a second: tokens the collection holds stay valid whatever runs after.
+    adminAdvanceClock: { phase: 99, json: { duration: '1s' } },
   };
 }
 

@@ -54,6 +54,12 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('quote_calls').addColumn('gateway_kind', 'text').execute();
     },
   },
+  // The retention sweep finds the oldest calls through it (migration 0028 in the platform database).
+  '0004-created-index': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.createIndex('quote_calls_created_at_idx').on('quote_calls').column('created_at').execute();
+    },
+  },
 };
 
 /** A row with every column, in the order the worker binds them. */

@@ -21,6 +21,8 @@ import { freightFormats } from './0022-freight-formats.js';
 import { browserClientsAndOpenid } from './0023-browser-clients-and-openid.js';
 import { attemptResponseHeaders } from './0024-attempt-response-headers.js';
 import { apiRateLimits } from './0025-api-rate-limits.js';
+import { retention } from './0028-retention.js';
+import { sandboxClock } from './0029-sandbox-clock.js';
 import type { MigrationFactory } from './helpers.js';
 
 /**
@@ -51,4 +53,6 @@ export const migrations: Record<string, MigrationFactory> = {
   '0023-browser-clients-and-openid': browserClientsAndOpenid,
   '0024-attempt-response-headers': attemptResponseHeaders,
   '0025-api-rate-limits': apiRateLimits,
+  '0028-retention': retention,
+  '0029-sandbox-clock': sandboxClock,
 };

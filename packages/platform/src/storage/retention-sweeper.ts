@@ -1,0 +1,147 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { type QueryExecutorProvider, type RawBuilder, sql } from 'kysely';
+import { Counter, type Registry } from 'prom-client';
+import type { Clock } from '../core/clock.js';
+import { holdLease, releaseLease } from './background-lease.js';
+import type { Database } from './database.js';
+
+/** Where a batch of a rule starts and what it did: how many rows went, and where the next batch starts. */
+export interface RetentionBatch {
+  /** The sweep's time (the platform's clock, so a moved sandbox clock sweeps as time would). */
+  now: Date;
+  /** Rows to delete at most, in one short statement (or transaction). */
+  limit: number;
+  /** Where the previous batch of this pass stopped (the rule's own cursor); null for the first batch. */
+  after: string | null;
+}
+
+/**
+ * One table's retention: each capability declares the rules of the tables it
+ * owns (its index exports them) and keeps their SQL; the sweeper only runs them.
+ */
+export interface RetentionRule {
+  /** The table it sweeps: the metric's label and the log's word. */
+  name: string;
+  /** Deletes at most `limit` rows that may go at `now`; `next` null when this pass has nothing more. */
+  sweep(batch: RetentionBatch): Promise<{ deleted: number; next: string | null }>;
+}
+
+export interface RetentionSweeperOptions {
+  rules: readonly RetentionRule[];
+  /** This process's name in the lease row. */
+  holder: string;
+  batchRows: number;
+  intervalMs: number;
+  /** Where a failed pass is reported (the next pass tries again). */
+  log?: { error(obj: object, message: string): void };
+}
+
+/** The lease row every sweeping process asks for: one of them sweeps at a time. */
+export const RETENTION_LEASE = 'retention-sweep';
+
+/** How long a pass holds the lease without renewing it; each batch renews it, so a stalled holder loses it. */
+const LEASE_MS = 60_000;
+
+/**
+ * Runs the retention rules in the background, in bounded batches: each batch
+ * is one short statement over an index, and the sweep yields a turn of the
+ * event loop between two, so requests and deliveries queued behind it wait
+ * for one batch at most (on SQLite the connection is the process's only one).
+ * When several processes run it on one database, the lease row lets one of
+ * them sweep at a time; the others find it held and wait for the next pass.
+ */
+export class RetentionSweeper {
+  readonly #deps: { database: Database; clock: Clock; metrics?: Registry };
+  readonly #options: RetentionSweeperOptions;
+  readonly #deleted: Counter<'table'> | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<unknown> = Promise.resolve();
+  #stopping = false;
+
+  constructor(deps: { database: Database; clock: Clock; metrics?: Registry }, options: RetentionSweeperOptions) {
+    this.#deps = deps;
+    this.#options = options;
+    const registry = deps.metrics;
+    this.#deleted = registry
+      ? ((registry.getSingleMetric('feira_retention_deleted_rows_total') as Counter<'table'> | undefined) ??
+        new Counter({
+          name: 'feira_retention_deleted_rows_total',
+          help: 'Rows the retention sweep deleted, by table',
+          labelNames: ['table'],
+          registers: [registry],
+        }))
+      : undefined;
+  }
+
+  /** Sweeps now and then every interval, until `stop()`. */
+  start(): void {
+    const tick = () => {
+      this.#timer = undefined;
+      this.#running = this.sweepOnce()
+        .catch((error: unknown) => this.#options.log?.error({ err: error }, 'retention sweep failed; the next one tries again'))
+        .finally(() => {
+          if (!this.#stopping) this.#timer = setTimeout(tick, this.#options.intervalMs).unref();
+        });
+    };
+    this.#timer = setTimeout(tick, 0).unref();
+  }
+
+  /**
+   * One pass over every rule, if this process gets the lease: the rows each
+   * rule deleted, by table; null when another process holds the lease.
+   */
+  async sweepOnce(): Promise<Record<string, number> | null> {
+    const { database, clock } = this.#deps;
+    const lease = { name: RETENTION_LEASE, holder: this.#options.holder, ttlMs: LEASE_MS };
+    if (!(await holdLease(database.db, { ...lease, now: clock.now() }))) return null;
+    const deleted: Record<string, number> = {};
+    for (const rule of this.#options.rules) {
+      let after: string | null = null;
+      deleted[rule.name] = 0;
+      do {
+        if (this.#stopping) return deleted;
+        const now = clock.now();
+        // Renewed before each batch: a process that stalled past its lease stops here instead of sweeping beside another.
+        if (!(await holdLease(database.db, { ...lease, now }))) return deleted;
+        const batch = await rule.sweep({ now, limit: this.#options.batchRows, after });
+        deleted[rule.name] = (deleted[rule.name] ?? 0) + batch.deleted;
+        if (batch.deleted > 0) this.#deleted?.inc({ table: rule.name }, batch.deleted);
+        after = batch.next;
+        // A turn of the event loop between batches: what waits for the database goes first.
+        await nextTurn();
+      } while (after !== null);
+    }
+    return deleted;
+  }
+
+  /** Stops after the batch in progress and gives the lease back. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    await this.#running;
+    await releaseLease(this.#deps.database.db, { name: RETENTION_LEASE, holder: this.#options.holder }).catch(() => {});
+  }
+}
+
+/**
+ * The batch of a rule whose rows go once a time column of theirs is before
+ * `cutoffIso`: the oldest `limit` of them, found through that column's index
+ * (migration 0028) and deleted by key in one statement. `also` narrows which
+ * of them may go. Rows deleted are gone, so the next batch needs no cursor:
+ * `next` is null once a batch found fewer than `limit`.
+ */
+export async function deleteBeforeBatch(
+  db: QueryExecutorProvider,
+  rule: { table: string; key: string; time: string; cutoffIso: string; limit: number; also?: RawBuilder<unknown> },
+): Promise<{ deleted: number; next: string | null }> {
+  const { table, key, time } = rule;
+  const also = rule.also ? sql`and ${rule.also}` : sql``;
+  const result = await sql`
+    delete from ${sql.table(table)} where ${sql.ref(key)} in (
+      select ${sql.ref(key)} from ${sql.table(table)}
+      where ${sql.ref(time)} < ${rule.cutoffIso} ${also}
+      order by ${sql.ref(time)} limit ${rule.limit}
+    )`.execute(db);
+  const deleted = Number(result.numAffectedRows ?? 0n);
+  return { deleted, next: deleted < rule.limit ? null : 'more' };
+}
