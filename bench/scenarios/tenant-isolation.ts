@@ -1,5 +1,6 @@
 import { testTls } from '@feira/platform/testing';
 import { request } from 'undici';
+import { VTEX_HEADER } from '../../packages/platform/test/shipping/freight-kit.js';
 import { hugeInlineCell, sharedStringsBomb } from '../../packages/platform/test/shipping/xlsx-bombs.js';
 import { type LoadGenerator, startLoadGenerator } from '../lib/load.js';
 import type { LoadResult, RequestSpec } from '../lib/load-plan.js';
@@ -27,8 +28,6 @@ const FLOOD_RATE = 500;
 const HOSTILE_LIMIT = { requests_per_second: 10, burst: 100 };
 const GOAL = 1.5;
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
-const CSV_HEADER =
-  'ZipCodeStart;ZipCodeEnd;PolygonName;WeightStart;WeightEnd;AbsoluteMoneyCost;PricePercent;PriceByExtraWeight;MaxVolume;TimeCost;Country;MinimumValueInsurance\n';
 
 /** The hostile tenant's files: the issue's three (a shared-strings bomb, a huge inline cell, a CSV with a 30 MB cell). */
 function hostileFiles(): Array<{ contentType: string; body: Buffer }> {
@@ -36,7 +35,7 @@ function hostileFiles(): Array<{ contentType: string; body: Buffer }> {
   return [
     { contentType: XLSX, body: sharedStringsBomb().zip },
     { contentType: XLSX, body: hugeInlineCell().zip },
-    { contentType: 'text/csv', body: Buffer.from(`${CSV_HEADER}01000000;01999999;${cell};0;30000;12,90;0;0;;3;BRA;0\n`) },
+    { contentType: 'text/csv', body: Buffer.from(`${VTEX_HEADER}\n01000000;01999999;${cell};0;30000;12,90;0;0;;3;BRA;0\n`) },
   ];
 }
 

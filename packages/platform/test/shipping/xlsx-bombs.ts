@@ -4,6 +4,8 @@
 // a part that inflates to gigabytes is built from one compressed piece
 // repeated, without ever materialising what it inflates to.
 import { constants, crc32, deflateRawSync } from 'node:zlib';
+import { FREIGHT_COLUMNS } from '../../src/shipping/freight/freight-csv.js';
+import { columnLetter } from '../../src/shipping/freight/freight-xlsx.js';
 
 /** A part of the zip: its name, compressed bytes, and what its headers say. */
 export interface BombPart {
@@ -103,27 +105,11 @@ const SHEET_OPEN = `<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http
 const SHEET_CLOSE = '</sheetData></worksheet>';
 const STRINGS_OPEN = `<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">`;
 
-const HEADER = [
-  'ZipCodeStart',
-  'ZipCodeEnd',
-  'PolygonName',
-  'WeightStart',
-  'WeightEnd',
-  'AbsoluteMoneyCost',
-  'PricePercent',
-  'PriceByExtraWeight',
-  'MaxVolume',
-  'TimeCost',
-  'Country',
-  'MinimumValueInsurance',
-];
-
-function letter(index: number): string {
-  return String.fromCharCode(65 + index);
-}
+const HEADER = FREIGHT_COLUMNS;
+const letter = columnLetter;
 
 /** A row of inline strings (`<c t="inlineStr">`), as the sheet's XML. */
-export function inlineRow(row: number, cells: string[]): string {
+export function inlineRow(row: number, cells: readonly string[]): string {
   return `<row r="${row}">${cells.map((text, i) => `<c r="${letter(i)}${row}" t="inlineStr"><is><t>${text}</t></is></c>`).join('')}</row>`;
 }
 
