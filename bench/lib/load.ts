@@ -4,6 +4,8 @@ import type { LoadPlan, LoadResult } from './load-plan.js';
 const WORKER = new URL('./load-worker.ts', import.meta.url);
 
 export interface LoadGenerator {
+  /** The generator's process, e.g. to lower its priority. */
+  pid: number;
   run(plan: LoadPlan): Promise<LoadResult>;
   stop(): Promise<void>;
 }
@@ -12,6 +14,7 @@ export interface LoadGenerator {
 export async function startLoadGenerator(children: ChildRegistry): Promise<LoadGenerator> {
   const worker = await children.start('load generator', WORKER);
   return {
+    pid: worker.pid,
     run: (plan) => worker.call<LoadResult>('run', plan, plan.warmupMs + plan.durationMs + 60_000),
     stop: () => worker.stop(),
   };

@@ -13,3 +13,17 @@ export function peakRssBytes(pid: number): number | null {
     return null;
   }
 }
+
+/** CPU time a live process has used, all its threads, user and kernel, in ms (`/proc/<pid>/stat`). Linux only: elsewhere `null`. */
+export function processCpuMs(pid: number): { userMs: number; systemMs: number } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name is in parentheses and may hold spaces: the fields after it are space-separated.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are the 14th and 15th fields of the line, in clock ticks (USER_HZ, 100 on Linux).
+    const tickMs = 10;
+    return { userMs: Number(fields[11]) * tickMs, systemMs: Number(fields[12]) * tickMs };
+  } catch {
+    return null;
+  }
+}
