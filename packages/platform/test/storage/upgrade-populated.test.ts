@@ -144,7 +144,7 @@ describe.each(testDatabaseTargets())('an upgrade from the previous release on a 
         await appendEvent(
           db,
           { tenantId: 't1', topic: 'order', status: 'UPDATE', recordId, resource: `/seller/v1/orders/${recordId}` },
-          { ...deps, outboxSignal: database.outboxSignal, dialect: database.dialect },
+          deps,
         ),
       );
       clock.advance(1_000);
