@@ -376,4 +376,25 @@ describe.each(testDatabaseTargets())('an upgrade from the previous release on a 
     expect(calls.statusCode, calls.body).toBe(200);
     expect((calls.json() as { results: unknown[] }).results).toHaveLength(15);
   }, 120_000);
+
+  it.runIf(target.dialect === 'postgres')(
+    'the retention indexes built beforehand with CREATE INDEX CONCURRENTLY, as docs/deploy.md says for a large database, are kept and the migration goes on',
+    async () => {
+      database = await target.openEmpty();
+      await migrateToLatest(database, { through: PREVIOUS_RELEASE_MIGRATION });
+      const { RETENTION_INDEXES } = await import('../../src/storage/migrations/0028-retention.js');
+      for (const [table, column] of RETENTION_INDEXES) {
+        await sql`create index concurrently ${sql.id(`${table}_${column}_idx`)} on ${sql.table(table)} (${sql.ref(column)})`.execute(
+          database.db,
+        );
+      }
+      await migrateToLatest(database);
+      expect(await pendingMigrations(database)).toEqual([]);
+      const { rows } = await sql<{ name: string }>`
+        select indexname as name from pg_indexes where schemaname = current_schema() and indexname like '%\_idx'`.execute(
+        database.db,
+      );
+      for (const [table, column] of RETENTION_INDEXES) expect(rows.map((r) => r.name)).toContain(`${table}_${column}_idx`);
+    },
+  );
 });
