@@ -4,7 +4,7 @@
 // loaded from modules named in the options.
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import type { PlatformConfig } from '@feira/platform';
+import type { PlatformConfig, RetentionPolicy } from '@feira/platform';
 import type { FastifyInstance } from 'fastify';
 import { childOptions, type Operation, serveChild } from '../lib/child-protocol.js';
 import { BENCH_ADMIN_TOKEN } from './bench-credentials.js';
@@ -20,6 +20,8 @@ export interface PlatformServerOptions {
   outboundCa?: string;
   /** A file URL of another build's `index.js` to run instead of `@feira/platform` (A/B comparisons). */
   platformModule?: string;
+  /** Retention settings other than the defaults (the year-soak scenario sweeps every second). */
+  retention?: Partial<RetentionPolicy>;
 }
 
 export type FixtureModule = {
@@ -55,6 +57,7 @@ const config: PlatformConfig = {
   // spec-notes I20: every request still takes from its app's bucket (the figures include that statement),
   // under a limit the load never reaches, since the scenarios measure one app flat out.
   apiRateLimit: { requestsPerSecond: 100_000, burst: 1_000_000 },
+  ...(options.retention ? { retention: options.retention } : {}),
 };
 const outbound = options.outboundCa ? { outboundCa: options.outboundCa } : {};
 

@@ -11,6 +11,7 @@ import { tokenEndpoint } from './token-endpoint.js';
 import { tokenPeer } from './token-peer.js';
 import { webhookDelivery } from './webhook-delivery.js';
 import { webhookVerify } from './webhook-verify.js';
+import { yearSoak } from './year-soak.js';
 
 /** Every scenario of BENCHMARKS.md, in the order they run. */
 export const scenarios: Scenario[] = [
@@ -26,4 +27,5 @@ export const scenarios: Scenario[] = [
   freight,
   freightXlsx,
   scaleOut,
+  yearSoak,
 ];

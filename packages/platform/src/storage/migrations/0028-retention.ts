@@ -10,6 +10,11 @@ import type { MigrationFactory } from './helpers.js';
  * time-ordered (UUID v7, a sequence), so the sweep walks their primary keys.
  *
  * And the lease row that lets one process at a time sweep (storage/background-lease.ts).
+ *
+ * The indexes are created only where missing: on a large PostgreSQL database
+ * the operator may build them beforehand with CREATE INDEX CONCURRENTLY under
+ * the same names (docs/deploy.md "Upgrading"), since a plain CREATE INDEX
+ * holds the table's writes for the whole build.
  */
 export const retention: MigrationFactory = () => ({
   async up(db) {
@@ -20,12 +25,12 @@ export const retention: MigrationFactory = () => ({
       .addColumn('lease_until', 'text', (c) => c.notNull())
       .execute();
     for (const [table, column] of RETENTION_INDEXES) {
-      await db.schema.createIndex(`${table}_${column}_idx`).on(table).column(column).execute();
+      await db.schema.createIndex(`${table}_${column}_idx`).ifNotExists().on(table).column(column).execute();
     }
   },
 });
 
-const RETENTION_INDEXES: ReadonlyArray<readonly [string, string]> = [
+export const RETENTION_INDEXES: ReadonlyArray<readonly [string, string]> = [
   ['authorization_codes', 'expires_at'],
   ['authorization_codes', 'family_id'],
   ['refresh_tokens', 'expires_at'],
