@@ -68,7 +68,7 @@ export class VerifiedTokenCache extends BoundedCache<string, TokenClaims> {
 
 export interface TokenSignerOptions {
   /** ES256: access and ID tokens (and refresh tokens issued before I4 amended, read until they expire). */
-  keyRing: KeyRing;
+  keyRing: Pick<KeyRing, 'current' | 'verificationKey'>;
   /** HS256: refresh tokens (spec-notes I4 amended), derived from the server secret (refresh-token-key.ts). */
   refreshKeys: RefreshTokenKeys;
   clock: Clock;
