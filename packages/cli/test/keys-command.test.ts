@@ -32,7 +32,7 @@ describe('feira keys', { timeout: 120_000 }, () => {
     expect(rotated.code).toBe(0);
     const kid = /published (\S+): in the JWKS now, signs from \S+Z/.exec(rotated.stdout)?.[1] as string;
     expect(kid).toBeDefined();
-    const jwks = await (await fetch(`${sandbox.url}/.well-known/jwks.json`)).json();
+    const jwks = (await (await fetch(`${sandbox.url}/.well-known/jwks.json`)).json()) as { keys: Array<{ kid: string }> };
     expect(jwks.keys.map((k: { kid: string }) => k.kid)).toContain(kid);
 
     const waiting = await feira('keys', 'status');
