@@ -36,8 +36,7 @@ async function signerFor(subject: Options['subject']): Promise<() => Promise<unk
   const signer = new TokenSigner({
     keyRing: {
       current: { kid, privateKey, publicJwk: await exportJWK(publicKey) },
-      verificationKeys: new Map([[kid, publicKey]]),
-      jwks: { keys: [] },
+      verificationKey: (asked: string) => (asked === kid ? publicKey : undefined),
     },
     refreshKeys: refreshTokenKeys(['bench-server-secret-not-for-production']),
     clock: systemClock,

@@ -39,6 +39,7 @@ import { createShippingServices, shippingRoutes } from './shipping/index.js';
 import type { Database } from './storage/database.js';
 import type { SandboxClock } from './storage/sandbox-clock.js';
 import { webhookRoutes } from './webhooks/index.js';
+import { sealedColumns } from './workers.js';
 
 /** What buildApp needs (createPlatform passes it on). Only entry points pass real clocks and randomness; tests inject their own. */
 export interface AppDeps {
@@ -76,7 +77,7 @@ export function createPlatformContext(deps: AppDeps): PlatformContext {
     clock: deps.clock ?? systemClock,
     ...(deps.sandboxClock ? { sandboxClock: deps.sandboxClock } : {}),
     random: deps.random ?? cryptoRandom,
-    box: new SecretBox(deps.config.secretKey),
+    box: new SecretBox(deps.config.secretKey, deps.config.previousSecretKeys),
     outbound:
       deps.outbound ??
       createOutboundAgent({ policy: outboundPolicyOf(deps.config), ...(deps.outboundCa ? { ca: deps.outboundCa } : {}) }),
@@ -116,7 +117,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('platform', platform);
-  app.decorate('identity', await createIdentityServices(platform, deps.keyRing ? { keyRing: deps.keyRing } : {}));
+  const identity = await createIdentityServices(platform, {
+    ...(deps.keyRing ? { keyRing: deps.keyRing } : {}),
+    log: app.log,
+  });
+  app.decorate('identity', identity);
+  // The key ring's reloads stop with the app (a key ring a test passed in is the test's to stop).
+  if (!deps.keyRing) app.addHook('onClose', async () => identity.keyRing.stop());
   app.decorate(
     'shipping',
     createShippingServices(platform, {
@@ -211,7 +218,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return platform.metrics.metrics();
   });
 
-  await app.register(adminRoutes);
+  await app.register(adminRoutes, { sealedColumns: sealedColumns() });
   await app.register(identityRoutes, {
     pages: [languageRoute, consoleRoutes(deps.consoleSections), ...(deps.config.mode === 'sandbox' ? [demoCallback] : [])],
   });

@@ -23,11 +23,13 @@ export {
   DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
   DEFAULT_RETENTION,
   DEFAULT_SECRET_REVEAL_REAUTH_SECONDS,
+  DEFAULT_SIGNING_KEYS,
   type DispatcherTuning,
   type PlatformConfig,
   type PlatformConfigInput,
   platformConfig,
   type RetentionPolicy,
+  type SigningKeyTuning,
   type UploadLimits,
 } from './core/config.js';
 export { PlatformError } from './core/platform-error.js';

@@ -47,8 +47,8 @@ export type CreatePlatformOptions = Omit<AppDeps, 'config' | 'database'> & {
   listen?: PlatformListen;
   /** Where a lost PostgreSQL connection is reported; default the logger, when one is given. */
   databaseLog?: DatabaseLog;
-  /** Where the dispatcher reports a failed pass. */
-  workerLog?: { error(obj: object, message: string): void };
+  /** Where the dispatcher reports a failed pass (and, with `info`, the background re-seal its progress; else the logger). */
+  workerLog?: { error(obj: object, message: string): void; info?(obj: object, message: string): void };
   /**
    * Sandbox mode: how often this process reads the sandbox clock's shared offset again, in ms (default 1000);
    * 0 reads it at start only (a test process whose one platform moves it itself).
@@ -151,6 +151,11 @@ export async function createPlatform(options: CreatePlatformOptions): Promise<Pl
     ...deps
   } = options;
   if (listen && !roles.api) throw new Error('createPlatform: only the api role listens');
+  const progressLog = workerLog?.info
+    ? (workerLog as Required<typeof workerLog>)
+    : typeof deps.logger === 'object'
+      ? deps.logger
+      : undefined;
   const logAs = databaseLog ?? (typeof deps.logger === 'object' ? deps.logger : undefined);
   const database = given ?? (await openDatabase(databaseUrl as string, logAs ? { log: logAs } : {}));
 
@@ -226,6 +231,7 @@ export async function createPlatform(options: CreatePlatformOptions): Promise<Pl
         ...(dispatcherOptions ? { dispatcherOptions } : {}),
         ...(workerLog ? { log: workerLog } : {}),
         ...(logAs ? { databaseLog: logAs } : {}),
+        ...(progressLog ? { progressLog } : {}),
         ...(app ? { readiness: app.readiness, quoteLog: app.shipping.quoteLog.store } : {}),
       });
     }

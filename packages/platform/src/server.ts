@@ -2,7 +2,14 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { type DestinationStream, destination, pino } from 'pino';
 import { collectDefaultMetrics, Gauge } from 'prom-client';
 import type { Clock } from './core/clock.js';
-import type { DispatcherTuning, GatewayBaseUrls, PlatformConfig, RetentionPolicy, UploadLimits } from './core/config.js';
+import type {
+  DispatcherTuning,
+  GatewayBaseUrls,
+  PlatformConfig,
+  RetentionPolicy,
+  SigningKeyTuning,
+  UploadLimits,
+} from './core/config.js';
 import type { Random } from './core/random.js';
 import { configureDemoGatewayShipping, startDemoGateway } from './demo/demo-gateway.js';
 import { plantOrRecallDemo, startDemoSellerFor } from './demo/demo-sandbox.js';
@@ -24,6 +31,10 @@ export interface StartPlatformOptions {
   mode: PlatformConfig['mode'];
   adminToken: string;
   secretKey: string;
+  /** Server secrets replaced by `secretKey`, still read while the re-seal runs (PlatformConfig.previousSecretKeys). */
+  previousSecretKeys?: readonly string[];
+  /** How signing keys rotate while running (PlatformConfig.signingKeys). */
+  signingKeys?: Readonly<Partial<SigningKeyTuning>>;
   /** Data folder: where the demo credentials are kept. */
   dataDir: string;
   /** `demo` plants the demo seller and client into an empty database. */
@@ -137,6 +148,8 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       ...(options.authUrl ? { authUrl: options.authUrl } : {}),
       adminToken: options.adminToken,
       secretKey: options.secretKey,
+      ...(options.previousSecretKeys?.length ? { previousSecretKeys: options.previousSecretKeys } : {}),
+      ...(options.signingKeys ? { signingKeys: options.signingKeys } : {}),
       ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
       ...(options.trustProxy?.length ? { trustProxy: options.trustProxy } : {}),
       ...(options.secretRevealReauthSeconds !== undefined

@@ -2,16 +2,18 @@ import { operatorSessionRetention } from './accounts/index.js';
 import { DEFAULT_RETENTION } from './core/config.js';
 import type { Readiness } from './http/health-routes.js';
 import type { PlatformContext } from './http/platform-context.js';
-import { identityRetentionRules } from './identity/index.js';
-import { type QuoteLogStore, quoteCallRetention, quoteLogStoreFor } from './shipping/index.js';
+import { identityRetentionRules, identitySealedColumns } from './identity/index.js';
+import { type QuoteLogStore, quoteCallRetention, quoteLogStoreFor, shippingSealedColumns } from './shipping/index.js';
 import { withOwnPool } from './storage/database.js';
 import type { DatabaseLog } from './storage/lost-connection.js';
 import { type RetentionRule, RetentionSweeper } from './storage/retention-sweeper.js';
+import { type SealedColumn, SecretResealer } from './storage/secret-reseal.js';
 import {
   deliveryRetentionRules,
   dispatcherWorkerName,
   WebhookDispatcher,
   type WebhookDispatcherOptions,
+  webhookSealedColumns,
 } from './webhooks/index.js';
 
 export interface BackgroundWorkers {
@@ -19,6 +21,8 @@ export interface BackgroundWorkers {
   dispatcher: WebhookDispatcher | null;
   /** The retention sweep of this process (it sweeps while it holds the lease), beside the dispatcher. */
   retention: RetentionSweeper | null;
+  /** The re-seal under the current server secret, in a process given previous secrets (D112). */
+  reseal: SecretResealer | null;
   stop(): Promise<void>;
 }
 
@@ -34,6 +38,13 @@ export interface BackgroundWorkerOptions {
   readiness?: Readiness;
   /** The quote log the retention sweep keeps short (the app's); absent, the sweep opens the database's own. */
   quoteLog?: QuoteLogStore;
+  /** Where the re-seal reports its progress (a line per pass that did something). */
+  progressLog?: { info(obj: object, message: string): void; error(obj: object, message: string): void };
+}
+
+/** Every column of sealed values, each from the capability that owns its table: what a server-secret change re-seals. */
+export function sealedColumns(): SealedColumn[] {
+  return [...identitySealedColumns, ...webhookSealedColumns, ...shippingSealedColumns];
 }
 
 /**
@@ -65,7 +76,7 @@ export async function startBackgroundWorkers(
   platform: PlatformContext,
   options: BackgroundWorkerOptions,
 ): Promise<BackgroundWorkers> {
-  if (!options.dispatcher) return { dispatcher: null, retention: null, stop: async () => {} };
+  if (!options.dispatcher) return { dispatcher: null, retention: null, reseal: null, stop: async () => {} };
   // PostgreSQL: the dispatcher has connections of its own, so that its fan-outs and claims do not wait in
   // the pool's queue behind the API's requests (docs/decisions.md D15).
   const worker = options.dispatcherOptions?.worker ?? dispatcherWorkerName(platform.random);
@@ -82,10 +93,13 @@ export async function startBackgroundWorkers(
   dispatcher.start();
   options.readiness?.add('dispatcher', () => dispatcher.readiness());
   const retention = startRetentionSweep(platform, worker, options);
+  const reseal = platform.box.previousKids.length > 0 ? startReseal(platform, worker, options) : null;
   return {
     dispatcher,
     retention: retention.sweeper,
+    reseal: reseal?.resealer ?? null,
     stop: async () => {
+      await reseal?.stop();
       await retention.stop();
       await dispatcher.stop();
       await database.close();
@@ -127,6 +141,45 @@ function startRetentionSweep(
     stop: async () => {
       await sweeper.stop();
       await ownQuoteLog?.close();
+      await database.close();
+    },
+  };
+}
+
+/** How long a finished re-seal waits before it looks again (a process still on the old secret may seal meanwhile). */
+const RESEAL_INTERVAL_MS = 60_000;
+
+/**
+ * The re-seal under the current server secret (storage/secret-reseal.ts), on a connection of its own
+ * (PostgreSQL) like the retention sweep, with the same batch size.
+ */
+function startReseal(
+  platform: PlatformContext,
+  worker: string,
+  options: BackgroundWorkerOptions,
+): { resealer: SecretResealer; stop(): Promise<void> } {
+  const policy = { ...DEFAULT_RETENTION, ...platform.config.retention };
+  const database = withOwnPool(platform.database, {
+    poolSize: 1,
+    applicationName: `feira-reseal ${worker}`.slice(0, 63),
+    ...(options.databaseLog ? { log: options.databaseLog } : {}),
+  });
+  const log = options.progressLog ?? (options.log ? { info: () => {}, error: options.log.error.bind(options.log) } : undefined);
+  const resealer = new SecretResealer(
+    { database, clock: platform.clock, box: platform.box },
+    {
+      columns: sealedColumns(),
+      holder: worker,
+      batchRows: policy.batchRows,
+      intervalMs: RESEAL_INTERVAL_MS,
+      ...(log ? { log } : {}),
+    },
+  );
+  resealer.start();
+  return {
+    resealer,
+    stop: async () => {
+      await resealer.stop();
       await database.close();
     },
   };

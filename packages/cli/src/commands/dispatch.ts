@@ -54,12 +54,15 @@ export function register(program: Command): void {
           publicUrl: config.publicUrl ?? `http://${config.host}:${config.port}`,
           adminToken: config.adminToken,
           secretKey: config.secretKey,
+          previousSecretKeys: config.previousSecretKeys,
           dispatcher: config.dispatcherTuning,
           retention: config.retention,
         },
         databaseLog,
         workerLog: {
           error: (obj, message) => process.stderr.write(`${message}: ${String((obj as { err?: unknown }).err)}\n`),
+          // The re-seal's progress: counts only (D112).
+          info: (obj, message) => process.stderr.write(`${message}: ${JSON.stringify(obj)}\n`),
         },
       });
 

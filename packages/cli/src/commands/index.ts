@@ -5,6 +5,7 @@ import { register as clock } from './clock.js';
 import { register as dispatch } from './dispatch.js';
 import { register as events } from './events.js';
 import { register as freight } from './freight.js';
+import { register as keys } from './keys.js';
 import { register as listen } from './listen.js';
 import { register as login } from './login.js';
 import { register as logs } from './logs.js';
@@ -24,6 +25,7 @@ export const commands: Array<(program: Command) => void> = [
   dispatch,
   events,
   freight,
+  keys,
   listen,
   login,
   logs,

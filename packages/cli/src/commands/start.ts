@@ -129,6 +129,8 @@ export async function runStart(flags: StartFlags & ClusterFlags, io: StartIo): P
       mode: config.mode,
       adminToken: config.adminToken,
       secretKey: config.secretKey,
+      previousSecretKeys: config.previousSecretKeys,
+      signingKeys: config.signingKeys,
       dataDir: config.dataDir,
       seed: role.seed ? config.seed : 'none',
       dispatcher: role.dispatcher,

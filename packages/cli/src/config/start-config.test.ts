@@ -26,6 +26,8 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
       quotePort: 0,
       adminToken: undefined,
       secretKey: undefined,
+      previousSecretKeys: [],
+      signingKeys: { publishDelaySeconds: 600, refreshSeconds: 60 },
       outboundCa: undefined,
       trustProxy: [],
       secretRevealReauthSeconds: 300,
@@ -68,6 +70,9 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
         FEIRA_QUOTE_PORT: '4010',
         FEIRA_ADMIN_TOKEN: 'env-admin-token-0123456789',
         FEIRA_SECRET_KEY: 'env-secret-key-0123456789',
+        FEIRA_SECRET_KEY_PREVIOUS: 'old-secret-key-0123456789, older-secret-key-0123456789',
+        FEIRA_KEY_PUBLISH_DELAY_S: '900',
+        FEIRA_KEY_REFRESH_S: '30',
         FEIRA_REVEAL_REAUTH_SECONDS: '600',
         FEIRA_DISPATCH_CONCURRENCY: '200',
         FEIRA_DISPATCH_PER_ENDPOINT: '4',
@@ -100,6 +105,8 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
       quotePort: 4010,
       adminToken: 'env-admin-token-0123456789',
       secretKey: 'env-secret-key-0123456789',
+      previousSecretKeys: ['old-secret-key-0123456789', 'older-secret-key-0123456789'],
+      signingKeys: { publishDelaySeconds: 900, refreshSeconds: 30 },
       outboundCa: undefined,
       trustProxy: [],
       secretRevealReauthSeconds: 600,
@@ -257,12 +264,13 @@ describe('the settings table is the one list of options', () => {
       if (setting.flag) expect(new Option(setting.flag).attributeName()).toBe(key);
   });
 
-  it('feira dispatch takes the database, data folder, mode, secret key, outbound CA and every dispatcher tuning row', () => {
+  it('feira dispatch takes the database, data folder, mode, secret keys (current and previous), outbound CA and every dispatcher tuning row', () => {
     expect(settingsOf('dispatch').map(({ key }) => key)).toEqual([
       'database',
       'dataDir',
       'mode',
       'secretKey',
+      'secretKeyPrevious',
       'outboundCa',
       'concurrency',
       'perEndpoint',
@@ -348,5 +356,24 @@ describe('secrets kept in the data folder', () => {
     const second = loadOrCreateSecretFile(dataDir, 'admin-token', generate);
     expect(second).toMatchObject({ value: first.value, generated: false });
     expect(calls).toBe(1);
+  });
+});
+
+describe('key rotation settings (docs/deploy.md "Rotating keys")', () => {
+  it('D111: a publish delay shorter than the key refresh is refused: a process must load a key before it signs', () => {
+    expect(() => resolveStartSettings({ keyPublishDelayS: '30', keyRefreshS: '60' }, {}, '/srv')).toThrow(
+      /--key-publish-delay-s must be at least --key-refresh-s/,
+    );
+  });
+
+  it('D112: a previous secret shorter than a secret may be is refused, naming which, never echoing it', () => {
+    let message = '';
+    try {
+      resolveStartSettings({}, { FEIRA_SECRET_KEY_PREVIOUS: 'long-enough-secret-0123456789,short' }, '/srv');
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/FEIRA_SECRET_KEY_PREVIOUS \(secret 2\) must be at least 16 characters/);
+    expect(message).not.toContain('short');
   });
 });

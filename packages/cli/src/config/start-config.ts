@@ -11,10 +11,12 @@ import {
   DEFAULT_PER_ENDPOINT_IN_FLIGHT,
   DEFAULT_RETENTION,
   DEFAULT_SECRET_REVEAL_REAUTH_SECONDS,
+  DEFAULT_SIGNING_KEYS,
   DEFAULT_UPLOAD_LIMITS,
   type DispatcherTuning,
   parseTrustedProxies,
   type RetentionPolicy,
+  type SigningKeyTuning,
   type UploadLimits,
 } from '@feira/platform';
 import { ConfigError } from './config-error.js';
@@ -46,6 +48,10 @@ export interface StartSettings {
   quotePort: number;
   /** From FEIRA_SECRET_KEY only (a flag would show in process lists); otherwise kept in the data folder. */
   secretKey: string | undefined;
+  /** From FEIRA_SECRET_KEY_PREVIOUS only: secrets replaced by the current one, still read until the re-seal is done (D112). */
+  previousSecretKeys: string[];
+  /** How signing keys rotate while running (PlatformConfig.signingKeys). */
+  signingKeys: SigningKeyTuning;
   /** PEM of extra CA certificates the outbound client trusts (a local HTTPS webhook receiver or quote endpoint). */
   outboundCa: string | undefined;
   /** Bearer token `GET /metrics` requires; `/metrics` is open when absent. */
@@ -77,7 +83,9 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
  * Raw flag values as commander hands them over (strings, undefined when absent): one per row of
  * START_SETTINGS that has a flag, named as commander names it (`--data-dir` → `dataDir`).
  */
-export type StartFlags = { [K in Exclude<keyof typeof START_SETTINGS, 'secretKey' | 'dispatcher'>]?: string };
+export type StartFlags = {
+  [K in Exclude<keyof typeof START_SETTINGS, 'secretKey' | 'secretKeyPrevious' | 'dispatcher'>]?: string;
+};
 
 /** The commands a setting is an option of. */
 export type SettingCommand = 'start' | 'dispatch';
@@ -160,6 +168,28 @@ export const START_SETTINGS = {
     default: 'generated once into <data-dir>/secret-key',
     help: 'server secret: seals signing keys and webhook secrets, signs cookies and cursors',
     commands: BOTH,
+  },
+  secretKeyPrevious: {
+    // Environment only, as the secret it replaces.
+    flag: undefined,
+    env: 'FEIRA_SECRET_KEY_PREVIOUS',
+    default: 'none',
+    help: 'server secrets replaced by FEIRA_SECRET_KEY, comma-separated: still read until every sealed value is sealed again (feira keys status)',
+    commands: BOTH,
+  },
+  keyPublishDelayS: {
+    flag: '--key-publish-delay-s <seconds>',
+    env: 'FEIRA_KEY_PUBLISH_DELAY_S',
+    default: String(DEFAULT_SIGNING_KEYS.publishDelaySeconds),
+    help: 'signing keys: seconds a new key is in the JWKS before it signs (at least --key-refresh-s; keep it past the JWKS max-age, 300)',
+    commands: START,
+  },
+  keyRefreshS: {
+    flag: '--key-refresh-s <seconds>',
+    env: 'FEIRA_KEY_REFRESH_S',
+    default: String(DEFAULT_SIGNING_KEYS.refreshSeconds),
+    help: 'signing keys: seconds between two reads of whether a key was added, in every process',
+    commands: START,
   },
   logLevel: {
     flag: '--log-level <level>',
@@ -566,6 +596,43 @@ function parseSecret(name: string, value: string | undefined): string | undefine
   return value;
 }
 
+/** FEIRA_SECRET_KEY_PREVIOUS: a comma-separated list, each as long as a secret must be. */
+function parsePreviousSecrets(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  return value
+    .split(',')
+    .map((secret) => secret.trim())
+    .filter((secret) => secret !== '')
+    .map((secret, i) => parseSecret(`FEIRA_SECRET_KEY_PREVIOUS (secret ${i + 1})`, secret) as string);
+}
+
+/** The publish delay and the refresh, each a whole number of seconds; a key must be loadable before it signs. */
+function resolveSigningKeys(flags: StartFlags, env: Record<string, string | undefined>): SigningKeyTuning {
+  const S = START_SETTINGS;
+  const read = (name: string, raw: string, min: number, max: number) => {
+    if (!/^\d{1,9}$/.test(raw) || Number(raw) < min || Number(raw) > max)
+      throw new ConfigError(`${name} must be a whole number of seconds from ${min} to ${max} (got "${raw}")`);
+    return Number(raw);
+  };
+  const publishDelaySeconds = read(
+    '--key-publish-delay-s',
+    pick(flags.keyPublishDelayS, env[S.keyPublishDelayS.env]) ?? S.keyPublishDelayS.default,
+    1,
+    7 * 86_400,
+  );
+  const refreshSeconds = read(
+    '--key-refresh-s',
+    pick(flags.keyRefreshS, env[S.keyRefreshS.env]) ?? S.keyRefreshS.default,
+    1,
+    3600,
+  );
+  if (publishDelaySeconds < refreshSeconds)
+    throw new ConfigError(
+      '--key-publish-delay-s must be at least --key-refresh-s: every process must load a key before it signs',
+    );
+  return { publishDelaySeconds, refreshSeconds };
+}
+
 /**
  * A secret sent as `Authorization: Bearer <token>` (the admin and metrics tokens): also refused unless the
  * platform's one bearer parser reads it back whole (RFC 6750 token68), since a token with a space, `!` or `:`
@@ -627,6 +694,8 @@ export function resolveStartSettings(
     quotePort: parsePort(pick(flags.quotePort, env[S.quotePort.env]) ?? '0', '--quote-port'),
     adminToken: parseBearerSecret('--admin-token', pick(flags.adminToken, env[S.adminToken.env])),
     secretKey: parseSecret('FEIRA_SECRET_KEY', pick(undefined, env[S.secretKey.env])),
+    previousSecretKeys: parsePreviousSecrets(pick(undefined, env[S.secretKeyPrevious.env])),
+    signingKeys: resolveSigningKeys(flags, env),
     outboundCa: readCaFile(pick(flags.outboundCa, env[S.outboundCa.env]), cwd),
     metricsToken: parseBearerSecret('--metrics-token', pick(flags.metricsToken, env[S.metricsToken.env])),
     trustProxy: parseProxies(pick(flags.trustProxy, env[S.trustProxy.env])),

@@ -14,6 +14,14 @@ export interface PlatformConfig {
   adminToken: string;
   /** Server secret: seals signing keys and webhook secrets at rest, signs cookies and cursors. Never logged. */
   secretKey: string;
+  /**
+   * Server secrets replaced by `secretKey` and still accepted for reading while what they sealed is sealed
+   * again (docs/deploy.md "Rotating keys", D112): sealed values open, refresh tokens they signed verify.
+   * Never logged.
+   */
+  previousSecretKeys?: readonly string[];
+  /** How signing keys rotate while running (identity/signing-keys.ts); absent values take the defaults. */
+  signingKeys?: Readonly<Partial<SigningKeyTuning>>;
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
   /** Largest accepted request body (1 MiB). */
@@ -121,6 +129,20 @@ export const DEFAULT_RETENTION: RetentionPolicy = Object.freeze({
   batchRows: 500,
   intervalSeconds: 300,
 });
+
+/** What an operator may tune of signing-key rotation (docs/deploy.md "Rotating keys"). */
+export interface SigningKeyTuning {
+  /** Seconds a new key is published in the JWKS before it signs: at least the JWKS's max-age (300) plus `refreshSeconds`. */
+  publishDelaySeconds: number;
+  /** Seconds between two reads of whether a key was added, in every process. */
+  refreshSeconds: number;
+}
+
+/**
+ * A new key waits 10 minutes before it signs: past the JWKS's `max-age` (300 s) that clients cache it for, and
+ * several of every process's reloads (one a minute).
+ */
+export const DEFAULT_SIGNING_KEYS: SigningKeyTuning = Object.freeze({ publishDelaySeconds: 600, refreshSeconds: 60 });
 
 /** Where each freight gateway's API is reached (no trailing slash). */
 export interface GatewayBaseUrls {

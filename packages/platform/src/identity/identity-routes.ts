@@ -35,7 +35,9 @@ export async function identityRoutes(app: FastifyInstance, options: IdentityRout
  * every API call and no API reads a cookie (docs/decisions.md D24).
  */
 async function browserPages(app: FastifyInstance, options: IdentityRoutesOptions): Promise<void> {
-  await app.register(cookie, { secret: app.platform.config.secretKey });
+  // A cookie signed under a previous server secret still reads while it is kept (D112); new ones sign with the current one.
+  const { secretKey, previousSecretKeys = [] } = app.platform.config;
+  await app.register(cookie, { secret: previousSecretKeys.length > 0 ? [secretKey, ...previousSecretKeys] : secretKey });
   await app.register(loginPages);
   for (const page of options.pages ?? []) await app.register(page);
 }

@@ -11,8 +11,11 @@ export interface IdentityTables {
     public_jwk: string;
     /** The private JWK sealed with the server's SecretBox (encrypted at rest, spec-notes I4). */
     private_jwk_sealed: string;
+    /** Published in the JWKS from then (verification accepts it from then too). */
     created_at: string;
-    /** Set when a newer key took over signing; verification still accepts it. */
+    /** Signs new tokens from then (until a newer key's `signs_from`); null only for rows written before it existed. */
+    signs_from: string | null;
+    /** Written by releases before keys rotated while running; no longer read. */
     retired_at: string | null;
   };
   /**

@@ -26,6 +26,15 @@ export { OAuthError } from './oauth-error.js';
 export { scopeKey } from './page-views.js';
 export { type RefreshTokenKeys, refreshTokenKeys } from './refresh-token-key.js';
 export { checkCredentials } from './seller-credentials.js';
-export type { KeyRing } from './signing-keys.js';
+export {
+  identitySealedColumns,
+  KeyRing,
+  keyTimings,
+  type Rotation,
+  rotateSigningKey,
+  type SigningKeyState,
+  type SigningKeyView,
+  signingKeyViews,
+} from './signing-keys.js';
 export { throttleAddress } from './throttle-address.js';
 export { ACCESS_TOKEN_TYP, REFRESH_TOKEN_TYP, type TokenInput, TokenSigner } from './token-signer.js';

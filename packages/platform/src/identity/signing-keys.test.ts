@@ -4,7 +4,7 @@ import { cryptoRandom } from '../core/random.js';
 import { SecretBox } from '../core/secret-box.js';
 import type { Database } from '../storage/database.js';
 import { testDatabaseTargets } from '../storage/test-databases.js';
-import { loadKeyRing } from './signing-keys.js';
+import { loadKeyRing, rotateSigningKey } from './signing-keys.js';
 
 describe.each(testDatabaseTargets())('signing keys on $dialect', (target) => {
   let database: Database;
@@ -21,13 +21,28 @@ describe.each(testDatabaseTargets())('signing keys on $dialect', (target) => {
     expect(await database.db.selectFrom('signing_keys').select('kid').execute()).toHaveLength(1);
   });
 
-  it('spec-notes I4: a rotation retires the current key but keeps it for verification', async () => {
-    const before = await loadKeyRing(database, deps);
+  it('spec-notes I4, D110: a rotation publishes the new key first, signs with it after the publish delay, and retires the old one once its tokens expired', async () => {
+    const timings = { publishDelayMs: 600_000, retireAfterMs: 7_260_000 };
+    const before = await loadKeyRing(database, deps, { timings });
     deps.clock.advanceSeconds(60);
-    const after = await loadKeyRing(database, deps, { rotate: true });
-    expect(after.current.kid).not.toBe(before.current.kid);
-    expect([...after.verificationKeys.keys()]).toEqual(expect.arrayContaining([before.current.kid, after.current.kid]));
-    const reloaded = await loadKeyRing(database, deps);
-    expect(reloaded.current.kid).toBe(after.current.kid);
+    const after = await loadKeyRing(database, deps, { rotate: true, timings });
+    const newKid = after.jwks.keys.map((k) => k.kid).find((kid) => kid !== before.current.kid) as string;
+    expect(newKid).toBeDefined();
+    // Published, not signing: the old key still signs, both verify.
+    expect(after.current.kid).toBe(before.current.kid);
+    expect(after.verificationKey(newKid)).toBeDefined();
+    // A second rotation while one waits publishes nothing.
+    expect((await rotateSigningKey(database, deps, timings)).created).toBe(false);
+    deps.clock.advance(timings.publishDelayMs);
+    expect(after.current.kid).toBe(newKid);
+    expect(after.verificationKey(before.current.kid)).toBeDefined();
+    expect(after.jwks.keys.map((k) => k.kid)).toEqual([newKid, before.current.kid]);
+    deps.clock.advance(timings.retireAfterMs - 1000);
+    expect(after.verificationKey(before.current.kid)).toBeDefined();
+    deps.clock.advance(1000);
+    expect(after.verificationKey(before.current.kid)).toBeUndefined();
+    expect(after.jwks.keys.map((k) => k.kid)).toEqual([newKid]);
+    const reloaded = await loadKeyRing(database, deps, { timings });
+    expect(reloaded.current.kid).toBe(newKid);
   });
 });

@@ -68,7 +68,7 @@ export class VerifiedTokenCache extends BoundedCache<string, TokenClaims> {
 
 export interface TokenSignerOptions {
   /** ES256: access and ID tokens (and refresh tokens issued before I4 amended, read until they expire). */
-  keyRing: KeyRing;
+  keyRing: Pick<KeyRing, 'current' | 'verificationKey'>;
   /** HS256: refresh tokens (spec-notes I4 amended), derived from the server secret (refresh-token-key.ts). */
   refreshKeys: RefreshTokenKeys;
   clock: Clock;
@@ -112,9 +112,8 @@ export class TokenSigner {
       jti: input.jti ?? random.bytes(16).toString('base64url'),
     };
     if (typ === REFRESH_TOKEN_TYP) return { token: signHs256(this.options.refreshKeys, typ, claims), claims };
-    const token = await new SignJWT(claims)
-      .setProtectedHeader({ alg: SIGNING_ALG, typ, kid: keyRing.current.kid })
-      .sign(keyRing.current.privateKey);
+    const key = keyRing.current;
+    const token = await new SignJWT(claims).setProtectedHeader({ alg: SIGNING_ALG, typ, kid: key.kid }).sign(key.privateKey);
     return { token, claims };
   }
 
@@ -147,9 +146,8 @@ export class TokenSigner {
       at_hash: digest.subarray(0, digest.length / 2).toString('base64url'),
       ...(input.nonce !== undefined ? { nonce: input.nonce } : {}),
     };
-    return new SignJWT(claims)
-      .setProtectedHeader({ alg: SIGNING_ALG, typ: 'JWT', kid: keyRing.current.kid })
-      .sign(keyRing.current.privateKey);
+    const key = keyRing.current;
+    return new SignJWT(claims).setProtectedHeader({ alg: SIGNING_ALG, typ: 'JWT', kid: key.kid }).sign(key.privateKey);
   }
 
   async verify(token: string, typ: TokenTyp): Promise<TokenClaims> {
@@ -174,7 +172,7 @@ export class TokenSigner {
       const { payload } = await jwtVerify(
         token,
         async (header) => {
-          const key = header.kid ? keyRing.verificationKeys.get(header.kid) : undefined;
+          const key = header.kid ? keyRing.verificationKey(header.kid) : undefined;
           if (!key) throw new TokenVerificationError('ERR_TOKEN_INVALID', 'unknown signing key');
           return key;
         },

@@ -197,6 +197,8 @@ describe.each(testDatabaseTargets())('well-known documents and signing keys on $
       { clock, random: cryptoRandom, box: new SecretBox(config.secretKey) },
       { rotate: true },
     );
+    // The new key signs once its publish delay is over (D110); the old one stays published.
+    clock.advance(keyRing.timings.publishDelayMs);
     const after = await buildApp({ config, database, clock, keyRing });
     await after.ready();
     try {

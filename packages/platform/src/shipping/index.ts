@@ -47,4 +47,5 @@ export {
   findShippingSettings,
   type ShippingSettings,
   type ShippingSettingsBody,
+  shippingSealedColumns,
 } from './shipping-settings.js';

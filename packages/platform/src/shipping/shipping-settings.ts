@@ -3,6 +3,7 @@ import { type Static, type TObject, type TProperties, Type } from '@sinclair/typ
 import { tenantExists } from '../accounts/index.js';
 import { invalidParameter, notFound } from '../core/platform-error.js';
 import type { Database } from '../storage/database.js';
+import type { SealedColumn } from '../storage/secret-reseal.js';
 import {
   BUILT_IN_QUOTE_METHODS,
   type CommonSettingsBody,
@@ -209,3 +210,8 @@ export async function configureShippingSettings(
     .execute();
   return settingsFromRow(registry, tenantId, row);
 }
+
+/** The sealed values shipping keeps: each store's gateway credential. */
+export const shippingSealedColumns: readonly SealedColumn[] = [
+  { table: 'shipping_settings', key: 'tenant_id', column: 'gateway_credential' },
+];

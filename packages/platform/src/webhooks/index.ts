@@ -31,6 +31,7 @@ export {
   storeSubscription,
   storeSubscriptionSecret,
   storeSubscriptions,
+  webhookSealedColumns,
 } from './subscription-store.js';
 export {
   DEFAULT_BATCH_SIZE,

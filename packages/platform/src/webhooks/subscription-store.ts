@@ -4,6 +4,7 @@ import type { Clock } from '../core/clock.js';
 import type { Random } from '../core/random.js';
 import type { SecretBox } from '../core/secret-box.js';
 import type { Schema } from '../storage/schema.js';
+import type { SealedColumn } from '../storage/secret-reseal.js';
 import { generateWebhookSecret, rotateSecret, rotateSecretWithGrace } from './webhook-secret.js';
 import type { SubscriptionRow, WebhookVersion } from './webhook-tables.js';
 
@@ -320,3 +321,9 @@ export async function setStoreSubscriptionTopic(
     return 'saved';
   });
 }
+
+/** The sealed values webhooks keep: each subscription's secret and, during a rotation's grace, the previous one. */
+export const webhookSealedColumns: readonly SealedColumn[] = [
+  { table: 'webhook_subscriptions', key: 'id', column: 'secret_sealed' },
+  { table: 'webhook_subscriptions', key: 'id', column: 'previous_secret_sealed' },
+];

@@ -156,6 +156,8 @@ function fixtures(doc: OpenApiDocument): Record<string, Fixture> {
       json: { rate_limit: { requests_per_second: 100, burst: 1000 } },
     },
     adminGetClock: { phase: 11 },
+    adminListSigningKeys: { phase: 11 },
+    adminSecretKeyStatus: { phase: 11 },
     signupWebhooksV0: { phase: 15, json: { webhook: 'https://hooks.loja.example/feira/v0', topics: ['order'] } },
     signupWebhooksV1: { phase: 15, json: { webhook: 'https://hooks.loja.example/feira', topics: ['order', 'product'] } },
     ...kindFixtures(doc),
@@ -248,6 +250,8 @@ function fixtures(doc: OpenApiDocument): Record<string, Fixture> {
     deleteSellerFreightTable: { phase: 90, path: { ...tenant, table_id: 'expressa' }, headers: { 'X-CSRF-Token': '{{csrf}}' } },
     revokeToken: { phase: 95, json: { token: '{{refreshToken}}' } },
     adminDeleteClient: { phase: 98, path: { id: '{{clientId}}' } },
+    // Near the end: the new key signs only after the publish delay, so nothing before it changes.
+    adminRotateSigningKey: { phase: 98 },
     adminDeleteSeller: { phase: 99, path: { id: '{{sellerId}}' } },
     // Last, and by a second: tokens the collection holds stay valid whatever runs after.
     adminAdvanceClock: { phase: 99, json: { duration: '1s' } },

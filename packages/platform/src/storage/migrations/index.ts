@@ -23,6 +23,7 @@ import { attemptResponseHeaders } from './0024-attempt-response-headers.js';
 import { apiRateLimits } from './0025-api-rate-limits.js';
 import { retention } from './0028-retention.js';
 import { sandboxClock } from './0029-sandbox-clock.js';
+import { signingKeyStates } from './0031-signing-key-states.js';
 import type { MigrationFactory } from './helpers.js';
 
 /**
@@ -55,4 +56,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '0025-api-rate-limits': apiRateLimits,
   '0028-retention': retention,
   '0029-sandbox-clock': sandboxClock,
+  '0031-signing-key-states': signingKeyStates,
 };
