@@ -37,7 +37,7 @@ export interface SignedUpSubscription {
 export async function signUp(
   db: Kysely<Schema>,
   input: SignupInput,
-  deps: { clock: Clock; random: Random; box: SecretBox },
+  deps: { clock: Clock; random: Random; box: Pick<SecretBox, 'seal'> },
 ): Promise<SignedUpSubscription[]> {
   const now = deps.clock.now();
   const nowIso = now.toISOString();

@@ -1,15 +1,15 @@
 import { spawn } from 'node:child_process';
+import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { SCOPE_NAMES } from '@feira/contract';
+import { exportJWK, generateKeyPair } from 'jose';
 import { type Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
 import { sha256Hex } from '../../src/core/hashing.js';
 import { cryptoRandom } from '../../src/core/random.js';
-import { SecretBox } from '../../src/core/secret-box.js';
 import { refreshTokenKeys } from '../../src/identity/refresh-token-key.js';
-import { loadKeyRing } from '../../src/identity/signing-keys.js';
 import { recordTokenSet, signTokenSet } from '../../src/identity/token-set-issuer.js';
 import { TokenSigner } from '../../src/identity/token-signer.js';
 import { appendEvent } from '../../src/records/outbox.js';
@@ -35,6 +35,28 @@ import { vtexCsv } from '../shipping/freight-kit.js';
 
 /** The last migration of the previous release (the commit before this release's first migration). */
 export const PREVIOUS_RELEASE_MIGRATION = '0024-attempt-response-headers';
+
+/**
+ * The previous release's secret box: `v1.<iv>.<tag>.<ciphertext>`, AES-256-GCM under a key hashed from the
+ * server secret, naming no secret (this release seals `v2` values that do, and still opens these).
+ */
+class PreviousReleaseBox {
+  readonly #key: Buffer;
+  constructor(serverSecret: string) {
+    this.#key = createHash('sha256').update(`feira-secret-box:${serverSecret}`).digest();
+  }
+  seal(plaintext: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
+    const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    return ['v1', iv, cipher.getAuthTag(), ciphertext]
+      .map((p) => (typeof p === 'string' ? p : p.toString('base64url')))
+      .join('.');
+  }
+  open(): string {
+    throw new Error('the previous release box only seals here');
+  }
+}
 
 const WRITER = fileURLToPath(new URL('./old-release-writer.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -103,7 +125,7 @@ describe.each(testDatabaseTargets())('an upgrade from the previous release on a 
     const { db } = database;
     const config = testConfig();
     const clock = new ManualClock('2026-11-20T09:00:00.000Z');
-    const box = new SecretBox(config.secretKey);
+    const box = new PreviousReleaseBox(config.secretKey);
     const deps = { clock, random: cryptoRandom, database, box };
     const at = clock.now().toISOString();
 
@@ -207,7 +229,22 @@ describe.each(testDatabaseTargets())('an upgrade from the previous release on a 
     expect(imported.ok).toBe(true);
 
     // The grant, as the previous release's token endpoint issued it: its signing key, family and refresh token.
-    const keyRing = await loadKeyRing(database, deps);
+    // Its signing key row had no signs_from: a key signed from its creation until the next one was made.
+    const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+    const kid = 'previous-release-key';
+    const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' };
+    await db
+      .insertInto('signing_keys')
+      .values({
+        kid,
+        alg: 'ES256',
+        public_jwk: JSON.stringify(publicJwk),
+        private_jwk_sealed: box.seal(JSON.stringify(await exportJWK(privateKey))),
+        created_at: at,
+        retired_at: null,
+      } as never)
+      .execute();
+    const keyRing = { current: { kid, privateKey, publicJwk }, verificationKey: () => publicKey };
     const signer = new TokenSigner({
       keyRing,
       refreshKeys: refreshTokenKeys([config.secretKey]),
