@@ -372,6 +372,17 @@ export class Hosts {
     });
   }
 
+  /** Freezes every process of a Feira host (SIGSTOP to its process group), as a stalled host. */
+  pause(host: FeiraHost): void {
+    const pid = this.#running.get(host)?.child.pid;
+    if (pid) process.kill(-pid, 'SIGSTOP');
+  }
+
+  resume(host: FeiraHost): void {
+    const pid = this.#running.get(host)?.child.pid;
+    if (pid) process.kill(-pid, 'SIGCONT');
+  }
+
   /** Tears everything down: processes (the namespaces' every pid), PostgreSQL, namespaces, veths, bridges, folders. */
   async stop(): Promise<void> {
     for (const { child } of this.#running.values()) {
