@@ -28,7 +28,12 @@ export async function operatorTool(hosts: Hosts): Promise<TestPlatform> {
   return createTestPlatform(
     { dialect: 'postgres', open: () => openDatabase(hosts.directDatabaseUrl) },
     {
-      config: testConfig({ secretKey: SECRET_KEY, adminToken: ADMIN_TOKEN, publicUrl: hosts.publicUrl, authUrl: hosts.publicUrl }),
+      config: testConfig({
+        secretKey: SECRET_KEY,
+        adminToken: ADMIN_TOKEN,
+        publicUrl: hosts.publicUrl,
+        authUrl: hosts.publicUrl,
+      }),
       clock: new ManualClock(new Date()),
     },
   );
@@ -116,7 +121,10 @@ export async function writeOrders(
           const res = await request(`${origin}/admin/v1/tenants/${tenantId}/orders`, {
             method: 'POST',
             headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ customer: { id: 'cust-hosts', name: 'Ana Silva' }, items: [{ sku: 'SKU-1', quantity: 1, price: 10 }] }),
+            body: JSON.stringify({
+              customer: { id: 'cust-hosts', name: 'Ana Silva' },
+              items: [{ sku: 'SKU-1', quantity: 1, price: 10 }],
+            }),
             headersTimeout: 30_000,
             bodyTimeout: 30_000,
           });
@@ -304,7 +312,11 @@ export async function measure(
     return res.statusCode === 200;
   });
   errors += list.errors;
-  const quoteBody = JSON.stringify({ tenant_id: stores.quoteTenant, zipcode: '01310100', items: [{ sku: QUOTE_SKU, quantity: 1 }] });
+  const quoteBody = JSON.stringify({
+    tenant_id: stores.quoteTenant,
+    zipcode: '01310100',
+    items: [{ sku: QUOTE_SKU, quantity: 1 }],
+  });
   const quotes = await loop(1, 2_000, async () => {
     const res = await request(`${origins[0]}/storefront/v1/quotes`, {
       method: 'POST',

@@ -7,9 +7,9 @@ import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestPlatform } from '../packages/platform/src/testing.js';
 import {
+  type Arrival,
   allDelivered,
   allRecorded,
-  type Arrival,
   deliveryIds,
   type Figures,
   measure,
@@ -119,7 +119,11 @@ describe('several hosts', () => {
     let healed = false;
     try {
       const writing = writeOrders(() => API_HOSTS.map((h) => hosts.apiOrigin(h)), store.tenantId, 1_500, 16);
-      await waitUntil('disp1 delivering', 60_000, async () => (await receiverLog(hosts)).slice(before).filter((a) => a.from === disp1).length >= 30);
+      await waitUntil(
+        'disp1 delivering',
+        60_000,
+        async () => (await receiverLog(hosts)).slice(before).filter((a) => a.from === disp1).length >= 30,
+      );
       hosts.network.cut('disp1', 'db');
       cutAt = Date.now();
       const { ids, failures } = await writing;
@@ -227,7 +231,13 @@ describe('several hosts', () => {
     // What a failed attempt saw: the cut-off host's silence (timeouts; EHOSTUNREACH once its address stops
     // answering ARP) or the documented 503, nothing else.
     for (const kind of attempts.keys()) {
-      expect(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'EHOSTUNREACH', 'HTTP 503']).toContain(kind);
+      expect([
+        'UND_ERR_CONNECT_TIMEOUT',
+        'UND_ERR_HEADERS_TIMEOUT',
+        'UND_ERR_BODY_TIMEOUT',
+        'EHOSTUNREACH',
+        'HTTP 503',
+      ]).toContain(kind);
     }
   });
 
