@@ -9,6 +9,7 @@ import type { DatabaseLog } from './storage/lost-connection.js';
 import { type RetentionRule, RetentionSweeper } from './storage/retention-sweeper.js';
 import { type SealedColumn, SecretResealer } from './storage/secret-reseal.js';
 import {
+  DEFAULT_LEASE_MS,
   deliveryRetentionRules,
   dispatcherWorkerName,
   WebhookDispatcher,
@@ -84,6 +85,13 @@ export async function startBackgroundWorkers(
   const database = withOwnPool(platform.database, {
     poolSize: DISPATCHER_POOL_SIZE,
     applicationName: `feira-dispatcher ${worker}`.slice(0, 63),
+    // A dispatcher cut off from the database mid-transaction (a result batch, a fan-out) would hold those
+    // deliveries' rows locked, and claims skip locked rows: the server ends such a session once it has
+    // waited half a lease, so the others take the deliveries over when the leases expire (D117).
+    idleInTransactionTimeoutMs: Math.max(
+      500,
+      Math.floor((options.dispatcherOptions?.leaseMs ?? platform.config.dispatcher?.leaseMs ?? DEFAULT_LEASE_MS) / 2),
+    ),
     ...(options.databaseLog ? { log: options.databaseLog } : {}),
   });
   const dispatcher = new WebhookDispatcher(

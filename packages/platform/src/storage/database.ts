@@ -211,7 +211,17 @@ function newPgPool(config: pg.PoolConfig, log: DatabaseLog | undefined): pg.Pool
  */
 export function withOwnPool(
   database: Database,
-  options: { poolSize: number; applicationName: string; log?: DatabaseLog },
+  options: {
+    poolSize: number;
+    applicationName: string;
+    log?: DatabaseLog;
+    /**
+     * The server ends a session of this pool that sits inside a transaction, waiting for its client, this
+     * long (`idle_in_transaction_session_timeout`): a client cut off by the network mid-transaction
+     * otherwise keeps its row locks until the server's TCP keepalive notices, hours by default.
+     */
+    idleInTransactionTimeoutMs?: number;
+  },
 ): Database {
   if (database.dialect !== 'postgres' || !database.pgPool) return { ...database, close: async () => {} };
   const { connectionString, options: serverOptions } = database.pgPool.options;
@@ -221,6 +231,7 @@ export function withOwnPool(
       connectionString,
       max: options.poolSize,
       application_name: options.applicationName,
+      ...(options.idleInTransactionTimeoutMs ? { idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs } : {}),
       ...(connectionTimeoutMillis ? { connectionTimeoutMillis } : {}),
       ...(serverOptions ? { options: serverOptions } : {}),
     },

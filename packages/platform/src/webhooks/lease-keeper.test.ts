@@ -69,18 +69,48 @@ describe.each(testDatabaseTargets())('lease keeper on $dialect', (target) => {
     expect(row?.lease_until).toBe(new Date(leaseUntil).toISOString());
   });
 
+  it('W6 fencing: once a renewal succeeds again after failing, a held delivery another worker took over is not sent, the others are', async () => {
+    const leaseUntil = platform.clock.now().getTime() + DEFAULT_LEASE_MS;
+    const { tenantId, claims } = await leasedDeliveries(platform, {
+      webhook: receiver.url,
+      count: 2,
+      worker: 'keeper-f',
+      leaseUntil,
+    });
+    const [taken, kept] = claims;
+    if (!taken || !kept) throw new Error('two deliveries expected');
+    const keeper = new LeaseKeeper(platform.app.platform, { worker: 'keeper-f' });
+    keeper.hold(taken);
+    keeper.hold(kept);
+    // Renewals failed past the lease's end (a partition); another worker claimed one of the two meanwhile.
+    await platform.database.db
+      .updateTable('webhook_deliveries')
+      .set({ lease_owner: 'keeper-g' })
+      .where('id', '=', taken.id)
+      .execute();
+    platform.clock.advance(DEFAULT_LEASE_MS + 1);
+    expect(keeper.canSend(kept.id, leaseUntil)).toBe(false);
+    await keeper.renew(); // the database answers again
+    expect(keeper.canSend(kept.id, leaseUntil)).toBe(true);
+    expect(keeper.canSend(taken.id, leaseUntil)).toBe(false);
+    expect((await leasesOf(tenantId)).find((row) => row.id === taken.id)?.lease_owner).toBe('keeper-g');
+    // Released (given back), the id is forgotten: a later claim of it by this worker is sent as usual.
+    keeper.release(taken.id);
+    expect(keeper.canSend(taken.id, leaseUntil)).toBe(true);
+  });
+
   it('W6: a job may be sent while its lease or the last renewal has half a lease to run, and not once renewals stop', async () => {
     const keeper = new LeaseKeeper(platform.app.platform, { worker: 'keeper-d' });
     const claimedAt = platform.clock.now();
     const leaseUntil = keeper.leaseUntil(claimedAt);
-    expect(keeper.canSend(leaseUntil)).toBe(true);
+    expect(keeper.canSend('delivery-1', leaseUntil)).toBe(true);
     platform.clock.advance(DEFAULT_LEASE_MS / 2 - 1);
-    expect(keeper.canSend(leaseUntil)).toBe(true);
+    expect(keeper.canSend('delivery-1', leaseUntil)).toBe(true);
     platform.clock.advance(2);
-    expect(keeper.canSend(leaseUntil)).toBe(false);
+    expect(keeper.canSend('delivery-1', leaseUntil)).toBe(false);
     // A renewal (of nothing held, here) moves the horizon of every job claimed before it.
     await keeper.renew();
-    expect(keeper.canSend(leaseUntil)).toBe(true);
+    expect(keeper.canSend('delivery-1', leaseUntil)).toBe(true);
     expect(keeper.lastRenewalAt).toBe(platform.clock.now().getTime());
   });
 
@@ -100,6 +130,6 @@ describe.each(testDatabaseTargets())('lease keeper on $dialect', (target) => {
     expect(errors).toEqual(['renewing webhook delivery leases failed']);
     expect(keeper.lastRenewalAt).toBe(0);
     platform.clock.advance(1_001);
-    expect(keeper.canSend(leaseUntil)).toBe(false);
+    expect(keeper.canSend('delivery-1', leaseUntil)).toBe(false);
   });
 });

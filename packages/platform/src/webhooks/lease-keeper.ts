@@ -37,6 +37,8 @@ export class LeaseKeeper {
   readonly #deps: LeaseKeeperDeps;
   /** Deliveries held, by id: what a renewal extends. */
   readonly #held = new Map<string, ClaimedDelivery>();
+  /** Held deliveries a renewal found under another owner (taken over after an expiry): never sent from here. */
+  readonly #lost = new Set<string>();
   /** Until when the last successful renewal extended every held lease (epoch ms). */
   #renewedUntil = 0;
   #lastRenewalAt = 0;
@@ -73,21 +75,26 @@ export class LeaseKeeper {
   /** The delivery is finished, skipped or given back: no longer renewed. */
   release(id: string): void {
     this.#held.delete(id);
+    this.#lost.delete(id);
   }
 
   /**
-   * Whether a job claimed with a lease until `leaseUntil` may still be sent: its lease (or the last
-   * renewal) has at least half a lease to run. One whose renewals have stopped (failing, or a stalled
-   * loop) could be taken by another worker while its request runs.
+   * Whether the job of delivery `id`, claimed with a lease until `leaseUntil`, may still be sent: its
+   * lease (or the last renewal) has at least half a lease to run, and no renewal found the delivery under
+   * another owner. One whose renewals have stopped (failing, a stalled loop, the database out of reach)
+   * could be taken by another worker while its request runs; one a renewal did not find is another's.
    */
-  canSend(leaseUntil: number): boolean {
+  canSend(id: string, leaseUntil: number): boolean {
+    if (this.#lost.has(id)) return false;
     return Math.max(leaseUntil, this.#renewedUntil) - this.#deps.clock.now().getTime() >= this.leaseMs / 2;
   }
 
   /**
    * Extends the lease of every held delivery by a full lease from now, in one statement per 500. Only rows
    * still leased to this worker move: one another worker took over after an expiry keeps its new owner,
-   * and this worker's result is fenced out. A failed renewal is logged; the leases run out as they were.
+   * and this worker's result is fenced out, and its job is not sent (`canSend` refuses it): after a
+   * partition, a renewal that succeeds again must not let this worker send what another now holds. A failed
+   * renewal is logged; the leases run out as they were.
    */
   async renew(): Promise<void> {
     const now = this.#deps.clock.now();
@@ -95,15 +102,20 @@ export class LeaseKeeper {
     const untilIso = new Date(until).toISOString();
     const ids = [...this.#held.keys()];
     try {
+      const renewed = new Set<string>();
       for (let i = 0; i < ids.length; i += RENEWAL_CHUNK) {
-        await this.#deps.database.db
+        const rows = await this.#deps.database.db
           .updateTable('webhook_deliveries')
           .set({ lease_until: untilIso })
           .where('id', 'in', ids.slice(i, i + RENEWAL_CHUNK))
           .where('lease_owner', '=', this.worker)
           .where('state', '=', 'pending')
+          .returning('id')
           .execute();
+        for (const row of rows) renewed.add(row.id);
       }
+      // Still held but not renewed: taken over (or finished by another worker) while renewals failed.
+      for (const id of ids) if (!renewed.has(id) && this.#held.has(id)) this.#lost.add(id);
       this.#renewedUntil = until;
       this.#lastRenewalAt = now.getTime();
     } catch (error) {

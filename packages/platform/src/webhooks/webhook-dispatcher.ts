@@ -161,7 +161,7 @@ export class WebhookDispatcher {
     );
     this.#queues = new OriginQueues<DeliveryJob>(options.perEndpointInFlight ?? DEFAULT_PER_ENDPOINT_IN_FLIGHT, {
       admit: (job) => {
-        if (this.#leases.canSend(job.leaseUntil)) return true;
+        if (this.#leases.canSend(job.claim.id, job.leaseUntil)) return true;
         this.#giveBack(job.claim);
         return false;
       },
