@@ -68,7 +68,7 @@ export {
 export { type ListRequest, type ListSettings, runList, runListForRequest } from './lists/list-engine.js';
 export { defineListResource, type ListField, type ListFieldType, type ListResource } from './lists/list-resource.js';
 export { type OutboundPolicy, outboundPolicyOf, refusalReason } from './outbound/address-policy.js';
-export { createOutboundAgent } from './outbound/outbound-agent.js';
+export { createOutboundAgent, defaultTrustedCertificates } from './outbound/outbound-agent.js';
 export {
   type CreatePlatformOptions,
   createPlatform,

@@ -17,8 +17,10 @@ export interface StartPlatformOptions {
   host: string;
   /** 0 picks a free port; the real one is in `RunningPlatform.port`. */
   port: number;
-  /** Public API URL; default `http://<host>:<actual port>`. */
+  /** Public API URL; default `http(s)://<host>:<actual port>`. */
   publicUrl?: string;
+  /** Serve HTTPS with this certificate and key (the sandbox's, from its local CA); absent: plain HTTP. */
+  tls?: { cert: string; key: string };
   /** Identity-provider URL (spec-notes I1); default the public URL. */
   authUrl?: string;
   mode: PlatformConfig['mode'];
@@ -129,6 +131,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     listen: {
       host: options.host,
       port: options.port,
+      ...(options.tls ? { tls: options.tls } : {}),
       ...(options.shutdownGraceMs !== undefined ? { shutdownGraceMs: options.shutdownGraceMs } : {}),
     },
     config: {

@@ -34,8 +34,13 @@ export interface StartSettings {
   dataDir: string;
   seed: 'demo' | 'none';
   mode: 'sandbox' | 'strict';
-  /** Public URL without trailing slash; `undefined` means "http://<host>:<actual port>", known once listening. */
+  /** Public URL without trailing slash; `undefined` means "http(s)://<host>:<actual port>", known once listening. */
   publicUrl: string | undefined;
+  /**
+   * Serve HTTPS with a certificate of the data folder's local CA: sandbox mode unless `--http` (FEIRA_HTTP=1).
+   * Strict mode serves plain HTTP, TLS ending at the reverse proxy in front (docs/deploy.md).
+   */
+  https: boolean;
   /** Given by flag or environment; otherwise kept in (or generated into) the data folder. */
   adminToken: string | undefined;
   /** pino level of the logs on stderr; `silent` turns them off. Default `warn` in sandbox mode (a readable banner), `info` in strict. */
@@ -77,7 +82,11 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
  * Raw flag values as commander hands them over (strings, undefined when absent): one per row of
  * START_SETTINGS that has a flag, named as commander names it (`--data-dir` → `dataDir`).
  */
-export type StartFlags = { [K in Exclude<keyof typeof START_SETTINGS, 'secretKey' | 'dispatcher'>]?: string };
+type ValueKey = Exclude<keyof typeof START_SETTINGS, 'secretKey' | 'dispatcher' | 'http'>;
+export type StartFlags = { [K in ValueKey]?: string } & {
+  /** commander's `--http`: true when given. */
+  http?: boolean;
+};
 
 /** The commands a setting is an option of. */
 export type SettingCommand = 'start' | 'dispatch';
@@ -138,6 +147,13 @@ export const START_SETTINGS = {
     default: 'sandbox',
     help: 'strict refuses private webhook targets',
     commands: BOTH,
+  },
+  http: {
+    flag: '--http',
+    env: 'FEIRA_HTTP',
+    default: 'off: the sandbox serves HTTPS (strict mode: HTTP, TLS at your proxy)',
+    help: "sandbox: serve plain HTTP rather than HTTPS with a certificate of the data folder's local CA (`npx feira trust`); FEIRA_HTTP=1",
+    commands: START,
   },
   publicUrl: {
     flag: '--public-url <url>',
@@ -518,6 +534,13 @@ function parseSeconds(name: string, value: string, max: number): number {
   return Number(value);
 }
 
+/** A switch given by environment: 1/true on, 0/false (or unset) off. */
+function parseSwitch(name: string, value: string | undefined): boolean {
+  if (value === undefined || value === '' || value === '0' || value === 'false') return false;
+  if (value === '1' || value === 'true') return true;
+  throw new ConfigError(`${name} must be 1 or 0 (got "${value}")`);
+}
+
 function pick(flag: string | undefined, env: string | undefined): string | undefined {
   if (flag !== undefined) return flag;
   return env !== undefined && env !== '' ? env : undefined;
@@ -613,6 +636,7 @@ export function resolveStartSettings(
     seed: oneOf('--seed', pick(flags.seed, env[S.seed.env]) ?? S.seed.default, ['demo', 'none'] as const),
     mode,
     publicUrl: publicUrlRaw === undefined ? undefined : parsePublicUrl(publicUrlRaw),
+    https: mode === 'sandbox' && !(flags.http === true || parseSwitch('FEIRA_HTTP', env[S.http.env])),
     // Sandbox mode logs requests only when they go wrong, so the banner stays readable.
     logLevel: oneOf(
       '--log-level',
@@ -664,7 +688,7 @@ export function resolveStartSettings(
 /** Every upload row of the table, each an integer within its bounds; the error names the flag. */
 function resolveUploadLimits(flags: StartFlags, env: Record<string, string | undefined>): UploadLimits {
   const limits: Partial<UploadLimits> = {};
-  for (const [key, setting] of Object.entries(START_SETTINGS) as Array<[keyof StartFlags, Setting]>) {
+  for (const [key, setting] of Object.entries(START_SETTINGS) as Array<[ValueKey, Setting]>) {
     if (!setting.upload) continue;
     const { min, max } = setting.upload;
     const raw = pick(flags[key], setting.env ? env[setting.env] : undefined) ?? setting.default;
@@ -686,7 +710,7 @@ function integerWithin(name: string, raw: string, { minimum, maximum }: { minimu
 /** Every tuning row of the table, each an integer within its bounds; the error names the flag. */
 function resolveDispatcherTuning(flags: StartFlags, env: Record<string, string | undefined>): DispatcherTuning {
   const tuning: Partial<DispatcherTuning> = {};
-  for (const [key, setting] of Object.entries(START_SETTINGS) as Array<[keyof StartFlags, Setting]>) {
+  for (const [key, setting] of Object.entries(START_SETTINGS) as Array<[ValueKey, Setting]>) {
     if (setting.tuning) tuning[setting.tuning.key] = boundedInteger(flags, env, key, setting, setting.tuning);
   }
   return tuning as DispatcherTuning;
@@ -695,7 +719,7 @@ function resolveDispatcherTuning(flags: StartFlags, env: Record<string, string |
 /** Every retention row of the table, each an integer within its bounds; the error names the flag. */
 function resolveRetention(flags: StartFlags, env: Record<string, string | undefined>): RetentionPolicy {
   const retention: Partial<RetentionPolicy> = {};
-  for (const [key, setting] of Object.entries(START_SETTINGS) as Array<[keyof StartFlags, Setting]>) {
+  for (const [key, setting] of Object.entries(START_SETTINGS) as Array<[ValueKey, Setting]>) {
     if (setting.retention) retention[setting.retention.key] = boundedInteger(flags, env, key, setting, setting.retention);
   }
   return retention as RetentionPolicy;
@@ -704,7 +728,7 @@ function resolveRetention(flags: StartFlags, env: Record<string, string | undefi
 function boundedInteger(
   flags: StartFlags,
   env: Record<string, string | undefined>,
-  key: keyof StartFlags,
+  key: ValueKey,
   setting: Setting,
   { min, max }: { min: number; max: number },
 ): number {
