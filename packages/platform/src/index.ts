@@ -24,6 +24,7 @@ export {
   DEFAULT_RETENTION,
   DEFAULT_SECRET_REVEAL_REAUTH_SECONDS,
   type DispatcherTuning,
+  GATEWAY_TIMEOUT_BOUNDS_MS,
   type PlatformConfig,
   type PlatformConfigInput,
   platformConfig,

@@ -42,6 +42,10 @@ export interface StartPlatformOptions {
   demoSellerPort?: number;
   /** Base URLs of the freight gateways' APIs (PlatformConfig.gateways); absent: their production hosts. */
   gateways?: Readonly<Partial<GatewayBaseUrls>>;
+  /** PlatformConfig.gatewayContactEmail: the operator's contact in a gateway call's User-Agent. */
+  gatewayContactEmail?: string;
+  /** PlatformConfig.gatewayTimeoutMs: a gateway call's deadline. */
+  gatewayTimeoutMs?: number;
   /**
    * Sandbox with a demo: `melhor_envio` starts a fake Melhor Envio beside the platform (its URL the Melhor Envio
    * base URL of this run) and the first demo store quotes through it (D60). Default `none`.
@@ -150,6 +154,8 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       ...(options.apiRateLimit ? { apiRateLimit: options.apiRateLimit } : {}),
       ...(options.retention ? { retention: options.retention } : {}),
       ...(Object.keys(gateways).length > 0 ? { gateways } : {}),
+      ...(options.gatewayContactEmail ? { gatewayContactEmail: options.gatewayContactEmail } : {}),
+      ...(options.gatewayTimeoutMs !== undefined ? { gatewayTimeoutMs: options.gatewayTimeoutMs } : {}),
     },
     ...(logger ? { logger } : {}),
     ...(options.clock ? { clock: options.clock } : {}),

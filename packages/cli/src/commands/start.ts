@@ -155,6 +155,8 @@ export async function runStart(flags: StartFlags & ClusterFlags, io: StartIo): P
       ...(destination ? { logDestination: destination } : {}),
       demoSellerPort: config.quotePort,
       gateways: config.gateways,
+      ...(config.gatewayContactEmail ? { gatewayContactEmail: config.gatewayContactEmail } : {}),
+      gatewayTimeoutMs: config.gatewayTimeoutMs,
       demoGateway: config.demoGateway,
       ...(outboundCa ? { outboundCa } : {}),
       ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { RATE_LIMIT_BOUNDS } from '@feira/contract';
+import { QUOTE_TIMEOUT_MS, RATE_LIMIT_BOUNDS } from '@feira/contract';
 import {
   bearerToken,
   DEFAULT_API_RATE_LIMIT,
@@ -13,6 +13,7 @@ import {
   DEFAULT_SECRET_REVEAL_REAUTH_SECONDS,
   DEFAULT_UPLOAD_LIMITS,
   type DispatcherTuning,
+  GATEWAY_TIMEOUT_BOUNDS_MS,
   parseTrustedProxies,
   type RetentionPolicy,
   type UploadLimits,
@@ -65,6 +66,10 @@ export interface StartSettings {
   retention: RetentionPolicy;
   /** Base URLs of the freight gateways' APIs (PlatformConfig.gateways); absent: their production hosts. */
   gateways: { melhorEnvio?: string; frenet?: string };
+  /** The operator's technical contact, in the User-Agent of every freight-gateway call (Melhor Envio requires one). */
+  gatewayContactEmail: string | undefined;
+  /** The deadline of a freight-gateway call in ms, within GATEWAY_TIMEOUT_BOUNDS_MS (D107). */
+  gatewayTimeoutMs: number;
   /** Sandbox: the first demo store quotes through a fake Melhor Envio started beside the platform (D60). */
   demoGateway: 'melhor_envio' | 'none';
   /** The bounds of a freight-table upload (PlatformConfig.uploads), each value from its row of START_SETTINGS. */
@@ -217,6 +222,20 @@ export const START_SETTINGS = {
     env: 'FEIRA_FRENET_URL',
     default: 'https://api.frenet.com.br',
     help: "base URL of Frenet's API, for stores whose gateway kind is frenet",
+    commands: START,
+  },
+  gatewayContactEmail: {
+    flag: '--gateway-contact-email <email>',
+    env: 'FEIRA_GATEWAY_CONTACT_EMAIL',
+    default: 'none (User-Agent: Feira)',
+    help: "your technical contact, sent as `User-Agent: Feira (<email>)` on every freight-gateway call: Melhor Envio requires it",
+    commands: START,
+  },
+  gatewayTimeoutMs: {
+    flag: '--gateway-timeout-ms <ms>',
+    env: 'FEIRA_GATEWAY_TIMEOUT_MS',
+    default: String(QUOTE_TIMEOUT_MS),
+    help: `deadline of a call to a freight gateway's API (connect to last byte, no retry), ${GATEWAY_TIMEOUT_BOUNDS_MS.min}-${GATEWAY_TIMEOUT_BOUNDS_MS.max} ms: a buyer at checkout waits for it`,
     commands: START,
   },
   demoGateway: {
@@ -534,6 +553,14 @@ function parseSeconds(name: string, value: string, max: number): number {
   return Number(value);
 }
 
+/** An e-mail address sent in a header: one address, printable ASCII, no parentheses or spaces. */
+function parseEmail(name: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (value.length > 254 || !/^[^\s@()<>",;]+@[^\s@()<>",;]+\.[^\s@()<>",;]+$/.test(value) || !/^[\x21-\x7e]+$/.test(value))
+    throw new ConfigError(`${name} must be one e-mail address, e.g. ops@example.com (got "${value}")`);
+  return value;
+}
+
 /** A switch given by environment: 1/true on, 0/false (or unset) off. */
 function parseSwitch(name: string, value: string | undefined): boolean {
   if (value === undefined || value === '' || value === '0' || value === 'false') return false;
@@ -677,6 +704,15 @@ export function resolveStartSettings(
         RATE_LIMIT_BOUNDS.burst,
       ),
     },
+    gatewayContactEmail: parseEmail(
+      '--gateway-contact-email',
+      pick(flags.gatewayContactEmail, env[S.gatewayContactEmail.env]),
+    ),
+    gatewayTimeoutMs: integerWithin(
+      '--gateway-timeout-ms',
+      pick(flags.gatewayTimeoutMs, env[S.gatewayTimeoutMs.env]) ?? S.gatewayTimeoutMs.default,
+      { minimum: GATEWAY_TIMEOUT_BOUNDS_MS.min, maximum: GATEWAY_TIMEOUT_BOUNDS_MS.max },
+    ),
     demoGateway: oneOf('--demo-gateway', pick(flags.demoGateway, env[S.demoGateway.env]) ?? S.demoGateway.default, [
       'none',
       'melhor_envio',
