@@ -95,7 +95,7 @@ describe('the sandbox over HTTPS, as printed: OpenID libraries with their defaul
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('prints an https URL and the CA to trust, the data folder\'s own', () => {
+  it("prints an https URL and the CA to trust, the data folder's own", () => {
     expect(base).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     expect(ca).toBe(join(dir, '.feira/local-ca.pem'));
     expect(sandbox?.run.out).toContain('npx feira trust');

@@ -195,7 +195,9 @@ export async function createPlatform(options: CreatePlatformOptions): Promise<Pl
         handler(req, res);
       };
       // An https.Server is a net.Server serving HTTP over TLS: the same listen, close and idle-connection calls.
-      server = listen.tls ? (createTlsServer({ cert: listen.tls.cert, key: listen.tls.key }, serve) as unknown as Server) : createServer(serve);
+      server = listen.tls
+        ? (createTlsServer({ cert: listen.tls.cert, key: listen.tls.key }, serve) as unknown as Server)
+        : createServer(serve);
       // Node's own refusals (a 431 for a 20 kB query) in the platform error shape, not a bare status line.
       server.on('clientError', clientErrorHandler(deps.random ?? cryptoRandom));
       port = (await bind(server, listen.port, listen.host)).port;

@@ -228,7 +228,7 @@ export const START_SETTINGS = {
     flag: '--gateway-contact-email <email>',
     env: 'FEIRA_GATEWAY_CONTACT_EMAIL',
     default: 'none (User-Agent: Feira)',
-    help: "your technical contact, sent as `User-Agent: Feira (<email>)` on every freight-gateway call: Melhor Envio requires it",
+    help: 'your technical contact, sent as `User-Agent: Feira (<email>)` on every freight-gateway call: Melhor Envio requires it',
     commands: START,
   },
   gatewayTimeoutMs: {
@@ -704,10 +704,7 @@ export function resolveStartSettings(
         RATE_LIMIT_BOUNDS.burst,
       ),
     },
-    gatewayContactEmail: parseEmail(
-      '--gateway-contact-email',
-      pick(flags.gatewayContactEmail, env[S.gatewayContactEmail.env]),
-    ),
+    gatewayContactEmail: parseEmail('--gateway-contact-email', pick(flags.gatewayContactEmail, env[S.gatewayContactEmail.env])),
     gatewayTimeoutMs: integerWithin(
       '--gateway-timeout-ms',
       pick(flags.gatewayTimeoutMs, env[S.gatewayTimeoutMs.env]) ?? S.gatewayTimeoutMs.default,

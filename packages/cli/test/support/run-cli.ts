@@ -19,7 +19,13 @@ export function runCli(args: string[], options: { env?: Record<string, string>; 
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', bin, ...args], {
       cwd: root,
-      env: { ...process.env, TSX_TSCONFIG_PATH: `${root}tsconfig.typecheck.json`, NO_COLOR: '1', FEIRA_HTTP: '1', ...options.env },
+      env: {
+        ...process.env,
+        TSX_TSCONFIG_PATH: `${root}tsconfig.typecheck.json`,
+        NO_COLOR: '1',
+        FEIRA_HTTP: '1',
+        ...options.env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -216,10 +216,18 @@ export async function startFakeGateway(options: FakeGatewayOptions): Promise<Fak
     }
     const allRefused = behaviour === 'all_refused';
     const answer =
-      options.kind === 'melhor_envio' ? melhorEnvioAnswer(parcel, allRefused) : (frenetAnswer(parcel, allRefused) as FrenetAnswer);
+      options.kind === 'melhor_envio'
+        ? melhorEnvioAnswer(parcel, allRefused)
+        : (frenetAnswer(parcel, allRefused) as FrenetAnswer);
     if (behaviour === 'one_malformed') {
       if (Array.isArray(answer)) answer.push({ id: 4, name: 'Mini Envios', company: { id: 1, name: 'Correios' } });
-      else answer.ShippingSevicesArray.push({ ServiceCode: '04227', ServiceDescription: 'Mini Envios', Carrier: 'Correios', Error: false });
+      else
+        answer.ShippingSevicesArray.push({
+          ServiceCode: '04227',
+          ServiceDescription: 'Mini Envios',
+          Carrier: 'Correios',
+          Error: false,
+        });
     }
     return send(res, 200, answer);
   };
