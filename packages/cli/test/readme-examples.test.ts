@@ -102,7 +102,7 @@ describe('README shell examples run verbatim against a fresh sandbox', { timeout
     symlinkSync(join(repoRoot, 'node_modules'), join(dir, 'node_modules'), 'dir');
     browser = await chromium.launch(chromiumLaunchOptions());
     sandbox = spawnIn(dir, process.execPath, [builtBin, 'start', '--port', '0']);
-    await sandbox.waitFor(/Listening on http:\/\/127\.0\.0\.1:\d+/, 180_000);
+    await sandbox.waitFor(/Listening on https:\/\/127\.0\.0\.1:\d+/, 180_000);
     const login = spawnIn(dir, process.execPath, [builtBin, 'login']);
     const url = (await login.waitFor(PRINTED_LOGIN_URL))[1] as string;
     await approveInBrowser(browser, url, JSON.parse(readFileSync(join(dir, '.feira/demo-credentials.json'), 'utf8')));
