@@ -121,7 +121,8 @@ describe('README shell examples run verbatim against a fresh sandbox', { timeout
     expect(readme.split('\n').length).toBeLessThanOrEqual(200);
     const blocks = shellBlocks(readme);
     const runnable = runnableBlocks();
-    expect(runnable[0]?.code).toMatch(/^BASE=\$\(/);
+    // The variables block first: it trusts the sandbox's HTTPS for node and curl, then names what the guides use.
+    expect(runnable[0]?.code).toMatch(/^export NODE_EXTRA_CA_CERTS=\S+ CURL_CA_BUNDLE=\S+ .*\nBASE=\$\(/);
     expect(blocks.find((b) => b.code.includes('npm install'))?.info).toContain('no-run');
     for (const file of RUNNABLE_DOCS.slice(1)) expect(runnable.filter((b) => b.file === file).length, file).toBeGreaterThan(0);
   });
