@@ -11,7 +11,7 @@ const port = Number(env('PORT', '3000'));
 const tlsKey = process.env.TLS_KEY_FILE;
 const tlsCert = process.env.TLS_CERT_FILE;
 const app = await buildSellerApp({
-  platformUrl: env('FEIRA_URL', 'http://127.0.0.1:8080'),
+  platformUrl: env('FEIRA_URL', 'https://127.0.0.1:8080'),
   clientId: env('FEIRA_CLIENT_ID'),
   clientSecret: env('FEIRA_CLIENT_SECRET'),
   webhookUrl: env('WEBHOOK_URL', `https://127.0.0.1:${port}/hooks`),

@@ -33,6 +33,16 @@ describe('feira command line basics', { timeout: 120_000 }, () => {
     expect(forwardTarget('https://127.0.0.1:4000/hooks')).toBe('https://127.0.0.1:4000/hooks');
   });
 
+  it('a mistyped --forward-to (htp:/bad, http:/bad, ftp://x) is refused with a clear error, not read as a host', async () => {
+    expect(() => forwardTarget('htp:/bad')).toThrow(/must be an http:\/\/ or https:\/\/ URL, not htp:/);
+    expect(() => forwardTarget('http:/bad')).toThrow(/must be written http:\/\/host:port\/path/);
+    expect(() => forwardTarget('ftp://x.example/hooks')).toThrow(/not ftp:/);
+    expect(forwardTarget('127.0.0.1:4000/hooks')).toBe('http://127.0.0.1:4000/hooks');
+    const p = runFeira(['listen', '--forward-to', 'htp:/bad']);
+    expect(await p.exited).not.toBe(0);
+    expect(p.stderr()).toContain('not htp:');
+  });
+
   it("a refusal the CLI relays keeps the API's field and names the flag that sets it", () => {
     expect(detailLine({ field: 'name', message: 'is required for a new table' })).toBe(
       'name: is required for a new table (--name)',

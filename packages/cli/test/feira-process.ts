@@ -28,15 +28,18 @@ export function runFeira(args: string[], env: Record<string, string | undefined>
  * repository's root: `feira` itself (runFeira), or a script of a test's own.
  */
 export function runTsNode(nodeArgs: string[], env: Record<string, string | undefined> = {}): FeiraProcess {
+  // Only the variables the test means: no FEIRA_* leaking in from the developer's shell. A sandbox serves
+  // plain HTTP here unless the test asks for HTTPS (`FEIRA_HTTP: undefined`): the tests about TLS say so.
+  const given: Record<string, string | undefined> = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    TSX_TSCONFIG_PATH: 'tsconfig.typecheck.json',
+    FEIRA_HTTP: '1',
+    ...env,
+  };
   const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs], {
     cwd: repoRoot,
-    // Only the variables the test means: no FEIRA_* leaking in from the developer's shell.
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      TSX_TSCONFIG_PATH: 'tsconfig.typecheck.json',
-      ...env,
-    },
+    env: Object.fromEntries(Object.entries(given).filter((entry): entry is [string, string] => entry[1] !== undefined)),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { chromiumLaunchOptions, pollUntil } from '@feira/platform/testing';
 import { verifyWebhook } from '@feira/sdk';
 import { type Browser, chromium } from 'playwright-core';
+import { Agent, type Dispatcher, getGlobalDispatcher, setGlobalDispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FeiraProcess, runFeira, runTsNode } from './feira-process.js';
 import { approveInBrowser, PRINTED_LOGIN_URL } from './support/browser-login.js';
@@ -15,6 +16,8 @@ import { approveInBrowser, PRINTED_LOGIN_URL } from './support/browser-login.js'
 // order`: a signed order event reaches the app, and Ctrl-C on listen leaves no
 // active subscription. Only --data-dir is added to each command, because the
 // test's sandbox keeps its data in a temporary folder instead of ./.feira.
+// The sandbox serves HTTPS, as it does by default: every feira command trusts
+// its data folder's CA by itself; this test's own fetch is given that CA.
 
 describe('first run to first event', { timeout: 300_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'feira-first-event-'));
@@ -23,7 +26,7 @@ describe('first run to first event', { timeout: 300_000 }, () => {
   // A plain Node script from the repository's root, as a newcomer runs the example.
   const runNode = (args: string[]) => runTsNode(args);
   const feira = (...args: string[]) => {
-    const p = runFeira([...args, '--data-dir', dataDir]);
+    const p = runFeira([...args, '--data-dir', dataDir], { FEIRA_HTTP: undefined });
     running.push(p);
     return p;
   };
@@ -32,6 +35,7 @@ describe('first run to first event', { timeout: 300_000 }, () => {
   const received: Array<{ path: string; headers: IncomingHttpHeaders; body: string }> = [];
   let browser: Browser;
   let sandboxUrl: string;
+  let previousDispatcher: Dispatcher | undefined;
   let adminToken: string;
 
   beforeAll(async () => {
@@ -46,11 +50,14 @@ describe('first run to first event', { timeout: 300_000 }, () => {
     appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}/hooks`;
     browser = await chromium.launch(chromiumLaunchOptions());
     const sandbox = feira('start', '--port', '0');
-    sandboxUrl = `http://127.0.0.1:${(await sandbox.waitFor(/Listening on http:\/\/127\.0\.0\.1:(\d+)/, 120_000))[1]}`;
+    sandboxUrl = `https://127.0.0.1:${(await sandbox.waitFor(/Listening on https:\/\/127\.0\.0\.1:(\d+)/, 120_000))[1]}`;
+    previousDispatcher = getGlobalDispatcher();
+    setGlobalDispatcher(new Agent({ connect: { ca: readFileSync(join(dataDir, 'local-ca.pem'), 'utf8') } }));
     adminToken = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
   }, 180_000);
 
   afterAll(async () => {
+    if (previousDispatcher) setGlobalDispatcher(previousDispatcher);
     for (const p of running) await p.stop('SIGKILL');
     await browser?.close();
     app?.close();

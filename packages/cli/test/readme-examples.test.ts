@@ -102,7 +102,7 @@ describe('README shell examples run verbatim against a fresh sandbox', { timeout
     symlinkSync(join(repoRoot, 'node_modules'), join(dir, 'node_modules'), 'dir');
     browser = await chromium.launch(chromiumLaunchOptions());
     sandbox = spawnIn(dir, process.execPath, [builtBin, 'start', '--port', '0']);
-    await sandbox.waitFor(/Listening on http:\/\/127\.0\.0\.1:\d+/, 180_000);
+    await sandbox.waitFor(/Listening on https:\/\/127\.0\.0\.1:\d+/, 180_000);
     const login = spawnIn(dir, process.execPath, [builtBin, 'login']);
     const url = (await login.waitFor(PRINTED_LOGIN_URL))[1] as string;
     await approveInBrowser(browser, url, JSON.parse(readFileSync(join(dir, '.feira/demo-credentials.json'), 'utf8')));
@@ -121,7 +121,8 @@ describe('README shell examples run verbatim against a fresh sandbox', { timeout
     expect(readme.split('\n').length).toBeLessThanOrEqual(200);
     const blocks = shellBlocks(readme);
     const runnable = runnableBlocks();
-    expect(runnable[0]?.code).toMatch(/^BASE=\$\(/);
+    // The variables block first: it trusts the sandbox's HTTPS for node and curl, then names what the guides use.
+    expect(runnable[0]?.code).toMatch(/^export NODE_EXTRA_CA_CERTS=\S+ CURL_CA_BUNDLE=\S+ .*\nBASE=\$\(/);
     expect(blocks.find((b) => b.code.includes('npm install'))?.info).toContain('no-run');
     for (const file of RUNNABLE_DOCS.slice(1)) expect(runnable.filter((b) => b.file === file).length, file).toBeGreaterThan(0);
   });

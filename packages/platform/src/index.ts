@@ -25,6 +25,7 @@ export {
   DEFAULT_SECRET_REVEAL_REAUTH_SECONDS,
   DEFAULT_SIGNING_KEYS,
   type DispatcherTuning,
+  GATEWAY_TIMEOUT_BOUNDS_MS,
   type PlatformConfig,
   type PlatformConfigInput,
   platformConfig,
@@ -70,7 +71,7 @@ export {
 export { type ListRequest, type ListSettings, runList, runListForRequest } from './lists/list-engine.js';
 export { defineListResource, type ListField, type ListFieldType, type ListResource } from './lists/list-resource.js';
 export { type OutboundPolicy, outboundPolicyOf, refusalReason } from './outbound/address-policy.js';
-export { createOutboundAgent } from './outbound/outbound-agent.js';
+export { createOutboundAgent, defaultTrustedCertificates } from './outbound/outbound-agent.js';
 export {
   type CreatePlatformOptions,
   createPlatform,

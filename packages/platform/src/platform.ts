@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { type AppDeps, buildApp, createPlatformContext } from './app.js';
@@ -35,6 +36,8 @@ export interface PlatformListen {
   port: number;
   /** How long in-flight requests may take to finish on close before their connections are cut (default 10 s). */
   shutdownGraceMs?: number;
+  /** Serve HTTPS with this certificate (PEM, its chain after it) and key; absent: plain HTTP. */
+  tls?: { cert: string; key: string };
 }
 
 /** A config, whose public URL may be left out when the platform listens: it is then the listening URL. */
@@ -188,18 +191,22 @@ export async function createPlatform(options: CreatePlatformOptions): Promise<Pl
     let listenUrl: string | undefined;
     let port: number | undefined;
     if (listen) {
-      server = createServer((req, res) => {
+      const serve = (req: IncomingMessage, res: ServerResponse) => {
         if (closing) {
           // A response finishing during shutdown must not keep its connection open for another request.
           res.shouldKeepAlive = false;
           res.on('finish', () => server?.closeIdleConnections());
         }
         handler(req, res);
-      });
+      };
+      // An https.Server is a net.Server serving HTTP over TLS: the same listen, close and idle-connection calls.
+      server = listen.tls
+        ? (createTlsServer({ cert: listen.tls.cert, key: listen.tls.key }, serve) as unknown as Server)
+        : createServer(serve);
       // Node's own refusals (a 431 for a 20 kB query) in the platform error shape, not a bare status line.
       server.on('clientError', clientErrorHandler(deps.random ?? cryptoRandom));
       port = (await bind(server, listen.port, listen.host)).port;
-      listenUrl = `http://${urlHost(listen.host)}:${port}`;
+      listenUrl = `${listen.tls ? 'https' : 'http'}://${urlHost(listen.host)}:${port}`;
     }
     const publicUrl = configSource.publicUrl ?? listenUrl;
     if (publicUrl === undefined) throw new Error('createPlatform: a public URL is needed when the platform does not listen');

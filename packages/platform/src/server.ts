@@ -24,8 +24,10 @@ export interface StartPlatformOptions {
   host: string;
   /** 0 picks a free port; the real one is in `RunningPlatform.port`. */
   port: number;
-  /** Public API URL; default `http://<host>:<actual port>`. */
+  /** Public API URL; default `http(s)://<host>:<actual port>`. */
   publicUrl?: string;
+  /** Serve HTTPS with this certificate and key (the sandbox's, from its local CA); absent: plain HTTP. */
+  tls?: { cert: string; key: string };
   /** Identity-provider URL (spec-notes I1); default the public URL. */
   authUrl?: string;
   mode: PlatformConfig['mode'];
@@ -51,6 +53,10 @@ export interface StartPlatformOptions {
   demoSellerPort?: number;
   /** Base URLs of the freight gateways' APIs (PlatformConfig.gateways); absent: their production hosts. */
   gateways?: Readonly<Partial<GatewayBaseUrls>>;
+  /** PlatformConfig.gatewayContactEmail: the operator's contact in a gateway call's User-Agent. */
+  gatewayContactEmail?: string;
+  /** PlatformConfig.gatewayTimeoutMs: a gateway call's deadline. */
+  gatewayTimeoutMs?: number;
   /**
    * Sandbox with a demo: `melhor_envio` starts a fake Melhor Envio beside the platform (its URL the Melhor Envio
    * base URL of this run) and the first demo store quotes through it (D60). Default `none`.
@@ -140,6 +146,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     listen: {
       host: options.host,
       port: options.port,
+      ...(options.tls ? { tls: options.tls } : {}),
       ...(options.shutdownGraceMs !== undefined ? { shutdownGraceMs: options.shutdownGraceMs } : {}),
     },
     config: {
@@ -160,6 +167,8 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       ...(options.apiRateLimit ? { apiRateLimit: options.apiRateLimit } : {}),
       ...(options.retention ? { retention: options.retention } : {}),
       ...(Object.keys(gateways).length > 0 ? { gateways } : {}),
+      ...(options.gatewayContactEmail ? { gatewayContactEmail: options.gatewayContactEmail } : {}),
+      ...(options.gatewayTimeoutMs !== undefined ? { gatewayTimeoutMs: options.gatewayTimeoutMs } : {}),
     },
     ...(logger ? { logger } : {}),
     ...(options.clock ? { clock: options.clock } : {}),

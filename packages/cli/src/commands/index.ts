@@ -13,6 +13,7 @@ import { register as quoteCheck } from './quote-check.js';
 import { register as seed } from './seed.js';
 import { register as start } from './start.js';
 import { register as trigger } from './trigger.js';
+import { register as trust } from './trust.js';
 
 /**
  * Every `feira` subcommand lives in its own file under commands/ and exports a
@@ -33,4 +34,5 @@ export const commands: Array<(program: Command) => void> = [
   seed,
   start,
   trigger,
+  trust,
 ];

@@ -49,7 +49,14 @@ export interface ListenSecrets {
  * is taken as http://, as curl does, rather than accepted and failing every delivery.
  */
 export function forwardTarget(value: string): string {
-  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`;
+  // A scheme is a name and a colon not followed by a port's digit (`localhost:4000` has none): `htp:/bad`
+  // and `http:/bad` are mistyped URLs, refused rather than read as the host `htp` or `http`.
+  const scheme = /^([a-z][a-z0-9+.-]*):(?!\d)/i.exec(value)?.[1];
+  if (scheme !== undefined && !/^https?$/i.test(scheme))
+    throw new InvalidArgumentError(`must be an http:// or https:// URL, not ${scheme}: (e.g. http://127.0.0.1:4000/hooks)`);
+  if (scheme !== undefined && !/^[a-z]+:\/\/[^/]/i.test(value))
+    throw new InvalidArgumentError(`must be written ${scheme.toLowerCase()}://host:port/path (got "${value}")`);
+  const withScheme = scheme !== undefined ? value : `http://${value}`;
   let url: URL;
   try {
     url = new URL(withScheme);

@@ -14,6 +14,11 @@ import { LOGIN_FILE, type LoginFile, loginTokens, readLogin, tenantsOfToken, wri
 // browser, the browser comes back to the CLI with the code. The tokens go to
 // the data folder (0600); `feira token` and `feira listen` use them.
 
+/** A path as one shell word: quoted when it holds anything a shell would split or expand. */
+function shellWord(text: string): string {
+  return /^[\w./:@%+=,-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
+}
+
 /** The path registered for the CLI's loopback redirect (demo-seed DEMO_CLI_REDIRECT_URI, any port: RFC 8252 §7.3). */
 const CALLBACK_PATH = '/feira-cli/callback';
 const LOGIN_TIMEOUT_MS = 10 * 60_000;
@@ -147,7 +152,7 @@ async function login(options: LoginOptions): Promise<void> {
     console.log(`Logged in. Stores: ${tenants.map((t) => (t.name ? `${t.name} (${t.id})` : t.id)).join(', ') || 'none'}`);
     console.log(`Scopes: ${tokenSet.scope}`);
     console.log(
-      `Tokens kept in ${sandbox.dataDir}/${LOGIN_FILE} (refreshed when needed); \`npx feira token\` prints an access token.`,
+      `Tokens kept in ${sandbox.dataDir}/${LOGIN_FILE} (refreshed when needed); \`npx feira token${options.dataDir ? ` --data-dir ${shellWord(options.dataDir)}` : ''}\` prints an access token.`,
     );
   } finally {
     server.closeAllConnections();

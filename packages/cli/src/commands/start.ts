@@ -4,7 +4,7 @@ import { ConfigError } from '../config/config-error.js';
 import { loadStartConfig, type StartConfig } from '../config/load-start-config.js';
 import { resolveStartSettings, type StartFlags, settingHelp, settingsOf } from '../config/start-config.js';
 import { snapshotDataDir } from '../sandbox/data-dir-snapshot.js';
-import { outboundTrustOf } from '../sandbox/local-ca.js';
+import { type LocalCa, outboundTrustOf, sandboxServerTls } from '../sandbox/local-ca.js';
 import { removeSandboxRecord, SANDBOX_RECORD_FILE, writeSandboxRecord } from '../sandbox/sandbox-record.js';
 import { logDestination } from '../sandbox/start-logger.js';
 import { stopSignal } from '../stop-signals.js';
@@ -16,7 +16,7 @@ export interface StartIo {
   err(line: string): void;
 }
 
-function banner(config: StartConfig, running: RunningPlatform): string[] {
+function banner(config: StartConfig, running: RunningPlatform, localCa: LocalCa | undefined): string[] {
   const { publicUrl, authUrl, demo } = running;
   const lines = [
     `Feira is ready (${config.mode} mode, database ${running.platform.database.displayUrl})`,
@@ -55,6 +55,16 @@ function banner(config: StartConfig, running: RunningPlatform): string[] {
     lines.push(
       '',
       `No demo: the database already had accounts and ${config.dataDir}/demo-credentials.json does not name one of them.`,
+    );
+  }
+  if (config.https && localCa) {
+    lines.push(
+      '',
+      `HTTPS, certified by this data folder's local CA ${localCa.certFile} (--http serves plain HTTP)`,
+      '  feira commands trust it themselves; for your own code and tools:',
+      `  Node         NODE_EXTRA_CA_CERTS=${localCa.certFile} node your-app.js`,
+      `  curl         curl --cacert ${localCa.certFile} ${publicUrl}/health`,
+      '  system store and browsers: npx feira trust',
     );
   }
   lines.push('', `Data folder ${config.dataDir} (other feira commands find this sandbox through ${SANDBOX_RECORD_FILE} there)`);
@@ -118,14 +128,18 @@ export async function runStart(flags: StartFlags & ClusterFlags, io: StartIo): P
     throw error;
   }
   let running: RunningPlatform;
+  let localCa: LocalCa | undefined;
   try {
-    const { localCa, outboundCa } = outboundTrustOf(config);
+    const trust = outboundTrustOf(config);
+    localCa = trust.localCa;
+    const { outboundCa } = trust;
     const destination = logDestination(config.logFormat);
     running = await startPlatform({
       databaseUrl: config.databaseUrl,
       host: config.host,
       port: config.port,
       ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+      ...(config.https && localCa ? { tls: sandboxServerTls(localCa, config.host, config.publicUrl) } : {}),
       mode: config.mode,
       adminToken: config.adminToken,
       secretKey: config.secretKey,
@@ -143,6 +157,8 @@ export async function runStart(flags: StartFlags & ClusterFlags, io: StartIo): P
       ...(destination ? { logDestination: destination } : {}),
       demoSellerPort: config.quotePort,
       gateways: config.gateways,
+      ...(config.gatewayContactEmail ? { gatewayContactEmail: config.gatewayContactEmail } : {}),
+      gatewayTimeoutMs: config.gatewayTimeoutMs,
       demoGateway: config.demoGateway,
       ...(outboundCa ? { outboundCa } : {}),
       ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
@@ -179,7 +195,7 @@ export async function runStart(flags: StartFlags & ClusterFlags, io: StartIo): P
     return running;
   }
   // In a cluster the primary says Listening once every worker is ready (start-cluster.ts).
-  const lines = banner(config, running);
+  const lines = banner(config, running, localCa);
   for (const line of inCluster() ? lines.slice(0, -2) : lines) io.out(line);
   clusterReady(running.listenUrl);
   const close = running.close;

@@ -21,6 +21,7 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
       seed: 'demo',
       mode: 'sandbox',
       publicUrl: undefined,
+      https: true,
       logLevel: 'warn',
       logFormat: 'json',
       quotePort: 0,
@@ -34,6 +35,8 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
       dispatcherTuning: { maxInFlight: 1000, perEndpointInFlight: 32, batchSize: 500, maxPollIntervalMs: 250, leaseMs: 10_000 },
       retention: { deliveryDays: 30, quoteCallDays: 30, outboxHours: 24, expiredHours: 24, batchRows: 500, intervalSeconds: 300 },
       gateways: {},
+      gatewayContactEmail: undefined,
+      gatewayTimeoutMs: 1000,
       demoGateway: 'none',
       uploadLimits: {
         csvBytes: 268_435_456,
@@ -89,6 +92,8 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
         FEIRA_RETAIN_EXPIRED_HOURS: '48',
         FEIRA_RETENTION_BATCH: '1000',
         FEIRA_RETENTION_INTERVAL_S: '60',
+        FEIRA_GATEWAY_CONTACT_EMAIL: 'ops@shop.example',
+        FEIRA_GATEWAY_TIMEOUT_MS: '2500',
       },
       cwd,
     );
@@ -100,6 +105,8 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
       seed: 'none',
       mode: 'strict',
       publicUrl: 'https://sandbox.example',
+      // Strict mode serves plain HTTP: TLS ends at the operator's proxy.
+      https: false,
       logLevel: 'warn',
       logFormat: 'pretty',
       quotePort: 4010,
@@ -113,6 +120,8 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
       dispatcherTuning: { maxInFlight: 200, perEndpointInFlight: 4, batchSize: 50, maxPollIntervalMs: 1000, leaseMs: 30_000 },
       retention: { deliveryDays: 90, quoteCallDays: 7, outboxHours: 0, expiredHours: 48, batchRows: 1000, intervalSeconds: 60 },
       gateways: {},
+      gatewayContactEmail: 'ops@shop.example',
+      gatewayTimeoutMs: 2500,
       demoGateway: 'none',
       uploadLimits: expect.objectContaining({ cellChars: 1000, workbookSeconds: 60, rows: 4_000_000 }),
       apiRateLimit: { requestsPerSecond: 40, burst: 400 },
@@ -216,6 +225,8 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
     [{ uploadWorkbookHeapMb: 'lots' }, /--upload-workbook-heap-mb must be an integer from 16 to 16384/],
     [{ retainDeliveriesDays: '-1' }, /--retain-deliveries-days must be an integer from 0 to 3650/],
     [{ retentionBatch: '5' }, /--retention-batch must be an integer from 10 to 10000/],
+    [{ gatewayTimeoutMs: '5000' }, /--gateway-timeout-ms must be an integer from 200 to 3000 \(got "5000"\)/],
+    [{ gatewayContactEmail: 'ops (team)@x.example' }, /--gateway-contact-email must be one e-mail address/],
     [
       { outboundCa: fileURLToPath(new URL('./config-error.ts', import.meta.url)) },
       /--outbound-ca: .*config-error\.ts holds no PEM certificate/,
@@ -230,6 +241,15 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
     expect(caught).toBeInstanceOf(ConfigError);
     expect((caught as ConfigError).exitCode).toBe(2);
     expect((caught as ConfigError).message).toMatch(message);
+  });
+
+  it('D106: the sandbox serves HTTPS unless --http or FEIRA_HTTP=1; strict mode serves HTTP (TLS at its proxy)', () => {
+    expect(resolveStartSettings({}, {}, cwd).https).toBe(true);
+    expect(resolveStartSettings({ http: true }, {}, cwd).https).toBe(false);
+    expect(resolveStartSettings({}, { FEIRA_HTTP: '1' }, cwd).https).toBe(false);
+    expect(resolveStartSettings({}, { FEIRA_HTTP: '0' }, cwd).https).toBe(true);
+    expect(resolveStartSettings({ mode: 'strict' }, {}, cwd).https).toBe(false);
+    expect(() => resolveStartSettings({}, { FEIRA_HTTP: 'yes' }, cwd)).toThrow(/FEIRA_HTTP must be 1 or 0/);
   });
 
   it('rejects a bad environment value the same way, without echoing a secret', () => {

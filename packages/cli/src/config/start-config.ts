@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { RATE_LIMIT_BOUNDS } from '@feira/contract';
+import { QUOTE_TIMEOUT_MS, RATE_LIMIT_BOUNDS } from '@feira/contract';
 import {
   bearerToken,
   DEFAULT_API_RATE_LIMIT,
@@ -14,6 +14,7 @@ import {
   DEFAULT_SIGNING_KEYS,
   DEFAULT_UPLOAD_LIMITS,
   type DispatcherTuning,
+  GATEWAY_TIMEOUT_BOUNDS_MS,
   parseTrustedProxies,
   type RetentionPolicy,
   type SigningKeyTuning,
@@ -36,8 +37,13 @@ export interface StartSettings {
   dataDir: string;
   seed: 'demo' | 'none';
   mode: 'sandbox' | 'strict';
-  /** Public URL without trailing slash; `undefined` means "http://<host>:<actual port>", known once listening. */
+  /** Public URL without trailing slash; `undefined` means "http(s)://<host>:<actual port>", known once listening. */
   publicUrl: string | undefined;
+  /**
+   * Serve HTTPS with a certificate of the data folder's local CA: sandbox mode unless `--http` (FEIRA_HTTP=1).
+   * Strict mode serves plain HTTP, TLS ending at the reverse proxy in front (docs/deploy.md).
+   */
+  https: boolean;
   /** Given by flag or environment; otherwise kept in (or generated into) the data folder. */
   adminToken: string | undefined;
   /** pino level of the logs on stderr; `silent` turns them off. Default `warn` in sandbox mode (a readable banner), `info` in strict. */
@@ -66,6 +72,10 @@ export interface StartSettings {
   retention: RetentionPolicy;
   /** Base URLs of the freight gateways' APIs (PlatformConfig.gateways); absent: their production hosts. */
   gateways: { melhorEnvio?: string; frenet?: string };
+  /** The operator's technical contact, in the User-Agent of every freight-gateway call (Melhor Envio requires one). */
+  gatewayContactEmail: string | undefined;
+  /** The deadline of a freight-gateway call in ms, within GATEWAY_TIMEOUT_BOUNDS_MS (D107). */
+  gatewayTimeoutMs: number;
   /** Sandbox: the first demo store quotes through a fake Melhor Envio started beside the platform (D60). */
   demoGateway: 'melhor_envio' | 'none';
   /** The bounds of a freight-table upload (PlatformConfig.uploads), each value from its row of START_SETTINGS. */
@@ -83,8 +93,10 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
  * Raw flag values as commander hands them over (strings, undefined when absent): one per row of
  * START_SETTINGS that has a flag, named as commander names it (`--data-dir` → `dataDir`).
  */
-export type StartFlags = {
-  [K in Exclude<keyof typeof START_SETTINGS, 'secretKey' | 'secretKeyPrevious' | 'dispatcher'>]?: string;
+type ValueKey = Exclude<keyof typeof START_SETTINGS, 'secretKey' | 'secretKeyPrevious' | 'dispatcher' | 'http'>;
+export type StartFlags = { [K in ValueKey]?: string } & {
+  /** commander's `--http`: true when given. */
+  http?: boolean;
 };
 
 /** The commands a setting is an option of. */
@@ -146,6 +158,13 @@ export const START_SETTINGS = {
     default: 'sandbox',
     help: 'strict refuses private webhook targets',
     commands: BOTH,
+  },
+  http: {
+    flag: '--http',
+    env: 'FEIRA_HTTP',
+    default: 'off: the sandbox serves HTTPS (strict mode: HTTP, TLS at your proxy)',
+    help: "sandbox: serve plain HTTP rather than HTTPS with a certificate of the data folder's local CA (`npx feira trust`); FEIRA_HTTP=1",
+    commands: START,
   },
   publicUrl: {
     flag: '--public-url <url>',
@@ -231,6 +250,20 @@ export const START_SETTINGS = {
     env: 'FEIRA_FRENET_URL',
     default: 'https://api.frenet.com.br',
     help: "base URL of Frenet's API, for stores whose gateway kind is frenet",
+    commands: START,
+  },
+  gatewayContactEmail: {
+    flag: '--gateway-contact-email <email>',
+    env: 'FEIRA_GATEWAY_CONTACT_EMAIL',
+    default: 'none (User-Agent: Feira)',
+    help: 'your technical contact, sent as `User-Agent: Feira (<email>)` on every freight-gateway call: Melhor Envio requires it',
+    commands: START,
+  },
+  gatewayTimeoutMs: {
+    flag: '--gateway-timeout-ms <ms>',
+    env: 'FEIRA_GATEWAY_TIMEOUT_MS',
+    default: String(QUOTE_TIMEOUT_MS),
+    help: `deadline of a call to a freight gateway's API (connect to last byte, no retry), ${GATEWAY_TIMEOUT_BOUNDS_MS.min}-${GATEWAY_TIMEOUT_BOUNDS_MS.max} ms: a buyer at checkout waits for it`,
     commands: START,
   },
   demoGateway: {
@@ -548,6 +581,21 @@ function parseSeconds(name: string, value: string, max: number): number {
   return Number(value);
 }
 
+/** An e-mail address sent in a header: one address, printable ASCII, no parentheses or spaces. */
+function parseEmail(name: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (value.length > 254 || !/^[^\s@()<>",;]+@[^\s@()<>",;]+\.[^\s@()<>",;]+$/.test(value) || !/^[\x21-\x7e]+$/.test(value))
+    throw new ConfigError(`${name} must be one e-mail address, e.g. ops@example.com (got "${value}")`);
+  return value;
+}
+
+/** A switch given by environment: 1/true on, 0/false (or unset) off. */
+function parseSwitch(name: string, value: string | undefined): boolean {
+  if (value === undefined || value === '' || value === '0' || value === 'false') return false;
+  if (value === '1' || value === 'true') return true;
+  throw new ConfigError(`${name} must be 1 or 0 (got "${value}")`);
+}
+
 function pick(flag: string | undefined, env: string | undefined): string | undefined {
   if (flag !== undefined) return flag;
   return env !== undefined && env !== '' ? env : undefined;
@@ -680,6 +728,7 @@ export function resolveStartSettings(
     seed: oneOf('--seed', pick(flags.seed, env[S.seed.env]) ?? S.seed.default, ['demo', 'none'] as const),
     mode,
     publicUrl: publicUrlRaw === undefined ? undefined : parsePublicUrl(publicUrlRaw),
+    https: mode === 'sandbox' && !(flags.http === true || parseSwitch('FEIRA_HTTP', env[S.http.env])),
     // Sandbox mode logs requests only when they go wrong, so the banner stays readable.
     logLevel: oneOf(
       '--log-level',
@@ -722,6 +771,12 @@ export function resolveStartSettings(
         RATE_LIMIT_BOUNDS.burst,
       ),
     },
+    gatewayContactEmail: parseEmail('--gateway-contact-email', pick(flags.gatewayContactEmail, env[S.gatewayContactEmail.env])),
+    gatewayTimeoutMs: integerWithin(
+      '--gateway-timeout-ms',
+      pick(flags.gatewayTimeoutMs, env[S.gatewayTimeoutMs.env]) ?? S.gatewayTimeoutMs.default,
+      { minimum: GATEWAY_TIMEOUT_BOUNDS_MS.min, maximum: GATEWAY_TIMEOUT_BOUNDS_MS.max },
+    ),
     demoGateway: oneOf('--demo-gateway', pick(flags.demoGateway, env[S.demoGateway.env]) ?? S.demoGateway.default, [
       'none',
       'melhor_envio',
@@ -733,7 +788,7 @@ export function resolveStartSettings(
 /** Every upload row of the table, each an integer within its bounds; the error names the flag. */
 function resolveUploadLimits(flags: StartFlags, env: Record<string, string | undefined>): UploadLimits {
   const limits: Partial<UploadLimits> = {};
-  for (const [key, setting] of Object.entries(START_SETTINGS) as Array<[keyof StartFlags, Setting]>) {
+  for (const [key, setting] of Object.entries(START_SETTINGS) as Array<[ValueKey, Setting]>) {
     if (!setting.upload) continue;
     const { min, max } = setting.upload;
     const raw = pick(flags[key], setting.env ? env[setting.env] : undefined) ?? setting.default;
@@ -755,7 +810,7 @@ function integerWithin(name: string, raw: string, { minimum, maximum }: { minimu
 /** Every tuning row of the table, each an integer within its bounds; the error names the flag. */
 function resolveDispatcherTuning(flags: StartFlags, env: Record<string, string | undefined>): DispatcherTuning {
   const tuning: Partial<DispatcherTuning> = {};
-  for (const [key, setting] of Object.entries(START_SETTINGS) as Array<[keyof StartFlags, Setting]>) {
+  for (const [key, setting] of Object.entries(START_SETTINGS) as Array<[ValueKey, Setting]>) {
     if (setting.tuning) tuning[setting.tuning.key] = boundedInteger(flags, env, key, setting, setting.tuning);
   }
   return tuning as DispatcherTuning;
@@ -764,7 +819,7 @@ function resolveDispatcherTuning(flags: StartFlags, env: Record<string, string |
 /** Every retention row of the table, each an integer within its bounds; the error names the flag. */
 function resolveRetention(flags: StartFlags, env: Record<string, string | undefined>): RetentionPolicy {
   const retention: Partial<RetentionPolicy> = {};
-  for (const [key, setting] of Object.entries(START_SETTINGS) as Array<[keyof StartFlags, Setting]>) {
+  for (const [key, setting] of Object.entries(START_SETTINGS) as Array<[ValueKey, Setting]>) {
     if (setting.retention) retention[setting.retention.key] = boundedInteger(flags, env, key, setting, setting.retention);
   }
   return retention as RetentionPolicy;
@@ -773,7 +828,7 @@ function resolveRetention(flags: StartFlags, env: Record<string, string | undefi
 function boundedInteger(
   flags: StartFlags,
   env: Record<string, string | undefined>,
-  key: keyof StartFlags,
+  key: ValueKey,
   setting: Setting,
   { min, max }: { min: number; max: number },
 ): number {

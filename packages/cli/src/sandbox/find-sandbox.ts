@@ -3,6 +3,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { processIsAlive, readJsonFile } from './private-file.js';
 import { readSandboxRecord, SANDBOX_RECORD_FILE, type SandboxRecord } from './sandbox-record.js';
+import { trustSandboxCa } from './sandbox-trust.js';
 
 /** A command's way to the sandbox: `--url` and `--data-dir` override what `feira start` recorded. */
 export interface SandboxFlags {
@@ -52,7 +53,8 @@ function readText(path: string): string | undefined {
 /**
  * Finds the sandbox: `--url` (or FEIRA_URL) if given, else the record the
  * running `feira start` keeps in the data folder. A record whose process is
- * gone (a crash, a kill -9) is stale: no sandbox is running.
+ * gone (a crash, a kill -9) is stale: no sandbox is running. A sandbox served
+ * over HTTPS is trusted through the data folder's local CA from here on.
  */
 export function findSandbox(flags: SandboxFlags, env = process.env): Sandbox {
   const dataDir = dataDirOf(flags.dataDir, env);
@@ -61,7 +63,12 @@ export function findSandbox(flags: SandboxFlags, env = process.env): Sandbox {
   const adminTokenFile = record?.admin_token_file ?? join(dataDir, 'admin-token');
   const adminToken = env.FEIRA_ADMIN_TOKEN || readText(adminTokenFile);
   const demo = readJsonFile<DemoFile>(join(dataDir, 'demo-credentials.json'));
-  if (explicitUrl) return { url: explicitUrl.replace(/\/+$/, ''), dataDir, record: undefined, adminToken, demo };
+  if (explicitUrl) {
+    const url = explicitUrl.replace(/\/+$/, '');
+    // A sandbox of this data folder served over HTTPS: its certificate comes from the folder's CA.
+    trustSandboxCa(dataDir, url, undefined);
+    return { url, dataDir, record: undefined, adminToken, demo };
+  }
   if (!record) {
     throw new NoSandboxError(
       `no sandbox is running: ${join(dataDir, SANDBOX_RECORD_FILE)} does not exist. Start one with \`npx feira start\` (or pass --url, or --data-dir for another data folder)`,
@@ -72,6 +79,7 @@ export function findSandbox(flags: SandboxFlags, env = process.env): Sandbox {
       `no sandbox is running: the one recorded in ${join(dataDir, SANDBOX_RECORD_FILE)} (pid ${record.pid}, ${record.url}) has stopped. Start it again with \`npx feira start\``,
     );
   }
+  trustSandboxCa(dataDir, record.url, record.local_ca_file);
   return { url: record.url, dataDir, record, adminToken, demo };
 }
 

@@ -1,5 +1,6 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import forge from 'node-forge';
 import { writePrivateFile } from './private-file.js';
@@ -82,11 +83,15 @@ export function loadOrCreateLocalCa(dataDir: string, now: Date = new Date()): Lo
   return created;
 }
 
-/** A server certificate for the local receiver, signed by the CA: loopback names only, valid 30 days. */
+/** The loopback names every local certificate carries. */
+export const LOOPBACK_HOSTS = { ips: ['127.0.0.1', '::1'], dns: ['localhost'] } as const;
+
+/** A server certificate signed by the CA (the local receiver's, the sandbox's): loopback names by default, valid 30 days. */
 export function issueLeafCertificate(
   ca: Pick<LocalCa, 'certPem' | 'keyPem'>,
-  hosts: { ips: string[]; dns: string[] } = { ips: ['127.0.0.1', '::1'], dns: ['localhost'] },
+  hosts: { ips: readonly string[]; dns: readonly string[] } = LOOPBACK_HOSTS,
   now: Date = new Date(),
+  commonName = 'feira listen',
 ): LeafCertificate {
   const caCert = forge.pki.certificateFromPem(ca.certPem);
   const caKey = forge.pki.privateKeyFromPem(ca.keyPem) as forge.pki.rsa.PrivateKey;
@@ -96,7 +101,7 @@ export function issueLeafCertificate(
   cert.serialNumber = serialNumber();
   cert.validity.notBefore = new Date(now.getTime() - 60_000);
   cert.validity.notAfter = new Date(now.getTime() + 30 * 86_400_000);
-  cert.setSubject([{ name: 'commonName', value: 'feira listen' }]);
+  cert.setSubject([{ name: 'commonName', value: commonName }]);
   cert.setIssuer(caCert.subject.attributes);
   cert.setExtensions([
     { name: 'basicConstraints', cA: false },
@@ -123,4 +128,35 @@ export function outboundTrustOf(config: { mode: 'sandbox' | 'strict'; dataDir: s
   const localCa = config.mode === 'sandbox' ? loadOrCreateLocalCa(config.dataDir) : undefined;
   const pems = [config.outboundCa, localCa?.certPem].filter((pem) => pem !== undefined);
   return { localCa, outboundCa: pems.length > 0 ? pems.join('\n') : undefined };
+}
+
+/**
+ * The names the sandbox's own certificate carries: the loopback names, the host it listens on (a wildcard bind
+ * is reached through loopback) and the public URL's host, so a browser or client trusting the CA accepts any of them.
+ */
+export function sandboxHosts(host: string, publicUrl: string | undefined): { ips: string[]; dns: string[] } {
+  const ips = new Set<string>(LOOPBACK_HOSTS.ips);
+  const dns = new Set<string>(LOOPBACK_HOSTS.dns);
+  const add = (name: string) => {
+    const bare = name.replace(/^\[|\]$/g, '');
+    if (bare === '' || bare === '0.0.0.0' || bare === '::') return;
+    if (isIP(bare)) ips.add(bare);
+    else dns.add(bare.toLowerCase());
+  };
+  add(host);
+  if (publicUrl) add(new URL(publicUrl).hostname);
+  return { ips: [...ips], dns: [...dns] };
+}
+
+/**
+ * `feira start`'s HTTPS certificate: issued by the data folder's CA at each start (30 days, a new key each
+ * time; a restart renews it), served with the CA after it so a client that trusts the CA sees the whole chain.
+ */
+export function sandboxServerTls(
+  ca: Pick<LocalCa, 'certPem' | 'keyPem'>,
+  host: string,
+  publicUrl: string | undefined,
+): { cert: string; key: string } {
+  const leaf = issueLeafCertificate(ca, sandboxHosts(host, publicUrl), new Date(), 'Feira sandbox');
+  return { cert: `${leaf.certPem}${ca.certPem}`, key: leaf.keyPem };
 }

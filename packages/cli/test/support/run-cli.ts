@@ -12,13 +12,20 @@ export interface CliRun {
 
 /**
  * Runs `feira <args>` as a real process (node --import tsx), with @feira/* mapped
- * to the TypeScript sources so the test needs no build.
+ * to the TypeScript sources so the test needs no build. A sandbox it starts serves
+ * plain HTTP unless the test gives `FEIRA_HTTP: '0'`.
  */
 export function runCli(args: string[], options: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', bin, ...args], {
       cwd: root,
-      env: { ...process.env, TSX_TSCONFIG_PATH: `${root}tsconfig.typecheck.json`, NO_COLOR: '1', ...options.env },
+      env: {
+        ...process.env,
+        TSX_TSCONFIG_PATH: `${root}tsconfig.typecheck.json`,
+        NO_COLOR: '1',
+        FEIRA_HTTP: '1',
+        ...options.env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -42,7 +49,7 @@ export function runCli(args: string[], options: { env?: Record<string, string>; 
 export function startCli(args: string[], env: Record<string, string> = {}) {
   return spawn(process.execPath, ['--import', 'tsx', bin, ...args], {
     cwd: root,
-    env: { ...process.env, TSX_TSCONFIG_PATH: `${root}tsconfig.typecheck.json`, NO_COLOR: '1', ...env },
+    env: { ...process.env, TSX_TSCONFIG_PATH: `${root}tsconfig.typecheck.json`, NO_COLOR: '1', FEIRA_HTTP: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }

@@ -28,24 +28,38 @@ export interface ClientRegistration {
   token_endpoint_auth_method?: TokenEndpointAuthMethod | undefined;
 }
 
+/** OpenID Connect's scope: every client may ask for it (spec-notes I14), so a registration naming it is accepted and it is not stored (D108). */
+const OPENID = 'openid';
+
 /**
  * The rules a client registration must meet beyond its JSON schema: scopes from
  * the catalogue (spec-notes I11), default scopes among the client's scopes
  * (spec-notes I10), URLs absolute. Each failure is a 422 naming the field.
+ * `openid` is accepted in both lists and left out of what is stored (D108).
  */
 export function validateNewClient(body: ClientRegistration): NewClient {
   body.redirect_uris.forEach((uri, index) => {
     if (!isHttpUrlWithoutFragment(uri))
       throw invalidParameter(`redirect_uris.${index}`, 'body', 'must be an absolute http(s) URL without fragment');
   });
-  const scopes: Scope[] = body.scopes.map((scope, index) => {
+  const scopes: Scope[] = [];
+  body.scopes.forEach((scope, index) => {
+    if (scope === OPENID) return;
     if (!isScope(scope)) throw invalidParameter(`scopes.${index}`, 'body', 'is not a scope of the catalogue');
-    return scope;
+    scopes.push(scope);
   });
-  const defaultScopes: Scope[] = body.default_scopes.map((scope, index) => {
+  if (scopes.length === 0)
+    throw invalidParameter(
+      'scopes',
+      'body',
+      'needs an API scope of the catalogue: openid alone grants no API (every client may ask for openid)',
+    );
+  const defaultScopes: Scope[] = [];
+  body.default_scopes.forEach((scope, index) => {
+    if (scope === OPENID) return;
     if (!isScope(scope)) throw invalidParameter(`default_scopes.${index}`, 'body', 'is not a scope of the catalogue');
     if (!scopes.includes(scope)) throw invalidParameter(`default_scopes.${index}`, 'body', 'must be one of the client’s scopes');
-    return scope;
+    defaultScopes.push(scope);
   });
   for (const field of ['terms_of_use_url', 'privacy_policy_url'] as const) {
     const value = body[field];

@@ -220,6 +220,17 @@ describe.each(testDatabaseTargets())('admin API on $dialect', (target) => {
       expectFieldError(res, 422, 'scopes.1');
     });
 
+    it('D108: openid in scopes and default_scopes is accepted (as at any other provider) and not stored: every client may ask for it; openid alone is 422', async () => {
+      const res = await post(
+        '/admin/v1/clients',
+        clientBody({ scopes: ['openid', 'open:portfolio:read'], default_scopes: ['openid', 'open:portfolio:read'] }),
+      );
+      expect(res.statusCode).toBe(201);
+      expect(res.json()).toMatchObject({ scopes: ['open:portfolio:read'], default_scopes: ['open:portfolio:read'] });
+      expect((await get(`/admin/v1/clients/${res.json().client_id}`)).json().scopes).toEqual(['open:portfolio:read']);
+      expectFieldError(await post('/admin/v1/clients', clientBody({ scopes: ['openid'], default_scopes: [] })), 422, 'scopes');
+    });
+
     it('spec-notes I10: default scopes must be among the client scopes, else 422 naming the entry', async () => {
       const res = await post('/admin/v1/clients', clientBody({ default_scopes: ['open:ticket:read'] }));
       expectFieldError(res, 422, 'default_scopes.0');

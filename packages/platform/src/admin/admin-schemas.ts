@@ -96,8 +96,16 @@ export const CreateClientBody = Type.Object(
       uniqueItems: true,
       description: 'Absolute URLs without fragment (RFC 6749 §3.1.2)',
     }),
-    scopes: Type.Array(ScopeName, { minItems: 1, uniqueItems: true, description: 'From the scope catalogue' }),
-    default_scopes: Type.Array(ScopeName, { uniqueItems: true, description: 'A subset of scopes, always granted' }),
+    scopes: Type.Array(ScopeName, {
+      minItems: 1,
+      uniqueItems: true,
+      description:
+        'From the scope catalogue. `openid` is accepted and not stored: every client may ask for it (D108); at least one API scope is needed',
+    }),
+    default_scopes: Type.Array(ScopeName, {
+      uniqueItems: true,
+      description: 'A subset of scopes, always granted; `openid` is accepted and not stored (D108)',
+    }),
     terms_of_use_url: Type.Optional(Url),
     privacy_policy_url: Type.Optional(Url),
     token_endpoint_auth_method: Type.Optional(

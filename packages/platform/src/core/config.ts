@@ -50,6 +50,17 @@ export interface PlatformConfig {
    */
   gateways?: Readonly<Partial<GatewayBaseUrls>>;
   /**
+   * The operator's technical contact e-mail, sent in the User-Agent of every call to a freight gateway's own
+   * API (`Feira (ops@example.com)`): Melhor Envio requires `Application (contact e-mail)` on every request.
+   * Absent: the User-Agent names no contact, and such gateways may refuse the calls.
+   */
+  gatewayContactEmail?: string;
+  /**
+   * The deadline of a call to a freight gateway's own API (connect, headers and body together, no retry), in ms,
+   * within GATEWAY_TIMEOUT_BOUNDS_MS; absent: the seller API's 1.0 s (QUOTE_TIMEOUT_MS). D107.
+   */
+  gatewayTimeoutMs?: number;
+  /**
    * The bounds of a freight-table upload (shipping/freight/upload-limits.ts says each one's default and why),
    * each a row of the CLI's settings table; absent values take the defaults.
    */
@@ -149,6 +160,12 @@ export interface GatewayBaseUrls {
   melhorEnvio: string;
   frenet: string;
 }
+
+/**
+ * What a gateway call's deadline may be set to (D107): a storefront quote and the checkout's re-quote wait
+ * for it, so it stays within what a buyer waits for shipping prices at checkout.
+ */
+export const GATEWAY_TIMEOUT_BOUNDS_MS = Object.freeze({ min: 200, max: 3000 });
 
 /** The gateways' production hosts (their public documentation). */
 export const DEFAULT_GATEWAY_BASE_URLS: GatewayBaseUrls = Object.freeze({

@@ -78,11 +78,20 @@ export function demoQuote(request: QuoteRequest): QuoteResponse {
   };
 }
 
-function send(res: ServerResponse, status: number, body: unknown): void {
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
   res.end(text);
 }
+
+/** What a browser opening the banner's "Demo quotes" URL reads: what the endpoint is and how to try it. */
+const ABOUT_THE_ENDPOINT =
+  "This is the demo seller's shipping-quote endpoint: the platform POSTs a quote request here (docs/shipping.md). " +
+  'Try it with `npx feira quote-check <this URL>`, or quote a demo store from the console (Shipping, Quote preview).';
 
 async function readBody(req: IncomingMessage): Promise<string | null> {
   const chunks: Buffer[] = [];
@@ -97,7 +106,9 @@ async function readBody(req: IncomingMessage): Promise<string | null> {
 
 async function answer(req: IncomingMessage, res: ServerResponse, stock: DemoStockLookup): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://demo.invalid');
-  if (req.method !== 'POST' || url.pathname !== '/quote') return send(res, 404, { message: 'POST /quote' });
+  if (url.pathname !== '/quote') return send(res, 404, { message: `Not found: ${ABOUT_THE_ENDPOINT}` });
+  // RFC 9110 §15.5.6: the path exists and answers POST only; a browser's GET learns what it is.
+  if (req.method !== 'POST') return send(res, 405, { message: ABOUT_THE_ENDPOINT }, { allow: 'POST' });
   const text = await readBody(req);
   let request: unknown;
   try {

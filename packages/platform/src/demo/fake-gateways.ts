@@ -13,7 +13,8 @@ import type { AddressInfo } from 'node:net';
 export type FakeGatewayKind = 'melhor_envio' | 'frenet';
 
 /** How the fake answers the next calls (a wrong token is always a 401, as the real APIs answer it). */
-export type FakeGatewayBehaviour = 'ok' | 'server_error' | 'slow' | 'malformed' | 'all_refused';
+/** `one_malformed`: the ok answer with one more service that has no price and no delivery time. */
+export type FakeGatewayBehaviour = 'ok' | 'server_error' | 'slow' | 'malformed' | 'all_refused' | 'one_malformed';
 
 export interface FakeGatewayOptions {
   kind: FakeGatewayKind;
@@ -84,6 +85,8 @@ function melhorEnvioAnswer(parcel: Parcel, allRefused: boolean): unknown[] {
   });
   return [service(1, 'PAC', perKilogram(23.45, parcel), 6), service(2, 'SEDEX', perKilogram(48.24, parcel), 2), refused];
 }
+
+type FrenetAnswer = { ShippingSevicesArray: unknown[] };
 
 /** Frenet's documented quote answer: Correios PAC and SEDEX priced, Jadlog refused (`Error`, `Msg`). */
 function frenetAnswer(parcel: Parcel, allRefused: boolean): unknown {
@@ -212,11 +215,21 @@ export async function startFakeGateway(options: FakeGatewayOptions): Promise<Fak
       );
     }
     const allRefused = behaviour === 'all_refused';
-    return send(
-      res,
-      200,
-      options.kind === 'melhor_envio' ? melhorEnvioAnswer(parcel, allRefused) : frenetAnswer(parcel, allRefused),
-    );
+    const answer =
+      options.kind === 'melhor_envio'
+        ? melhorEnvioAnswer(parcel, allRefused)
+        : (frenetAnswer(parcel, allRefused) as FrenetAnswer);
+    if (behaviour === 'one_malformed') {
+      if (Array.isArray(answer)) answer.push({ id: 4, name: 'Mini Envios', company: { id: 1, name: 'Correios' } });
+      else
+        answer.ShippingSevicesArray.push({
+          ServiceCode: '04227',
+          ServiceDescription: 'Mini Envios',
+          Carrier: 'Correios',
+          Error: false,
+        });
+    }
+    return send(res, 200, answer);
   };
 
   const listener = (req: IncomingMessage, res: ServerResponse) => {

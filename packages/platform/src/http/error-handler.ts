@@ -156,13 +156,16 @@ export function platformErrorHandler(
 
 /**
  * The error handler and the not-found one. With `routeMethods`, a real path asked with a
- * method it does not answer is `405 Method Not Allowed` with `Allow` (RFC 9110 §15.5.6), not 404.
+ * method it does not answer is `405 Method Not Allowed` with `Allow` (RFC 9110 §15.5.6), not 404,
+ * and OPTIONS is `204` with that `Allow`.
  */
 export function installErrorHandlers(app: FastifyInstance, routeMethods?: { allowed(url: string): string[] }): void {
   app.setErrorHandler(platformErrorHandler);
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];
     const allowed = routeMethods?.allowed(request.url) ?? [];
+    // RFC 9110 §9.3.7: OPTIONS without a CORS preflight (no Origin) asks what the path answers: 204 with Allow (D109).
+    if (allowed.length > 0 && request.method === 'OPTIONS') return reply.code(204).header('allow', allowed.join(', ')).send();
     if (allowed.length > 0) {
       return reply
         .code(405)

@@ -121,11 +121,11 @@ describe.each(testDatabaseTargets())('HTTP conventions on $dialect', (target) =>
   });
 
   it.each([
-    ['DELETE', '/v1/orders', 'GET, HEAD'],
-    ['PUT', '/v1/orders/an-id', 'GET, HEAD'],
-    ['POST', '/.well-known/jwks.json', 'GET, HEAD'],
-    ['GET', '/oauth/token', 'POST'],
-    ['DELETE', '/admin/v1/clients', 'GET, HEAD, POST'],
+    ['DELETE', '/v1/orders', 'GET, HEAD, OPTIONS'],
+    ['PUT', '/v1/orders/an-id', 'GET, HEAD, OPTIONS'],
+    ['POST', '/.well-known/jwks.json', 'GET, HEAD, OPTIONS'],
+    ['GET', '/oauth/token', 'OPTIONS, POST'],
+    ['DELETE', '/admin/v1/clients', 'GET, HEAD, OPTIONS, POST'],
   ])(
     'spec-notes H4: %s %s is 405 Method Not Allowed with Allow: %s, in the platform error shape',
     async (method, path, allow) => {
@@ -136,6 +136,42 @@ describe.each(testDatabaseTargets())('HTTP conventions on $dialect', (target) =>
       expect(body).toMatchObject({ slug: 'METHOD_NOT_ALLOWED', request_id: expect.any(String) });
     },
   );
+
+  it('RFC 9110 §9.3.7 (D109): OPTIONS without Origin is 204 with Allow naming OPTIONS among the methods the path answers', async () => {
+    for (const [path, allow] of [
+      ['/v1/orders', 'GET, HEAD, OPTIONS'],
+      ['/oauth/token', 'OPTIONS, POST'],
+    ] as const) {
+      const response = await request(`${platform.url}${path}`, { method: 'OPTIONS' });
+      expect(response.statusCode).toBe(204);
+      expect(response.headers.allow).toBe(allow);
+      await response.body.dump();
+    }
+    const unknown = await request(`${platform.url}/v1/no-such-thing`, { method: 'OPTIONS' });
+    expect(unknown.statusCode).toBe(404);
+    await unknown.body.dump();
+  });
+
+  it('RFC 9110 §15.4.5 (D109): a 304 carries the Vary: Accept-Encoding of its compressed 200', async () => {
+    const headers = { 'accept-encoding': 'gzip' };
+    const first = await get('/openapi.json', headers);
+    expect(first.headers['content-encoding']).toBe('gzip');
+    expect(String(first.headers.vary)).toMatch(/accept-encoding/i);
+    const again = await get('/openapi.json', { ...headers, 'if-none-match': first.headers.etag as string });
+    expect(again.status).toBe(304);
+    expect(String(again.headers.vary)).toMatch(/accept-encoding/i);
+  });
+
+  it('RFC 9110 §13.1.2 (D109): If-None-Match: * is 304 when the resource exists, a list matches any of its tags, and a missing resource stays 404', async () => {
+    const auth = { authorization: `Bearer ${token}` };
+    const star = await get('/v1/orders?_limit=2', { ...auth, 'if-none-match': '*' });
+    expect(star.status).toBe(304);
+    expect(star.body.length).toBe(0);
+    const etag = (await get('/v1/orders?_limit=2', auth)).headers.etag as string;
+    expect((await get('/v1/orders?_limit=2', { ...auth, 'if-none-match': `W/"other", ${etag}` })).status).toBe(304);
+    expect((await get('/v1/orders?_limit=2', { ...auth, 'if-none-match': 'W/"other"' })).status).toBe(200);
+    expect((await get('/v1/orders/no-such-order', { ...auth, 'if-none-match': '*' })).status).toBe(404);
+  });
 
   it('spec-notes H4: a path no route has is still 404', async () => {
     const response = await request(`${platform.url}/v1/no-such-thing`, { method: 'DELETE' });

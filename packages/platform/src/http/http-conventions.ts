@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import compress from '@fastify/compress';
 import etag from '@fastify/etag';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 
 /** Answers smaller than this go out as they are: below it a compressed body saves less than its headers cost (D47). */
@@ -16,9 +16,27 @@ export const COMPRESSION_THRESHOLD_BYTES = 1024;
  * gzip and a brotli answer share it; weak, because their bytes differ (RFC 9110 §8.8.1).
  * An answer that already has a Content-Encoding (the console's pre-compressed
  * assets) is never encoded twice. Request bodies are not decompressed.
+ * The 304 is this module's (D109): `If-None-Match` as RFC 9110 §13.1.2 reads it
+ * (`*`, a list, weak comparison), and the 304 carries the `Vary: Accept-Encoding`
+ * its 200 would (§15.4.5), which the compression hook never sees on an empty body.
  */
 export async function installHttpConventions(app: FastifyInstance): Promise<void> {
-  await app.register(etag, { weak: true, hashFn: (payload) => hash('sha1', payload, 'base64url') });
+  await app.register(etag, {
+    weak: true,
+    hashFn: (payload) => hash('sha1', payload, 'base64url'),
+    replyWith304: false,
+  });
+  // After etag's hook (both the app's, in this order), before compression's (each route's).
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (reply.statusCode !== 200 || (request.method !== 'GET' && request.method !== 'HEAD')) return payload;
+    const condition = request.headers['if-none-match'];
+    const etag = reply.getHeader('etag');
+    if (condition === undefined || typeof etag !== 'string' || !noneMatchFails(condition, etag)) return payload;
+    const size = typeof payload === 'string' ? Buffer.byteLength(payload) : Buffer.isBuffer(payload) ? payload.length : 0;
+    if (size >= COMPRESSION_THRESHOLD_BYTES) addVary(reply, 'accept-encoding');
+    reply.code(304);
+    return '';
+  });
   await app.register(compress, {
     globalDecompression: false,
     threshold: COMPRESSION_THRESHOLD_BYTES,
@@ -26,6 +44,31 @@ export async function installHttpConventions(app: FastifyInstance): Promise<void
     // percent fewer bytes on a list page (D47); a client that takes only br gets br.
     encodings: ['gzip', 'br'],
   });
+}
+
+/** The opaque part of an entity tag, for the weak comparison (RFC 9110 §8.8.3.2): `W/"x"` and `"x"` match. */
+function opaque(tag: string): string {
+  return tag.trim().replace(/^W\//, '');
+}
+
+/**
+ * RFC 9110 §13.1.2: `If-None-Match` is false (so a GET is answered 304) when it is `*` and a current
+ * representation exists, or when one of its listed tags matches the current one by weak comparison.
+ */
+export function noneMatchFails(condition: string, etag: string): boolean {
+  if (condition.trim() === '*') return true;
+  const current = opaque(etag);
+  return condition.split(',').some((tag) => opaque(tag) === current);
+}
+
+function addVary(reply: FastifyReply, field: string): void {
+  const existing = reply.getHeader('vary');
+  const fields = String(existing ?? '')
+    .split(',')
+    .map((f) => f.trim())
+    .filter(Boolean);
+  if (fields.includes('*') || fields.some((f) => f.toLowerCase() === field)) return;
+  reply.header('vary', [...fields, field].join(', '));
 }
 
 /**
@@ -52,11 +95,16 @@ export class RouteMethods {
     });
   }
 
-  /** The methods the path answers, for `Allow`; empty when no route has the path at all. */
+  /**
+   * The methods the path answers, for `Allow`; empty when no route has the path at all. OPTIONS is one of
+   * them on every path that has a route (D109): the not-found handler answers it, and a CORS preflight too.
+   */
   allowed(url: string): string[] {
     const path = url.split('?')[0] ?? url;
     const allowed = [...this.#methods].filter((method) => method !== 'OPTIONS' && this.#router.find(method, path) !== null);
+    if (allowed.length === 0) return [];
     if (allowed.includes('GET') && !allowed.includes('HEAD')) allowed.push('HEAD');
+    allowed.push('OPTIONS');
     return allowed.sort();
   }
 }

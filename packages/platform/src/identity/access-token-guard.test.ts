@@ -34,6 +34,21 @@ describe.each(testDatabaseTargets())('access-token guard on $dialect', (target) 
     }
   });
 
+  it('RFC 6750 §2.3, §5.3: a token sent as ?access_token= is 401 naming the Authorization header, not "missing"', async () => {
+    const seller = await platform.createSeller();
+    const token = await platform.mintAccessToken({ tenants: seller.tenantIds, scopes: ['open:order-order:read'] });
+    const res = await probe.app.inject({ method: 'GET', url: `/probe?access_token=${token}` });
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toMatchObject({
+      slug: 'UNAUTHORIZED',
+      message: expect.stringContaining('Authorization header'),
+      details: [{ field: 'access_token', location: 'query' }],
+    });
+    expect(res.headers['www-authenticate']).toContain('error="invalid_request"');
+    // The token is not echoed back.
+    expect(res.body).not.toContain(token);
+  });
+
   it('spec Authentication §6: an access token is refused once expires_in has passed (clock moved)', async () => {
     const seller = await platform.createSeller();
     const token = await platform.mintAccessToken({ tenants: seller.tenantIds, scopes: ['open:order-order:read'] });

@@ -38,6 +38,32 @@ function unauthorized(description: string, error = 'invalid_token'): PlatformErr
   });
 }
 
+/** Whether the URL carries `access_token` (RFC 6750 §2.3's query method, which Feira does not read). */
+function tokenInQuery(url: string): boolean {
+  const query = url.indexOf('?');
+  return query >= 0 && new URLSearchParams(url.slice(query + 1)).has('access_token');
+}
+
+/**
+ * A token sent as `?access_token=` (passport-oauth2's default, RFC 6750 §2.3): refused, since URLs reach logs
+ * and histories (RFC 6750 §5.3), with a message that names the header to send it in rather than "missing".
+ */
+function tokenInQueryRefused(): PlatformError {
+  const message = 'The access token came in the query (access_token): send it in the Authorization header as "Bearer <token>"';
+  return new PlatformError('UNAUTHORIZED', {
+    message,
+    headers: { 'www-authenticate': `Bearer realm="feira", error="invalid_request", error_description="${message}"` },
+    details: [
+      {
+        field: 'access_token',
+        location: 'query',
+        message: 'is not read: use the Authorization header',
+        slug: 'INVALID_PARAMETER_VALUE',
+      },
+    ],
+  });
+}
+
 /** 403 for a tenant the token does not cover (spec-notes I9); RFC 6750 §3.1 names that insufficient_scope. */
 function forbidden(message: string, field: string, location: 'header' | 'query' = 'header') {
   return new PlatformError('FORBIDDEN', {
@@ -85,7 +111,10 @@ export function requireAccessToken(scope: Scope | null): preHandlerAsyncHookHand
 export async function verifiedAccessToken(request: FastifyRequest): Promise<TokenClaims> {
   const { signer, database } = request.server.identity;
   const header = request.headers.authorization;
-  if (!header) throw unauthorized('Missing bearer token', '');
+  if (!header) {
+    if (tokenInQuery(request.url)) throw tokenInQueryRefused();
+    throw unauthorized('Missing bearer token', '');
+  }
   const token = bearerToken(header);
   if (!token) throw unauthorized('Malformed Authorization header', 'invalid_request');
   let claims: TokenClaims;

@@ -20,7 +20,7 @@ export interface QuoteCallResult {
   latencyMs: number;
   /** The seller's HTTP status, null when no answer came. */
   httpStatus: number | null;
-  /** Why the outcome is not `ok`: rule ids and messages, or the transport error. Never the URL. */
+  /** Why the outcome is not `ok`: rule ids and messages, or the transport error; for an `ok` gateway call, what it left out. Never the URL. */
   detail: string | null;
   /** The validated answer (outcome `ok`). */
   response?: QuoteResponse;
@@ -59,7 +59,7 @@ export interface QuoteProtocol {
    * A 2xx JSON answer as a seller-API quote response (validated after, as a
    * seller's), or why it cannot be one (`invalid_response`).
    */
-  decode(answer: unknown, request: QuoteRequest): { response: unknown } | { invalid: string };
+  decode(answer: unknown, request: QuoteRequest): { response: unknown; skipped?: string } | { invalid: string };
 }
 
 const MAX_DETAIL_CHARS = 2000;
@@ -239,7 +239,8 @@ export async function callSellerQuote(
       if ('invalid' in decoded) return result('invalid_response', decoded.invalid.slice(0, MAX_DETAIL_CHARS));
       const problems = checkQuoteResponse(request, decoded.response, { distributionCenterIds: options.distributionCenterIds });
       if (problems.length > 0) return result('invalid_response', describeViolations(problems));
-      return result('ok', null, { response: decoded.response as QuoteResponse });
+      // What the gateway answered but could not be offered (a malformed service) is the ok call's detail: the quote log shows it.
+      return result('ok', decoded.skipped?.slice(0, MAX_DETAIL_CHARS) ?? null, { response: decoded.response as QuoteResponse });
     }
 
     if (answer.statusCode === 400) {

@@ -36,6 +36,13 @@ describe.each(testDatabaseTargets())('demo seller on $dialect', (target) => {
     });
   });
 
+  it("RFC 9110 §15.5.6: a browser's GET of the banner's Demo quotes URL is 405 Allow: POST saying what the endpoint is and how to try it", async () => {
+    const res = await fetch(`${demo.url}/quote?store=${tenantId}`);
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+    expect(((await res.json()) as { message: string }).message).toMatch(/shipping-quote endpoint.*npx feira quote-check/);
+  });
+
   it('spec-notes Q5: the demo answer passes the rule set and shows the fastest (CD-SP) and the cheapest (CD-RJ)', async () => {
     const body = (await quote('20040002')).json();
     expect(body.available).toBe(true);

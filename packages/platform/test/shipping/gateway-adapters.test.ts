@@ -34,7 +34,10 @@ describe.each(testDatabaseTargets())('freight gateway adapters on $dialect', (ta
       fakes[kind] = await startFakeGateway({ kind, token: TOKEN[kind], tls: { key: testTls.key, cert: testTls.cert } });
     platform = await createTestPlatform(target, {
       outboundCa: testTls.ca,
-      config: testConfig({ gateways: { melhorEnvio: fakes.melhor_envio.url, frenet: fakes.frenet.url } }),
+      config: testConfig({
+        gateways: { melhorEnvio: fakes.melhor_envio.url, frenet: fakes.frenet.url },
+        gatewayContactEmail: 'ops@feira.example',
+      }),
     });
   });
   afterAll(async () => {
@@ -136,6 +139,25 @@ describe.each(testDatabaseTargets())('freight gateway adapters on $dialect', (ta
       },
     );
 
+    it('D107: a service without price or delivery time is left out and named in the quote log, the others are offered; every call names the operator in its User-Agent', async () => {
+      const fake = fakes[kind];
+      fake.behave('one_malformed');
+      const tenantId = await gatewayStore(kind, TOKEN[kind], true);
+      const before = fake.calls.length;
+      const body = await quote(platform, tenantId, '01310100', CART);
+      fake.behave('ok');
+      const { fastest, cheapest } = EXPECTED[kind];
+      expect(shown(body)).toEqual([
+        [...fastest, ['fastest']],
+        [...cheapest, ['cheapest']],
+      ]);
+      const log = await quoteLog(platform, tenantId);
+      expect(log).toEqual([expect.objectContaining({ outcome: 'ok', gateway_kind: kind, fallback_used: 0 })]);
+      expect(log[0]?.detail).toMatch(/^gateway\.service-skipped: .*Mini Envios.* has no /);
+      // Melhor Envio's rule: `Application (technical contact e-mail)` on every request.
+      expect(fake.calls[before]?.headers['user-agent']).toBe('Feira (ops@feira.example)');
+    });
+
     it('spec-notes Q8 (D57, D59): the credential is write-only, never logged, and the gateway needs a centre with a zipcode', async () => {
       const tenantId = await gatewayStore(kind);
       const read = await platform.app.inject({ method: 'GET', url: `/admin/v1/tenants/${tenantId}/shipping`, headers: admin });
@@ -167,5 +189,30 @@ describe.each(testDatabaseTargets())('freight gateway adapters on $dialect', (ta
       expect(otherKind.statusCode).toBe(422);
       expect(otherKind.json().details[0].field).toBe('gateway.credential');
     });
+  });
+
+  it("D107: the operator's gateway deadline (PlatformConfig.gatewayTimeoutMs) is the one a silent gateway is cut at, and the log says it", async () => {
+    const short = await createTestPlatform(target, {
+      outboundCa: testTls.ca,
+      config: testConfig({ gateways: { melhorEnvio: fakes.melhor_envio.url }, gatewayTimeoutMs: 300 }),
+    });
+    try {
+      fakes.melhor_envio.behave('slow');
+      const tenantId = await storeWithSettings(short, {
+        method: 'gateway',
+        gateway: { kind: 'melhor_envio', credential: TOKEN.melhor_envio },
+        distribution_centers: [{ id: 'CD-SP', zipcode: '01001000' }],
+      });
+      await addProducts(short, tenantId, PRODUCTS);
+      await quote(short, tenantId, '01310100', CART);
+      const log = await quoteLog(short, tenantId);
+      expect(log).toEqual([expect.objectContaining({ outcome: 'timeout', gateway_kind: 'melhor_envio' })]);
+      expect(log[0]?.detail).toBe('no full answer within 300 ms');
+      // Without a contact e-mail the User-Agent names the application alone.
+      expect(fakes.melhor_envio.calls.at(-1)?.headers['user-agent']).toBe('Feira');
+    } finally {
+      fakes.melhor_envio.behave('ok');
+      await short.close();
+    }
   });
 });

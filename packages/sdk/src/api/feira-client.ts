@@ -9,7 +9,7 @@ import type { RecordAt, RecordByPath, RecordItemPath, RecordListPath } from './r
  * @example
  * ```ts
  * const options: FeiraClientOptions = {
- *   baseUrl: 'http://localhost:8080',
+ *   baseUrl: 'https://localhost:8080',
  *   accessToken: () => tokens.accessToken('seller-42'),
  *   tenantId: '0f8fad5b-d9cb-469f-a165-70867728950e',
  * };
@@ -119,7 +119,7 @@ function queryString(query: RequestOptions['query'] | undefined): string {
  * ```ts
  * import { FeiraClient } from '@feira/sdk';
  *
- * const api = new FeiraClient({ baseUrl: 'http://localhost:8080', accessToken: () => tokens.accessToken(sellerId) });
+ * const api = new FeiraClient({ baseUrl: 'https://localhost:8080', accessToken: () => tokens.accessToken(sellerId) });
  * for await (const order of api.list('/v1/orders', { sort: 'created_at:desc', paginate: 'cursor' })) {
  *   console.log(order);
  * }

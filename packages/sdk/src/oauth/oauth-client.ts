@@ -9,7 +9,7 @@ import { OAuthError } from './oauth-error.js';
  * @example
  * ```ts
  * const client: OAuthClientCredentials = {
- *   authUrl: 'http://localhost:8080',
+ *   authUrl: 'https://localhost:8080',
  *   clientId: process.env.FEIRA_CLIENT_ID!,
  *   clientSecret: process.env.FEIRA_CLIENT_SECRET!,
  * };
@@ -73,7 +73,7 @@ export function createPkce(): Pkce {
  * @example
  * ```ts
  * const input: AuthorizationUrlInput = {
- *   authUrl: 'http://localhost:8080', clientId: 'client_abc', redirectUri: 'https://app.example/callback',
+ *   authUrl: 'https://localhost:8080', clientId: 'client_abc', redirectUri: 'https://app.example/callback',
  *   scopes: ['open:order-order:read'], state: 'seller42', chooseTenants: true,
  * };
  * ```
@@ -102,7 +102,7 @@ export interface AuthorizationUrlInput {
  * import { authorizationUrl } from '@feira/sdk';
  *
  * reply.redirect(authorizationUrl({
- *   authUrl: 'http://localhost:8080',
+ *   authUrl: 'https://localhost:8080',
  *   clientId: process.env.FEIRA_CLIENT_ID!,
  *   redirectUri: 'http://localhost:3000/callback',
  *   scopes: ['open:ticket:read', 'open:webhook:write'],
@@ -203,7 +203,7 @@ function tokenRequest(credentials: OAuthClientCredentials, body: string, content
  * import { exchangeCode } from '@feira/sdk';
  *
  * const tokens = await exchangeCode({
- *   authUrl: 'http://localhost:8080',
+ *   authUrl: 'https://localhost:8080',
  *   clientId: process.env.FEIRA_CLIENT_ID!,
  *   clientSecret: process.env.FEIRA_CLIENT_SECRET!,
  *   code: String(request.query.code),

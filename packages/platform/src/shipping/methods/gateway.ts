@@ -3,6 +3,7 @@ import { DEFAULT_GATEWAY_BASE_URLS } from '../../core/config.js';
 import { invalidParameter } from '../../core/platform-error.js';
 import { callSellerQuote, type QuoteCallResult } from '../quote-caller.js';
 import { quoteTargetOf } from '../quote-url.js';
+import { gatewayUserAgent } from './gateways/gateway-adapter.js';
 import { GATEWAY_ADAPTERS, GATEWAY_KINDS, type GatewayOrigin, gatewayAdapterOf, SELLER_API_CONTRACT } from './gateways/index.js';
 import { callAnswer, type QuoteMethodModule } from './quote-method.js';
 
@@ -155,7 +156,9 @@ export const gatewayMethod: QuoteMethodModule<typeof settingsFields> = {
       input.request,
       {
         distributionCenterIds: input.settings.distributionCenterIds,
-        protocol: adapter.protocol(credential, origin),
+        protocol: adapter.protocol(credential, origin, gatewayUserAgent(services.config.gatewayContactEmail)),
+        // D107: the operator's deadline for a gateway's own API, within GATEWAY_TIMEOUT_BOUNDS_MS.
+        ...(services.config.gatewayTimeoutMs !== undefined ? { timeoutMs: services.config.gatewayTimeoutMs } : {}),
       },
     );
     return callAnswer('gateway', { ...call, gatewayKind: adapter.kind });

@@ -41,21 +41,26 @@ export function frenetBody(request: QuoteRequest, origin: GatewayOrigin): Frenet
 /**
  * Frenet (D57): `token` header; centimetres and kilograms; the services in
  * `ShippingSevicesArray` (sic), each priced or marked `Error` with `Msg`
- * (left out, D58). Option ids are `frenet-<ServiceCode>`.
+ * (left out, D58); one without code, price or delivery time is left out too and
+ * named in the quote log (D107). Option ids are `frenet-<ServiceCode>`.
  */
 export const frenetAdapter: GatewayAdapter = {
   kind: 'frenet',
   label: 'Frenet',
   baseUrlSetting: 'frenet',
   path: '/shipping/quote',
-  protocol(credential, origin) {
+  protocol(credential, origin, userAgent) {
     return {
-      encode: (request) => ({ body: JSON.stringify(frenetBody(request, origin)), headers: { token: credential } }),
+      encode: (request) => ({
+        body: JSON.stringify(frenetBody(request, origin)),
+        headers: { token: credential, 'user-agent': userAgent },
+      }),
       decode(answer, request) {
         const services = isRecord(answer) ? answer.ShippingSevicesArray : undefined;
         if (!Array.isArray(services)) return { invalid: 'gateway.shape: the Frenet answer has no ShippingSevicesArray' };
         const options: DeliveryOption[] = [];
         const refused: string[] = [];
+        const malformed: string[] = [];
         for (const [i, service] of services.entries()) {
           if (!isRecord(service)) return { invalid: `gateway.shape: ShippingSevicesArray[${i}] is not an object` };
           const name = textOf(service.ServiceDescription) ?? `service ${i}`;
@@ -67,13 +72,13 @@ export const frenetAdapter: GatewayAdapter = {
           const code = textOf(service.ServiceCode);
           const price = moneyOf(service.ShippingPrice);
           const days = daysOf(service.DeliveryTime);
-          if (code === undefined || price === undefined || days === undefined)
-            return {
-              invalid: `gateway.shape: ShippingSevicesArray[${i}] (${name}) has no ServiceCode, ShippingPrice or DeliveryTime`,
-            };
+          if (code === undefined || price === undefined || days === undefined) {
+            malformed.push(`ShippingSevicesArray[${i}] (${name}) has no ServiceCode, ShippingPrice or DeliveryTime`);
+            continue;
+          }
           options.push(gatewayOption({ id: `frenet-${code}`, carrier, service: name, price, days }, origin));
         }
-        return wholeCartResponse(request, options, refused, 'Frenet');
+        return wholeCartResponse(request, options, refused, 'Frenet', malformed);
       },
     };
   },

@@ -23,8 +23,16 @@ export interface GatewayAdapter {
   readonly baseUrlSetting: keyof GatewayBaseUrls;
   /** The quote path under the base URL. */
   readonly path: string;
-  /** The wire protocol for one store: its credential and origin. */
-  protocol(credential: string, origin: GatewayOrigin): QuoteProtocol;
+  /** The wire protocol for one store: its credential and origin, and the User-Agent the platform sends as. */
+  protocol(credential: string, origin: GatewayOrigin, userAgent: string): QuoteProtocol;
+}
+
+/**
+ * The User-Agent of a call to a gateway's own API: the application and the operator's technical contact,
+ * the form Melhor Envio requires on every request (`Aplicação (email para contato técnico)`).
+ */
+export function gatewayUserAgent(contactEmail: string | undefined): string {
+  return contactEmail ? `Feira (${contactEmail})` : 'Feira';
 }
 
 /** Metres (the platform's unit, spec-notes Q2) to centimetres with two decimals. */
@@ -59,22 +67,29 @@ export function textOf(value: unknown): string | undefined {
 /**
  * The options a gateway priced, as one package holding the whole cart (its
  * services each carry the cart), or why there are none: every service the
- * gateway marked as an error is left out (D58).
+ * gateway marked as an error is left out (D58), and so is a malformed one (no
+ * id, price or delivery time: D107), named in `skipped` so the quote log says
+ * why it is missing while the others are offered.
  */
 export function wholeCartResponse(
   request: QuoteRequest,
   options: DeliveryOption[],
   refused: string[],
   label: string,
-): { response: QuoteResponse } | { invalid: string } {
+  malformed: string[] = [],
+): { response: QuoteResponse; skipped?: string } | { invalid: string } {
   if (options.length === 0) {
-    const why = refused.length > 0 ? `: ${refused.slice(0, 10).join('; ')}` : '';
+    const reasons = [...refused, ...malformed];
+    const why = reasons.length > 0 ? `: ${reasons.slice(0, 10).join('; ')}` : '';
     return { invalid: `gateway.no-service: ${label} priced no service for this shipment${why}` };
   }
   return {
     response: {
       packages: [{ delivery_options: options, items: request.items.map((item) => ({ sku: item.sku, quantity: item.quantity })) }],
     },
+    ...(malformed.length > 0
+      ? { skipped: `gateway.service-skipped: ${label} services left out: ${malformed.slice(0, 10).join('; ')}` }
+      : {}),
   };
 }
 
