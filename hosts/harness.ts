@@ -328,6 +328,9 @@ export class Hosts {
           this.publicUrl,
           '--seed',
           'none',
+          // Plain HTTP between hosts, TLS ending in front of them as docs/deploy.md puts it; the sandbox's
+          // own HTTPS (its data folder's CA) is for one machine.
+          '--http',
           ...common,
         ],
         env,
