@@ -9,7 +9,7 @@ import { hashPassword, sha256Hex } from './core/hashing.js';
 import { ACCESS_TOKEN_TYP } from './identity/index.js';
 import { type CreatePlatformOptions, createPlatform, type Platform } from './platform.js';
 import type { Database } from './storage/database.js';
-import { type TestDatabaseTarget, testDatabaseTargets } from './storage/test-databases.js';
+import { type TestDatabaseTarget, testDatabaseTargets } from './test-databases.js';
 import type { BackgroundWorkers } from './workers.js';
 
 export { ManualClock } from './core/clock.js';
@@ -19,7 +19,7 @@ export {
   sharedDatabaseUrl,
   type TestDatabaseTarget,
   testDatabaseTargets,
-} from './storage/test-databases.js';
+} from './test-databases.js';
 export { testTls, writeTestTlsFiles } from './testing-tls.js';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
 import { authorizeThroughPages, formFields, PageClient } from '../identity/test-support/page-client.js';
-import { testDatabaseTargets } from '../storage/test-databases.js';
+import { testDatabaseTargets } from '../test-databases.js';
 import { type ListeningPlatform, listenPlatform, testConfig } from '../testing.js';
 
 describe.each(testDatabaseTargets())('sandbox demo callback on $dialect', (target) => {

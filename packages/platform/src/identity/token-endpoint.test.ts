@@ -4,7 +4,7 @@ import { Value } from '@sinclair/typebox/value';
 import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
-import { testDatabaseTargets } from '../storage/test-databases.js';
+import { testDatabaseTargets } from '../test-databases.js';
 import { createTestPlatform, type TestPlatform, testConfig } from '../testing.js';
 import { issueAuthorizationCode } from './authorization-codes.js';
 import { REFRESH_GRACE_MAX_USES, REFRESH_GRACE_SECONDS } from './refresh-token-grace.js';

@@ -1,7 +1,7 @@
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordConsent } from '../../src/identity/consent-store.js';
-import { testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { testDatabaseTargets } from '../../src/test-databases.js';
 import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform, TEST_ADMIN_TOKEN } from '../../src/testing.js';
 import { createOrders, createProducts } from '../lists/list-fixtures.js';
 import { uploadTable, vtexCsv } from '../shipping/freight-kit.js';

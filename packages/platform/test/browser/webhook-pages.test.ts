@@ -3,7 +3,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toZonedInput } from '../../src/console/console-kit.js';
 import { recordConsent } from '../../src/identity/consent-store.js';
-import { testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { testDatabaseTargets } from '../../src/test-databases.js';
 import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform, pollUntil, testTls } from '../../src/testing.js';
 import { type LoopbackReceiver, type ReceivedRequest, startReceiver } from '../webhooks/loopback-receiver.js';
 import { dispatcherOf, recordChange, SELLER_SCOPES, signup } from '../webhooks/webhook-kit.js';

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { SCOPE_NAMES } from '@feira/contract';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { testDatabaseTargets } from '../../src/test-databases.js';
 import { type ListeningPlatform, listenPlatform, TEST_ADMIN_TOKEN } from '../../src/testing.js';
 
 const run = promisify(execFile);
