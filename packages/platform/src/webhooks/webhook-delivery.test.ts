@@ -10,7 +10,6 @@ import { createTestPlatform, type TestPlatform, testConfig, testDatabaseTargets,
 import { deliveryId } from './delivery-id.js';
 import { fanOutEvents } from './fan-out.js';
 import { signUp } from './subscription-store.js';
-import { WebhookDispatcher } from './webhook-dispatcher.js';
 
 /** The receiver's check, written independently of the platform's signer: HMAC-SHA256 over `<ts>.<raw bytes>`. */
 function expectedDigest(secret: string, request: ReceivedRequest): string {
@@ -203,7 +202,7 @@ describe.each(testDatabaseTargets())('webhook delivery on $dialect', (target) =>
         strictApp.platform,
       );
       await recordChange(platform, { tenantId: seller.tenantId });
-      await new WebhookDispatcher(strictApp.platform, { worker: 'strict-worker', requestTimeoutMs: 2_000 }).drain();
+      await dispatcherOf({ app: strictApp }, { worker: 'strict-worker' }).drain();
       expect(hooks.received).toHaveLength(0);
       const delivery = await platform.database.db
         .selectFrom('webhook_deliveries')
