@@ -105,6 +105,17 @@ export async function createTestPlatform(
   return testKit(platform, clock);
 }
 
+/**
+ * Another platform over an open test database: a second deployment on the same
+ * rows (strict mode, another public URL, a restart with other keys), built by
+ * the composition root as the first one is. Closing it leaves the database to
+ * its owner.
+ */
+export async function platformOver(database: Database, deps: TestPlatformDeps = {}): Promise<TestPlatform> {
+  const shared: Database = { ...database, close: async () => {} };
+  return createTestPlatform({ dialect: database.dialect, open: async () => shared }, deps);
+}
+
 /** The helpers of a test platform over a running one (a test that builds its platform itself takes them too). */
 export function testKit(platform: Platform, clock: ManualClock): TestPlatform {
   const app = platform.app as FastifyInstance;

@@ -5,12 +5,13 @@ import { fileURLToPath } from 'node:url';
 import type { Topic } from '@feira/contract';
 import { appendEvent, type RecordChange } from '../../src/records/outbox.js';
 import { inTransaction } from '../../src/records/record-write.js';
-import { ManualClock, type TestPlatform } from '../../src/testing.js';
+import { createTestPlatform, ManualClock, type TestPlatform, type TestPlatformDeps, testTls } from '../../src/testing.js';
 import {
   WebhookDispatcher,
   type WebhookDispatcherDeps,
   type WebhookDispatcherOptions,
 } from '../../src/webhooks/webhook-dispatcher.js';
+import { type LoopbackReceiver, startReceiver } from './loopback-receiver.js';
 
 export interface Seller {
   tenantId: string;
@@ -83,6 +84,27 @@ export async function recordChange(
       platform.app.platform,
     ),
   );
+}
+
+/**
+ * A test platform whose outbound client trusts the test CA, and one HTTPS
+ * receiver: what the dispatcher and its parts are tested against. `close`
+ * stops the receiver, then the platform.
+ */
+export async function platformWithReceiver(
+  target: Parameters<typeof createTestPlatform>[0],
+  options: TestPlatformDeps = {},
+): Promise<{ platform: TestPlatform; receiver: LoopbackReceiver; close(): Promise<void> }> {
+  const platform = await createTestPlatform(target, { outboundCa: testTls.ca, ...options });
+  const receiver = await startReceiver({ tls: true });
+  return {
+    platform,
+    receiver,
+    async close() {
+      await receiver.close();
+      await platform.close();
+    },
+  };
 }
 
 /** A dispatcher on the test platform (or any app's context); `deps` replaces some of the platform's (a log to read, say). */
