@@ -22,7 +22,7 @@ export interface Sandbox {
   demo: DemoFile | undefined;
 }
 
-export interface DemoFile {
+interface DemoFile {
   sellerLogin: string;
   sellerPassword: string;
   clientId: string;
@@ -35,7 +35,7 @@ export interface DemoFile {
 export class NoSandboxError extends Error {}
 
 /** The data folder: `--data-dir`, else FEIRA_DATA_DIR, else `./.feira` (as `feira start`). */
-export function dataDirOf(flag: string | undefined, env = process.env, cwd = process.cwd()): string {
+function dataDirOf(flag: string | undefined, env = process.env, cwd = process.cwd()): string {
   const raw = flag ?? (env.FEIRA_DATA_DIR || './.feira');
   return isAbsolute(raw) ? raw : resolve(cwd, raw);
 }

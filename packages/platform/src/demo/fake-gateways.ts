@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 export type FakeGatewayKind = 'melhor_envio' | 'frenet';
 
 /** How the fake answers the next calls (a wrong token is always a 401, as the real APIs answer it). */
-export type FakeGatewayBehaviour = 'ok' | 'server_error' | 'slow' | 'malformed' | 'all_refused';
+type FakeGatewayBehaviour = 'ok' | 'server_error' | 'slow' | 'malformed' | 'all_refused';
 
 export interface FakeGatewayOptions {
   kind: FakeGatewayKind;
@@ -27,7 +27,7 @@ export interface FakeGatewayOptions {
 }
 
 /** A call the fake received: the tests check the units and fields an adapter sent. */
-export interface FakeGatewayCall {
+interface FakeGatewayCall {
   path: string;
   headers: IncomingMessage['headers'];
   body: unknown;

@@ -6,7 +6,7 @@ import type { Database } from '../storage/database.js';
 
 export const SIGNING_ALG = 'ES256';
 
-export interface SigningKey {
+interface SigningKey {
   kid: string;
   privateKey: CryptoKey;
   publicJwk: JWK;

@@ -10,7 +10,7 @@ import type { ListField } from './list-resource.js';
 export type ParsedValue = { ok: true; sql: string | number; echo: string | number } | { ok: false; message: string };
 
 /** Longest accepted filter value; longer values cannot match anything a seller stores. */
-export const MAX_FILTER_VALUE_LENGTH = 200;
+const MAX_FILTER_VALUE_LENGTH = 200;
 
 const INTEGER = /^-?\d{1,15}$/;
 const NUMBER = /^-?\d{1,15}(\.\d{1,6})?$/;

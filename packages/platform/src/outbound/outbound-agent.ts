@@ -88,7 +88,7 @@ const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE
  * Node 22.15 and later say it themselves (`tls.getCACertificates('default')`);
  * on older versions the bundled roots plus the file Node itself read at start.
  */
-export function defaultTrustedCertificates(): string[] {
+function defaultTrustedCertificates(): string[] {
   const getCACertificates = (tls as { getCACertificates?: (type?: string) => string[] }).getCACertificates;
   if (typeof getCACertificates === 'function') return getCACertificates('default');
   return [...tls.rootCertificates, ...extraCertificates(process.env.NODE_EXTRA_CA_CERTS)];

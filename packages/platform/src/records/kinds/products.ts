@@ -7,7 +7,7 @@ import { SEED_LAST_NAMES } from '../seed-records-values.js';
 
 export type ProductRow = RowOf<'products'>;
 
-export function presentProduct(row: ProductRow): ProductRecord {
+function presentProduct(row: ProductRow): ProductRecord {
   return {
     id: row.id,
     sku: row.sku,
