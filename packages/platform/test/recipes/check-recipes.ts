@@ -48,7 +48,8 @@ function copyTree(): string {
     .filter((file) => file && existsSync(join(root, file)));
   for (const file of files) {
     mkdirSync(dirname(join(copy, file)), { recursive: true });
-    cpSync(join(root, file), join(copy, file));
+    // With their times: peers/install.mjs then knows the copy's peers are the ones installed.
+    cpSync(join(root, file), join(copy, file), { preserveTimestamps: true });
   }
   // Installed packages are shared, not copied.
   for (const modules of [
@@ -102,6 +103,8 @@ try {
   for (const problem of problems) console.error(`recipe: ${problem}`);
   failed = problems.length > 0;
   failed = !run(copy, 'npx', ['tsc', '-p', 'tsconfig.typecheck.json', '--noEmit']) || failed;
+  // What a recipe adds is imported where it is used: no export left dead (npm run check:exports).
+  failed = !run(copy, 'npx', ['knip', '--include', 'exports,types']) || failed;
   failed = !run(copy, 'npx', ['vitest', 'run', ...PINNING_SUITES]) || failed;
 } finally {
   if (process.env.FEIRA_KEEP_RECIPE_COPY) console.log(`the copy stays at ${copy}`);
