@@ -45,16 +45,15 @@ function copyTree(): string {
   const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root })
     .toString()
     .split('\0')
-    .filter((file) => file && existsSync(join(root, file)));
+    .filter((file) => file && !file.startsWith('peers/') && existsSync(join(root, file)));
   for (const file of files) {
     mkdirSync(dirname(join(copy, file)), { recursive: true });
-    // With their times: peers/install.mjs then knows the copy's peers are the ones installed.
-    cpSync(join(root, file), join(copy, file), { preserveTimestamps: true });
+    cpSync(join(root, file), join(copy, file));
   }
-  // Installed packages are shared, not copied.
+  // Installed packages are shared, not copied; peers/ too, so its installer finds them installed already.
   for (const modules of [
     'node_modules',
-    'peers/node_modules',
+    'peers',
     ...['contract', 'platform', 'sdk', 'cli'].map((p) => `packages/${p}/node_modules`),
   ]) {
     if (existsSync(join(root, modules))) symlinkSync(join(root, modules), join(copy, modules), 'dir');
