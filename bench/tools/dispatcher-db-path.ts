@@ -35,7 +35,10 @@ if (values.dialect === 'postgres' && !postgresUrl) throw new Error('--dialect po
 const root = resolve(values.root as string);
 const events = Number(values.events);
 const load = (path: string) => import(pathToFileURL(resolve(root, 'packages/platform/src', path)).href);
-const { openSqliteTestDatabase, openPostgresTestDatabase } = await load('storage/test-databases.ts');
+// A checkout from before prepareDatabase keeps the test databases under storage/.
+const { openSqliteTestDatabase, openPostgresTestDatabase } = await load('test-databases.ts').catch(() =>
+  load('storage/test-databases.ts'),
+);
 const { fanOutEvents } = await load('webhooks/fan-out.ts');
 const { recordAttempts } = await load('webhooks/delivery-log.ts');
 const { timeOrderedUuids } = await load('core/uuid-v7.ts');

@@ -19,7 +19,7 @@ import { timeOrderedUuid } from '../../packages/platform/src/core/uuid-v7.js';
 import type { PlatformContext } from '../../packages/platform/src/http/platform-context.js';
 import { quoteLogInDatabase } from '../../packages/platform/src/shipping/index.js';
 import type { Database } from '../../packages/platform/src/storage/database.js';
-import { openPostgresTestDatabase, openSqliteTestDatabase } from '../../packages/platform/src/storage/test-databases.js';
+import { openPostgresTestDatabase, openSqliteTestDatabase } from '../../packages/platform/src/test-databases.js';
 import { deliveryId } from '../../packages/platform/src/webhooks/delivery-id.js';
 import { retentionRules } from '../../packages/platform/src/workers.js';
 

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../platform/src/core/clock.js';
 import { guardProbe } from '../../platform/src/identity/test-support/guard-probe.js';
 import { createPlatform, type Platform } from '../../platform/src/platform.js';
-import { openPostgresTestDatabase, sharedDatabaseUrl } from '../../platform/src/storage/test-databases.js';
+import { openPostgresTestDatabase, sharedDatabaseUrl } from '../../platform/src/test-databases.js';
 import { TEST_ADMIN_TOKEN, type TestPlatform, testConfig, testKit } from '../../platform/src/testing.js';
 import { signingSecrets } from '../../platform/src/webhooks/webhook-secret.js';
 import { runFeira } from './feira-process.js';

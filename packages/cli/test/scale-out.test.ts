@@ -1,8 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -16,30 +15,10 @@ import {
   testTls,
 } from '../../platform/src/testing.js';
 import { type LoopbackReceiver, startReceiver } from '../../platform/test/webhooks/loopback-receiver.js';
-import { sellerWithToken, signup } from '../../platform/test/webhooks/webhook-kit.js';
+import { sellerWithToken, signup, spawnDispatcher } from '../../platform/test/webhooks/webhook-kit.js';
 import { childPids, type FeiraProcess, runFeira, servingWorkerPids } from './feira-process.js';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const DISPATCHER = fileURLToPath(new URL('../../platform/test/webhooks/dispatcher-process.ts', import.meta.url));
 const LISTENING = /Listening on http:\/\/127\.0\.0\.1:(\d+)/;
-
-function spawnDispatcher(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', DISPATCHER], {
-    cwd: ROOT,
-    env: { ...process.env, TSX_TSCONFIG_PATH: 'tsconfig.typecheck.json', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('dispatcher process did not start in 120 s')), 120_000);
-    child.once('exit', (code) => reject(new Error(`dispatcher process exited early (${code})`)));
-    child.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('ready')) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-  });
-}
 
 /** `count` orders written through the admin API on `base`, `parallel` at a time; calls `midway` once half are written. */
 async function writeOrders(base: string, tenantId: string, count: number, parallel: number, midway?: () => void) {
@@ -117,7 +96,9 @@ describe.runIf(pgTarget)('scale-out on PostgreSQL', { timeout: 600_000 }, () => 
       FEIRA_REQUEST_TIMEOUT_MS: '10000',
     };
     dispatchers.push(
-      ...(await Promise.all(['a', 'b', 'c'].map((n) => spawnDispatcher({ ...env, FEIRA_WORKER_NAME: `dispatcher-${n}` })))),
+      ...(await Promise.all(
+        ['a', 'b', 'c'].map((n) => spawnDispatcher({ ...env, FEIRA_WORKER_NAME: `dispatcher-${n}` }, 120_000)),
+      )),
     );
 
     const delivered = () => {

@@ -44,12 +44,3 @@ export const ERROR_SLUGS = {
   SERVICE_UNAVAILABLE: { status: 503, message: 'Service unavailable' },
 } as const;
 export type ErrorSlug = keyof typeof ERROR_SLUGS;
-
-/** Slugs of individual `details[]` entries. */
-export const DETAIL_SLUGS = {
-  INVALID_PARAMETER_VALUE: 'INVALID_PARAMETER_VALUE',
-  MISSING_PARAMETER: 'MISSING_PARAMETER',
-  UNKNOWN_PARAMETER: 'UNKNOWN_PARAMETER',
-  /** A JSON body naming one key twice in one object (RFC 8259 §4: names should be unique). */
-  DUPLICATE_KEY: 'DUPLICATE_KEY',
-} as const;

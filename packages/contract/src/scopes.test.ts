@@ -6,7 +6,8 @@ describe('scope and topic catalogues (spec-notes I11, W7)', () => {
   it('spec-notes W7: every topic is read with a scope of the catalogue, and no two topics share one', () => {
     for (const topic of TOPIC_NAMES) expect(isScope(TOPICS[topic].scope)).toBe(true);
     expect(new Set(TOPIC_NAMES.map((topic) => TOPICS[topic].scope)).size).toBe(TOPIC_NAMES.length);
-    expect(TOPIC_NAMES).toEqual(['sac_ticket', 'order', 'product', 'financial_transaction']);
+    // The spec's four topics lead; a kind the platform ships later adds its own after them.
+    expect(TOPIC_NAMES.slice(0, 4)).toEqual(['sac_ticket', 'order', 'product', 'financial_transaction']);
   });
 
   it('the signup schema accepts exactly the catalogue topics', () => {

@@ -80,6 +80,7 @@ export {
   type PlatformListen,
   type PlatformRoles,
 } from './platform.js';
+export { type PrepareDatabaseOptions, prepareDatabase } from './prepare-database.js';
 export {
   type AnyRecordKind,
   appendEvent,

@@ -9,10 +9,10 @@ import { cryptoRandom } from './core/random.js';
 import { clientErrorHandler } from './http/client-error.js';
 import type { PlatformContext } from './http/platform-context.js';
 import { answerStartingUp, answerUnavailable } from './http/service-unavailable.js';
-import { BUILT_IN_RECORD_KINDS, createRecordKindTables } from './records/index.js';
-import { type Database, openDatabase } from './storage/database.js';
+import { prepareDatabase } from './prepare-database.js';
+import { BUILT_IN_RECORD_KINDS } from './records/index.js';
+import type { Database } from './storage/database.js';
 import type { DatabaseLog } from './storage/lost-connection.js';
-import { migrateToLatest, withMigrationLock } from './storage/migrate.js';
 import { SandboxClock } from './storage/sandbox-clock.js';
 import type { WebhookDispatcherOptions } from './webhooks/index.js';
 import { type BackgroundWorkers, startBackgroundWorkers } from './workers.js';
@@ -133,8 +133,8 @@ async function closeGracefully(server: Server, graceMs: number): Promise<void> {
 }
 
 /**
- * The composition root: the one place that opens and migrates the database
- * (or takes an open one), builds the shared services, and by role the HTTP
+ * The composition root: opens and prepares the database (`prepareDatabase`),
+ * or takes an open one, builds the shared services, and by role the HTTP
  * app (with its identity and shipping services) and the background workers.
  * `startPlatform` (`feira start` and its `--workers` children), `feira
  * dispatch` and the test kit all build the platform here.
@@ -160,7 +160,11 @@ export async function createPlatform(options: CreatePlatformOptions): Promise<Pl
       ? deps.logger
       : undefined;
   const logAs = databaseLog ?? (typeof deps.logger === 'object' ? deps.logger : undefined);
-  const database = given ?? (await openDatabase(databaseUrl as string, logAs ? { log: logAs } : {}));
+  const recordKinds = deps.recordKinds ?? BUILT_IN_RECORD_KINDS;
+  // A database given open is its opener's, migrated by it; only the declared tables of these kinds are made sure of.
+  const database = given
+    ? await prepareDatabase(given, { migrate: false, recordKinds })
+    : await prepareDatabase(databaseUrl as string, { recordKinds, ...(logAs ? { open: { log: logAs } } : {}) });
 
   let server: Server | undefined;
   let app: FastifyInstance | undefined;
@@ -182,12 +186,6 @@ export async function createPlatform(options: CreatePlatformOptions): Promise<Pl
   };
 
   try {
-    if (!given) await migrateToLatest(database);
-    // D90: the tables of registered kinds declared as data, after the numbered migrations (a no-op for the platform's kinds).
-    const recordKinds = deps.recordKinds ?? BUILT_IN_RECORD_KINDS;
-    if (recordKinds.kinds.some((kind) => kind.storage !== undefined)) {
-      await withMigrationLock(database, (conn) => createRecordKindTables(conn, database.dialect, recordKinds));
-    }
     let listenUrl: string | undefined;
     let port: number | undefined;
     if (listen) {

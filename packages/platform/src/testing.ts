@@ -9,7 +9,7 @@ import { hashPassword, sha256Hex } from './core/hashing.js';
 import { ACCESS_TOKEN_TYP } from './identity/index.js';
 import { type CreatePlatformOptions, createPlatform, type Platform } from './platform.js';
 import type { Database } from './storage/database.js';
-import { type TestDatabaseTarget, testDatabaseTargets } from './storage/test-databases.js';
+import { type TestDatabaseTarget, testDatabaseTargets } from './test-databases.js';
 import type { BackgroundWorkers } from './workers.js';
 
 export { ManualClock } from './core/clock.js';
@@ -19,7 +19,7 @@ export {
   sharedDatabaseUrl,
   type TestDatabaseTarget,
   testDatabaseTargets,
-} from './storage/test-databases.js';
+} from './test-databases.js';
 export { testTls, writeTestTlsFiles } from './testing-tls.js';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
@@ -103,6 +103,17 @@ export async function createTestPlatform(
     roles: deps.roles ?? { api: true, dispatcher: false },
   });
   return testKit(platform, clock);
+}
+
+/**
+ * Another platform over an open test database: a second deployment on the same
+ * rows (strict mode, another public URL, a restart with other keys), built by
+ * the composition root as the first one is. Closing it leaves the database to
+ * its owner.
+ */
+export async function platformOver(database: Database, deps: TestPlatformDeps = {}): Promise<TestPlatform> {
+  const shared: Database = { ...database, close: async () => {} };
+  return createTestPlatform({ dialect: database.dialect, open: async () => shared }, deps);
 }
 
 /** The helpers of a test platform over a running one (a test that builds its platform itself takes them too). */

@@ -65,7 +65,7 @@ export function retentionRules(platform: PlatformContext, quoteLog: QuoteLogStor
 }
 
 /** PostgreSQL connections of a dispatcher's own pool (besides its LISTEN connection; docs/deploy.md). */
-export const DISPATCHER_POOL_SIZE = 4;
+const DISPATCHER_POOL_SIZE = 4;
 
 /**
  * Starts the long-running loops that live beside the HTTP server (the webhook

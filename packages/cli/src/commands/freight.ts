@@ -42,7 +42,7 @@ function adminTokenOf(options: ImportOptions): string {
 }
 
 /** The table's URL with its query (name, centre, factor). */
-export function freightTablePath(
+function freightTablePath(
   options: Pick<ImportOptions, 'tenant' | 'deliveryService' | 'table' | 'name' | 'distributionCenter' | 'cubicWeightFactor'>,
 ): string {
   const base = options.deliveryService

@@ -35,10 +35,10 @@ interface ListenOptions extends SandboxFlags {
 }
 
 /** Where the running `feira listen` keeps its secrets for a local receiver (examples/webhook-receiver reads it), 0600. */
-export const WEBHOOK_SECRETS_FILE = 'webhook-secrets.json';
+const WEBHOOK_SECRETS_FILE = 'webhook-secrets.json';
 
 /** What WEBHOOK_SECRETS_FILE and --print-secrets-json hold: each secret with its store and topic. */
-export interface ListenSecrets {
+interface ListenSecrets {
   receiver_url: string;
   forward_to: string;
   secrets: Array<{ subscription_id: string; tenant_id: string | null; store: string | null; topic: string; secret: string }>;

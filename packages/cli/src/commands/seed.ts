@@ -1,7 +1,7 @@
 import {
   cryptoRandom,
-  migrateToLatest,
-  openDatabase,
+  type Database,
+  prepareDatabase,
   RECORD_KINDS,
   type RecordTable,
   type SeedCounts,
@@ -26,6 +26,11 @@ function count(value: string): number {
   const n = Number(value.replaceAll('_', ''));
   if (!Number.isSafeInteger(n)) throw new InvalidArgumentError('is too large');
   return n;
+}
+
+function failed(error: unknown): void {
+  console.error(`feira seed: ${(error as { message?: string }).message ?? String(error)}`);
+  process.exitCode = 1;
 }
 
 export function register(program: Command): void {
@@ -62,14 +67,19 @@ export function register(program: Command): void {
       }
       const counts: SeedCounts = Object.fromEntries(tables.map((table) => [table, options[table]]));
       const total = Object.values(counts).reduce((sum, n) => sum + (n ?? 0), 0);
-      const database = await openDatabase(databaseUrl);
+      let database: Database;
+      try {
+        database = await prepareDatabase(databaseUrl);
+      } catch (error) {
+        failed(error);
+        return;
+      }
       const bar = new SingleBar(
         { format: 'seeding [{bar}] {percentage}% | {value}/{total} rows | {rate} rows/s | ETA {eta}s', stream: process.stderr },
         Presets.shades_classic,
       );
       const barStarted = performance.now();
       try {
-        await migrateToLatest(database);
         if (options.progress) bar.start(total, 0, { rate: 0 });
         const result = await seedRecords(database, options.tenant, counts, {
           clock: systemClock,
@@ -89,9 +99,7 @@ export function register(program: Command): void {
         );
       } catch (error) {
         if (options.progress) bar.stop();
-        const message = (error as { message?: string }).message ?? String(error);
-        console.error(`feira seed: ${message}`);
-        process.exitCode = 1;
+        failed(error);
       } finally {
         await database.close();
       }

@@ -27,7 +27,7 @@ const INDEX_ENV = 'FEIRA_CLUSTER_WORKER';
 const QUICK_DEATH_MS = 10_000;
 
 /** `--workers <n|auto>` (env FEIRA_WORKERS): the number of API processes, or 1 without the flag. */
-export function workerCount(flags: ClusterFlags, env: NodeJS.ProcessEnv = process.env): number {
+function workerCount(flags: ClusterFlags, env: NodeJS.ProcessEnv = process.env): number {
   const raw = flags.workers ?? env.FEIRA_WORKERS;
   if (raw === undefined) return 1;
   if (raw === 'auto') return availableParallelism();
@@ -42,7 +42,7 @@ export function workerCount(flags: ClusterFlags, env: NodeJS.ProcessEnv = proces
  * queue behind each other's write locks (or, for the quote log's writer
  * thread, write one file from n threads).
  */
-export function refuseSqlite(databaseUrl: string, workers: number): void {
+function refuseSqlite(databaseUrl: string, workers: number): void {
   if (workers > 1 && dialectOf(databaseUrl) === 'sqlite') {
     throw new ConfigError(
       `--workers ${workers} needs PostgreSQL (--database postgres://…): SQLite allows one writer per file, ` +
@@ -75,7 +75,7 @@ export interface ClusterIo {
  * shuts down gracefully, and the primary exits when all have.
  * Resolves once the first worker is ready (or failed to start).
  */
-export function runClusterPrimary(workers: number, io: ClusterIo): Promise<number> {
+function runClusterPrimary(workers: number, io: ClusterIo): Promise<number> {
   let stopping = false;
   const startedAt = new Map<number, number>();
   const indexOf = new Map<number, number>();

@@ -83,7 +83,7 @@ function banner(config: StartConfig, running: RunningPlatform, localCa: LocalCa 
  * (password hidden) and what to do, rather than the driver's bare
  * "connect ECONNREFUSED" or 'database "x" does not exist'. Undefined for other errors.
  */
-export function databaseProblem(error: unknown, databaseUrl: string): string | undefined {
+function databaseProblem(error: unknown, databaseUrl: string): string | undefined {
   if (!databaseUrl.startsWith('postgres')) return undefined;
   let url: URL;
   try {

@@ -13,7 +13,7 @@ interface TrustOptions {
 }
 
 /** The lines `feira trust` prints for the CA file `caFile`. */
-export function trustInstructions(caFile: string): string[] {
+function trustInstructions(caFile: string): string[] {
   return [
     `The sandbox serves HTTPS with a certificate of this data folder's local CA:`,
     `  ${caFile}`,

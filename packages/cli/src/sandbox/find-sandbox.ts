@@ -23,7 +23,7 @@ export interface Sandbox {
   demo: DemoFile | undefined;
 }
 
-export interface DemoFile {
+interface DemoFile {
   sellerLogin: string;
   sellerPassword: string;
   clientId: string;

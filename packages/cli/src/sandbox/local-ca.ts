@@ -84,7 +84,7 @@ export function loadOrCreateLocalCa(dataDir: string, now: Date = new Date()): Lo
 }
 
 /** The loopback names every local certificate carries. */
-export const LOOPBACK_HOSTS = { ips: ['127.0.0.1', '::1'], dns: ['localhost'] } as const;
+const LOOPBACK_HOSTS = { ips: ['127.0.0.1', '::1'], dns: ['localhost'] } as const;
 
 /** A server certificate signed by the CA (the local receiver's, the sandbox's): loopback names by default, valid 30 days. */
 export function issueLeafCertificate(
@@ -134,7 +134,7 @@ export function outboundTrustOf(config: { mode: 'sandbox' | 'strict'; dataDir: s
  * The names the sandbox's own certificate carries: the loopback names, the host it listens on (a wildcard bind
  * is reached through loopback) and the public URL's host, so a browser or client trusting the CA accepts any of them.
  */
-export function sandboxHosts(host: string, publicUrl: string | undefined): { ips: string[]; dns: string[] } {
+function sandboxHosts(host: string, publicUrl: string | undefined): { ips: string[]; dns: string[] } {
   const ips = new Set<string>(LOOPBACK_HOSTS.ips);
   const dns = new Set<string>(LOOPBACK_HOSTS.dns);
   const add = (name: string) => {

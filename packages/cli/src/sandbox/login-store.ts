@@ -29,7 +29,7 @@ export function writeLogin(dataDir: string, login: LoginFile): void {
   writePrivateFile(join(dataDir, LOGIN_FILE), `${JSON.stringify(login, null, 2)}\n`);
 }
 
-export function removeLogin(dataDir: string): void {
+function removeLogin(dataDir: string): void {
   rmSync(join(dataDir, LOGIN_FILE), { force: true });
 }
 

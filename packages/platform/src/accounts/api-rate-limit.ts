@@ -164,7 +164,7 @@ function takeStatement(value: (slot: Slot) => Placeholder) {
 }
 
 /** What the row the statement returned means for this request, at `nowMs`. */
-export function decision(
+function decision(
   row: { tat: number; admitted: number; requests_per_second: number; burst: number },
   nowMs: number,
 ): ApiRateDecision {

@@ -26,7 +26,7 @@ export interface ClientApp {
 }
 
 /** How a client authenticates at the token endpoint (RFC 7591 §2); a confidential client may use Basic or the body either way. */
-export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
+const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
 export type TokenEndpointAuthMethod = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number];
 
 function isAuthMethod(value: string): value is TokenEndpointAuthMethod {
@@ -34,7 +34,7 @@ function isAuthMethod(value: string): value is TokenEndpointAuthMethod {
 }
 
 /** The origins (scheme, host, port) of redirect URIs, each once, in order (D45). */
-export function originsOf(redirectUris: readonly string[]): string[] {
+function originsOf(redirectUris: readonly string[]): string[] {
   return [...new Set(redirectUris.filter((uri) => URL.canParse(uri)).map((uri) => new URL(uri).origin))];
 }
 
@@ -83,7 +83,7 @@ function toClient(row: ClientRow): ClientWithSecretHash {
 
 /** A `clients` row without its secret hash (what the admin list selects) as a ClientApp. */
 /** Columns of `clients` that may leave the database through the admin API (never the secret hash). */
-export const CLIENT_PUBLIC_COLUMNS = [
+const CLIENT_PUBLIC_COLUMNS = [
   'id',
   'name',
   'redirect_uris',
@@ -227,20 +227,6 @@ export async function deleteClientApp(db: Kysely<Schema>, id: string): Promise<v
   await db.deleteFrom('client_origins').where('client_id', '=', id).execute();
   await db.deleteFrom('api_rate_buckets').where('client_id', '=', id).execute();
   await db.deleteFrom('clients').where('id', '=', id).execute();
-}
-
-/** The newest client apps first, at most `limit` (the operator console's accounts page). */
-export async function listNewestClients(
-  db: Kysely<Schema>,
-  limit: number,
-): Promise<Array<{ id: string; name: string; createdAt: string }>> {
-  const rows = await db
-    .selectFrom('clients')
-    .select(['id', 'name', 'created_at'])
-    .orderBy('created_at', 'desc')
-    .limit(limit)
-    .execute();
-  return rows.map((row) => ({ id: row.id, name: row.name, createdAt: row.created_at }));
 }
 
 /** Constant-time check of a presented client secret against the stored hash. */

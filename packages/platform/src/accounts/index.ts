@@ -21,12 +21,9 @@ export {
   deleteClientApp,
   findClientById,
   findPublicClientById,
-  listNewestClients,
   originOfClient,
   originRegistered,
   setClientRateLimit,
-  TOKEN_ENDPOINT_AUTH_METHODS,
-  type TokenEndpointAuthMethod,
   verifyClientSecret,
 } from './client-repository.js';
 export { validateNewClient } from './client-rules.js';
@@ -40,7 +37,6 @@ export {
   findSellerById,
   findSellerByLogin,
   insertTenant,
-  listNewestSellers,
   listTenantsOfSeller,
   listTenantsOfSellers,
   renameTenant,

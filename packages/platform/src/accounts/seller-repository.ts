@@ -115,23 +115,9 @@ export async function deleteSellerAccount(db: Kysely<Schema>, id: string): Promi
   await db.deleteFrom('sellers').where('id', '=', id).execute();
 }
 
-/** The newest sellers first, at most `limit` (the operator console's accounts page); without their stores. */
 /** The query the admin list of sellers pages through (list engine): never the password hash. */
 export function sellerListQuery(db: Kysely<Schema>) {
   return db.selectFrom('sellers').select(['id', 'name', 'login', 'created_at']);
-}
-
-export async function listNewestSellers(
-  db: Kysely<Schema>,
-  limit: number,
-): Promise<Array<{ id: string; name: string; login: string; createdAt: string }>> {
-  const rows = await db
-    .selectFrom('sellers')
-    .select(['id', 'name', 'login', 'created_at'])
-    .orderBy('created_at', 'desc')
-    .limit(limit)
-    .execute();
-  return rows.map((row) => ({ id: row.id, name: row.name, login: row.login, createdAt: row.created_at }));
 }
 
 /** For the login page: the seller with its password hash, by exact login. */
@@ -161,15 +147,6 @@ export async function listTenantsOfSeller(db: Kysely<Schema>, sellerId: string):
 export async function tenantExists(db: Kysely<Schema>, id: string): Promise<boolean> {
   const row = await db.selectFrom('tenants').select('id').where('id', '=', id).executeTakeFirst();
   return row !== undefined;
-}
-
-export async function findTenantById(db: Kysely<Schema>, id: string): Promise<Tenant | undefined> {
-  const row = await db
-    .selectFrom('tenants')
-    .select(['id', 'seller_id', 'name', 'created_at'])
-    .where('id', '=', id)
-    .executeTakeFirst();
-  return row && { id: row.id, sellerId: row.seller_id, name: row.name, createdAt: row.created_at };
 }
 
 export async function insertTenant(db: Kysely<Schema>, tenant: Tenant): Promise<void> {

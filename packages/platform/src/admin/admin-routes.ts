@@ -11,7 +11,7 @@ import { sellerRoutes } from './seller-routes.js';
  * each (the other capabilities register their own admin routes: records,
  * webhook deliveries, shipping). A new resource is its file and a line here.
  */
-export const ADMIN_RESOURCES: readonly FastifyPluginAsync[] = [sellerRoutes, clientRoutes, clockRoutes];
+const ADMIN_RESOURCES: readonly FastifyPluginAsync[] = [sellerRoutes, clientRoutes, clockRoutes];
 
 /**
  * The admin API: sellers with their stores, client applications, the sandbox clock, the keys (with the

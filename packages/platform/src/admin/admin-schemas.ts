@@ -73,7 +73,7 @@ export const ClientDeletionView = Type.Object(
   closed,
 );
 
-export const TenantView = Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String() }, closed);
+const TenantView = Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String() }, closed);
 
 export const SellerView = Type.Object(
   {

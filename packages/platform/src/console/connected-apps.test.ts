@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeThroughPages, PageClient } from '../identity/test-support/page-client.js';
-import { testDatabaseTargets } from '../storage/test-databases.js';
+import { testDatabaseTargets } from '../test-databases.js';
 import { type ListeningPlatform, listenPlatform } from '../testing.js';
 import { connectedApps, disconnectApp } from './connected-apps.js';
 

@@ -12,7 +12,7 @@ import { servesSecrets } from '../http/secret-page.js';
  * works without the module; with it, a delivery's attempts update live from
  * server-sent events. Its size is held under the budget by console-budget.test.ts.
  */
-export const CONSOLE_CSS = `
+const CONSOLE_CSS = `
 body.wide{display:block;align-items:initial}
 .skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:var(--card);padding:.5rem;z-index:2}
 header.bar{display:flex;flex-wrap:wrap;gap:1rem;align-items:center;justify-content:space-between;padding:.75rem 1.5rem;background:var(--card);border-bottom:1px solid var(--border)}
@@ -65,7 +65,7 @@ table.stack td.num{text-align:left}
 @media (max-width:40rem){dl.facts{grid-template-columns:1fr}}
 `;
 
-export const CONSOLE_JS = `// Feira console: live updates over server-sent events (the pages work without this file).
+const CONSOLE_JS = `// Feira console: live updates over server-sent events (the pages work without this file).
 // Tables rendered without per-cell labels get them from their header cells, so they stack as cards on a
 // narrow screen; a wrapper that scrolls becomes a named, focusable region (table-views.ts renders both itself).
 function stackTables(root) {
@@ -168,7 +168,7 @@ if (countdowns.length > 0) {
  * `drawCharts(host, labels, x, charts)`: x in Unix seconds; each chart is
  * `{ title, height, series: [uPlot series], values: [arrays], unit? }`.
  */
-export const CHARTS_JS = `import uPlot from './uplot.esm.js';
+const CHARTS_JS = `import uPlot from './uplot.esm.js';
 // Every time in the zone the page names (the console header's data-time-zone), like the tables beside the charts (D67).
 const zone = document.querySelector('[data-time-zone]')?.getAttribute('data-time-zone') || 'UTC';
 export function drawCharts(host, labels, x, charts) {
@@ -244,7 +244,7 @@ function prepareAsset(path: string, type: string, source: string): ConsoleAsset 
 }
 
 /** The best encoding the request accepts among brotli, gzip and none (a `q=0` refuses one). */
-export function acceptedEncoding(header: string | string[] | undefined): 'br' | 'gzip' | null {
+function acceptedEncoding(header: string | string[] | undefined): 'br' | 'gzip' | null {
   const accepted = new Map<string, number>();
   for (const part of (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',')) {
     const [name, ...params] = part.trim().toLowerCase().split(';');
@@ -278,19 +278,6 @@ export function serveAsset(app: FastifyInstance, path: string, type: string, sou
   return asset;
 }
 
-/** A route handler sending one of the console's static assets (cached 5 minutes, never sniffed, compressed as accepted). */
-export function sendAsset(type: string, body: string) {
-  const asset: ConsoleAsset = {
-    path: '',
-    hashedPath: '',
-    type,
-    body: Buffer.from(body, 'utf8'),
-    gzip: gzipSync(body, { level: 9 }),
-    br: brotliCompressSync(body),
-  };
-  return sendPrepared(asset, 'public, max-age=300');
-}
-
 /**
  * uPlot's minified build as an ES module: the IIFE build declares
  * `var uPlot` at its top level, which a module keeps in its own scope, so
@@ -308,7 +295,7 @@ async function uplotModule(): Promise<{ js: string; css: string }> {
 }
 
 /** The console's favicon: the brand's initial on its accent colour. */
-export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#0b5cad"/><path d="M10 8h13v4h-8.5v3.5H21v4h-6.5V25H10z" fill="#fff"/></svg>`;
+const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#0b5cad"/><path d="M10 8h13v4h-8.5v3.5H21v4h-6.5V25H10z" fill="#fff"/></svg>`;
 
 /**
  * Compresses a console page (HTML) as the browser accepts, unless something

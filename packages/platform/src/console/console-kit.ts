@@ -19,7 +19,7 @@ export interface ConsoleWho {
 }
 
 /** The signed-in seller, one of their stores and the webhook viewer scoped to it. */
-export interface StoreOfSeller {
+interface StoreOfSeller {
   seller: Seller;
   store: { id: string; name: string };
   viewer: WebhookViewer;
@@ -174,7 +174,7 @@ export function timeZoneLabel(t: Translator): string {
  * Notices a page shows after a redirect (`?notice=<name>`): what just happened,
  * including what did not (an expired form). Only these names are read.
  */
-export const NOTICES = {
+const NOTICES = {
   expired: (t: Translator) => t.text('notice.expired'),
   zoneSaved: (t: Translator) => t.text('notice.zoneSaved', { zone: timeZoneLabel(t) }),
   freightDeleted: (t: Translator) => t.text('notice.freightDeleted'),

@@ -9,7 +9,7 @@ import type { ConsoleSection } from './console-section.js';
  * Zones a seller in Brazil is likely to want (every Brazilian zone, then
  * UTC); any other IANA zone is accepted from the form too.
  */
-export const CONSOLE_TIME_ZONES = [
+const CONSOLE_TIME_ZONES = [
   'America/Sao_Paulo',
   'America/Bahia',
   'America/Fortaleza',
@@ -46,7 +46,7 @@ ${hiddenFields({ csrf: input.csrf, back: input.back })}
 }
 
 /** The console-styled 404 of any console address no route answers. */
-export function consoleNotFoundView(t: Translator, path: string): string {
+function consoleNotFoundView(t: Translator, path: string): string {
   return `<h1>${t.html('console.notFound.title')}</h1>
 <p>${t.html('console.notFound.text')}</p>
 <p class="muted">${t.html('console.notFound.path', { path: path.slice(0, 200) })}</p>

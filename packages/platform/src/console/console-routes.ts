@@ -208,6 +208,12 @@ async function consoleSections(app: FastifyInstance, sections: readonly ConsoleS
     liveRegion,
   };
   for (const section of sections) {
-    await app.register(async (scope) => section.routes(scope, kit));
+    await app.register(async (scope) => {
+      // A console page is HTML for a browser, not an operation of the API: it stays out of the OpenAPI document.
+      scope.addHook('onRoute', (route) => {
+        if (route.url.startsWith('/console')) route.schema = { ...route.schema, hide: true };
+      });
+      return section.routes(scope, kit);
+    });
   }
 }

@@ -52,7 +52,7 @@ function refusalText(t: Translator, error: unknown): string | null {
 }
 
 /** Rows per page of the operator's lists of sellers and of apps. */
-export const OPERATOR_PAGE = 50;
+const OPERATOR_PAGE = 50;
 
 /** The search box's words as a case-insensitive contains pattern on name or login (% and _ literal, as the list engine's like). */
 function searchPattern(q: string): string {
@@ -72,7 +72,7 @@ function percentile(sorted: readonly number[], p: number): number | null {
  * subscriptions), and charts the platform's health over the last hour from its
  * own tables. A seller's session never reaches it.
  */
-export async function operatorConsoleRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<void> {
+async function operatorConsoleRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<void> {
   const platform = app.platform;
   const { db } = platform.database;
   const deps = { clock: platform.clock, random: platform.random };

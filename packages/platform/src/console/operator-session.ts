@@ -13,10 +13,10 @@ import { reserveAttempt, settleAttempt, type ThrottlePolicy, throttleAddress } f
  * for this one. Sessions last 8 hours; sign-out ends the row, so a copied
  * cookie is refused afterwards.
  */
-export const OPERATOR_COOKIE = 'feira_operator';
-export const OPERATOR_SESSION_TTL_SECONDS = 8 * 3600;
+const OPERATOR_COOKIE = 'feira_operator';
+const OPERATOR_SESSION_TTL_SECONDS = 8 * 3600;
 /** Wrong admin tokens per client address: 10 a minute, then a back-off up to 15 minutes. */
-export const OPERATOR_SIGNIN_POLICY: ThrottlePolicy = {
+const OPERATOR_SIGNIN_POLICY: ThrottlePolicy = {
   allowance: 10,
   windowSeconds: 60,
   backoff: { freeFailures: 5, maxBlockSeconds: 15 * 60 },

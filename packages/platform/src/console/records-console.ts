@@ -15,7 +15,7 @@ import { fieldLabel, listQueryOf, recordsView } from './records-views.js';
  * cursor pagination: the page's query string is the API's), each row opening
  * its JSON as the API returns it.
  */
-export async function recordsConsoleRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<void> {
+async function recordsConsoleRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<void> {
   const { db } = app.platform.database;
   const StoreParams = Type.Object({ tenantId: Type.String({ minLength: 1, maxLength: 64 }) });
   const KindParams = Type.Object({

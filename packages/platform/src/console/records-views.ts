@@ -10,7 +10,7 @@ import { dataTable } from './table-views.js';
 
 /** Columns a table shows besides id: the kind's top-level list fields, at most this many. */
 const MAX_COLUMNS = 5;
-export const RECORD_LIMITS = [20, 50, 100] as const;
+const RECORD_LIMITS = [20, 50, 100] as const;
 /** Pages the "previous" trail remembers (older ones are reached from the first page). */
 const TRAIL_MAX = 30;
 
@@ -23,7 +23,7 @@ function columnsOf(kind: RegisteredRecordKind): Array<[string, ListField]> {
 }
 
 /** A kind's name in the page's language: its catalogue entry, or the name the kind carries (D91). */
-export function kindLabel(t: Translator, kind: { labelKey: MessageKey | LocalizedText }): string {
+function kindLabel(t: Translator, kind: { labelKey: MessageKey | LocalizedText }): string {
   return labelText(t, kind.labelKey);
 }
 
@@ -38,7 +38,7 @@ export function fieldLabel(t: Translator, name: string, kind?: Pick<RegisteredRe
 }
 
 /** An enum value's label ("Enviado" for shipped), the value itself when the catalogue has none. */
-export function valueLabel(t: Translator, field: string, value: string): string {
+function valueLabel(t: Translator, field: string, value: string): string {
   const key = `records.value.${field}` as MessageKey;
   return t.has(key) ? t.text(key, { value }) : value;
 }
@@ -59,7 +59,7 @@ function cell(t: Translator, name: string, value: unknown, field: ListField): st
  * empty entry), so "previous" is the trail's last entry and "first" drops
  * both; the filters, sort and page size stay.
  */
-export function pagingLinks(
+function pagingLinks(
   path: string,
   query: Record<string, string>,
   nextToken: string | null,
@@ -82,7 +82,7 @@ export function pagingLinks(
 }
 
 /** The `_next_token` of an engine's next link, if any. */
-export function nextTokenOf(next: string | null): string | null {
+function nextTokenOf(next: string | null): string | null {
   if (!next) return null;
   try {
     return new URL(next, 'http://x').searchParams.get('_next_token');

@@ -43,7 +43,7 @@ const TEST_REPEAT = 5;
  * log with filters and a chart of latency and outcomes; and the seller API
  * the page reads, usable with the console session.
  */
-export async function shippingConsoleRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<void> {
+async function shippingConsoleRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<void> {
   const platform = app.platform;
   const { db } = platform.database;
   // One test per store at a time: a test makes a dozen calls to the seller's server.

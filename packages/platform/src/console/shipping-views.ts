@@ -45,7 +45,7 @@ function caseLabel(t: Translator, name: string): string {
 }
 
 /** A quote outcome's label ("CEP inválido" for invalid_zipcode); the code itself beside it. */
-export function outcomeLabel(t: Translator, outcome: string): string {
+function outcomeLabel(t: Translator, outcome: string): string {
   return t.text('shipping.outcome', { outcome });
 }
 
@@ -150,7 +150,7 @@ export interface FreightTableView {
  * figure among them is shown in the page's number format). A sentence with no
  * pattern is shown as the server wrote it, marked as English.
  */
-export function freightProblemCatalogue(t: Translator) {
+function freightProblemCatalogue(t: Translator) {
   const reasons: Array<[string, MessageKey]> = [
     ['^missing value$', 'freight.problem.missing'],
     ['^must be a zipcode of exactly 8 digits$', 'freight.problem.zipcode'],

@@ -46,7 +46,7 @@ const SubscriptionParams = Type.Object({
 });
 type Params = { tenantId: string; id: string };
 /** The record id a test event names (D66): no record has it, so a receiver that reads it back gets a 404, as it should for a test. */
-export const TEST_EVENT_RECORD_ID = '00000000-0000-7000-8000-000000000000';
+const TEST_EVENT_RECORD_ID = '00000000-0000-7000-8000-000000000000';
 /** Attempts read for a subscription's 24-hour chart at most. */
 const STATS_LIMIT = 5000;
 
@@ -71,10 +71,7 @@ async function checkedUrl(t: Translator, raw: string, version: 'v0' | 'v1', app:
 }
 
 /** Success rate, latency percentiles and hourly buckets of the last 24 h of attempts. */
-export function statsOf(
-  attempts: Array<{ started_at: string; outcome: string; duration_ms: number }>,
-  now: Date,
-): SubscriptionStats {
+function statsOf(attempts: Array<{ started_at: string; outcome: string; duration_ms: number }>, now: Date): SubscriptionStats {
   const hour = 3600 * 1000;
   const end = Math.ceil(now.getTime() / hour) * hour;
   const buckets = Array.from({ length: 24 }, (_, i) => ({ start: end - (24 - i) * hour, ok: 0, failed: 0, ms: [] as number[] }));

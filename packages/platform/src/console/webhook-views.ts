@@ -73,12 +73,12 @@ export function noticeOf(t: Translator, name: WebhookNotice | null, extra = ''):
 }
 
 /** The part of an id that tells it apart: a UUID v7 starts with its time, so deliveries of one minute share their start (D63). */
-export function idTail(id: string): string {
+function idTail(id: string): string {
   return id.length > 12 ? `…${id.slice(-12)}` : id;
 }
 
 /** An id as code with a copy button (the button shows once the page's module runs: it needs the clipboard). */
-export function copyableId(t: Translator, id: string, shown = id): string {
+function copyableId(t: Translator, id: string, shown = id): string {
   return `<code title="${escapeHtml(id)}">${escapeHtml(shown)}</code> <button type="button" class="link copy" data-copy="${escapeHtml(id)}" data-copied="${escapeHtml(t.text('webhooks.copied'))}" hidden aria-label="${escapeHtml(t.text('webhooks.copyId', { id }))}">${t.html('webhooks.copy')}</button>`;
 }
 
@@ -96,7 +96,7 @@ function crumbs(t: Translator, store: { id: string; name: string }, last: string
 }
 
 /** A POST form that asks first (the console module's `<dialog>`, or the confirmation page without it). */
-export function confirmedForm(
+function confirmedForm(
   t: Translator,
   input: {
     action: string;
@@ -116,9 +116,9 @@ export function confirmedForm(
 }
 
 /** Grace choices for a rotation (D64): how long the old secret keeps signing. */
-export const GRACE_CHOICES_HOURS = [0, 1, 6, 12, 24] as const;
+const GRACE_CHOICES_HOURS = [0, 1, 6, 12, 24] as const;
 
-export function graceSelect(t: Translator, id: string, chosenHours = 1): string {
+function graceSelect(t: Translator, id: string, chosenHours = 1): string {
   const options = GRACE_CHOICES_HOURS.map(
     (h) =>
       `<option value="${h}"${h === chosenHours ? ' selected' : ''}>${h === 0 ? t.html('webhooks.grace.none') : t.html('webhooks.grace.hours', { hours: h })}</option>`,

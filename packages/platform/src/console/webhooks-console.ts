@@ -38,7 +38,7 @@ const SubscriptionParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64 }),
 });
 /** Rows per page of the delivery log. */
-export const DELIVERY_PAGE = 50;
+const DELIVERY_PAGE = 50;
 
 type LogQuery = Partial<
   Record<'status' | 'topic' | 'subscription' | 'from' | 'to' | 'q' | 'cursor' | 'done' | 'resentFailed' | 'skipped', string>

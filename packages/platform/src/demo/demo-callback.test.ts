@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../app.js';
 import { authorizeThroughPages, formFields, PageClient } from '../identity/test-support/page-client.js';
-import { testDatabaseTargets } from '../storage/test-databases.js';
-import { type ListeningPlatform, listenPlatform, testConfig } from '../testing.js';
+import { testDatabaseTargets } from '../test-databases.js';
+import { type ListeningPlatform, listenPlatform, platformOver, testConfig } from '../testing.js';
 
 describe.each(testDatabaseTargets())('sandbox demo callback on $dialect', (target) => {
   let platform: ListeningPlatform;
@@ -84,11 +83,11 @@ describe.each(testDatabaseTargets())('sandbox demo callback on $dialect', (targe
 
   it('the demo pages exist only in the sandbox', async () => {
     // Same database, second app with another config (one schema per test file keeps PostgreSQL runs independent).
-    const strict = await buildApp({ config: testConfig({ mode: 'strict' }), database: platform.database, clock: platform.clock });
+    const strict = await platformOver(platform.database, { config: testConfig({ mode: 'strict' }), clock: platform.clock });
     try {
-      expect((await strict.inject({ method: 'GET', url: '/demo/callback?code=abc' })).statusCode).toBe(404);
+      expect((await strict.app.inject({ method: 'GET', url: '/demo/callback?code=abc' })).statusCode).toBe(404);
       expect((await platform.app.inject({ method: 'GET', url: '/demo/callback?code=abc' })).statusCode).toBe(200);
-      expect((await strict.inject({ method: 'GET', url: '/demo/terms-of-use' })).statusCode).toBe(404);
+      expect((await strict.app.inject({ method: 'GET', url: '/demo/terms-of-use' })).statusCode).toBe(404);
     } finally {
       await strict.close();
     }

@@ -5,7 +5,7 @@ import { SECRET_PAGE_ROUTE, secretAnswer } from '../http/secret-page.js';
 import { requestTranslator } from '../i18n/i18n.js';
 import { authorizationCodeIssue, csrfToken, csrfTokenValid, exchangeAuthorizationCode, OAuthError } from '../identity/index.js';
 
-export const DEMO_CALLBACK_PATH = '/demo/callback';
+const DEMO_CALLBACK_PATH = '/demo/callback';
 const RESULT_COOKIE = 'feira_demo_tokens';
 
 /**

@@ -6,7 +6,7 @@ import type { DemoCredentials } from './demo-seed.js';
 export const DEMO_CREDENTIALS_FILE = 'demo-credentials.json';
 
 /** Where each database's own demo is kept: `<data-dir>/databases/<key>/demo-credentials.json` (D70). */
-export const DATABASES_FOLDER = 'databases';
+const DATABASES_FOLDER = 'databases';
 
 /** What the data folder keeps of a demo: the credentials and the database they were planted into. */
 export type KeptDemoCredentials = DemoCredentials & { database?: string };
@@ -16,7 +16,7 @@ export type KeptDemoCredentials = DemoCredentials & { database?: string };
  * without the password (a password change is the same database), so a folder
  * shared by a SQLite and a PostgreSQL sandbox keeps one demo per database (D70).
  */
-export function databaseKey(databaseUrl: string): string {
+function databaseKey(databaseUrl: string): string {
   const withoutPassword = databaseUrl.replace(/\/\/([^:/@]+):[^@]*@/, '//$1@');
   return createHash('sha256').update(withoutPassword).digest('hex').slice(0, 16);
 }

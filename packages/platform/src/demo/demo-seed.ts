@@ -7,15 +7,15 @@ import { seedDemoRecords } from './demo-records.js';
 export const DEMO_SELLER_LOGIN = 'demo@feira.test';
 export const DEMO_CLIENT_NAME = 'Feira demo app';
 export const DEMO_CALLBACK_PATH = '/demo/callback';
-export const DEMO_DEFAULT_SCOPES: Scope[] = ['open:portfolio:read', 'open:order-order:read'];
-export const DEMO_STORE_NAMES = ['Feira Demo Store', 'Feira Demo Outlet'];
+const DEMO_DEFAULT_SCOPES: Scope[] = ['open:portfolio:read', 'open:order-order:read'];
+const DEMO_STORE_NAMES = ['Feira Demo Store', 'Feira Demo Outlet'];
 /**
  * `feira login`'s redirect: a loopback IP literal without a port, so the
  * command may listen on any free port (RFC 8252 §7.3; see redirectUriMatches).
  */
 export const DEMO_CLI_REDIRECT_URI = 'http://127.0.0.1/feira-cli/callback';
 /** What the printed demo login URL asks for: the defaults plus webhook signup, so its token can run `feira listen`. */
-export const DEMO_LOGIN_SCOPES: Scope[] = [...DEMO_DEFAULT_SCOPES, 'open:webhook:write'];
+const DEMO_LOGIN_SCOPES: Scope[] = [...DEMO_DEFAULT_SCOPES, 'open:webhook:write'];
 
 /** Everything a developer needs to try the sandbox. The client secret is known only at creation, so it is kept in the data folder. */
 export interface DemoCredentials {

@@ -51,7 +51,7 @@ const money = (value: number) => Math.round(value * 100) / 100;
  * (Econômica, from Rio de Janeiro). Prices grow with weight and distance
  * (first zipcode digit).
  */
-export function demoQuote(request: QuoteRequest): QuoteResponse {
+function demoQuote(request: QuoteRequest): QuoteResponse {
   const kilograms = request.items.reduce((sum, item) => sum + item.dimensions.weight * item.quantity, 0);
   const region = Number(request.zipcode[0] ?? '0');
   const far = region >= 5 ? 2 : 0;

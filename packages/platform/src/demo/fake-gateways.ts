@@ -14,7 +14,7 @@ export type FakeGatewayKind = 'melhor_envio' | 'frenet';
 
 /** How the fake answers the next calls (a wrong token is always a 401, as the real APIs answer it). */
 /** `one_malformed`: the ok answer with one more service that has no price and no delivery time. */
-export type FakeGatewayBehaviour = 'ok' | 'server_error' | 'slow' | 'malformed' | 'all_refused' | 'one_malformed';
+type FakeGatewayBehaviour = 'ok' | 'server_error' | 'slow' | 'malformed' | 'all_refused' | 'one_malformed';
 
 export interface FakeGatewayOptions {
   kind: FakeGatewayKind;
@@ -28,7 +28,7 @@ export interface FakeGatewayOptions {
 }
 
 /** A call the fake received: the tests check the units and fields an adapter sent. */
-export interface FakeGatewayCall {
+interface FakeGatewayCall {
   path: string;
   headers: IncomingMessage['headers'];
   body: unknown;

@@ -37,7 +37,7 @@ export function maskCsrfToken(token: string, random: Random): string {
 }
 
 /** The session token a masked one carries, or null when it is not one (wrong length or alphabet). */
-export function unmaskCsrfToken(masked: string): Buffer | null {
+function unmaskCsrfToken(masked: string): Buffer | null {
   if (masked.length !== MASKED_CSRF_LENGTH || !BASE64URL.test(masked)) return null;
   const bytes = Buffer.from(masked, 'base64url');
   if (bytes.length !== CSRF_TOKEN_BYTES * 2) return null;

@@ -31,7 +31,7 @@ function slugOf(issue: AjvIssue): string {
   return 'INVALID_PARAMETER_VALUE';
 }
 
-export function validationDetails(error: FastifyError): ErrorDetail[] {
+function validationDetails(error: FastifyError): ErrorDetail[] {
   const location = LOCATIONS[error.validationContext ?? 'body'] ?? 'body';
   const issues = (error.validation ?? []) as unknown as AjvIssue[];
   return issues.map((issue) => ({

@@ -5,7 +5,7 @@ import { bearerTokenMatches } from './bearer-token.js';
 import { documentedObject } from './openapi-document.js';
 
 /** A readiness check: resolves to `null` when fine, or to the reason this process should get no traffic. */
-export type ReadinessCheck = () => string | null | Promise<string | null>;
+type ReadinessCheck = () => string | null | Promise<string | null>;
 
 /** Checks added by what runs beside the HTTP server (the dispatcher's heartbeat, workers.ts). */
 export interface Readiness {

@@ -4,7 +4,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, createOrders } from '../../test/lists/list-fixtures.js';
 import { issueAuthorizationCode } from '../identity/index.js';
-import { testDatabaseTargets } from '../storage/test-databases.js';
+import { testDatabaseTargets } from '../test-databases.js';
 import { type ListeningPlatform, listenPlatform } from '../testing.js';
 import { COMPRESSION_THRESHOLD_BYTES } from './http-conventions.js';
 

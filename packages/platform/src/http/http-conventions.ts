@@ -55,7 +55,7 @@ function opaque(tag: string): string {
  * RFC 9110 §13.1.2: `If-None-Match` is false (so a GET is answered 304) when it is `*` and a current
  * representation exists, or when one of its listed tags matches the current one by weak comparison.
  */
-export function noneMatchFails(condition: string, etag: string): boolean {
+function noneMatchFails(condition: string, etag: string): boolean {
   if (condition.trim() === '*') return true;
   const current = opaque(etag);
   return condition.split(',').some((tag) => opaque(tag) === current);

@@ -51,7 +51,7 @@ type JsonSchema = Record<string, unknown>;
  * read it declare it in their `headers` schema; routes behind the access-token
  * guard get it from the transform below.
  */
-export const TENANT_HEADER = {
+const TENANT_HEADER = {
   type: 'string',
   description:
     'The store this call acts for: required when the token was granted for several stores, optional with one (spec-notes I9)',

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 
 /** Where `/` leads: the console for a person, the documents for a program. */
-export const ROOT_LINKS = {
+const ROOT_LINKS = {
   console: '/console',
   operator_console: '/console/operator',
   docs: '/docs',

@@ -7,7 +7,7 @@ import { CONSOLE_SECTIONS } from '../console/console-sections.js';
 import { ManualClock } from '../core/clock.js';
 import { PlatformError } from '../core/platform-error.js';
 import { createPlatform, type Platform } from '../platform.js';
-import { testDatabaseTargets } from '../storage/test-databases.js';
+import { testDatabaseTargets } from '../test-databases.js';
 import { createTestPlatform, TEST_ADMIN_TOKEN, type TestPlatform } from '../testing.js';
 
 /**

@@ -14,7 +14,7 @@ import type { Random } from '../core/random.js';
  */
 
 /** Seconds a client waits before retrying a process that is starting up or shutting down (a restart's span). */
-export const RESTART_RETRY_AFTER_SECONDS = 5;
+const RESTART_RETRY_AFTER_SECONDS = 5;
 
 /** The raw answer of a socket whose app cannot serve yet or any more, before or after Fastify has a request to reply to. */
 export function answerUnavailable(message: 'Starting up' | 'Shutting down', random: Pick<Random, 'uuid'>) {

@@ -12,12 +12,12 @@ import { ptBR } from './messages-pt-br.js';
  */
 export const LOCALES = ['en', 'pt-BR'] as const;
 export type Locale = (typeof LOCALES)[number];
-export const DEFAULT_LOCALE: Locale = 'en';
+const DEFAULT_LOCALE: Locale = 'en';
 /** The visible language switch stores the choice here (not httpOnly-sensitive: it holds only a locale). */
-export const LANG_COOKIE = 'feira_lang';
+const LANG_COOKIE = 'feira_lang';
 /** The console's time-zone choice (an IANA zone name), per browser session; Brazil's clock otherwise (D67). */
 export const TIME_ZONE_COOKIE = 'feira_tz';
-export const DEFAULT_TIME_ZONE = 'America/Sao_Paulo';
+const DEFAULT_TIME_ZONE = 'America/Sao_Paulo';
 
 /** An IANA time zone this runtime knows (`Intl` refuses the rest). */
 export function isTimeZone(value: unknown): value is string {
@@ -31,7 +31,7 @@ export function isTimeZone(value: unknown): value is string {
 }
 
 /** The cookie's zone when valid, else America/Sao_Paulo. */
-export function requestTimeZone(request: FastifyRequest): string {
+function requestTimeZone(request: FastifyRequest): string {
   const chosen = request.cookies?.[TIME_ZONE_COOKIE];
   return isTimeZone(chosen) ? chosen : DEFAULT_TIME_ZONE;
 }
@@ -52,7 +52,7 @@ export function isLocale(value: unknown): value is Locale {
 }
 
 /** The cookie's choice, else the best match of `Accept-Language` (any `pt` variant → pt-BR), else English. */
-export function requestLocale(request: FastifyRequest): Locale {
+function requestLocale(request: FastifyRequest): Locale {
   const chosen = request.cookies?.[LANG_COOKIE];
   if (isLocale(chosen)) return chosen;
   const header = request.headers['accept-language'];
@@ -70,10 +70,10 @@ export function escapeHtml(value: string): string {
 }
 
 /** A value already rendered as HTML (a link, a list of names), put into a message without escaping. */
-export interface RawHtml {
+interface RawHtml {
   html: string;
 }
-export type MessageValue = string | number | Date | RawHtml;
+type MessageValue = string | number | Date | RawHtml;
 
 const compiled = new Map<string, IntlMessageFormat>();
 function formatter(locale: Locale, key: MessageKey): IntlMessageFormat {

@@ -9,7 +9,7 @@ import { tokenFamilyIsLive } from './token-family-state.js';
 import { ACCESS_TOKEN_TYP, type TokenClaims, TokenVerificationError } from './token-signer.js';
 
 /** Who is calling a platform API, resolved from the bearer token (spec-notes I3, I9). */
-export interface SellerContext {
+interface SellerContext {
   sellerId: string;
   clientId: string;
   scopes: ReadonlySet<string>;

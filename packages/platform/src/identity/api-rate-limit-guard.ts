@@ -31,7 +31,7 @@ export async function admitApiRequest(
  * The draft's two fields for a token bucket: the quota is the bucket (`q` = burst) over the time it takes
  * to refill whole (`w`, whole seconds, rounded up); `r` is what is left now and `t` the seconds until full.
  */
-export function rateLimitHeaders(taken: ApiRateDecision): Record<string, string> {
+function rateLimitHeaders(taken: ApiRateDecision): Record<string, string> {
   const { limit } = taken;
   const window = Math.max(1, Math.ceil(limit.burst / limit.requestsPerSecond));
   return {

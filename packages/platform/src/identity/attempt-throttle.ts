@@ -44,7 +44,7 @@ export type Reservation = { admitted: true; keys: ReservedKey[] } | { admitted: 
 export type AttemptOutcome = 'success' | 'failure' | 'unchecked';
 
 /** Seconds of block after `failures` consecutive failures (0 while they are free). */
-export function blockSecondsAfter(failures: number, backoff: NonNullable<ThrottlePolicy['backoff']>): number {
+function blockSecondsAfter(failures: number, backoff: NonNullable<ThrottlePolicy['backoff']>): number {
   if (failures < backoff.freeFailures) return 0;
   return Math.min(2 ** (failures - backoff.freeFailures), backoff.maxBlockSeconds);
 }

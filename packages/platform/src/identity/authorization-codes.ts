@@ -19,7 +19,7 @@ import {
 } from './token-set-issuer.js';
 
 /** Spec "Limits": an authorization code is valid for 10 minutes and single use. */
-export const AUTHORIZATION_CODE_TTL_SECONDS = 600;
+const AUTHORIZATION_CODE_TTL_SECONDS = 600;
 /** 32 random bytes = 256 bits (RFC 6749 §10.10 asks that codes be unguessable; 128 bits would do), base64url. */
 const CODE_BYTES = 32;
 

@@ -40,7 +40,7 @@ const MAX_PARAM_LENGTH = 2048;
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
 /** One value of a parameter: `undefined` when absent or empty (RFC 6749 §3.1), `null` when repeated or not a string. */
-export function singleParam(params: RawParams, name: string): string | undefined | null {
+function singleParam(params: RawParams, name: string): string | undefined | null {
   const value = params[name];
   if (value === undefined || value === '') return undefined;
   if (typeof value !== 'string' || value.length > MAX_PARAM_LENGTH) return null;

@@ -3,7 +3,7 @@ import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN } from '../../test/lists/list-fixtures.js';
-import { testDatabaseTargets } from '../storage/test-databases.js';
+import { testDatabaseTargets } from '../test-databases.js';
 import { type ListeningPlatform, listenPlatform } from '../testing.js';
 import { issueAuthorizationCode } from './authorization-codes.js';
 import { loginUrl } from './test-support/page-client.js';

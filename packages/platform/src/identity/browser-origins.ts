@@ -7,7 +7,7 @@ import { originOfClient, originRegistered } from '../accounts/index.js';
  * (a cross-origin call, the only kind CORS governs); undefined for servers, which
  * send no Origin, and for the platform's own pages.
  */
-export function crossOrigin(request: FastifyRequest): string | undefined {
+function crossOrigin(request: FastifyRequest): string | undefined {
   const origin = request.headers.origin;
   if (typeof origin !== 'string' || origin === 'null') return undefined;
   const { publicUrl, authUrl } = request.server.platform.config;

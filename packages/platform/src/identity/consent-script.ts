@@ -27,7 +27,7 @@ function buttonMessages(): Record<string, Record<string, string>> {
  * Its words follow the host page's language (the nearest `lang` attribute,
  * else the browser's): Portuguese for any `pt`, English otherwise.
  */
-export function consentScriptSource(authUrl: string): string {
+function consentScriptSource(authUrl: string): string {
   return `// Feira consent button: <div class="feira-consent-content" client-id="…" redirect-uri="…" state="…" scope="…"></div>
 const AUTH_URL = ${JSON.stringify(authUrl)};
 const CLASS_NAME = 'feira-consent-content';

@@ -52,7 +52,7 @@ export async function revokeGrant(
 }
 
 /** A token the server issued, verified, with what kind it is; null for anything else (wrong signature, expired, garbage). */
-export interface IssuedToken {
+interface IssuedToken {
   kind: 'access_token' | 'refresh_token';
   claims: TokenClaims;
 }
@@ -61,7 +61,7 @@ export interface IssuedToken {
  * Reads a token as either kind, trying the hinted kind first (RFC 7009 §2.1 / RFC 7662 §2.1:
  * `token_type_hint` is only a hint; a server must still look the token up as the other kinds).
  */
-export async function verifyIssuedToken(
+async function verifyIssuedToken(
   deps: Pick<IdentityServices, 'signer'>,
   token: string,
   hint: string | undefined,

@@ -29,10 +29,7 @@ export { checkCredentials } from './seller-credentials.js';
 export {
   identitySealedColumns,
   KeyRing,
-  keyTimings,
-  type Rotation,
   rotateSigningKey,
-  type SigningKeyState,
   type SigningKeyView,
   signingKeyViews,
 } from './signing-keys.js';

@@ -1,7 +1,7 @@
 import cookie from '@fastify/cookie';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
-import { testDatabaseTargets } from '../storage/test-databases.js';
+import { testDatabaseTargets } from '../test-databases.js';
 import { type ListeningPlatform, listenPlatform, testConfig } from '../testing.js';
 import { endSellerSessions } from './login-session.js';
 import { authorizeThroughPages, formFields, loginUrl, PageClient } from './test-support/page-client.js';

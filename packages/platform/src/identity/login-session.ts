@@ -15,10 +15,10 @@ import type { Schema } from '../storage/schema.js';
  * once: a copied cookie is refused afterwards. The absolute expiry is compared
  * with the injected clock.
  */
-export const SESSION_COOKIE = 'feira_session';
+const SESSION_COOKIE = 'feira_session';
 /** Double-submit CSRF token: the form field must carry this signed, HttpOnly cookie's token, masked (http/csrf-mask.ts). */
-export const CSRF_COOKIE = 'feira_csrf';
-export const SESSION_TTL_SECONDS = 12 * 3600;
+const CSRF_COOKIE = 'feira_csrf';
+const SESSION_TTL_SECONDS = 12 * 3600;
 
 function cookieOptions(request: FastifyRequest) {
   return {

@@ -1,6 +1,6 @@
 import { Agent, request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabaseTargets } from '../storage/test-databases.js';
+import { testDatabaseTargets } from '../test-databases.js';
 import { type ListeningPlatform, listenPlatform } from '../testing.js';
 import { CLIENT_ADDRESS_POLICY, CLIENT_PAIR_POLICY, clientThrottleKeys } from './client-authentication.js';
 import { LOGIN_ACCOUNT_POLICY, LOGIN_ADDRESS_POLICY } from './login-throttle.js';

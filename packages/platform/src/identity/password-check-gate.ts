@@ -5,7 +5,7 @@
  * work that lets a burst of logins take the CPU and the thread pool (which
  * file and DNS work share). The default covers libuv's 4 threads twice over.
  */
-export const DEFAULT_MAX_CONCURRENT_PASSWORD_CHECKS = 8;
+const DEFAULT_MAX_CONCURRENT_PASSWORD_CHECKS = 8;
 
 export class PasswordCheckGate {
   #inFlight = 0;

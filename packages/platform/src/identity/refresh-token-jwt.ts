@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { RefreshTokenKey, RefreshTokenKeys } from './refresh-token-key.js';
 
 /** The refresh token's JWS algorithm (spec-notes I4 amended); access and ID tokens stay ES256. */
-export const REFRESH_TOKEN_ALG = 'HS256';
+const REFRESH_TOKEN_ALG = 'HS256';
 
 /**
  * What reading a compact HS256 JWS gave: its payload, `invalid` (malformed, unknown `kid`, wrong

@@ -3,7 +3,7 @@ import { ManualClock } from '../core/clock.js';
 import { cryptoRandom } from '../core/random.js';
 import { SecretBox } from '../core/secret-box.js';
 import type { Database } from '../storage/database.js';
-import { testDatabaseTargets } from '../storage/test-databases.js';
+import { testDatabaseTargets } from '../test-databases.js';
 import { loadKeyRing, rotateSigningKey } from './signing-keys.js';
 
 describe.each(testDatabaseTargets())('signing keys on $dialect', (target) => {

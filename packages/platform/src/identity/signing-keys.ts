@@ -8,7 +8,7 @@ import type { SealedColumn } from '../storage/secret-reseal.js';
 
 export const SIGNING_ALG = 'ES256';
 
-export interface SigningKey {
+interface SigningKey {
   kid: string;
   privateKey: CryptoKey;
   publicJwk: JWK;
@@ -22,7 +22,7 @@ export interface SigningKey {
  * verifies nothing. The states follow from the key's times and the clock, so every process on the
  * database computes the same ones without being told, and a moved sandbox clock moves them.
  */
-export type SigningKeyState = 'next' | 'current' | 'previous' | 'retired';
+type SigningKeyState = 'next' | 'current' | 'previous' | 'retired';
 
 /** How long the states last. */
 export interface KeyTimings {

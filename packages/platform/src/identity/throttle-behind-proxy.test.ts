@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabaseTargets } from '../storage/test-databases.js';
+import { testDatabaseTargets } from '../test-databases.js';
 import { createTestPlatform, type TestPlatform, testConfig } from '../testing.js';
 import { CLIENT_PAIR_POLICY } from './client-authentication.js';
 

@@ -3,9 +3,8 @@ import { TokenSet } from '@feira/contract';
 import { Value } from '@sinclair/typebox/value';
 import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../app.js';
-import { testDatabaseTargets } from '../storage/test-databases.js';
-import { createTestPlatform, type TestPlatform, testConfig } from '../testing.js';
+import { testDatabaseTargets } from '../test-databases.js';
+import { createTestPlatform, platformOver, type TestPlatform, testConfig } from '../testing.js';
 import { issueAuthorizationCode } from './authorization-codes.js';
 import { REFRESH_GRACE_MAX_USES, REFRESH_GRACE_SECONDS } from './refresh-token-grace.js';
 import { signHs256 } from './refresh-token-jwt.js';
@@ -516,14 +515,10 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
 
   it('the access-token lifetime is configurable (expires_in and exp follow it)', async () => {
     // Same database, second app with a 15-minute access-token lifetime.
-    const short = {
-      app: await buildApp({
-        config: testConfig({ accessTokenTtlSeconds: 900 }),
-        database: platform.database,
-        clock: platform.clock,
-      }),
-    };
-    await short.app.ready();
+    const short = await platformOver(platform.database, {
+      config: testConfig({ accessTokenTtlSeconds: 900 }),
+      clock: platform.clock,
+    });
     try {
       const seller = await platform.createSeller();
       const client = await platform.createClient({ redirectUris: [REDIRECT] });
@@ -551,7 +546,7 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
       const claims = decodeJwt(body.access_token);
       expect((claims.exp as number) - (claims.iat as number)).toBe(900);
     } finally {
-      await short.app.close();
+      await short.close();
     }
   });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabaseTargets } from '../storage/test-databases.js';
+import { testDatabaseTargets } from '../test-databases.js';
 import { createTestPlatform, type TestPlatform } from '../testing.js';
 import { issueAuthorizationCode } from './authorization-codes.js';
 import { revokeGrant } from './grant-revocation.js';

@@ -49,7 +49,7 @@ export class TokenVerificationError extends Error {
 }
 
 /** Verified access tokens kept; a seller reuses one token for its whole life (7200 s), so few are live at once. */
-export const VERIFIED_TOKEN_CACHE_SIZE = 10_000;
+const VERIFIED_TOKEN_CACHE_SIZE = 10_000;
 
 /**
  * Access tokens whose ES256 signature and claims were verified, keyed by the
@@ -60,7 +60,7 @@ export const VERIFIED_TOKEN_CACHE_SIZE = 10_000;
  * against the injected clock on every hit, and revocation is not cached at all
  * (the access-token guard reads the token family on every call).
  */
-export class VerifiedTokenCache extends BoundedCache<string, TokenClaims> {
+class VerifiedTokenCache extends BoundedCache<string, TokenClaims> {
   constructor(size = VERIFIED_TOKEN_CACHE_SIZE) {
     super(size);
   }

@@ -5,7 +5,7 @@ import { buildApp } from '../app.js';
 import { cryptoRandom } from '../core/random.js';
 import { SecretBox } from '../core/secret-box.js';
 import type { Database } from '../storage/database.js';
-import { testDatabaseTargets } from '../storage/test-databases.js';
+import { testDatabaseTargets } from '../test-databases.js';
 import { createTestPlatform, ManualClock, type TestPlatform, testConfig } from '../testing.js';
 import { issueAuthorizationCode } from './authorization-codes.js';
 import { loadKeyRing } from './signing-keys.js';

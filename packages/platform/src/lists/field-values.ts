@@ -1,15 +1,16 @@
+import { refusalMessage } from '../core/refusals.js';
 import type { ListField } from './list-resource.js';
 
 /**
  * Typing of query-string values by field (spec-notes L6). Each parser
  * returns the value as the column holds it (`sql`) and as `meta.filters`
- * echoes it (`echo`), or an error message for the 422. Nothing here ever
+ * echoes it (`echo`), or its refusal's message for the 422 (core/refusals.ts). Nothing here ever
  * reaches SQL as text: values are bound as parameters.
  */
 export type ParsedValue = { ok: true; sql: string | number; echo: string | number } | { ok: false; message: string };
 
 /** Longest accepted filter value; longer values cannot match anything a seller stores. */
-export const MAX_FILTER_VALUE_LENGTH = 200;
+const MAX_FILTER_VALUE_LENGTH = 200;
 
 const INTEGER = /^-?\d{1,15}$/;
 const NUMBER = /^-?\d{1,15}(\.\d{1,6})?$/;
@@ -45,30 +46,30 @@ function daysInMonth(year: number, month: number): number {
 
 export function parseFieldValue(field: ListField, raw: string): ParsedValue {
   if (raw.length > MAX_FILTER_VALUE_LENGTH) {
-    return { ok: false, message: `must be at most ${MAX_FILTER_VALUE_LENGTH} characters` };
+    return { ok: false, message: refusalMessage('LIST_VALUE_TOO_LONG', { max: MAX_FILTER_VALUE_LENGTH }) };
   }
   switch (field.type) {
     case 'string':
       return { ok: true, sql: raw, echo: raw };
     case 'id':
-      return raw.length > 0 ? { ok: true, sql: raw, echo: raw } : { ok: false, message: 'must not be empty' };
+      return raw.length > 0 ? { ok: true, sql: raw, echo: raw } : { ok: false, message: refusalMessage('LIST_VALUE_EMPTY') };
     case 'enum':
       return field.values?.includes(raw)
         ? { ok: true, sql: raw, echo: raw }
-        : { ok: false, message: `must be one of: ${(field.values ?? []).join(', ')}` };
+        : { ok: false, message: refusalMessage('LIST_VALUE_NOT_IN_ENUM', { values: (field.values ?? []).join(', ') }) };
     case 'integer': {
-      if (!INTEGER.test(raw)) return { ok: false, message: 'must be an integer' };
+      if (!INTEGER.test(raw)) return { ok: false, message: refusalMessage('LIST_VALUE_NOT_INTEGER') };
       const n = Number(raw);
       return { ok: true, sql: n, echo: n };
     }
     case 'number': {
-      if (!NUMBER.test(raw)) return { ok: false, message: 'must be a decimal number' };
+      if (!NUMBER.test(raw)) return { ok: false, message: refusalMessage('LIST_VALUE_NOT_DECIMAL') };
       const n = Number(raw);
       return { ok: true, sql: n, echo: n };
     }
     case 'money': {
       const match = MONEY.exec(raw);
-      if (!match) return { ok: false, message: 'must be an amount with at most 2 decimal places' };
+      if (!match) return { ok: false, message: refusalMessage('LIST_VALUE_NOT_MONEY') };
       // String arithmetic, so 0.1 + 0.2 style float errors never change a bound.
       const sign = raw.startsWith('-') ? -1 : 1;
       const cents = sign * (Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0')));
@@ -76,9 +77,9 @@ export function parseFieldValue(field: ListField, raw: string): ParsedValue {
     }
     case 'datetime': {
       const match = DATETIME.exec(raw);
-      if (!match) return { ok: false, message: 'must be an ISO 8601 date or date-time with a time zone' };
+      if (!match) return { ok: false, message: refusalMessage('LIST_VALUE_NOT_DATE') };
       const date = instantOf(raw, match);
-      if (!date) return { ok: false, message: 'is not a valid date-time (a day, hour or zone out of range)' };
+      if (!date) return { ok: false, message: refusalMessage('LIST_VALUE_DATE_OUT_OF_RANGE') };
       const iso = date.toISOString();
       return { ok: true, sql: iso, echo: iso };
     }

@@ -41,7 +41,7 @@ import type { AppliedSort, ListEnvelopeOf } from '@feira/contract';
 import { LIST_QUERY_PARAMETERS, PAGE_MAX_OFFSET } from '@feira/contract';
 import type { FastifyRequest } from 'fastify';
 import { type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
-import { PlatformError } from '../core/platform-error.js';
+import { refuseField } from '../core/refusals.js';
 import { bindingOf, cursorKey, signCursor, verifyCursor } from './cursor-token.js';
 import { type ParsedFilter, type ParsedListQuery, parseListQuery, queryPairs } from './list-query.js';
 import { type ListResource, rowKeyOf } from './list-resource.js';
@@ -63,12 +63,6 @@ export interface ListSettings {
   publicUrl: string;
   /** Server secret; the cursor HMAC key is derived from it. */
   secretKey: string;
-}
-
-function invalidToken(message: string): PlatformError {
-  return new PlatformError('UNPROCESSABLE_ENTITY', {
-    details: [{ field: LIST_QUERY_PARAMETERS.nextToken, location: 'query', message, slug: 'INVALID_PARAMETER_VALUE' }],
-  });
 }
 
 function applyFilter(query: AnySelect, filter: ParsedFilter): AnySelect {
@@ -175,9 +169,9 @@ export async function runList<Row, Result>(
   if (parsed.cursor && !parsed.cursor.firstPage) {
     const key = cursorKey(settings.secretKey);
     const position = verifyCursor(key, parsed.cursor.token);
-    if (!position) throw invalidToken('is not a valid token: follow meta.links.next exactly');
+    if (!position) throw refuseField('LIST_NEXT_TOKEN_INVALID', LIST_QUERY_PARAMETERS.nextToken, 'query');
     if (position.binding !== binding || position.after.length !== keys.length) {
-      throw invalidToken('belongs to other filters or sorts: start again with _paginate=cursor');
+      throw refuseField('LIST_NEXT_TOKEN_OTHER_QUERY', LIST_QUERY_PARAMETERS.nextToken, 'query');
     }
     page = page.where((eb: AnyExpressionBuilder) => afterCondition(eb, keys, position.after));
   } else if (parsed.offset !== null && parsed.offset > 0) {

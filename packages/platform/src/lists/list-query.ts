@@ -10,6 +10,7 @@ import {
   PAGE_MAX_OFFSET,
 } from '@feira/contract';
 import { PlatformError } from '../core/platform-error.js';
+import { type RefusalCode, type RefusalValues, refusalDetail } from '../core/refusals.js';
 import { parseFieldValue } from './field-values.js';
 import { DEFAULT_OPERATORS, type ListField, type ListResource } from './list-resource.js';
 
@@ -58,7 +59,7 @@ export function queryPairs(query: unknown): Array<[string, string]> {
 }
 
 /** Where a parser reports a problem with one parameter: each becomes a `details[]` entry of the one 422. */
-type Fail = (field: string, message: string, slug?: string) => void;
+type Fail = <C extends RefusalCode>(field: string, code: C, ...values: RefusalValues<C>) => void;
 
 /** What the parsers read of a list declaration (its rows and presenter play no part). */
 type ListDeclaration = Omit<ListResource<unknown, unknown>, 'present'>;
@@ -69,7 +70,7 @@ function splitControl(pairs: Array<[string, string]>, fail: Fail) {
   const filterPairs: Array<[string, string]> = [];
   for (const [name, value] of pairs) {
     if (CONTROL.has(name)) {
-      if (control.has(name)) fail(name, 'must be given at most once');
+      if (control.has(name)) fail(name, 'LIST_PARAMETER_REPEATED');
       control.set(name, value);
     } else {
       filterPairs.push([name, value]);
@@ -82,7 +83,7 @@ function splitControl(pairs: Array<[string, string]>, fail: Fail) {
 function parseLimit(raw: string | undefined, maxLimit: number, fail: Fail): number {
   let limit = DEFAULT_LIST_LIMIT;
   if (raw !== undefined) {
-    if (!DIGITS.test(raw) || Number(raw) < 1) fail(LIMIT, 'must be an integer of at least 1');
+    if (!DIGITS.test(raw) || Number(raw) < 1) fail(LIMIT, 'LIST_LIMIT_INVALID');
     else limit = Number(raw);
   }
   return Math.min(limit, maxLimit);
@@ -90,9 +91,9 @@ function parseLimit(raw: string | undefined, maxLimit: number, fail: Fail): numb
 
 /** `_paginate` / `_next_token` (spec-notes L4): cursor pagination, from its first page or from a token. */
 function parseCursor(paginate: string | undefined, token: string | undefined, fail: Fail): ParsedListQuery['cursor'] {
-  if (paginate !== undefined && paginate !== 'cursor') fail(PAGINATE, 'the only accepted value is cursor');
+  if (paginate !== undefined && paginate !== 'cursor') fail(PAGINATE, 'LIST_PAGINATE_INVALID');
   if (token !== undefined) {
-    if (token.length === 0) fail(NEXT_TOKEN, 'is empty: follow meta.links.next exactly');
+    if (token.length === 0) fail(NEXT_TOKEN, 'LIST_NEXT_TOKEN_EMPTY');
     return { firstPage: false, token };
   }
   return paginate === 'cursor' ? { firstPage: true } : null;
@@ -102,10 +103,9 @@ function parseCursor(paginate: string | undefined, token: string | undefined, fa
 function parseOffset(raw: string | undefined, cursor: ParsedListQuery['cursor'], massive: boolean, fail: Fail): number | null {
   const offset = cursor ? null : 0;
   if (raw === undefined) return offset;
-  if (cursor) fail(OFFSET, 'is not available with cursor pagination (_paginate=cursor or _next_token)');
-  else if (!DIGITS.test(raw)) fail(OFFSET, 'must be an integer of at least 0');
-  else if (massive && Number(raw) > PAGE_MAX_OFFSET)
-    fail(OFFSET, `must be at most ${PAGE_MAX_OFFSET} on this collection: use _paginate=cursor to go further`);
+  if (cursor) fail(OFFSET, 'LIST_OFFSET_WITH_CURSOR');
+  else if (!DIGITS.test(raw)) fail(OFFSET, 'LIST_OFFSET_INVALID');
+  else if (massive && Number(raw) > PAGE_MAX_OFFSET) fail(OFFSET, 'LIST_OFFSET_TOO_DEEP', { max: PAGE_MAX_OFFSET });
   else return Number(raw);
   return offset;
 }
@@ -119,11 +119,11 @@ function parseSort(raw: string | undefined, resource: ListDeclaration, fail: Fai
     for (const criterion of raw.split(',')) {
       const [field = '', direction = 'asc', extra] = criterion.split(':');
       if (extra !== undefined || (direction !== 'asc' && direction !== 'desc')) {
-        fail(SORT, `"${criterion.slice(0, 60)}": the direction must be asc or desc`);
+        fail(SORT, 'LIST_SORT_DIRECTION_INVALID', { criterion: criterion.slice(0, 60) });
       } else if (field !== 'id' && !resource.sorts.includes(field)) {
-        fail(SORT, `"${field.slice(0, 60)}" is not a sortable field (sortable: ${[...resource.sorts, 'id'].join(', ')})`);
+        fail(SORT, 'LIST_SORT_FIELD_UNKNOWN', { field: field.slice(0, 60), sortable: [...resource.sorts, 'id'].join(', ') });
       } else if (seen.has(field)) {
-        fail(SORT, `"${field}" is given more than once`);
+        fail(SORT, 'LIST_SORT_FIELD_REPEATED', { field });
       } else {
         seen.add(field);
         sorts.push({ field, direction });
@@ -140,16 +140,16 @@ function parseFilter(resource: ListDeclaration, name: string, raw: string, fail:
   const [fieldName, operatorName] = splitParameter(name);
   const field: ListField | undefined = Object.hasOwn(resource.fields, fieldName) ? resource.fields[fieldName] : undefined;
   if (!field) {
-    fail(name, `"${fieldName.slice(0, 60)}" is not a filterable field of this list`, 'UNKNOWN_PARAMETER');
+    fail(name, 'LIST_FILTER_FIELD_UNKNOWN', { field: fieldName.slice(0, 60) });
     return null;
   }
   const operator = (FILTER_OPERATORS as readonly string[]).includes(operatorName) ? (operatorName as FilterOperator) : null;
   const allowed = field.operators ?? DEFAULT_OPERATORS[field.type];
   if (!operator || !allowed.includes(operator) || (name.endsWith('__eq') && operator === 'eq')) {
-    fail(
-      name,
-      `unsupported operator for ${fieldName} (allowed: ${allowed.map((op) => (op === 'eq' ? '=' : `__${op}`)).join(', ')})`,
-    );
+    fail(name, 'LIST_FILTER_OPERATOR_UNSUPPORTED', {
+      field: fieldName,
+      allowed: allowed.map((op) => (op === 'eq' ? '=' : `__${op}`)).join(', '),
+    });
     return null;
   }
   const filter = (sqlValue: ParsedFilter['sqlValue'], echo: AppliedFilter['value']): ParsedFilter => ({
@@ -162,13 +162,13 @@ function parseFilter(resource: ListDeclaration, name: string, raw: string, fail:
   if (operator === 'in') {
     const items = raw.split(',');
     if (items.length > MAX_IN_VALUES) {
-      fail(name, `at most ${MAX_IN_VALUES} values`);
+      fail(name, 'LIST_FILTER_TOO_MANY_VALUES', { max: MAX_IN_VALUES });
       return null;
     }
     const parsed = items.map((item) => parseFieldValue(field, item));
     const bad = parsed.find((p) => !p.ok);
     if (bad && !bad.ok) {
-      fail(name, `every value ${bad.message}`);
+      fail(name, 'LIST_FILTER_VALUES_INVALID', { problem: bad.message });
       return null;
     }
     const good = parsed.flatMap((p) => (p.ok ? [p] : []));
@@ -179,11 +179,11 @@ function parseFilter(resource: ListDeclaration, name: string, raw: string, fail:
   }
   const parsed = parseFieldValue(field, raw);
   if (!parsed.ok) {
-    fail(name, parsed.message);
+    fail(name, 'LIST_FILTER_VALUE_INVALID', { problem: parsed.message });
     return null;
   }
   if (operator === 'like' && raw.length === 0) {
-    fail(name, 'must not be empty');
+    fail(name, 'LIST_VALUE_EMPTY');
     return null;
   }
   return filter(parsed.sql, parsed.echo);
@@ -196,15 +196,14 @@ function parseFilter(resource: ListDeclaration, name: string, raw: string, fail:
  */
 export function parseListQuery(resource: ListDeclaration, query: unknown): ParsedListQuery {
   const details: ErrorDetail[] = [];
-  const fail: Fail = (field, message, slug = 'INVALID_PARAMETER_VALUE') =>
-    details.push({ field, location: 'query', message, slug });
+  const fail: Fail = (field, code, ...values) => details.push(refusalDetail(code, field, 'query', ...values));
   const { control, filterPairs } = splitControl(queryPairs(query), fail);
   const maxLimit = resource.maxLimit ?? DEFAULT_MAX_LIMIT;
   const limit = parseLimit(control.get(LIMIT), maxLimit, fail);
   const cursor = parseCursor(control.get(PAGINATE), control.get(NEXT_TOKEN), fail);
   const offset = parseOffset(control.get(OFFSET), cursor, resource.massive ?? false, fail);
   const sorts = parseSort(control.get(SORT), resource, fail);
-  if (filterPairs.length > MAX_FILTER_PARAMETERS) fail('(query)', `at most ${MAX_FILTER_PARAMETERS} filters`);
+  if (filterPairs.length > MAX_FILTER_PARAMETERS) fail('(query)', 'LIST_TOO_MANY_FILTERS', { max: MAX_FILTER_PARAMETERS });
   const filters = filterPairs
     .slice(0, MAX_FILTER_PARAMETERS)
     .flatMap(([name, raw]) => parseFilter(resource, name, raw, fail) ?? []);

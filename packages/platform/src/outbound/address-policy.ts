@@ -39,10 +39,6 @@ export function addressRange(address: string): string | null {
   return range;
 }
 
-export function isLoopbackAddress(address: string): boolean {
-  return addressRange(address) === 'loopback';
-}
-
 /** Why an address is refused under a policy, or null when it is allowed. */
 export function refusalReason(address: string, policy: OutboundPolicy): string | null {
   const range = addressRange(address);

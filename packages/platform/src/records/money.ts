@@ -1,5 +1,5 @@
 import { MAX_MONEY_AMOUNT } from '@feira/contract';
-import { invalidParameter } from '../core/platform-error.js';
+import { refuseField } from '../core/refusals.js';
 
 /**
  * Money (spec-notes R1) is a decimal with 2 places in the API and integer
@@ -16,9 +16,9 @@ import { invalidParameter } from '../core/platform-error.js';
 export const MAX_MONEY_CENTS = MAX_MONEY_AMOUNT * 100;
 
 const tooLarge = (field: string) =>
-  invalidParameter(field, 'body', `makes the amount exceed the maximum of ${MAX_MONEY_AMOUNT.toLocaleString('en')}`);
+  refuseField('RECORD_MONEY_TOO_LARGE', field, 'body', { max: MAX_MONEY_AMOUNT.toLocaleString('en') });
 
-const notTwoPlaces = (field: string) => invalidParameter(field, 'body', 'must be an amount with at most 2 decimal places');
+const notTwoPlaces = (field: string) => refuseField('RECORD_MONEY_NOT_TWO_PLACES', field, 'body');
 
 /**
  * An API amount in integer cents, or a 422 naming `field`. The amount must be

@@ -20,7 +20,7 @@ export type RecordKeyColumn = 'id' | 'tenant_id' | 'created_at' | 'updated_at';
 export type RecordFields<T extends RecordTable> = T extends RecordTable ? Omit<RowOf<T>, RecordKeyColumn> : never;
 
 /** The columns of a table a kind writes itself. */
-export type KindColumn<T extends RecordTable> = T extends RecordTable ? Exclude<keyof RowOf<T>, RecordKeyColumn> & string : never;
+type KindColumn<T extends RecordTable> = T extends RecordTable ? Exclude<keyof RowOf<T>, RecordKeyColumn> & string : never;
 
 /**
  * What a kind's seed-row generator may draw on (records/seed-records.ts): one
@@ -44,7 +44,7 @@ export interface SeedRowContext {
  * `values[at …]`, in `columns` order, as the flat bound parameters of one
  * multi-row INSERT (no object per row: see seed-records-values.ts).
  */
-export interface SeedRows<T extends RecordTable> {
+interface SeedRows<T extends RecordTable> {
   columns: ReadonlyArray<KindColumn<T>>;
   fill(values: unknown[], at: number, i: number, context: SeedRowContext): void;
 }

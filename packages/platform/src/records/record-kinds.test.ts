@@ -3,7 +3,7 @@ import { Value } from '@sinclair/typebox/value';
 import { describe, expect, it } from 'vitest';
 import { cryptoRandom } from '../core/random.js';
 import { CATALOGUES } from '../i18n/i18n.js';
-import { testDatabaseTargets } from '../storage/test-databases.js';
+import { testDatabaseTargets } from '../test-databases.js';
 import { createTestPlatform } from '../testing.js';
 import { RECORD_KINDS, recordKindOfTopic } from './record-kinds.js';
 

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ListEnvelope } from '@feira/contract';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { notFound } from '../core/platform-error.js';
+import { refuse } from '../core/refusals.js';
 import { requireAdminToken } from '../http/admin-auth.js';
 import { requireAccessToken } from '../identity/index.js';
 import { listRoute } from '../lists/list-route.js';
@@ -86,7 +86,7 @@ function sellerReadRoutes(instance: FastifyInstance, kind: AnyKind): void {
     },
     async (request) => {
       const row = await findRecord(kind, platform.database.db, request.seller?.tenantId as string, request.params.id);
-      if (!row) throw notFound('Record');
+      if (!row) throw refuse('RECORD_NOT_FOUND', { what: 'Record' });
       return kind.present(row);
     },
   );

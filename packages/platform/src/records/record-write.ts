@@ -1,6 +1,7 @@
 import type { Kysely, QueryCreator } from 'kysely';
 import { tenantExists } from '../accounts/index.js';
-import { notFound, PlatformError } from '../core/platform-error.js';
+import type { PlatformError } from '../core/platform-error.js';
+import { refuse } from '../core/refusals.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../storage/database-errors.js';
 import { dialectAdapter } from '../storage/dialect-adapter.js';
 import type { Schema } from '../storage/schema.js';
@@ -61,7 +62,7 @@ function signalIfCommitted(db: Kysely<Schema>, deps: OutboxDeps): void {
 }
 
 function tenantNotFound(): PlatformError {
-  return new PlatformError('NOT_FOUND', { message: 'Tenant not found' });
+  return refuse('RECORD_TENANT_NOT_FOUND');
 }
 
 /**
@@ -175,7 +176,7 @@ export async function updateRecord<T extends RecordTable, Rec, Patch>(
   return refusingViolations(kind, () =>
     inTransaction(db, deps, async (trx) => {
       const current = await findRecord(kind, trx, tenantId, id);
-      if (!current) throw notFound(kind.label);
+      if (!current) throw refuse('RECORD_NOT_FOUND', { what: kind.label });
       const changes = { ...kind.patch(current, patch), updated_at: deps.clock.now().toISOString() };
       await recordDatabase(trx)
         .updateTable(kind.table as string)
@@ -203,7 +204,7 @@ export async function deleteRecord<T extends RecordTable>(
       .where('tenant_id', '=', tenantId)
       .where('id', '=', id)
       .executeTakeFirst();
-    if (Number(result.numDeletedRows) === 0) throw notFound(kind.label);
+    if (Number(result.numDeletedRows) === 0) throw refuse('RECORD_NOT_FOUND', { what: kind.label });
     await appendEvent(trx, change(kind, tenantId, id, 'DELETION'), deps);
   });
 }

@@ -15,8 +15,6 @@ import { fastGenerator, isoTimestamps } from './seed-records-values.js';
 /** How many records of each kind to create, by table name. */
 export type SeedCounts = Partial<Record<RecordTable, number>>;
 
-export type SeedCollection = RecordTable;
-
 export interface SeedDeps {
   clock: Clock;
   random: Random;
@@ -58,14 +56,14 @@ const TRAILING: readonly RecordKeyColumn[] = ['created_at', 'updated_at'];
  * One table's rows as flat bound parameters: `fill` writes row `i`'s values at
  * `values[at …]` in `columns` order, taking its id's random bits from `ids[idAt …]`.
  */
-export interface TableLoad {
+interface TableLoad {
   table: RecordTable;
   columns: readonly string[];
   count: number;
   fill(values: unknown[], at: number, i: number, ids: Uint8Array, idAt: number): void;
 }
 
-export interface BulkInsertOptions {
+interface BulkInsertOptions {
   batchSize: number;
   bulkThreshold: number;
   random: Random;
@@ -81,7 +79,7 @@ export interface BulkInsertOptions {
  * A large load into a smaller table drops the list indexes and rebuilds each
  * once at the end instead of updating them row by row.
  */
-export async function bulkInsert(database: Database, load: TableLoad, options: BulkInsertOptions): Promise<void> {
+async function bulkInsert(database: Database, load: TableLoad, options: BulkInsertOptions): Promise<void> {
   const { table, columns, count: n } = load;
   if (n === 0) return;
   const { batchSize } = options;

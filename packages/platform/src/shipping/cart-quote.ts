@@ -25,7 +25,7 @@ import { findShippingSettings, SHIPPING_SETTINGS_COLUMNS, type ShippingSettings,
  * Why the shopper sees no shipping: a call outcome other than `ok`, a store
  * without quote settings, or no freight-table row for the zipcode and package.
  */
-export type UnavailableCode = Exclude<QuoteOutcome, 'ok'> | 'not_configured' | 'no_freight_rate';
+type UnavailableCode = Exclude<QuoteOutcome, 'ok'> | 'not_configured' | 'no_freight_rate';
 
 export interface UnavailableReason {
   code: UnavailableCode;
@@ -70,7 +70,7 @@ export type CartQuote =
  * Looks the cart up in the tenant's catalogue. An SKU named twice or unknown
  * to the store → 422 naming `items.<i>.sku`. The tenant must exist (callers check).
  */
-export async function loadCart(platform: ShippingServices, tenantId: string, cart: CartLine[]): Promise<CatalogueLine[]> {
+async function loadCart(platform: ShippingServices, tenantId: string, cart: CartLine[]): Promise<CatalogueLine[]> {
   cart.forEach((line, i) => {
     if (cart.findIndex((other) => other.sku === line.sku) !== i)
       throw invalidParameter(`items.${i}.sku`, 'body', 'appears twice');
@@ -303,7 +303,7 @@ export function sourceOf(option: DeliveryOption): QuoteMethod {
 }
 
 /** An option as the storefront shows it: the seller's fields plus which of the two it is. */
-export function presentOption(option: DeliveryOption, shown: ShownPackage) {
+function presentOption(option: DeliveryOption, shown: ShownPackage) {
   const labels: ('fastest' | 'cheapest')[] = [];
   if (option === shown.fastest) labels.push('fastest');
   if (option === shown.cheapest) labels.push('cheapest');

@@ -14,7 +14,7 @@ import type { QuoteMethod } from './shipping-settings.js';
 import type { CheckoutBody } from './storefront-schemas.js';
 
 /** The order's `shipping` JSON: the chosen option with its origin, plus the quote it came from. */
-export interface CheckoutShipping {
+interface CheckoutShipping {
   id: string;
   name: string;
   type: string;

@@ -13,7 +13,7 @@ const GatewayParams = Type.Object({
   gateway_id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._-]+$' }),
 });
 
-export const ShippingGatewayBody = Type.Object(
+const ShippingGatewayBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
     url: Type.String({
@@ -25,7 +25,7 @@ export const ShippingGatewayBody = Type.Object(
   { additionalProperties: false, $id: 'ShippingGatewayInput' },
 );
 
-export const ShippingGateway = Type.Object(
+const ShippingGateway = Type.Object(
   {
     id: Type.String(),
     name: Type.String(),

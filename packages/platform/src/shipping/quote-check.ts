@@ -90,9 +90,9 @@ const ADVICE = {
   'advice.unknown-zipcode':
     'A zipcode that does not exist is best answered 400 invalid_zipcode (or delivery_not_available), so the shopper is told at once',
 } as const;
-export type AdviceId = keyof typeof ADVICE;
+type AdviceId = keyof typeof ADVICE;
 
-export type RuleId = keyof typeof EXCHANGE_RULES | keyof typeof QUOTE_RULES;
+type RuleId = keyof typeof EXCHANGE_RULES | keyof typeof QUOTE_RULES;
 
 /** The rules a seller's answers are judged by: request rules are the platform's side, not the seller's. */
 const CHECKED_RULES: RuleId[] = [
@@ -156,7 +156,7 @@ function buildCases(options: QuoteCheckOptions): QuoteCase[] {
   return cases;
 }
 
-export interface CaseResult {
+interface CaseResult {
   name: string;
   /** The request sent (a failure is shown with it). */
   request: QuoteRequest;
@@ -239,7 +239,7 @@ const SHAPE_RULES: readonly RuleId[] = ['response.not-json', 'response.too-large
 const NEEDS_A_QUOTE = (id: RuleId) => id.startsWith('response.') && !SHAPE_RULES.includes(id);
 const STATUS_ORDER = { failed: 0, passed: 1, not_exercised: 2 } as const;
 
-export function buildReport(url: string, results: CaseResult[]): QuoteCheckReport {
+function buildReport(url: string, results: CaseResult[]): QuoteCheckReport {
   const answered200 = results.some((r) => r.httpStatus === 200);
   const answered400 = results.some((r) => r.httpStatus === 400);
   const quotedOnce = results.some((r) => r.outcome === 'ok');

@@ -6,7 +6,7 @@ import { quoteMetrics } from './quote-metrics.js';
 import type { ShippingServices } from './shipping-services.js';
 
 /** Why a method's option is not among the merged ones (spec-notes Q8). */
-export type LeftOutReason = 'duplicate_id' | 'package_split';
+type LeftOutReason = 'duplicate_id' | 'package_split';
 
 function itemsKey(items: QuotePackage['items']): string {
   return items
@@ -61,7 +61,7 @@ function presentAnswer(answer: MethodAnswer, merged: readonly QuotePackage[] | u
  * options, which were merged (and why others were not), the backup rates if
  * they were asked, and why the two shown are those two (spec-notes Q5).
  */
-export function presentQuotePreview(traced: TracedCartQuote) {
+function presentQuotePreview(traced: TracedCartQuote) {
   const { quote, answers, fallback, merged } = traced;
   const shown = presentCartQuote(quote);
   return {

@@ -11,7 +11,7 @@ export interface QuoteTarget {
   path: string;
 }
 
-export const MAX_QUOTE_URL_LENGTH = 2048;
+const MAX_QUOTE_URL_LENGTH = 2048;
 
 function rejected(message: string): PlatformError {
   return invalidParameter('url', 'body', message);

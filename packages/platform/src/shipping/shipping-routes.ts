@@ -55,8 +55,10 @@ export async function shippingRoutes(instance: FastifyInstance): Promise<void> {
       schema: {
         tags: ['shipping'],
         operationId: 'adminSetShippingMethod',
-        summary:
-          'Set the store quote methods (spec-notes Q1, Q8): seller_api with its URL, freight_table, marketplace_delivery, gateway; several with `methods`; backup rates with `fallback`',
+        // The methods as the registry in use names them, so a method added there is described by itself.
+        summary: `Set the store quote methods (spec-notes Q1, Q8): ${quoteMethods.names
+          .map((name) => (name === 'seller_api' ? 'seller_api with its URL' : name))
+          .join(', ')}; several with \`methods\`; backup rates with \`fallback\``,
         security: adminSecurity,
         params: TenantParams,
         body: shippingSettingsSchema(quoteMethods),

@@ -58,7 +58,7 @@ function shownOption(methods: readonly string[]) {
   });
 }
 
-export const UnavailableReasonBody = Type.Object({
+const UnavailableReasonBody = Type.Object({
   code: Type.String({
     description:
       'timeout, http_error, invalid_response, not_configured, no_freight_rate, or the seller code (invalid_zipcode, delivery_not_available, out_of_stock)',

@@ -3,7 +3,7 @@ import { ASYNC_COMMIT_SQL } from './async-commit.js';
 import type { Database, DialectName } from './database.js';
 
 /** A secondary (non-constraint) index of a table: its name and the statement that builds it again. */
-export interface SecondaryIndex {
+interface SecondaryIndex {
   name: string;
   createSql: string;
 }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { sharedDatabaseUrl, testDatabaseTargets } from '../test-databases.js';
 import { type Database, openDatabase } from './database.js';
 import { migrateToLatest, pendingMigrations } from './migrate.js';
-import { sharedDatabaseUrl, testDatabaseTargets } from './test-databases.js';
 
 describe.each(testDatabaseTargets())('migrations on $dialect', (target) => {
   let database: Database | undefined;
@@ -58,7 +58,7 @@ describe.each(testDatabaseTargets())('migrations on $dialect', (target) => {
 describe('migrations on PostgreSQL beside another Feira schema', () => {
   const url = process.env.FEIRA_TEST_DATABASE_URL;
   it.runIf(url)('keep their bookkeeping tables in their own schema, so a second schema on the server migrates too', async () => {
-    const { openPostgresTestDatabase } = await import('./test-databases.js');
+    const { openPostgresTestDatabase } = await import('../test-databases.js');
     // Two schemas open at once on one server: before migrationTableSchema was set,
     // the second failed with `relation "kysely_migration_lock" does not exist`.
     const first = await openPostgresTestDatabase(url as string);

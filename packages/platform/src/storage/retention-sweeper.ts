@@ -6,7 +6,7 @@ import { holdLease, releaseLease } from './background-lease.js';
 import type { Database } from './database.js';
 
 /** Where a batch of a rule starts and what it did: how many rows went, and where the next batch starts. */
-export interface RetentionBatch {
+interface RetentionBatch {
   /** The sweep's time (the platform's clock, so a moved sandbox clock sweeps as time would). */
   now: Date;
   /** Rows to delete at most, in one short statement (or transaction). */
@@ -37,7 +37,7 @@ export interface RetentionSweeperOptions {
 }
 
 /** The lease row every sweeping process asks for: one of them sweeps at a time. */
-export const RETENTION_LEASE = 'retention-sweep';
+const RETENTION_LEASE = 'retention-sweep';
 
 /** How long a pass holds the lease without renewing it; each batch renews it, so a stalled holder loses it. */
 const LEASE_MS = 60_000;

@@ -38,7 +38,7 @@ export interface SecretResealOptions {
 }
 
 /** The lease row every re-sealing process asks for: one of them re-seals at a time. */
-export const SECRET_RESEAL_LEASE = 'secret-reseal';
+const SECRET_RESEAL_LEASE = 'secret-reseal';
 const LEASE_MS = 60_000;
 
 /** The value of `column` was sealed under another secret (compared as text: a kid may hold `_`, a LIKE wildcard). */

@@ -3,7 +3,7 @@ import type { SqliteDatabase as KyselySqliteDatabase, SqliteStatement } from 'ky
 import { BoundedCache } from '../core/bounded-cache.js';
 
 /** Distinct SQL texts kept prepared. Queries with `IN (?, ?, …)` lists vary in text, so the cache is bounded. */
-export const STATEMENT_CACHE_SIZE = 512;
+const STATEMENT_CACHE_SIZE = 512;
 
 /**
  * The better-sqlite3 handle Kysely talks to, with prepared statements reused

@@ -1,9 +1,9 @@
 import { type Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { testDatabaseTargets } from '../test-databases.js';
 import type { Database } from './database.js';
 import type { Schema } from './schema.js';
 import { multiRowInsert, StatementShapes } from './statement-shapes.js';
-import { testDatabaseTargets } from './test-databases.js';
 
 /** A multi-row INSERT of outbox events' keys and bodies, as the shapes in webhooks/ are written. */
 function eventInsert(compiled: number[]) {

@@ -34,7 +34,7 @@ export function presentDelivery(row: DeliveryRow) {
 
 type AttemptRow = Selectable<WebhookTables['webhook_delivery_attempts']>;
 
-export function presentAttempt(a: AttemptRow) {
+function presentAttempt(a: AttemptRow) {
   return {
     attempt: Number(a.attempt),
     outcome: a.outcome,

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UUID_V7_PATTERN } from '../core/uuid-v7.js';
 import type { Database } from '../storage/database.js';
-import { testDatabaseTargets } from '../storage/test-databases.js';
+import { testDatabaseTargets } from '../test-databases.js';
 import { deliveryId, deliveryIdSql } from './delivery-id.js';
 
 // The webhook-delivery tests check the ids of real fan-outs too, on both databases.

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leasedDeliveries } from '../../test/webhooks/leased-deliveries.js';
-import { type LoopbackReceiver, startReceiver } from '../../test/webhooks/loopback-receiver.js';
-import { createTestPlatform, type TestPlatform, testDatabaseTargets, testTls } from '../testing.js';
+import type { LoopbackReceiver } from '../../test/webhooks/loopback-receiver.js';
+import { platformWithReceiver } from '../../test/webhooks/webhook-kit.js';
+import { type TestPlatform, testDatabaseTargets } from '../testing.js';
 import type { ClaimedDelivery } from './claim-queries.js';
 import { prepareJobs } from './delivery-jobs.js';
 import { DEFAULT_LEASE_MS } from './lease-keeper.js';
@@ -9,14 +10,11 @@ import { DEFAULT_LEASE_MS } from './lease-keeper.js';
 describe.each(testDatabaseTargets())('delivery jobs on $dialect', (target) => {
   let platform: TestPlatform;
   let receiver: LoopbackReceiver;
+  let close: () => Promise<void>;
   beforeAll(async () => {
-    platform = await createTestPlatform(target, { outboundCa: testTls.ca });
-    receiver = await startReceiver({ tls: true });
+    ({ platform, receiver, close } = await platformWithReceiver(target));
   });
-  afterAll(async () => {
-    await receiver.close();
-    await platform.close();
-  });
+  afterAll(() => close());
 
   async function claims(count: number): Promise<ClaimedDelivery[]> {
     const leaseUntil = platform.clock.now().getTime() + DEFAULT_LEASE_MS;

@@ -6,7 +6,7 @@ import { keptResponseHeaders } from './response-headers.js';
 import { parseRetryAfter } from './retry-schedule.js';
 
 /** The delivery log keeps the first 1 KiB of the receiver's answer. */
-export const RESPONSE_EXCERPT_BYTES = 1024;
+const RESPONSE_EXCERPT_BYTES = 1024;
 /** Past this much answer the connection is dropped rather than drained. */
 const DRAIN_LIMIT_BYTES = 64 * 1024;
 

@@ -8,7 +8,6 @@ export { deliveryRetentionRules } from './delivery-retention.js';
 export {
   type DeliveryLogEntry,
   type DeliveryLogFilters,
-  newestStoreDeliveries,
   queueDelivery,
   storeDeliveryPage,
   subscriptionAttemptsSince,
@@ -20,8 +19,6 @@ export {
   disableClientSubscriptionsInStore,
   findStoreSubscription,
   rotateStoreSubscriptionSecret,
-  rotateSubscriptionSecret,
-  type SignupInput,
   type StoreSubscription,
   type StoreSubscriptionDetail,
   setStoreSubscriptionTopic,
@@ -44,6 +41,6 @@ export {
   type WebhookDispatcherOptions,
 } from './webhook-dispatcher.js';
 export { webhookRoutes } from './webhook-routes.js';
-export { MAX_CHOSEN_GRACE_MS, SECRET_GRACE_MS } from './webhook-secret.js';
+
 export type { DeliveryState } from './webhook-tables.js';
 export { checkWebhookUrl, maskedWebhookUrl } from './webhook-url.js';

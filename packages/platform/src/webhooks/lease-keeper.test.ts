@@ -1,20 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leasedDeliveries } from '../../test/webhooks/leased-deliveries.js';
-import { type LoopbackReceiver, startReceiver } from '../../test/webhooks/loopback-receiver.js';
-import { createTestPlatform, type TestPlatform, testDatabaseTargets, testTls } from '../testing.js';
+import type { LoopbackReceiver } from '../../test/webhooks/loopback-receiver.js';
+import { platformWithReceiver } from '../../test/webhooks/webhook-kit.js';
+import { type TestPlatform, testDatabaseTargets } from '../testing.js';
 import { DEFAULT_LEASE_MS, LeaseKeeper } from './lease-keeper.js';
 
 describe.each(testDatabaseTargets())('lease keeper on $dialect', (target) => {
   let platform: TestPlatform;
   let receiver: LoopbackReceiver;
+  let close: () => Promise<void>;
   beforeAll(async () => {
-    platform = await createTestPlatform(target, { outboundCa: testTls.ca });
-    receiver = await startReceiver({ tls: true });
+    ({ platform, receiver, close } = await platformWithReceiver(target));
   });
-  afterAll(async () => {
-    await receiver.close();
-    await platform.close();
-  });
+  afterAll(() => close());
 
   const leasesOf = (tenantId: string) =>
     platform.database.db

@@ -1,8 +1,9 @@
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leasedDeliveries } from '../../test/webhooks/leased-deliveries.js';
-import { type LoopbackReceiver, startReceiver } from '../../test/webhooks/loopback-receiver.js';
-import { createTestPlatform, pollUntil, type TestPlatform, testDatabaseTargets, testTls } from '../testing.js';
+import type { LoopbackReceiver } from '../../test/webhooks/loopback-receiver.js';
+import { platformWithReceiver } from '../../test/webhooks/webhook-kit.js';
+import { pollUntil, type TestPlatform, testDatabaseTargets } from '../testing.js';
 import type { ClaimedDelivery } from './claim-queries.js';
 import type { FinishedAttempt } from './delivery-log.js';
 import { DEFAULT_LEASE_MS } from './lease-keeper.js';
@@ -14,14 +15,11 @@ const WORKER = 'recorder-worker';
 describe.each(testDatabaseTargets())('result recorder on $dialect', (target) => {
   let platform: TestPlatform;
   let receiver: LoopbackReceiver;
+  let close: () => Promise<void>;
   beforeAll(async () => {
-    platform = await createTestPlatform(target, { outboundCa: testTls.ca });
-    receiver = await startReceiver({ tls: true });
+    ({ platform, receiver, close } = await platformWithReceiver(target));
   });
-  afterAll(async () => {
-    await receiver.close();
-    await platform.close();
-  });
+  afterAll(() => close());
 
   function recorder(options: ResultRecorderOptions = {}) {
     const registry = new Registry();

@@ -24,7 +24,7 @@ function resultClaim(row: ResultRow): ClaimedDelivery {
 const RESULT_SPLIT_BUDGET = 64;
 
 /** The delivery log's error text for an attempt whose own could not be stored. */
-export const ANSWER_NOT_STORED = 'the answer could not be stored (the database refused its text)';
+const ANSWER_NOT_STORED = 'the answer could not be stored (the database refused its text)';
 
 export interface ResultRecorderDeps {
   database: Database;

@@ -6,12 +6,12 @@ const HOUR = 60 * MINUTE;
 
 /** spec-notes W4: waits after attempts 1…7; the 8th failed attempt makes the delivery dead. */
 export const RETRY_DELAYS_MS = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR] as const;
-export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 /** W4: ±20 % jitter, so receivers recovering from an outage are not hit by every retry at once. */
-export const JITTER_RATIO = 0.2;
+const JITTER_RATIO = 0.2;
 /** W4: `Retry-After` is honoured within these bounds (the shortest and longest wait of the schedule). */
-export const RETRY_AFTER_MIN_MS = RETRY_DELAYS_MS[0];
-export const RETRY_AFTER_MAX_MS = 10 * HOUR;
+const RETRY_AFTER_MIN_MS = RETRY_DELAYS_MS[0];
+const RETRY_AFTER_MAX_MS = 10 * HOUR;
 /** W4: a subscription failing for this long is disabled. */
 export const DISABLE_AFTER_FAILING_MS = 5 * 24 * HOUR;
 

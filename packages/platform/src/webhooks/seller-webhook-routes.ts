@@ -30,7 +30,7 @@ const unauthorized = () =>
   });
 
 /** The viewer of a request: a bearer token (scope open:webhook:write) or the console's login session. */
-export async function webhookViewer(request: FastifyRequest, reply: FastifyReply): Promise<WebhookViewer> {
+async function webhookViewer(request: FastifyRequest, reply: FastifyReply): Promise<WebhookViewer> {
   if (request.headers.authorization) {
     await requireAccessToken('open:webhook:write').call(request.server, request, reply);
     const seller = request.seller;

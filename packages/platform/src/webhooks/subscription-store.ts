@@ -84,30 +84,6 @@ export async function signUp(
 }
 
 /**
- * A seller's rotation from the console (same rule as a v1 signup, spec
- * "States and transitions"): a new secret becomes current and the old one
- * keeps signing for the grace hour. Returns the new secret in clear, shown
- * once, or null for a v0 subscription (nothing to rotate).
- */
-export async function rotateSubscriptionSecret(
-  db: Kysely<Schema>,
-  id: string,
-  deps: { clock: Clock; random: Random; box: SecretBox },
-): Promise<{ secret: string; graceUntil: string | null } | null> {
-  const row = await db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
-  if (row?.version !== 'v1') return null;
-  const now = deps.clock.now();
-  const secret = generateWebhookSecret(deps.random);
-  const secrets = rotateSecret(row, deps.box.seal(secret), now);
-  await db
-    .updateTable('webhook_subscriptions')
-    .set({ ...secrets, updated_at: now.toISOString() })
-    .where('id', '=', id)
-    .execute();
-  return { secret, graceUntil: secrets.previous_secret_grace_until };
-}
-
-/**
  * Disable or re-enable by hand (the console, the admin API). Re-enabling
  * clears the failure run as a new signup does (spec-notes W4), so the 5-day
  * clock starts again; a disabled subscription gets no new deliveries (fan-out

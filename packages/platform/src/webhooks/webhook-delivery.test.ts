@@ -2,15 +2,13 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type LoopbackReceiver, type ReceivedRequest, startReceiver } from '../../test/webhooks/loopback-receiver.js';
 import { dispatcherOf, recordChange, sellerWithToken, signup } from '../../test/webhooks/webhook-kit.js';
-import { buildApp } from '../app.js';
 import { epochSeconds } from '../core/clock.js';
 import { withOwnPool } from '../storage/database.js';
 import { namedStatementsRefused } from '../storage/named-statement.js';
-import { createTestPlatform, type TestPlatform, testConfig, testDatabaseTargets, testTls } from '../testing.js';
+import { createTestPlatform, platformOver, type TestPlatform, testConfig, testDatabaseTargets, testTls } from '../testing.js';
 import { deliveryId } from './delivery-id.js';
 import { fanOutEvents } from './fan-out.js';
 import { signUp } from './subscription-store.js';
-import { WebhookDispatcher } from './webhook-dispatcher.js';
 
 /** The receiver's check, written independently of the platform's signer: HMAC-SHA256 over `<ts>.<raw bytes>`. */
 function expectedDigest(secret: string, request: ReceivedRequest): string {
@@ -187,9 +185,8 @@ describe.each(testDatabaseTargets())('webhook delivery on $dialect', (target) =>
 
   it('W9: in strict mode the address actually connected to is checked at delivery (SSRF guard on)', async () => {
     // The same database served in strict mode.
-    const strictApp = await buildApp({
+    const strict = await platformOver(platform.database, {
       config: testConfig({ mode: 'strict' }),
-      database: platform.database,
       clock: platform.clock,
       outboundCa: testTls.ca,
     });
@@ -200,10 +197,10 @@ describe.each(testDatabaseTargets())('webhook delivery on $dialect', (target) =>
       await signUp(
         platform.database.db,
         { clientId: seller.clientId, tenantId: seller.tenantId, topics: ['sac_ticket'], url: hooks.url, version: 'v1' },
-        strictApp.platform,
+        strict.app.platform,
       );
       await recordChange(platform, { tenantId: seller.tenantId });
-      await new WebhookDispatcher(strictApp.platform, { worker: 'strict-worker', requestTimeoutMs: 2_000 }).drain();
+      await dispatcherOf(strict, { worker: 'strict-worker' }).drain();
       expect(hooks.received).toHaveLength(0);
       const delivery = await platform.database.db
         .selectFrom('webhook_deliveries')
@@ -213,7 +210,7 @@ describe.each(testDatabaseTargets())('webhook delivery on $dialect', (target) =>
       expect(delivery.state).toBe('pending');
       expect(delivery.last_error).toContain('refused by the outbound address policy');
     } finally {
-      await strictApp.close();
+      await strict.close();
     }
   });
 

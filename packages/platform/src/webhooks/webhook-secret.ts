@@ -3,7 +3,7 @@ import type { Random } from '../core/random.js';
 import type { SecretBox } from '../core/secret-box.js';
 
 /** Spec "Limits": the previous v1 secret keeps signing for 1 hour after a new signup. */
-export const SECRET_GRACE_MS = 60 * 60 * 1000;
+const SECRET_GRACE_MS = 60 * 60 * 1000;
 
 /** spec-notes W2: `whsec_` + 32 random bytes in base64, the form Standard Webhooks libraries decode (W10). */
 export function generateWebhookSecret(random: Random): string {

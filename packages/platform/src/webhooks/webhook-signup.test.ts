@@ -1,19 +1,17 @@
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sellerWithToken, signup } from '../../test/webhooks/webhook-kit.js';
-import { buildApp } from '../app.js';
-import { createTestPlatform, type TestPlatform, testConfig, testDatabaseTargets } from '../testing.js';
+import { createTestPlatform, platformOver, type TestPlatform, testConfig, testDatabaseTargets } from '../testing.js';
 
 describe.each(testDatabaseTargets())('webhook signup on $dialect', (target) => {
   let platform: TestPlatform;
   /** The same database served in strict mode. */
-  let strictApp: FastifyInstance;
+  let strict: TestPlatform;
   beforeAll(async () => {
     platform = await createTestPlatform(target);
-    strictApp = await buildApp({ config: testConfig({ mode: 'strict' }), database: platform.database, clock: platform.clock });
+    strict = await platformOver(platform.database, { config: testConfig({ mode: 'strict' }), clock: platform.clock });
   });
   afterAll(async () => {
-    await strictApp.close();
+    await strict.close();
     await platform.close();
   });
 
@@ -125,7 +123,7 @@ describe.each(testDatabaseTargets())('webhook signup on $dialect', (target) => {
       'https://198.51.100.1/h',
       'https://203.0.113.1/h',
     ]) {
-      const res = await signup({ ...platform, app: strictApp }, seller, 'v1', url);
+      const res = await signup(strict, seller, 'v1', url);
       expect(res.statusCode, url).toBe(422);
       expect(res.json().details[0].field).toBe('webhook');
     }

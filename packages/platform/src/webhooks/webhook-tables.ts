@@ -1,7 +1,7 @@
 import type { Generated, Selectable } from 'kysely';
 
 export type WebhookVersion = 'v0' | 'v1';
-export type SubscriptionState = 'active' | 'disabled';
+type SubscriptionState = 'active' | 'disabled';
 /** `pending` (waiting for its next attempt, possibly leased by a worker), `succeeded`, `dead` (redeliverable). */
 export type DeliveryState = 'pending' | 'succeeded' | 'dead';
 

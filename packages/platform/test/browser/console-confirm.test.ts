@@ -1,11 +1,12 @@
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordConsent } from '../../src/identity/consent-store.js';
-import { testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { testDatabaseTargets } from '../../src/test-databases.js';
 import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform, TEST_ADMIN_TOKEN } from '../../src/testing.js';
 import { createOrders } from '../lists/list-fixtures.js';
 import { uploadTable, vtexCsv } from '../shipping/freight-kit.js';
 import { axeViolations } from './axe.js';
+import { signInToConsole } from './console-sign-in.js';
 
 /**
  * Destructive actions ask first (D69), in a `<dialog>` the console module
@@ -77,15 +78,8 @@ describe.each(testDatabaseTargets().slice(0, 1))('console confirmations and time
     return page;
   }
 
-  async function sellerPage(seller: { login: string; password: string }, locale: string, width: number): Promise<Page> {
-    const context = await browser.newContext({ locale, viewport: { width, height: 900 } });
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/console`);
-    await page.locator('#login').fill(seller.login);
-    await page.locator('#password').fill(seller.password);
-    await page.locator('form[action="/console/login"] button[type="submit"]').click();
-    await page.locator('form[action="/console/logout"]').waitFor({ timeout: 10_000 });
-    return page;
+  function sellerPage(seller: { login: string; password: string }, locale: string, width: number): Promise<Page> {
+    return signInToConsole(browser, platform.url, seller, { locale, viewport: { width, height: 900 } });
   }
 
   /** No part of the page scrolls sideways: state and actions stay on screen. */

@@ -1,12 +1,13 @@
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordConsent } from '../../src/identity/consent-store.js';
-import { testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { testDatabaseTargets } from '../../src/test-databases.js';
 import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform, TEST_ADMIN_TOKEN } from '../../src/testing.js';
 import { createOrders, createProducts } from '../lists/list-fixtures.js';
 import { uploadTable, vtexCsv } from '../shipping/freight-kit.js';
 import { dispatcherOf, recordChange, SELLER_SCOPES, signup } from '../webhooks/webhook-kit.js';
 import { axeViolations } from './axe.js';
+import { signInOn } from './console-sign-in.js';
 
 /**
  * Every console page, found by following the console's own links from the
@@ -89,12 +90,8 @@ describe.each(testDatabaseTargets().slice(0, 1))('every console page in pt-BR on
     return browser.newContext({ locale, viewport: { width, height: 900 } });
   }
 
-  async function signIn(page: Page, seller: { login: string; password: string }) {
-    await page.goto(`${platform.url}/console`);
-    await page.locator('#login').fill(seller.login);
-    await page.locator('#password').fill(seller.password);
-    await page.locator('form[action="/console/login"] button[type="submit"]').click();
-    await page.locator('form[action="/console/logout"]').waitFor({ timeout: 10_000 });
+  function signIn(page: Page, seller: { login: string; password: string }) {
+    return signInOn(page, platform.url, seller);
   }
 
   async function signInOperator(page: Page) {

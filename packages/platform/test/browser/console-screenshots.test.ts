@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { catalogueStock, configureDemoSellerShipping, startDemoSeller } from '../../src/demo/demo-seller.js';
 import { recordConsent } from '../../src/identity/consent-store.js';
 import { seedRecords } from '../../src/records/seed-records.js';
-import { testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { testDatabaseTargets } from '../../src/test-databases.js';
 import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform, TEST_ADMIN_TOKEN, testTls } from '../../src/testing.js';
 import { startReceiver } from '../webhooks/loopback-receiver.js';
 import { dispatcherOf, recordChange, SELLER_SCOPES, signup } from '../webhooks/webhook-kit.js';

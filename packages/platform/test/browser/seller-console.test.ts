@@ -1,7 +1,7 @@
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordConsent } from '../../src/identity/consent-store.js';
-import { testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { testDatabaseTargets } from '../../src/test-databases.js';
 import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform, testTls } from '../../src/testing.js';
 import { type LoopbackReceiver, startReceiver } from '../webhooks/loopback-receiver.js';
 import { dispatcherOf, recordChange, SELLER_SCOPES, signup } from '../webhooks/webhook-kit.js';

@@ -1,7 +1,7 @@
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeGateway, startFakeGateway } from '../../src/demo/fake-gateways.js';
-import { testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { testDatabaseTargets } from '../../src/test-databases.js';
 import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform, testConfig, testTls } from '../../src/testing.js';
 import { uploadTable, vtexCsv } from '../shipping/freight-kit.js';
 import { addProducts, putSettings } from '../shipping/shipping-kit.js';

@@ -3,11 +3,12 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toZonedInput } from '../../src/console/console-kit.js';
 import { recordConsent } from '../../src/identity/consent-store.js';
-import { testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { testDatabaseTargets } from '../../src/test-databases.js';
 import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform, pollUntil, testTls } from '../../src/testing.js';
 import { type LoopbackReceiver, type ReceivedRequest, startReceiver } from '../webhooks/loopback-receiver.js';
 import { dispatcherOf, recordChange, SELLER_SCOPES, signup } from '../webhooks/webhook-kit.js';
 import { axeViolations as allAxeViolations } from './axe.js';
+import { signInOn } from './console-sign-in.js';
 
 /** What the receiver answers with besides its body: a header of its own, and a cookie the log must never keep. */
 const RECEIVER_HEADERS = { 'x-receiver-trace': 'trace-7f3a', 'set-cookie': 'receiver_session=c00kie-value; HttpOnly' };
@@ -85,11 +86,7 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     const context = await browser.newContext({ locale, viewport, permissions: ['clipboard-read', 'clipboard-write'] });
     context.setDefaultTimeout(15_000);
     const page = await context.newPage();
-    await page.goto(`${platform.url}/console`);
-    await page.locator('#login').fill(seller.login);
-    await page.locator('#password').fill(seller.password);
-    await page.locator('form[action="/console/login"] button[type="submit"]').click();
-    await page.locator('form[action="/console/logout"]').waitFor({ timeout: 10_000 });
+    await signInOn(page, platform.url, seller);
     return page;
   }
 
@@ -463,10 +460,7 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     const context = await browser.newContext({ locale: 'en-US', javaScriptEnabled: false, viewport: DESKTOP });
     context.setDefaultTimeout(15_000);
     const plain = await context.newPage();
-    await plain.goto(`${platform.url}/console`);
-    await plain.locator('#login').fill(seller.login);
-    await plain.locator('#password').fill(seller.password);
-    await plain.locator('form[action="/console/login"] button[type="submit"]').click();
+    await signInOn(plain, platform.url, seller);
     await plain.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
     await plain.getByRole('button', { name: 'Disable' }).click();
     await plain

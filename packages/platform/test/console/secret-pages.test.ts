@@ -1,7 +1,7 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { testDatabaseTargets } from '../../src/test-databases.js';
 import { createTestPlatform, type TestPlatform } from '../../src/testing.js';
 import { signUp, storeSubscriptionSecret } from '../../src/webhooks/index.js';
 import { type ConsoleSession, operatorSession, sellerSession } from './console-session.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordConsent } from '../../src/identity/consent-store.js';
-import { testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { testDatabaseTargets } from '../../src/test-databases.js';
 import { createTestPlatform, type TestPlatform } from '../../src/testing.js';
 import { ADMIN, createOrders, createProducts } from '../lists/list-fixtures.js';
 import { uploadTable, vtexCsv } from '../shipping/freight-kit.js';

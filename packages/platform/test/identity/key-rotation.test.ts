@@ -4,7 +4,7 @@ import { ManualClock } from '../../src/core/clock.js';
 import { guardProbe } from '../../src/identity/test-support/guard-probe.js';
 import { createPlatform, type Platform } from '../../src/platform.js';
 import type { Database } from '../../src/storage/database.js';
-import { testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { testDatabaseTargets } from '../../src/test-databases.js';
 import { pollUntil, TEST_ADMIN_TOKEN, testConfig, testKit } from '../../src/testing.js';
 
 // Signing keys rotated while running (docs/deploy.md "Rotating keys", D110, D111): two

@@ -7,7 +7,7 @@ import * as openid from 'openid-client';
 import { type Browser, chromium } from 'playwright-core';
 import { Agent, type Dispatcher, getGlobalDispatcher, setGlobalDispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { testDatabaseTargets } from '../../src/test-databases.js';
 import {
   chromiumLaunchOptions,
   createTestPlatform,

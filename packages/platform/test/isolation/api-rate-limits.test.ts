@@ -2,7 +2,7 @@
 // Real SQLite and PostgreSQL; the refill is driven by the injected clock, never by waiting.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlatform, type Platform } from '../../src/platform.js';
-import { sharedDatabaseUrl, testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { sharedDatabaseUrl, testDatabaseTargets } from '../../src/test-databases.js';
 import { createTestPlatform, type TestPlatform, testConfig } from '../../src/testing.js';
 import { ADMIN } from '../lists/list-fixtures.js';
 import { quote, storeWithSettings, uploadTable, vtexCsv } from '../shipping/freight-kit.js';

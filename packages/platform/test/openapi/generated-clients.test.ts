@@ -8,7 +8,7 @@ import { createClient as heyApi } from '@hey-api/openapi-ts';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { generate as orval } from 'orval';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { testDatabaseTargets } from '../../src/test-databases.js';
 import { createTestPlatform, type TestPlatform } from '../../src/testing.js';
 
 const run = promisify(execFile);

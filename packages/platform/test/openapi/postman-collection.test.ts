@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { testDatabaseTargets } from '../../src/test-databases.js';
 import { createTestPlatform, type TestPlatform, testConfig } from '../../src/testing.js';
 import { generateCollection, type Item, type OpenApiDocument } from './postman-generator.js';
 

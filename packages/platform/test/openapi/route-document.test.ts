@@ -2,7 +2,7 @@ import { SCOPE_NAMES } from '@feira/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GUARD_SCOPE, listQuerySchema } from '../../src/http/openapi-document.js';
 import type { CataloguedRoute } from '../../src/http/route-catalogue.js';
-import { testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { testDatabaseTargets } from '../../src/test-databases.js';
 import { createTestPlatform, TEST_ADMIN_TOKEN, type TestPlatform } from '../../src/testing.js';
 
 type Schema = { type?: unknown; enum?: unknown[]; properties?: Record<string, Schema>; [key: string]: unknown };

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueAuthorizationCode } from '../../src/identity/authorization-codes.js';
-import { testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { testDatabaseTargets } from '../../src/test-databases.js';
 import { createTestPlatform, type TestPlatform } from '../../src/testing.js';
 import { ADMIN } from '../lists/list-fixtures.js';
 import { countRequest, countWork, hookCount, type RouteHooks, type WorkCount } from './work-counter.js';

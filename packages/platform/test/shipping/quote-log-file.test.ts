@@ -12,7 +12,7 @@ import { quoteLogStoreFor } from '../../src/shipping/quote-log/quote-log.js';
 import { openQuoteLogFile, quoteLogFileOf } from '../../src/shipping/quote-log/quote-log-file.js';
 import { type Database, openDatabase } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
-import { openSqliteTestDatabase } from '../../src/storage/test-databases.js';
+import { openSqliteTestDatabase } from '../../src/test-databases.js';
 import { createTestPlatform, testDatabaseTargets } from '../../src/testing.js';
 import { logged, quoteCallsAfterRestart, quoteCallRow as row } from './shipping-kit.js';
 

@@ -2,7 +2,7 @@
 // isolation"): a tenant sending files without pause is refused before its body
 // is read, and only that store is.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { testDatabaseTargets } from '../../src/test-databases.js';
 import { createTestPlatform, type TestPlatform, testConfig } from '../../src/testing.js';
 import { putTable, vtexCsv } from './freight-kit.js';
 

@@ -5,7 +5,7 @@ import { issueAuthorizationCode } from '../../src/identity/authorization-codes.j
 import { guardProbe } from '../../src/identity/test-support/guard-probe.js';
 import { createPlatform, type Platform } from '../../src/platform.js';
 import { RetentionSweeper } from '../../src/storage/retention-sweeper.js';
-import { testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { testDatabaseTargets } from '../../src/test-databases.js';
 import { createTestPlatform, pollUntil, TEST_ADMIN_TOKEN, type TestPlatform, testConfig, testTls } from '../../src/testing.js';
 import { claimDueDeliveries } from '../../src/webhooks/claim-queries.js';
 import { rotateSecret, signingSecrets } from '../../src/webhooks/webhook-secret.js';

@@ -6,7 +6,7 @@ import { issueAuthorizationCode } from '../../src/identity/authorization-codes.j
 import { refreshTokenKeys } from '../../src/identity/refresh-token-key.js';
 import { createPlatform, type Platform } from '../../src/platform.js';
 import type { Database } from '../../src/storage/database.js';
-import { testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { testDatabaseTargets } from '../../src/test-databases.js';
 import { pollUntil, TEST_ADMIN_TOKEN, testConfig, testKit } from '../../src/testing.js';
 import { sealedColumns } from '../../src/workers.js';
 import { sellerWithToken, signup } from '../webhooks/webhook-kit.js';

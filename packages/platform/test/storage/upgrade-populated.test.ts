@@ -19,7 +19,7 @@ import type { Database } from '../../src/storage/database.js';
 import { migrateToLatest, pendingMigrations } from '../../src/storage/migrate.js';
 import { migrations } from '../../src/storage/migrations/index.js';
 import type { Schema } from '../../src/storage/schema.js';
-import { sharedDatabaseUrl, testDatabaseTargets } from '../../src/storage/test-databases.js';
+import { sharedDatabaseUrl, testDatabaseTargets } from '../../src/test-databases.js';
 import { createTestPlatform, pollUntil, type TestPlatform, testConfig } from '../../src/testing.js';
 import { fanOutEvents } from '../../src/webhooks/fan-out.js';
 import { signUp, storeSubscriptionSecret } from '../../src/webhooks/subscription-store.js';

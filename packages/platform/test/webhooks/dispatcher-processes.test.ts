@@ -1,5 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appendEvent } from '../../src/records/outbox.js';
 import { inTransaction } from '../../src/records/record-write.js';
@@ -14,39 +13,11 @@ import {
 } from '../../src/testing.js';
 import { DEFAULT_LEASE_MS } from '../../src/webhooks/webhook-dispatcher.js';
 import { type LoopbackReceiver, startReceiver } from './loopback-receiver.js';
-import { sellerWithToken, signup } from './webhook-kit.js';
-
-const SCRIPT = fileURLToPath(new URL('./dispatcher-process.ts', import.meta.url));
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+import { exited, sellerWithToken, signup, spawnDispatcher } from './webhook-kit.js';
 
 /** Where a child process finds the same database. */
 async function databaseEnv(database: Database): Promise<Record<string, string>> {
   return { FEIRA_DATABASE_URL: (await sharedDatabaseUrl(database)).url };
-}
-
-function spawnDispatcher(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT], {
-    cwd: ROOT,
-    env: { ...process.env, TSX_TSCONFIG_PATH: 'tsconfig.typecheck.json', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('dispatcher process did not start in 90 s')), 90_000);
-    child.once('exit', (code) => reject(new Error(`dispatcher process exited early (${code})`)));
-    child.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('ready')) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-  });
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve();
-    else child.once('exit', () => resolve());
-  });
 }
 
 async function writeEvents(platform: TestPlatform, tenantId: string, count: number): Promise<string[]> {

@@ -1,14 +1,17 @@
 // Shared steps of the webhook tests: sign up through the real API, write events
-// through the outbox, and run a dispatcher on the test platform.
+// through the outbox, and run a dispatcher on the test platform or in a process of its own.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { Topic } from '@feira/contract';
 import { appendEvent, type RecordChange } from '../../src/records/outbox.js';
 import { inTransaction } from '../../src/records/record-write.js';
-import { ManualClock, type TestPlatform } from '../../src/testing.js';
+import { createTestPlatform, ManualClock, type TestPlatform, type TestPlatformDeps, testTls } from '../../src/testing.js';
 import {
   WebhookDispatcher,
   type WebhookDispatcherDeps,
   type WebhookDispatcherOptions,
 } from '../../src/webhooks/webhook-dispatcher.js';
+import { type LoopbackReceiver, startReceiver } from './loopback-receiver.js';
 
 export interface Seller {
   tenantId: string;
@@ -83,9 +86,30 @@ export async function recordChange(
   );
 }
 
-/** A dispatcher on the test platform; `deps` replaces some of the platform's (a log to read, say). */
+/**
+ * A test platform whose outbound client trusts the test CA, and one HTTPS
+ * receiver: what the dispatcher and its parts are tested against. `close`
+ * stops the receiver, then the platform.
+ */
+export async function platformWithReceiver(
+  target: Parameters<typeof createTestPlatform>[0],
+  options: TestPlatformDeps = {},
+): Promise<{ platform: TestPlatform; receiver: LoopbackReceiver; close(): Promise<void> }> {
+  const platform = await createTestPlatform(target, { outboundCa: testTls.ca, ...options });
+  const receiver = await startReceiver({ tls: true });
+  return {
+    platform,
+    receiver,
+    async close() {
+      await receiver.close();
+      await platform.close();
+    },
+  };
+}
+
+/** A dispatcher on the test platform (or any app's context); `deps` replaces some of the platform's (a log to read, say). */
 export function dispatcherOf(
-  platform: TestPlatform,
+  platform: Pick<TestPlatform, 'app'>,
   options: WebhookDispatcherOptions = {},
   deps: Partial<WebhookDispatcherDeps> = {},
 ): WebhookDispatcher {
@@ -93,4 +117,37 @@ export function dispatcherOf(
     { ...platform.app.platform, ...deps },
     { worker: 'test-worker', requestTimeoutMs: 2_000, ...options },
   );
+}
+
+const DISPATCHER_PROCESS = fileURLToPath(new URL('./dispatcher-process.ts', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+
+/**
+ * A dispatcher in a process of its own (dispatcher-process.ts, configured by `env`), as `feira dispatch`
+ * runs beside the API: resolves once it says it is ready, fails if it exits or is not ready within `startupMs`.
+ */
+export function spawnDispatcher(env: Record<string, string>, startupMs = 90_000): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', DISPATCHER_PROCESS], {
+    cwd: ROOT,
+    env: { ...process.env, TSX_TSCONFIG_PATH: 'tsconfig.typecheck.json', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`dispatcher process did not start in ${startupMs / 1000} s`)), startupMs);
+    child.once('exit', (code) => reject(new Error(`dispatcher process exited early (${code})`)));
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('ready')) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    });
+  });
+}
+
+/** Resolves once the process has ended (at once if it has). */
+export function exited(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
 }

@@ -60,7 +60,7 @@ const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 /** Answers that say "not now, try again": the request was not carried out. */
 const RETRYABLE_STATUS = new Set([429, 503]);
 
-export function isIdempotent(method: string): boolean {
+function isIdempotent(method: string): boolean {
   return IDEMPOTENT.has(method.toUpperCase());
 }
 
@@ -68,7 +68,7 @@ export function isIdempotent(method: string): boolean {
  * `Retry-After` (RFC 9110 §10.2.3) in milliseconds from `now`: delay-seconds or
  * an HTTP-date; undefined when absent or unreadable.
  */
-export function parseRetryAfter(value: string | null, now: number): number | undefined {
+function parseRetryAfter(value: string | null, now: number): number | undefined {
   if (value === null) return undefined;
   const text = value.trim();
   if (/^\d{1,10}$/.test(text)) return Number(text) * 1000;

@@ -57,7 +57,7 @@ function typed(type: ListFieldType, raw: string): Scalar {
 }
 
 /** Code-point order for strings (what SQLite BINARY and PostgreSQL "C" do), numeric order for numbers. */
-export function compare(a: Scalar, b: Scalar): number {
+function compare(a: Scalar, b: Scalar): number {
   if (a === b) return 0;
   if (typeof a === 'number' && typeof b === 'number') return a < b ? -1 : 1;
   const sa = Buffer.from(String(a), 'utf8');

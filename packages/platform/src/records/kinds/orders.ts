@@ -23,7 +23,7 @@ interface StoredItem {
   price_cents: number;
 }
 
-export function presentOrder(row: OrderRow): OrderRecord {
+function presentOrder(row: OrderRow): OrderRecord {
   const items = JSON.parse(row.items) as StoredItem[];
   return {
     id: row.id,
@@ -65,7 +65,7 @@ function storedShippingPriceCents(row: OrderRow): number {
  * items (price × quantity) plus its shipping price, the total the checkout
  * computes (Q6). The one place an order total is computed.
  */
-export function orderTotalCents(totalAmount: number | undefined, items: readonly StoredItem[], shippingCents: number): number {
+function orderTotalCents(totalAmount: number | undefined, items: readonly StoredItem[], shippingCents: number): number {
   if (totalAmount !== undefined) return toCents(totalAmount, 'total_amount');
   // Checked (money.ts): an overflow is a 422 naming the caller's line quantity, never a 500 or a corrupted total.
   return sumOfLinesCents(

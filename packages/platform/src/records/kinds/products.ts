@@ -1,5 +1,5 @@
 import { Product, ProductInput, ProductPatch, type Product as ProductRecord } from '@feira/contract';
-import { PlatformError } from '../../core/platform-error.js';
+import { refuseField } from '../../core/refusals.js';
 import { defineListResource } from '../../lists/list-resource.js';
 import { fromCents, toCents } from '../money.js';
 import { COMMON_LIST_FIELDS, type RecordKind, type RowOf } from '../record-kind.js';
@@ -7,7 +7,7 @@ import { SEED_LAST_NAMES } from '../seed-records-values.js';
 
 export type ProductRow = RowOf<'products'>;
 
-export function presentProduct(row: ProductRow): ProductRecord {
+function presentProduct(row: ProductRow): ProductRecord {
   return {
     id: row.id,
     sku: row.sku,
@@ -81,10 +81,7 @@ export const productKind: RecordKind<'products', ProductRecord, ProductInput, Pr
     };
   },
   uniqueViolation() {
-    return new PlatformError('CONFLICT', {
-      message: 'A product with this sku already exists in this tenant',
-      details: [{ field: 'sku', location: 'body', message: 'must be unique per tenant', slug: 'DUPLICATE_VALUE' }],
-    });
+    return refuseField('RECORD_SKU_TAKEN', 'sku', 'body');
   },
   seed: {
     columns: ['sku', 'title', 'price_cents', 'stock', 'depth_cm', 'height_cm', 'width_cm', 'weight_g'],

@@ -10,9 +10,9 @@ import { defineListResource } from '../../lists/list-resource.js';
 import { COMMON_LIST_FIELDS, type RecordKind, type RowOf } from '../record-kind.js';
 import { SEED_CUSTOMERS } from '../seed-records-values.js';
 
-export type TicketRow = RowOf<'tickets'>;
+type TicketRow = RowOf<'tickets'>;
 
-export function presentTicket(row: TicketRow): TicketRecord {
+function presentTicket(row: TicketRow): TicketRecord {
   return {
     id: row.id,
     subject: row.subject,
@@ -24,7 +24,7 @@ export function presentTicket(row: TicketRow): TicketRecord {
   };
 }
 
-export const ticketList = defineListResource<TicketRow, TicketRecord>({
+const ticketList = defineListResource<TicketRow, TicketRecord>({
   name: 'tickets',
   fields: {
     ...COMMON_LIST_FIELDS,

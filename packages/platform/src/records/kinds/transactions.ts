@@ -10,9 +10,9 @@ import { defineListResource } from '../../lists/list-resource.js';
 import { fromCents, toCents } from '../money.js';
 import { COMMON_LIST_FIELDS, type RecordKind, type RowOf } from '../record-kind.js';
 
-export type TransactionRow = RowOf<'transactions'>;
+type TransactionRow = RowOf<'transactions'>;
 
-export function presentTransaction(row: TransactionRow): TransactionRecord {
+function presentTransaction(row: TransactionRow): TransactionRecord {
   return {
     id: row.id,
     type: row.type as TransactionType,
@@ -25,7 +25,7 @@ export function presentTransaction(row: TransactionRow): TransactionRecord {
 }
 
 /** Transactions are massive (spec-notes L3, L5): offset ≤ 5000, no total. */
-export const transactionList = defineListResource<TransactionRow, TransactionRecord>({
+const transactionList = defineListResource<TransactionRow, TransactionRecord>({
   name: 'transactions',
   massive: true,
   fields: {

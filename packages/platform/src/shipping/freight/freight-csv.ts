@@ -30,7 +30,7 @@ export const FREIGHT_COLUMNS = [
 export type FreightColumn = (typeof FREIGHT_COLUMNS)[number];
 
 /** Columns the header must name; the others may be left out (empty cells: 0, no limit, or empty text). */
-export const REQUIRED_FREIGHT_COLUMNS: readonly FreightColumn[] = [
+const REQUIRED_FREIGHT_COLUMNS: readonly FreightColumn[] = [
   'ZipCodeStart',
   'ZipCodeEnd',
   'WeightStart',
@@ -132,7 +132,7 @@ const ROW_INDEX_RANGE = 2 ** 26;
 const SWEEP_ROWS_PER_TURN = 50_000;
 
 /** spec-notes Q9: TimeCost in whole days, rounded up, at least 1; undefined when it is not one of the three forms. */
-export function timeCostDays(text: string): number | undefined {
+function timeCostDays(text: string): number | undefined {
   if (WHOLE_DAYS.test(text)) return Math.max(1, Number(text));
   const parts = TIME_COST.exec(text);
   if (!parts) return undefined;
@@ -142,7 +142,7 @@ export function timeCostDays(text: string): number | undefined {
 }
 
 /** The delimiter of a spreadsheet, from its header line: `;` when the header has one, else `,`. */
-export function delimiterOf(headerLine: string): ';' | ',' {
+function delimiterOf(headerLine: string): ';' | ',' {
   return headerLine.includes(';') ? ';' : ',';
 }
 

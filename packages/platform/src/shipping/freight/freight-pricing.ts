@@ -43,7 +43,7 @@ export function freightPackageOf(lines: readonly FreightLine[], cubicWeightFacto
 }
 
 /** Rounds to cents; the `toPrecision` step keeps 1.005 from landing on 1.00 through binary noise. */
-export function roundToCents(value: number): number {
+function roundToCents(value: number): number {
   return Math.round(Number((value * 100).toPrecision(12))) / 100;
 }
 

@@ -31,7 +31,7 @@ import { UPLOAD_LIMIT_NAMES, UploadLimitExceeded, uploadLimitError, uploadLimits
  * shipped is denser than about 22,600 kg/m³; the bound keeps a factor of
  * hundreds of digits from being stored as Infinity.
  */
-export const MAX_CUBIC_WEIGHT_FACTOR = 100_000;
+const MAX_CUBIC_WEIGHT_FACTOR = 100_000;
 
 const adminSecurity = [{ adminToken: [] }];
 
@@ -43,7 +43,7 @@ const SPREADSHEET_EXAMPLE = `${FREIGHT_COLUMNS.join(';')}\r\n01000000;09999999;;
  * against a schema) and the content-type parsers of these routes, both from
  * this one map. A new format (a workbook) is one more key and its reader.
  */
-export const FREIGHT_UPLOAD_BODY: NonNullable<RawBodyRouteConfig['rawBody']> = {
+const FREIGHT_UPLOAD_BODY: NonNullable<RawBodyRouteConfig['rawBody']> = {
   content: {
     'text/csv': {
       schema: {
@@ -131,7 +131,7 @@ function limitsText(limits: UploadLimits): string {
   return `Upload limits (operator settings; a refusal names the limit, e.g. slug UPLOAD_LIMIT_CELL_CHARS, and where it was hit): body at most ${n(limits.csvBytes)} bytes for a CSV (${name('csvBytes')}) and ${n(limits.workbookBytes)} for a workbook (${name('workbookBytes')}), each workbook part inflating to at most ${n(limits.partInflatedBytes)} bytes (${name('partInflatedBytes')}) and ${n(limits.compressionRatio)} times its compressed size (${name('compressionRatio')}), at most ${n(limits.sharedStrings)} shared strings (${name('sharedStrings')}) holding ${n(limits.sharedStringsBytes)} bytes of text (${name('sharedStringsBytes')}), ${n(limits.rows)} rows (${name('rows')}): 413. A cell of more than ${n(limits.cellChars)} characters (${name('cellChars')}; a workbook's cell counted in bytes of its XML text) or a row of more than ${n(limits.columns)} cells (${name('columns')}): 422. A workbook is read on a thread of its own with ${n(limits.workbookHeapMb)} MiB of heap (${name('workbookHeapMb')}) and ${n(limits.workbookSeconds)} seconds (${name('workbookSeconds')}): 413 past either. A store's uploads (the marketplace's own tables aside) take from a bucket of ${n(limits.storeUploadBurst)} (${name('storeUploadBurst')}) refilled at ${n(limits.storeUploadsPerSecond)} a second (${name('storeUploadsPerSecond')}), shared by every process: 429 with Retry-After past it, before the body is read.`;
 }
 
-export const FreightTableSummary = Type.Object(
+const FreightTableSummary = Type.Object(
   {
     id: Type.String({ description: 'The table id: the option id shown to the shopper and in orders (1-32 characters)' }),
     name: Type.String({ description: 'The option name shown to the shopper' }),
@@ -159,7 +159,7 @@ function presentFreightTable(row: FreightTableRow): Static<typeof FreightTableSu
 }
 
 /** Freight tables with the list conventions (spec-notes L1–L9). */
-export const freightTableList = defineListResource({
+const freightTableList = defineListResource({
   name: 'admin.freight-tables',
   fields: {
     id: { column: 'table_id', type: 'string' },
@@ -196,7 +196,7 @@ const ImportQuery = Type.Object(
 );
 type ImportQuery = Static<typeof ImportQuery>;
 
-export const FreightImportProblems = Type.Object(
+const FreightImportProblems = Type.Object(
   {
     message: Type.String(),
     slug: Type.String(),

@@ -84,7 +84,7 @@ function rowValues(versionKey: number, row: FreightRow): unknown[] {
  * them) or `abort` (none lands, where it can); `close` gives up the import's
  * claim on the table once the import has switched or failed.
  */
-export interface FreightRowWriter {
+interface FreightRowWriter {
   write(rows: FreightRow[]): Promise<void>;
   finish(): Promise<void>;
   abort(error: Error): Promise<void>;

@@ -1,7 +1,6 @@
 import { Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import {
-  FREIGHT_COLUMNS,
   type FreightColumn,
   type FreightCsvResult,
   type FreightRow,
@@ -34,7 +33,7 @@ const ZIP_COLUMNS: readonly FreightColumn[] = ['ZipCodeStart', 'ZipCodeEnd'];
  * A workbook's XML is compressed, so its byte limit alone would let a small
  * upload expand into an import of hundreds of millions of rows.
  */
-export const FREIGHT_XLSX_MAX_ROWS = 4_000_000;
+const FREIGHT_XLSX_MAX_ROWS = 4_000_000;
 
 /**
  * A cell's value as the CSV reader would have read its text: a number in
@@ -186,6 +185,3 @@ export async function readFreightXlsx(
     decimalMark: reader?.sawDecimalComma ? 'comma' : 'point',
   };
 }
-
-/** The column headers of a download, in the VTEX layout order. */
-export const XLSX_HEADER: readonly string[] = FREIGHT_COLUMNS;

@@ -93,7 +93,7 @@ const WHAT: Record<keyof UploadLimits, (value: string) => string> = {
 };
 
 /** "line 3, PolygonName" / "sheet "Frete", row 12, cell C12 (PolygonName)" / "part xl/sharedStrings.xml, shared string 7". */
-export function whereOf(hit: UploadLimitHit): string {
+function whereOf(hit: UploadLimitHit): string {
   const parts: string[] = [];
   if (hit.sheet !== undefined) parts.push(`sheet "${hit.sheet}"`);
   else if (hit.part !== undefined) parts.push(`part ${hit.part}`);

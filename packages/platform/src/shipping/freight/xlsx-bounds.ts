@@ -4,7 +4,7 @@ import type { UploadLimits } from '../../core/config.js';
 import { UploadLimitExceeded, type UploadLimitHit } from './upload-limits.js';
 
 /** A part (file) of the workbook's zip, as its central directory and local header say. */
-export interface ZipPart {
+interface ZipPart {
   name: string;
   method: number;
   compressedSize: number;
@@ -36,7 +36,7 @@ const DESCRIPTOR = 0x08074b50;
  * name the same in both. A zip where the two disagree could show this scan
  * one content and the library another, so it is refused.
  */
-export function zipParts(zip: Buffer): ZipPart[] {
+function zipParts(zip: Buffer): ZipPart[] {
   const tail = Math.max(0, zip.length - 65_557);
   let eocd = -1;
   for (let i = zip.length - 22; i >= tail; i--) {

@@ -59,7 +59,7 @@ export interface SettingsDeps {
 }
 
 /** What a method is given to validate and store its part of the settings. */
-export interface SettingsContext<Fields extends TProperties> {
+interface SettingsContext<Fields extends TProperties> {
   body: CommonSettingsBody & Static<TObject<Fields>>;
   /** Whether the store chose this method; a method refuses its own fields otherwise. */
   chosen: boolean;

@@ -2,6 +2,7 @@ import { basename, dirname, extname, join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { Kysely, type Migration, Migrator, SqliteDialect } from 'kysely';
 import { type Database, openSqliteConnection } from '../../storage/database.js';
+import { quoteCallsTable } from '../../storage/migrations/quote-calls-table.js';
 import { withStatementCache } from '../../storage/sqlite-statement-cache.js';
 import { startSqliteThread } from '../../storage/sqlite-thread.js';
 import { insertQuoteCalls, type QuoteCallRecord, type QuoteLogTables } from './quote-call-rows.js';
@@ -16,50 +17,16 @@ export function quoteLogFileOf(databaseFile: string): string {
   return join(dirname(databaseFile), `${basename(databaseFile, ext)}.quote-log${ext}`);
 }
 
-/** The log file's own migrations (its schema is the `quote_calls` table of 0005-shipping, without the tenant key). */
+/**
+ * The log file's own migrations: the `quote_calls` table of the platform's
+ * database, step by step, without the store's foreign key (the file holds no
+ * stores; storage/migrations/quote-calls-table.ts).
+ */
 const migrations: Record<string, Migration> = {
-  '0001-quote-calls': {
-    async up(db: Kysely<unknown>) {
-      await db.schema
-        .createTable('quote_calls')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('tenant_id', 'text', (c) => c.notNull())
-        .addColumn('session_id', 'text', (c) => c.notNull())
-        .addColumn('purpose', 'text', (c) => c.notNull())
-        .addColumn('outcome', 'text', (c) => c.notNull())
-        .addColumn('latency_ms', 'double precision', (c) => c.notNull())
-        .addColumn('http_status', 'integer')
-        .addColumn('detail', 'text')
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .execute();
-      await db.schema
-        .createIndex('quote_calls_tenant_created_idx')
-        .on('quote_calls')
-        .columns(['tenant_id', 'created_at', 'id'])
-        .execute();
-    },
-  },
-  // spec-notes Q8: backup rates are marked on the failed call's row (migration 0008 in the platform database).
-  '0002-fallback-used': {
-    async up(db: Kysely<unknown>) {
-      await db.schema
-        .alterTable('quote_calls')
-        .addColumn('fallback_used', 'integer', (c) => c.notNull().defaultTo(0))
-        .execute();
-    },
-  },
-  // D57: the gateway kind of a gateway call (migration 0021 in the platform database).
-  '0003-gateway-kind': {
-    async up(db: Kysely<unknown>) {
-      await db.schema.alterTable('quote_calls').addColumn('gateway_kind', 'text').execute();
-    },
-  },
-  // The retention sweep finds the oldest calls through it (migration 0028 in the platform database).
-  '0004-created-index': {
-    async up(db: Kysely<unknown>) {
-      await db.schema.createIndex('quote_calls_created_at_idx').on('quote_calls').column('created_at').execute();
-    },
-  },
+  '0001-quote-calls': { up: (db) => quoteCallsTable.create(db, 'plain') },
+  '0002-fallback-used': { up: (db) => quoteCallsTable.addFallbackUsed(db) },
+  '0003-gateway-kind': { up: (db) => quoteCallsTable.addGatewayKind(db) },
+  '0004-created-index': { up: (db) => quoteCallsTable.addCreatedIndex(db) },
 };
 
 /** A row with every column, in the order the worker binds them. */

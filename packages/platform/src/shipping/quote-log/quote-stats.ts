@@ -9,9 +9,9 @@ export const QUOTE_WINDOWS = {
 } as const;
 export type QuoteWindow = keyof typeof QUOTE_WINDOWS;
 /** The chart reads at most this many of the window's newest calls (a busy store makes millions a day). */
-export const QUOTE_STATS_ROW_LIMIT = 20_000;
+const QUOTE_STATS_ROW_LIMIT = 20_000;
 
-export interface QuoteStatsBucket {
+interface QuoteStatsBucket {
   start: string;
   calls: number;
   ok: number;

@@ -1,4 +1,5 @@
 import type { MigrationFactory } from './helpers.js';
+import { quoteCallsTable } from './quote-calls-table.js';
 
 /** Shipping settings per tenant (spec-notes Q1) and the quote-call log (Q7). */
 export const shipping: MigrationFactory = () => ({
@@ -12,23 +13,6 @@ export const shipping: MigrationFactory = () => ({
       .addColumn('created_at', 'text', (c) => c.notNull())
       .addColumn('updated_at', 'text', (c) => c.notNull())
       .execute();
-    await db.schema
-      .createTable('quote_calls')
-      .addColumn('id', 'text', (c) => c.primaryKey())
-      .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
-      .addColumn('session_id', 'text', (c) => c.notNull())
-      .addColumn('purpose', 'text', (c) => c.notNull())
-      .addColumn('outcome', 'text', (c) => c.notNull())
-      .addColumn('latency_ms', 'double precision', (c) => c.notNull())
-      .addColumn('http_status', 'integer')
-      .addColumn('detail', 'text')
-      .addColumn('created_at', 'text', (c) => c.notNull())
-      .execute();
-    // The admin list is per tenant, newest first, with id as the keyset tie-breaker.
-    await db.schema
-      .createIndex('quote_calls_tenant_created_idx')
-      .on('quote_calls')
-      .columns(['tenant_id', 'created_at', 'id'])
-      .execute();
+    await quoteCallsTable.create(db, 'references');
   },
 });

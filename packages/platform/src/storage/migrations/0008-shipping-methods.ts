@@ -1,4 +1,5 @@
 import { type MigrationFactory, serialPrimaryKey } from './helpers.js';
+import { quoteCallsTable } from './quote-calls-table.js';
 
 /**
  * The other quote methods (spec-notes Q8, Q9): freight tables (the store's
@@ -77,9 +78,6 @@ export const shippingMethods: MigrationFactory = (dialect) => ({
     await db.schema.alterTable('shipping_settings').addColumn('gateway_id', 'text').execute();
     await db.schema.alterTable('shipping_settings').addColumn('gateway_credential', 'text').execute();
 
-    await db.schema
-      .alterTable('quote_calls')
-      .addColumn('fallback_used', 'integer', (c) => c.notNull().defaultTo(0))
-      .execute();
+    await quoteCallsTable.addFallbackUsed(db);
   },
 });

@@ -1,4 +1,5 @@
 import type { MigrationFactory } from './helpers.js';
+import { quoteCallsTable } from './quote-calls-table.js';
 
 /**
  * Freight gateways with an API of their own (D57, D59): the kind of a store's
@@ -10,6 +11,6 @@ export const gatewayKinds: MigrationFactory = () => ({
   async up(db) {
     await db.schema.alterTable('shipping_settings').addColumn('gateway_kind', 'text').execute();
     await db.schema.alterTable('shipping_settings').addColumn('distribution_center_zipcodes', 'text').execute();
-    await db.schema.alterTable('quote_calls').addColumn('gateway_kind', 'text').execute();
+    await quoteCallsTable.addGatewayKind(db);
   },
 });

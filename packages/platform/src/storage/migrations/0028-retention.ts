@@ -1,4 +1,5 @@
 import type { MigrationFactory } from './helpers.js';
+import { quoteCallsTable } from './quote-calls-table.js';
 
 /**
  * What the retention sweep (storage/retention-sweeper.ts) needs to find the
@@ -27,6 +28,7 @@ export const retention: MigrationFactory = () => ({
     for (const [table, column] of RETENTION_INDEXES) {
       await db.schema.createIndex(`${table}_${column}_idx`).ifNotExists().on(table).column(column).execute();
     }
+    await quoteCallsTable.addCreatedIndex(db);
   },
 });
 
@@ -39,5 +41,4 @@ export const RETENTION_INDEXES: ReadonlyArray<readonly [string, string]> = [
   ['login_sessions', 'expires_at'],
   ['operator_sessions', 'expires_at'],
   ['auth_throttle', 'window_started_at'],
-  ['quote_calls', 'created_at'],
 ];

@@ -12,7 +12,7 @@ import {
 } from './gateway-adapter.js';
 
 /** The request body of `POST /shipping/quote` (Frenet's public API documentation). */
-export interface FrenetQuoteBody {
+interface FrenetQuoteBody {
   SellerCEP: string;
   RecipientCEP: string;
   ShipmentInvoiceValue: number;
@@ -20,7 +20,7 @@ export interface FrenetQuoteBody {
   RecipientCountry: 'BR';
 }
 
-export function frenetBody(request: QuoteRequest, origin: GatewayOrigin): FrenetQuoteBody {
+function frenetBody(request: QuoteRequest, origin: GatewayOrigin): FrenetQuoteBody {
   const invoiceCents = request.items.reduce((sum, item) => sum + Math.round(item.price * 100) * item.quantity, 0);
   return {
     SellerCEP: origin.zipcode,

@@ -12,7 +12,7 @@ import {
 } from './gateway-adapter.js';
 
 /** The request body of `POST /api/v2/me/shipment/calculate` (Melhor Envio's public API documentation). */
-export interface MelhorEnvioCalculateBody {
+interface MelhorEnvioCalculateBody {
   from: { postal_code: string };
   to: { postal_code: string };
   products: {
@@ -26,7 +26,7 @@ export interface MelhorEnvioCalculateBody {
   }[];
 }
 
-export function melhorEnvioBody(request: QuoteRequest, origin: GatewayOrigin): MelhorEnvioCalculateBody {
+function melhorEnvioBody(request: QuoteRequest, origin: GatewayOrigin): MelhorEnvioCalculateBody {
   return {
     from: { postal_code: origin.zipcode },
     to: { postal_code: request.zipcode },

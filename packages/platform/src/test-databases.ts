@@ -4,10 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { type Database, type DialectName, openDatabase } from './database.js';
-import { migrateToLatest } from './migrate.js';
+import { prepareDatabase } from './prepare-database.js';
+import { type Database, type DialectName, openDatabase } from './storage/database.js';
 
-/** One database a test suite runs against. `open()` gives a fresh, isolated, migrated database; `openEmpty()` one no migration has run on. */
+/**
+ * One database a test suite runs against. `open()` gives a fresh, isolated
+ * database prepared as `feira start` prepares one (`prepareDatabase`: the
+ * migrations and the platform's declared tables); `openEmpty()` one nothing has run on.
+ */
 export interface TestDatabaseTarget {
   dialect: DialectName;
   open(): Promise<Database>;
@@ -38,7 +42,7 @@ export async function openSqliteTestDatabase(options: { migrate?: boolean } = {}
   const dir = mkdtempSync(join(tmpdir(), 'feira-test-'));
   const file = join(dir, 'feira.db');
   const database = await openDatabase(`sqlite:${file}`);
-  if (options.migrate !== false) await migrateToLatest(database);
+  if (options.migrate !== false) await prepareDatabase(database);
   return {
     ...database,
     close: async () => {
@@ -73,7 +77,7 @@ export async function openPostgresTestDatabase(
     }
   };
   try {
-    if (options.migrate !== false) await migrateToLatest(database);
+    if (options.migrate !== false) await prepareDatabase(database);
   } catch (error) {
     // Leave nothing behind when a test database cannot be prepared.
     await database.close();
