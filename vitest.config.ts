@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -21,6 +22,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Vitest's default is one file at a time on two cores (cores - 1). Most files wait on
+    // real servers, processes, PostgreSQL and Chromium rather than compute, so two at a
+    // time keeps both cores busy; each file has a database schema of its own.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     reporters: process.env.CI ? ['default'] : ['default'],
   },
 });
