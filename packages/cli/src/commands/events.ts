@@ -14,6 +14,8 @@ export interface Delivery {
   topic: string;
   status: string;
   attempts: number;
+  /** Every attempt, resends included, as the console counts them. */
+  attempts_total: number;
   last_status_code: number | null;
   last_error: string | null;
   created_at: string;
@@ -41,7 +43,7 @@ export function adminOf(flags: SandboxFlags): { api: AdminApi; tenants: Array<{ 
 /** One line per delivery: when, id, topic, state, attempts, the receiver's last answer. */
 export function deliveryLine(d: Delivery): string {
   const answer = d.last_status_code !== null ? `HTTP ${d.last_status_code}` : (d.last_error ?? '-');
-  return `${d.updated_at}  delivery ${d.id}  ${d.topic.padEnd(21)} ${d.status.padEnd(9)} attempts ${d.attempts}  ${answer}  event ${d.event_id}`;
+  return `${d.updated_at}  delivery ${d.id}  ${d.topic.padEnd(21)} ${d.status.padEnd(9)} attempts ${d.attempts_total}  ${answer}  event ${d.event_id}`;
 }
 
 async function list(options: EventsOptions): Promise<void> {

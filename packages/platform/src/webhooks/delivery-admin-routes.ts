@@ -23,6 +23,7 @@ export function presentDelivery(row: DeliveryRow) {
     topic: row.topic,
     status: row.state,
     attempts: Number(row.attempts),
+    attempts_total: Number(row.attempts_total ?? row.attempts),
     next_attempt_at: row.next_attempt_at,
     last_status_code: row.last_status_code,
     last_error: row.last_error,

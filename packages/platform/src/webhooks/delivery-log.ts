@@ -61,6 +61,7 @@ export async function recordAttempts(
             .set({
               state: next ? 'pending' : 'dead',
               attempts: attempt,
+              attempts_total: sql<number>`coalesce(attempts_total, attempts) + 1`,
               next_attempt_at: next ? next.toISOString() : null,
               lease_owner: null,
               lease_until: null,
@@ -217,6 +218,7 @@ const MARK_SUCCEEDED = new StatementShapes<Schema>(
       .set({
         state: sql.lit('succeeded'),
         attempts: sql<number>`attempts + 1`,
+        attempts_total: sql<number>`coalesce(attempts_total, attempts) + 1`,
         next_attempt_at: sql.lit(null),
         lease_owner: sql.lit(null),
         lease_until: sql.lit(null),

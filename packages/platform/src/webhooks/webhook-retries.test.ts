@@ -427,11 +427,16 @@ describe.each(testDatabaseTargets())('webhook retries on $dialect', (target) => 
     healthy = true;
     const redelivered = await admin('POST', `/admin/webhooks/deliveries/${dead.id}/redeliver`);
     expect(redelivered.statusCode).toBe(202);
-    expect(redelivered.json()).toMatchObject({ status: 'pending', attempts: 0 });
+    // A resend starts a new retry cycle (`attempts`) and keeps counting every attempt (`attempts_total`).
+    expect(redelivered.json()).toMatchObject({ status: 'pending', attempts: 0, attempts_total: 8 });
     await dispatcher.drain();
     expect(hooks.received).toHaveLength(9);
     expect(hooks.received[8]?.headers['x-webhook-id']).toBe(dead.id);
     expect(await onlyDelivery(seller)).toMatchObject({ state: 'succeeded' });
+    const shown = (await admin('GET', `/admin/webhooks/deliveries?tenant_id=${seller.tenantId}`)).json().results[0];
+    const logged = (await admin('GET', `/admin/webhooks/deliveries/${dead.id}`)).json().attempt_log;
+    expect(shown).toMatchObject({ attempts: 1, attempts_total: 9 });
+    expect(logged).toHaveLength(shown.attempts_total);
     expect((await admin('POST', '/admin/webhooks/deliveries/nope/redeliver')).statusCode).toBe(404);
   });
 

@@ -39,6 +39,8 @@ export interface WebhookTables {
     state: DeliveryState;
     /** Attempts made in the current cycle (a redelivery starts a new cycle). */
     attempts: Generated<number>;
+    /** Every attempt, resends included; null until the first attempt after migration 0032 (read `attempts` then). */
+    attempts_total: number | null;
     next_attempt_at: string | null;
     lease_owner: string | null;
     lease_until: string | null;

@@ -24,6 +24,7 @@ import { apiRateLimits } from './0025-api-rate-limits.js';
 import { retention } from './0028-retention.js';
 import { sandboxClock } from './0029-sandbox-clock.js';
 import { signingKeyStates } from './0031-signing-key-states.js';
+import { deliveryAttemptsTotal } from './0032-delivery-attempts-total.js';
 import type { MigrationFactory } from './helpers.js';
 
 /**
@@ -57,4 +58,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '0028-retention': retention,
   '0029-sandbox-clock': sandboxClock,
   '0031-signing-key-states': signingKeyStates,
+  '0032-delivery-attempts-total': deliveryAttemptsTotal,
 };
