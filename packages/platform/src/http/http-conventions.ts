@@ -27,15 +27,17 @@ export async function installHttpConventions(app: FastifyInstance): Promise<void
     replyWith304: false,
   });
   // After etag's hook (both the app's, in this order), before compression's (each route's).
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (reply.statusCode !== 200 || (request.method !== 'GET' && request.method !== 'HEAD')) return payload;
+  // A callback hook, not an async one: on the read path it is one header lookup and no promise.
+  app.addHook('onSend', (request, reply, payload, done) => {
     const condition = request.headers['if-none-match'];
+    if (condition === undefined || reply.statusCode !== 200 || (request.method !== 'GET' && request.method !== 'HEAD'))
+      return done(null, payload);
     const etag = reply.getHeader('etag');
-    if (condition === undefined || typeof etag !== 'string' || !noneMatchFails(condition, etag)) return payload;
+    if (typeof etag !== 'string' || !noneMatchFails(condition, etag)) return done(null, payload);
     const size = typeof payload === 'string' ? Buffer.byteLength(payload) : Buffer.isBuffer(payload) ? payload.length : 0;
     if (size >= COMPRESSION_THRESHOLD_BYTES) addVary(reply, 'accept-encoding');
     reply.code(304);
-    return '';
+    done(null, '');
   });
   await app.register(compress, {
     globalDecompression: false,

@@ -42,10 +42,11 @@ function expectHooks(path: string, hooks: RouteHooks, expected: number): void {
 
 /**
  * The hooks a seller API route runs, all stages together: the app's (app.ts and what it registers: the
- * request-id and nosniff header hook, CORS, the HTTP conventions' hooks, the NUL guard) and the route's
- * access-token guard. A hook added to app.ts moves this for every route.
+ * request-id and nosniff header hook, CORS, the HTTP conventions' hooks — the entity tag, the conditional
+ * GET's 304 (RFC 9110 §13.1.2, a header lookup when the request has no If-None-Match) and compression —,
+ * the NUL guard) and the route's access-token guard. A hook added to app.ts moves this for every route.
  */
-const SELLER_ROUTE_HOOKS = 7;
+const SELLER_ROUTE_HOOKS = 8;
 
 describe.each(testDatabaseTargets())('work per request on $dialect (D79)', (target) => {
   let platform: TestPlatform;
