@@ -67,6 +67,9 @@ describe('examples/seller-app end to end against `feira start`', () => {
         'silent',
         '--outbound-ca',
         tlsFiles.ca,
+        // Plain HTTP: this test is about the app, and its process cannot take the sandbox's CA after it
+        // started (NODE_EXTRA_CA_CERTS is read at start; the README shows the HTTPS way).
+        '--http',
       ],
       {
         cwd: root,
@@ -86,7 +89,7 @@ describe('examples/seller-app end to end against `feira start`', () => {
       'feira start to be ready',
       () => {
         if (sandbox.exitCode !== null) throw new Error(`feira start exited: ${err}`);
-        return out.includes('Listening on') ? /API\s+(http:\/\/\S+)/.exec(out)?.[1] : undefined;
+        return out.includes('Listening on') ? /API\s+(https?:\/\/\S+)/.exec(out)?.[1] : undefined;
       },
       { deadlineMs: 120_000 },
     );
