@@ -147,6 +147,16 @@ describe('first run to first event', { timeout: 300_000 }, () => {
     const deliveryLine = JSON.parse((await tail.waitFor(/^\{"type":"delivery".*$/m))[0]);
     expect(deliveryLine).toMatchObject({ id: deliveries[0].id, topic: 'order' });
     await tail.stop('SIGINT');
+
+    // The list counts every attempt of the delivery, resends included, as its log (and the console) does.
+    const logged = await fetch(`${sandboxUrl}/admin/webhooks/deliveries/${deliveries[0].id}`, {
+      headers: { authorization: `Bearer ${adminToken}` },
+    });
+    const attemptLog = ((await logged.json()) as { attempt_log: unknown[] }).attempt_log;
+    const human = feira('events', 'list', '--topic', 'order');
+    expect(await human.exited).toBe(0);
+    expect(human.stdout()).toContain(`delivery ${deliveries[0].id}`);
+    expect(human.stdout()).toMatch(new RegExp(`delivery ${deliveries[0].id} .* attempts ${attemptLog.length} `));
   });
 
   it('a feira listen that was killed leaves subscriptions; the next listen disables those still pointing at its dead receiver', async () => {
