@@ -1,8 +1,9 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { CurrentSchemaPostgresDialect } from './current-schema-dialect.js';
 import { isSqliteBusy } from './database-errors.js';
 import { type DatabaseLog, lostConnectionFields } from './lost-connection.js';
 import { localOutboxSignal, type OutboxSignal, postgresOutboxSignal } from './outbox-signal.js';
@@ -134,7 +135,7 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
     },
     options.log,
   );
-  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Schema>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
   const outboxSignal = postgresOutboxSignal(
     { ...pool.options, application_name: 'feira-listen' },
     (text, values) => pool.query(text, values),
@@ -237,6 +238,6 @@ export function withOwnPool(
     },
     options.log,
   );
-  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Schema>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
   return { ...database, db, pgPool: pool, close: () => db.destroy() };
 }

@@ -74,6 +74,33 @@ describe('migrations on PostgreSQL beside another Feira schema', () => {
       await first.close();
     }
   });
+
+  it.runIf(url)(
+    'read their own schema alone: what another schema on the server holds, or drops while they run, is not theirs to read',
+    async () => {
+      const { sql } = await import('kysely');
+      const { openPostgresTestDatabase } = await import('../test-databases.js');
+      const ours = await openPostgresTestDatabase(url as string);
+      const other = `feira_other_${Date.now().toString(36)}`;
+      try {
+        // Another schema with a table this one does not have, and one it has.
+        await sql`create schema ${sql.id(other)}`.execute(ours.db);
+        await sql`create table ${sql.id(other, 'not_ours')} (id int)`.execute(ours.db);
+        await sql`create table ${sql.id(other, 'outbox_events')} (id int)`.execute(ours.db);
+        const tables = await ours.db.introspection.getTables();
+        const schemas = new Set(tables.map((t) => t.schema));
+        expect(schemas.size).toBe(1);
+        expect(tables.map((t) => t.name)).not.toContain('not_ours');
+        // Dropped between reads (as parallel test files and other tenants of a server do): the migrator's reads go on.
+        await sql`drop schema ${sql.id(other)} cascade`.execute(ours.db);
+        const { migrateToLatest } = await import('./migrate.js');
+        expect(await migrateToLatest(ours)).toEqual([]);
+      } finally {
+        await sql`drop schema if exists ${sql.id(other)} cascade`.execute(ours.db);
+        await ours.close();
+      }
+    },
+  );
 });
 
 describe.each(testDatabaseTargets())('migrations started by two processes at once on $dialect', (target) => {
