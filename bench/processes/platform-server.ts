@@ -22,6 +22,8 @@ export interface PlatformServerOptions {
   platformModule?: string;
   /** Retention settings other than the defaults (the year-soak scenario sweeps every second). */
   retention?: Partial<RetentionPolicy>;
+  /** Upload limits other than the defaults (the freight scenario imports one store's table flat out). */
+  uploads?: PlatformConfig['uploads'];
 }
 
 export type FixtureModule = {
@@ -58,6 +60,7 @@ const config: PlatformConfig = {
   // under a limit the load never reaches, since the scenarios measure one app flat out.
   apiRateLimit: { requestsPerSecond: 100_000, burst: 1_000_000 },
   ...(options.retention ? { retention: options.retention } : {}),
+  ...(options.uploads ? { uploads: options.uploads } : {}),
 };
 const outbound = options.outboundCa ? { outboundCa: options.outboundCa } : {};
 
