@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +6,7 @@ import { chromiumLaunchOptions } from '@feira/platform/testing';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approveInBrowser, PRINTED_LOGIN_URL } from './support/browser-login.js';
+import { spawnWatched } from './support/spawn-watched.js';
 
 // Every shell example of README.md and of the guides in docs/ runs, as written,
 // against a fresh sandbox, so they cannot drift. Blocks whose info string says
@@ -53,43 +53,7 @@ export function shellBlocks(markdown: string): Array<{ info: string; code: strin
   return blocks;
 }
 
-interface Run {
-  code: number | null;
-  out: string;
-  err: string;
-}
-
-function spawnIn(cwd: string, command: string, args: string[]) {
-  // No DISPLAY: `feira login` prints its URL instead of opening a browser.
-  const child = spawn(command, args, {
-    cwd,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const run: Run = { code: null, out: '', err: '' };
-  child.stdout.on('data', (chunk) => {
-    run.out += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    run.err += chunk;
-  });
-  const exited = new Promise<Run>((resolve) =>
-    child.on('close', (code) => {
-      run.code = code;
-      resolve(run);
-    }),
-  );
-  const waitFor = async (pattern: RegExp, timeoutMs = 120_000): Promise<RegExpMatchArray> => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const match = run.out.match(pattern);
-      if (match) return match;
-      if (run.code !== null || Date.now() > deadline) throw new Error(`no ${pattern}\nstdout:\n${run.out}\nstderr:\n${run.err}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  };
-  return { child, run, exited, waitFor };
-}
+const spawnIn = (cwd: string, command: string, args: string[]) => spawnWatched(cwd, command, args);
 
 describe('README shell examples run verbatim against a fresh sandbox', { timeout: 400_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'feira-readme-'));

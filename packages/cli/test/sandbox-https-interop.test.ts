@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnWatched } from './support/spawn-watched.js';
 
 // The sandbox as a newcomer starts it (`npx feira start` in a clone, the built CLI), and the OpenID
 // libraries as an integrator calls them first: openid-client's `discovery()` and oauth4webapi's
@@ -13,43 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 
-interface Run {
-  code: number | null;
-  out: string;
-  err: string;
-}
-
 function spawnIn(cwd: string, command: string, args: string[], env: Record<string, string> = {}) {
-  const child = spawn(command, args, {
-    cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group: npx runs feira under a shell, and stopping the sandbox means the whole group.
-    detached: true,
-  });
-  const run: Run = { code: null, out: '', err: '' };
-  child.stdout.on('data', (chunk) => {
-    run.out += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    run.err += chunk;
-  });
-  const exited = new Promise<Run>((resolve) =>
-    child.on('close', (code) => {
-      run.code = code;
-      resolve(run);
-    }),
-  );
-  const waitFor = async (pattern: RegExp, timeoutMs = 120_000): Promise<RegExpMatchArray> => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const match = run.out.match(pattern);
-      if (match) return match;
-      if (run.code !== null || Date.now() > deadline) throw new Error(`no ${pattern}\nstdout:\n${run.out}\nstderr:\n${run.err}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  };
-  return { child, run, exited, waitFor };
+  // Its own process group: npx runs feira under a shell, and stopping the sandbox means the whole group.
+  return spawnWatched(cwd, command, args, { env, detached: true });
 }
 
 /** The integrator's app: both libraries with their defaults, no option about TLS, printing what they found. */
