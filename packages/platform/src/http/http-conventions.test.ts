@@ -137,7 +137,7 @@ describe.each(testDatabaseTargets())('HTTP conventions on $dialect', (target) =>
     },
   );
 
-  it('RFC 9110 §9.3.7 (D109): OPTIONS without Origin is 204 with Allow naming OPTIONS among the methods the path answers', async () => {
+  it('spec-notes H4 (RFC 9110 §9.3.7, D109): OPTIONS without Origin is 204 with Allow naming OPTIONS among the methods the path answers', async () => {
     for (const [path, allow] of [
       ['/v1/orders', 'GET, HEAD, OPTIONS'],
       ['/oauth/token', 'OPTIONS, POST'],
@@ -152,7 +152,7 @@ describe.each(testDatabaseTargets())('HTTP conventions on $dialect', (target) =>
     await unknown.body.dump();
   });
 
-  it('RFC 9110 §15.4.5 (D109): a 304 carries the Vary: Accept-Encoding of its compressed 200', async () => {
+  it('spec-notes H2 (RFC 9110 §15.4.5, D109): a 304 carries the Vary: Accept-Encoding of its compressed 200', async () => {
     const headers = { 'accept-encoding': 'gzip' };
     const first = await get('/openapi.json', headers);
     expect(first.headers['content-encoding']).toBe('gzip');
@@ -162,7 +162,7 @@ describe.each(testDatabaseTargets())('HTTP conventions on $dialect', (target) =>
     expect(String(again.headers.vary)).toMatch(/accept-encoding/i);
   });
 
-  it('RFC 9110 §13.1.2 (D109): If-None-Match: * is 304 when the resource exists, a list matches any of its tags, and a missing resource stays 404', async () => {
+  it('spec-notes H2 (RFC 9110 §13.1.2, D109): If-None-Match: * is 304 when the resource exists, a list matches any of its tags, and a missing resource stays 404', async () => {
     const auth = { authorization: `Bearer ${token}` };
     const star = await get('/v1/orders?_limit=2', { ...auth, 'if-none-match': '*' });
     expect(star.status).toBe(304);
