@@ -2,6 +2,8 @@
 // the database, for what has no HTTP API: sellers, clients, authorization
 // codes), the clients' calls to the API hosts, the receiver's log, and the
 // figures at a given round trip to the database.
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { request } from 'undici';
 import { issueAuthorizationCode } from '../packages/platform/src/index.js';
 import { openDatabase } from '../packages/platform/src/storage/database.js';
@@ -35,6 +37,28 @@ export async function operatorTool(hosts: Hosts): Promise<TestPlatform> {
         authUrl: hosts.publicUrl,
       }),
       clock: new ManualClock(new Date()),
+    },
+  );
+}
+
+/**
+ * The operator's tool of another build (a previous release's: hosts/release.ts), from that build's own
+ * compiled modules: it opens the database as that release does, so it migrates nothing newer.
+ */
+export async function releaseOperatorTool(hosts: Hosts, buildRoot: string): Promise<TestPlatform> {
+  const dist = (file: string) => pathToFileURL(join(buildRoot, 'packages/platform/dist', file)).href;
+  const testing = (await import(dist('testing.js'))) as typeof import('../packages/platform/src/testing.js');
+  const storage = (await import(dist('storage/database.js'))) as typeof import('../packages/platform/src/storage/database.js');
+  return testing.createTestPlatform(
+    { dialect: 'postgres', open: () => storage.openDatabase(hosts.directDatabaseUrl) },
+    {
+      config: testing.testConfig({
+        secretKey: SECRET_KEY,
+        adminToken: ADMIN_TOKEN,
+        publicUrl: hosts.publicUrl,
+        authUrl: hosts.publicUrl,
+      }),
+      clock: new testing.ManualClock(new Date()),
     },
   );
 }

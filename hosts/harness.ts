@@ -23,7 +23,10 @@ import { request } from 'undici';
 import { type HostSpec, killNamespace, Network } from './network.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const FEIRA = join(ROOT, 'packages/cli/bin/feira.js');
+/** The root of this build (the repository the harness runs from). */
+export const THIS_BUILD = ROOT;
+/** The `feira` command of the build in `root` (this one, or a previous release's: hosts/release.ts). */
+const feiraIn = (root: string) => join(root, 'packages/cli/bin/feira.js');
 const PROXY = join(ROOT, 'hosts/tcp-proxy.mjs');
 
 /** Shared by every Feira process, through the environment (docs/deploy.md, "What processes must share"). */
@@ -90,18 +93,25 @@ export class Hosts {
   readonly #running = new Map<string, Running>();
   readonly #pgBin = postgresBin();
   readonly #pgData: string;
+  /** The build each Feira host runs (its root folder), and the one a host starts with unless told. */
+  readonly #builds = new Map<FeiraHost, string>();
+  readonly #defaultBuild: string;
 
-  private constructor(network: Network, dir: string) {
+  private constructor(network: Network, dir: string, build: string) {
     this.network = network;
     this.dir = dir;
     this.#pgData = join(dir, 'pgdata');
+    this.#defaultBuild = build;
   }
 
-  /** Builds the hosts and starts every process, in the order docs/deploy.md gives; tears down on failure. */
-  static async start(): Promise<Hosts> {
+  /**
+   * Builds the hosts and starts every process, in the order docs/deploy.md gives; tears down on failure.
+   * `build` is the root of the Feira build every host starts with (default: this one).
+   */
+  static async start(options: { build?: string } = {}): Promise<Hosts> {
     const network = Network.build(HOSTS);
     const dir = mkdtempSync(join(tmpdir(), 'feira-h-'));
-    const hosts = new Hosts(network, dir);
+    const hosts = new Hosts(network, dir, options.build ?? ROOT);
     try {
       await hosts.#startAll();
       return hosts;
@@ -303,8 +313,15 @@ export class Hosts {
     await Promise.all([this.startFeira('api2'), this.startFeira('disp1'), this.startFeira('disp2')]);
   }
 
-  /** Starts Feira on a host as docs/deploy.md says, and waits until it is ready. */
-  async startFeira(host: FeiraHost): Promise<void> {
+  /** The root of the build a host runs (or last ran). */
+  buildOf(host: FeiraHost): string {
+    return this.#builds.get(host) ?? this.#defaultBuild;
+  }
+
+  /** Starts Feira on a host as docs/deploy.md says (from `build`, default the hosts' own), and waits until it is ready. */
+  async startFeira(host: FeiraHost, build = this.#defaultBuild): Promise<void> {
+    this.#builds.set(host, build);
+    const feira = feiraIn(build);
     const env = { FEIRA_SECRET_KEY: SECRET_KEY, FEIRA_ADMIN_TOKEN: ADMIN_TOKEN, FEIRA_DATABASE: this.databaseUrl };
     const dataDir = join(this.dir, `data-${host}`);
     mkdirSync(dataDir, { recursive: true });
@@ -315,7 +332,7 @@ export class Hosts {
         host,
         [
           process.execPath,
-          FEIRA,
+          feira,
           'start',
           '--workers',
           'auto',
@@ -343,7 +360,7 @@ export class Hosts {
         return res.statusCode === 200;
       });
     } else {
-      this.#spawn(host, host, [process.execPath, FEIRA, 'dispatch', '--data-dir', dataDir], env);
+      this.#spawn(host, host, [process.execPath, feira, 'dispatch', '--data-dir', dataDir], env);
       await this.#waitForLine(host, /Dispatching webhooks/, 180_000);
     }
   }

@@ -3,6 +3,7 @@
 // each a network namespace with its own address, and the faults a network
 // brings. Run with `npm run test:hosts` (root; long, so not in `npm test`).
 import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestPlatform } from '../packages/platform/src/testing.js';
@@ -22,6 +23,25 @@ import {
   writeOrders,
 } from './clients.js';
 import { API_HOSTS, DISPATCHER_HOSTS, Hosts, RECEIVER_URL, waitUntil } from './harness.js';
+
+/** The delays of the figures' passes, each twice, interleaved so the host's drift weighs on each alike. */
+const NETWORK_DELAYS_INTERLEAVED = [0, 1, 5, 5, 1, 0] as const;
+
+/** One figure per delay from its passes: the geometric mean of each measure. */
+function combinePasses(passes: Figures[]): Figures {
+  const mean = (k: keyof Figures) => Math.exp(passes.reduce((a, p) => a + Math.log(p[k] as number), 0) / passes.length);
+  const first = passes[0] as Figures;
+  return {
+    delayMs: first.delayMs,
+    selectOneMs: mean('selectOneMs'),
+    exchangesPerSecond: mean('exchangesPerSecond'),
+    refreshesPerSecond: mean('refreshesPerSecond'),
+    listP50Ms: mean('listP50Ms'),
+    quoteOverheadP50Ms: mean('quoteOverheadP50Ms'),
+    deliveriesPerSecond: mean('deliveriesPerSecond'),
+    errors: passes.reduce((a, p) => a + p.errors, 0),
+  };
+}
 
 /** The dispatchers' lease (docs/deploy.md, "Crash recovery of webhook deliveries": the default). */
 const LEASE_MS = 10_000;
@@ -70,17 +90,27 @@ describe('several hosts', () => {
 
   it('1 ms and 5 ms added round trip to PostgreSQL: tokens, lists, quotes and deliveries all work; the figures are recorded as ratios to 0 ms', async () => {
     const quoteTenant = await quotingStore(hosts, tool);
-    const figures: Figures[] = [];
+    const passes: Figures[] = [];
     try {
-      for (const delayMs of [0, 1, 5]) {
+      // A warm-up pass first (pools connecting, code not yet optimised: discarded), then each delay twice in
+      // the order 0 1 5 5 1 0, so a drift of the host's load during the run weighs on every delay alike.
+      await measure(hosts, tool, 0, { orders: store, quoteTenant });
+      for (const delayMs of NETWORK_DELAYS_INTERLEAVED) {
         await hosts.setDatabaseDelay(delayMs);
-        figures.push(await measure(hosts, tool, delayMs, { orders: store, quoteTenant }));
+        passes.push(await measure(hosts, tool, delayMs, { orders: store, quoteTenant }));
       }
     } finally {
       await hosts.setDatabaseDelay(0);
     }
+    const figures = [0, 1, 5].map((delayMs) => combinePasses(passes.filter((p) => p.delayMs === delayMs)));
     const base = figures[0] as Figures;
     const ratio = (f: Figures, k: keyof Figures) => Number(((f[k] as number) / (base[k] as number)).toFixed(2));
+    // How far the two 0 ms passes lie apart: a ratio nearer 1 than this says nothing.
+    const zero = passes.filter((p) => p.delayMs === 0);
+    const spread = (k: keyof Figures) => {
+      const [a, b] = zero.map((p) => p[k] as number);
+      return Number((Math.max(a as number, b as number) / Math.min(a as number, b as number)).toFixed(2));
+    };
     const table = figures.map((f) => ({
       delayMs: f.delayMs,
       selectOneMs: Number(f.selectOneMs.toFixed(2)),
@@ -96,9 +126,23 @@ describe('several hosts', () => {
       deliveriesRatio: ratio(f, 'deliveriesPerSecond'),
       errors: f.errors,
     }));
+    const zeroSpread = {
+      exchanges: spread('exchangesPerSecond'),
+      refreshes: spread('refreshesPerSecond'),
+      listP50: spread('listP50Ms'),
+      quoteOverheadP50: spread('quoteOverheadP50Ms'),
+      deliveries: spread('deliveriesPerSecond'),
+    };
     console.table(table);
-    if (process.env.FEIRA_HOSTS_FIGURES) writeFileSync(process.env.FEIRA_HOSTS_FIGURES, `${JSON.stringify(table, null, 2)}\n`);
-    for (const f of figures) {
+    console.info(
+      `spread of the two 0 ms passes (max/min): ${JSON.stringify(zeroSpread)}; load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
+    if (process.env.FEIRA_HOSTS_FIGURES) {
+      writeFileSync(process.env.FEIRA_HOSTS_FIGURES, `${JSON.stringify({ figures: table, zeroSpread, passes }, null, 2)}\n`);
+    }
+    for (const f of passes) {
       expect(f.errors).toBe(0);
       for (const v of [f.exchangesPerSecond, f.refreshesPerSecond, f.listP50Ms, f.deliveriesPerSecond]) {
         expect(v).toBeGreaterThan(0);
@@ -257,42 +301,5 @@ describe('several hosts', () => {
         hosts.resume(paused);
       }
     }
-  });
-
-  it('a rolling upgrade (the same build restarted one host at a time, each API host taken out of rotation first) under write load: no write refused, every order delivered', async () => {
-    const inRotation = new Set<string>(API_HOSTS.map((h) => hosts.apiOrigin(h)));
-    const inFlight = new Map<string, number>();
-    const done = { value: false };
-    const written: string[] = [];
-    const failures = new Map<string, number>();
-    const writer = (async () => {
-      while (!done.value) {
-        const batch = await writeOrders(() => [...inRotation], store.tenantId, 40, 4, inFlight);
-        written.push(...batch.ids);
-        for (const [k, v] of batch.failures) failures.set(k, (failures.get(k) ?? 0) + v);
-      }
-    })();
-    try {
-      for (const host of [...API_HOSTS, ...DISPATCHER_HOSTS]) {
-        if (host === 'api1' || host === 'api2') {
-          const origin = hosts.apiOrigin(host);
-          inRotation.delete(origin);
-          await waitUntil(`${host} drained`, 30_000, async () => (inFlight.get(origin) ?? 0) === 0);
-          await hosts.stopFeira(host);
-          await hosts.startFeira(host);
-          inRotation.add(origin);
-        } else {
-          await hosts.stopFeira(host);
-          await hosts.startFeira(host);
-        }
-      }
-    } finally {
-      done.value = true;
-      await writer;
-    }
-    expect(Object.fromEntries(failures)).toEqual({});
-    expect(written.length).toBeGreaterThan(100);
-    await allDelivered(hosts, tool, written, 180_000);
-    console.info(`rolling upgrade: ${written.length} orders written during it, all delivered`);
   });
 });
