@@ -69,7 +69,8 @@ export class ChildRegistry {
       else p.reject(new Error(`${role}: ${message.error}`));
     });
 
-    const readyTimeoutMs = start.readyTimeoutMs ?? 30_000;
+    // Two minutes: on a host shared with other work (load averages of 15-20 seen) a child loading tsx took over 30 s.
+    const readyTimeoutMs = start.readyTimeoutMs ?? 120_000;
     const info = await new Promise<Info>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${role} not ready after ${readyTimeoutMs} ms`)), readyTimeoutMs);
       child.on('message', (raw) => {

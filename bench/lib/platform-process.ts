@@ -44,7 +44,7 @@ export async function startPlatform(
 ): Promise<PlatformHandle> {
   const handle = await ctx.children.start<{ port: number; dialect: string }>(`platform (${database.kind})`, SERVER, {
     options: { ...options, databaseUrl: database.url, ...(database.searchPath ? { searchPath: database.searchPath } : {}) },
-    readyTimeoutMs: 60_000,
+    readyTimeoutMs: 180_000,
     execArgv: platformNodeFlags(),
   });
   return Object.assign(handle, { origin: `http://127.0.0.1:${handle.info.port}` });

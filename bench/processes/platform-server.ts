@@ -4,6 +4,7 @@
 // loaded from modules named in the options.
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { type IntervalHistogram, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import type { PlatformConfig, RetentionPolicy } from '@feira/platform';
 import type { FastifyInstance } from 'fastify';
 import { childOptions, type Operation, serveChild } from '../lib/child-protocol.js';
@@ -110,6 +111,69 @@ operations.cpuMicros = async () => {
 
 /** SQLite on a file: the WAL checkpointer's quiet windows so far (storage/wal-checkpointer.ts); else null. */
 operations.walQuietWindows = async () => database.walCheckpointer?.quietWindows() ?? null;
+
+/** What the platform's own thread went through in one measured phase: loop delay, GC pauses, pool waits. */
+export interface PhaseWatch {
+  /** The event loop's delay (ms): how late a timer of 10 ms resolution ran, the time a ready callback waited for the thread. */
+  loopDelay: { p50Ms: number; p99Ms: number; maxMs: number; meanMs: number };
+  /** Garbage collections (every kind, from the 'gc' performance entries): count, pause time in all, longest pause. */
+  gc: { count: number; totalMs: number; maxMs: number };
+  /**
+   * PostgreSQL: the pool sampled every 5 ms. `waitingShare` is the fraction of samples with a
+   * request waiting for a connection; `maxWaiting` the most waiting at once; `maxCheckedOut` the
+   * most connections in use at once. Null on SQLite (one connection, no pool).
+   */
+  pool: { samples: number; waitingShare: number; maxWaiting: number; maxCheckedOut: number; size: number } | null;
+}
+
+let watching: { stop(): PhaseWatch } | null = null;
+operations.watchStart = async () => {
+  watching?.stop();
+  const loop: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  const gc = { count: 0, totalMs: 0, maxMs: 0 };
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gc.count += 1;
+      gc.totalMs += entry.duration;
+      gc.maxMs = Math.max(gc.maxMs, entry.duration);
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  const pgPool = database.pgPool;
+  const pool = { samples: 0, waiting: 0, maxWaiting: 0, maxCheckedOut: 0 };
+  const sampler = pgPool
+    ? setInterval(() => {
+        pool.samples += 1;
+        if (pgPool.waitingCount > 0) pool.waiting += 1;
+        pool.maxWaiting = Math.max(pool.maxWaiting, pgPool.waitingCount);
+        pool.maxCheckedOut = Math.max(pool.maxCheckedOut, pgPool.totalCount - pgPool.idleCount);
+      }, 5)
+    : null;
+  const ms = (ns: number) => Math.round(ns / 1e4) / 100;
+  watching = {
+    stop() {
+      loop.disable();
+      observer.disconnect();
+      if (sampler) clearInterval(sampler);
+      watching = null;
+      return {
+        loopDelay: { p50Ms: ms(loop.percentile(50)), p99Ms: ms(loop.percentile(99)), maxMs: ms(loop.max), meanMs: ms(loop.mean) },
+        gc: { count: gc.count, totalMs: Math.round(gc.totalMs * 100) / 100, maxMs: Math.round(gc.maxMs * 100) / 100 },
+        pool: pgPool
+          ? {
+              samples: pool.samples,
+              waitingShare: pool.samples ? Math.round((pool.waiting / pool.samples) * 1000) / 1000 : 0,
+              maxWaiting: pool.maxWaiting,
+              maxCheckedOut: pool.maxCheckedOut,
+              size: pgPool.options.max ?? 0,
+            }
+          : null,
+      };
+    },
+  };
+};
+operations.watchStop = async () => watching?.stop() ?? null;
 
 // CPU profiles of a measured phase only (not of start-up or data preparation): see BENCHMARKS.md, Profiling.
 let profiler: Session | null = null;

@@ -19,6 +19,7 @@ import { round } from '../lib/stats.js';
 import { timingFor } from '../lib/timing.js';
 import { BENCH_ADMIN_TOKEN } from '../processes/bench-credentials.js';
 import type { HostileUploads, UploadTally } from '../processes/hostile-uploader.js';
+import type { PhaseWatch } from '../processes/platform-server.js';
 
 const SELLER = new URL('../processes/quote-seller.ts', import.meta.url);
 const UPLOADER = new URL('../processes/hostile-uploader.ts', import.meta.url);
@@ -52,6 +53,45 @@ async function app(platform: PlatformHandle, name: string, tenantId?: string) {
     ...(tenantId ? { tenantId } : {}),
   });
   return { clientId: client.client_id, ...access };
+}
+
+/** The platform thread's loop delay, GC pauses and pool waits of a phase, each beside the quiet phase's. */
+function watchFigures(prefix: string, name: string, watch: PhaseWatch | null, quiet: PhaseWatch | null): Figure[] {
+  if (!watch) return [];
+  const beside = (value: number | null | undefined, unit: string) => ({
+    baseline: { name: 'quiet', value: value ?? null, unit },
+  });
+  const figures = [
+    figure(`${prefix} event-loop delay p99, ${name}`, watch.loopDelay.p99Ms, 'ms', beside(quiet?.loopDelay.p99Ms, 'ms')),
+    figure(`${prefix} event-loop delay max, ${name}`, watch.loopDelay.maxMs, 'ms', beside(quiet?.loopDelay.maxMs, 'ms')),
+    figure(`${prefix} event-loop delay mean, ${name}`, watch.loopDelay.meanMs, 'ms', beside(quiet?.loopDelay.meanMs, 'ms')),
+    figure(`${prefix} GC pauses, ${name}`, watch.gc.count, 'pauses', beside(quiet?.gc.count, 'pauses')),
+    figure(`${prefix} GC pause time, ${name}`, watch.gc.totalMs, 'ms', beside(quiet?.gc.totalMs, 'ms')),
+    figure(`${prefix} longest GC pause, ${name}`, watch.gc.maxMs, 'ms', beside(quiet?.gc.maxMs, 'ms')),
+  ];
+  if (watch.pool) {
+    figures.push(
+      figure(
+        `${prefix} pool: share of 5 ms samples with a request waiting, ${name}`,
+        watch.pool.waitingShare,
+        'share',
+        beside(quiet?.pool?.waitingShare, 'share'),
+      ),
+      figure(
+        `${prefix} pool: most requests waiting at once, ${name}`,
+        watch.pool.maxWaiting,
+        'requests',
+        beside(quiet?.pool?.maxWaiting, 'requests'),
+      ),
+      figure(
+        `${prefix} pool: most connections in use at once (of ${watch.pool.size}), ${name}`,
+        watch.pool.maxCheckedOut,
+        'connections',
+        beside(quiet?.pool?.maxCheckedOut, 'connections'),
+      ),
+    );
+  }
+  return figures;
 }
 
 interface Phase {
@@ -91,15 +131,23 @@ async function measureVariant(ctx: ScenarioContext, kind: DatabaseKind): Promise
     });
     const [quotes, lists, flood] = await Promise.all([1, 2, 3].map(() => startLoadGenerator(ctx.children)));
     generators.push(quotes as LoadGenerator, lists as LoadGenerator, flood as LoadGenerator);
-    /** The platform's CPU (every thread, user and kernel) per second of wall time while `phase` runs. */
-    const platformCpu = async <T>(phase: () => Promise<T>): Promise<{ result: T; cpuMsPerSecond: number | null }> => {
+    /**
+     * The platform's CPU (every thread, user and kernel) per second of wall time while `phase`
+     * runs, and what its thread went through meanwhile (event-loop delay, GC pauses, pool waits),
+     * so the report says whether a tail is the thread being late or a request waiting.
+     */
+    const platformCpu = async <T>(
+      phase: () => Promise<T>,
+    ): Promise<{ result: T; cpuMsPerSecond: number | null; watch: PhaseWatch | null }> => {
       const before = processCpuMs(platform.pid);
       const started = performance.now();
+      await platform.call('watchStart');
       const result = await phase();
+      const watch = await platform.call<PhaseWatch | null>('watchStop');
       const after = processCpuMs(platform.pid);
       const seconds = (performance.now() - started) / 1000;
       const used = before && after ? after.userMs + after.systemMs - before.userMs - before.systemMs : null;
-      return { result, cpuMsPerSecond: used === null ? null : round(used / seconds, 0) };
+      return { result, cpuMsPerSecond: used === null ? null : round(used / seconds, 0), watch };
     };
     const victims = (): Promise<Phase> =>
       Promise.all([
@@ -121,7 +169,8 @@ async function measureVariant(ctx: ScenarioContext, kind: DatabaseKind): Promise
         }),
       ]).then(([q, l]) => ({ quotes: q, lists: l }));
 
-    const hostileUploader = await ctx.children.start('hostile uploader', UPLOADER);
+    // Building the hostile files (the bomb's 2.5 million strings) takes tens of seconds on a loaded host.
+    const hostileUploader = await ctx.children.start('hostile uploader', UPLOADER, { readyTimeoutMs: 180_000 });
     uploader = hostileUploader;
     const attack = async (name: string, nice: number) => {
       setPriority(hostileUploader.pid, nice);
@@ -143,12 +192,12 @@ async function measureVariant(ctx: ScenarioContext, kind: DatabaseKind): Promise
       );
       const [phase, floodResult] = measured.result;
       const tally = await hostileUploader.call<UploadTally>('stop');
-      return { name, phase, floodResult, tally, cpuMsPerSecond: measured.cpuMsPerSecond };
+      return { name, phase, floodResult, tally, cpuMsPerSecond: measured.cpuMsPerSecond, watch: measured.watch };
     };
 
     ctx.log(`${label}: quiet, the other store's quotes and the other app's lists at ${VICTIM_RATE}/s each`);
     const quietRun = await platformCpu(() => profiled(ctx, platform, `tenant-isolation ${kind} quiet`, victims));
-    const quiet = { ...quietRun.result, cpuMsPerSecond: quietRun.cpuMsPerSecond };
+    const quiet = { ...quietRun.result, cpuMsPerSecond: quietRun.cpuMsPerSecond, watch: quietRun.watch };
     const elsewhere = await attack(`hostile clients at nice ${ELSEWHERE_NICE}`, ELSEWHERE_NICE);
     const sameHost = await attack("hostile clients at the platform's priority", 0);
 
@@ -161,7 +210,7 @@ async function measureVariant(ctx: ScenarioContext, kind: DatabaseKind): Promise
     report(quiet.lists, 'quiet lists');
     const figures: Figure[] = [];
     let refusedUploads = 0;
-    for (const { name, phase, floodResult, tally, cpuMsPerSecond } of [elsewhere, sameHost]) {
+    for (const { name, phase, floodResult, tally, cpuMsPerSecond, watch } of [elsewhere, sameHost]) {
       report(phase.quotes, `quotes, ${name}`);
       report(phase.lists, `lists, ${name}`);
       // The flood's 429s are its expected answers: only what is neither 200 nor 429 is an error.
@@ -195,6 +244,7 @@ async function measureVariant(ctx: ScenarioContext, kind: DatabaseKind): Promise
         figure(`${label}: platform CPU, ${name}`, cpuMsPerSecond, 'ms/s', {
           baseline: { name: 'quiet', value: quiet.cpuMsPerSecond, unit: 'ms/s' },
         }),
+        ...watchFigures(`${label}: platform`, name, watch, quiet.watch),
       );
     }
     await stopPlatform(ctx, platform, `platform (${label})`);

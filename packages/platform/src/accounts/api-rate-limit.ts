@@ -53,13 +53,10 @@ export async function takeApiRequest(
   defaults: ApiRateLimit,
   now: Date,
 ): Promise<ApiRateDecision> {
+  const remembered = rememberedApiRefusal(database, key, now);
+  if (remembered) return remembered;
   const refused = refusedBuckets(database.db);
-  const bucketKey = `${key.clientId}\u0000${key.bucket}`;
-  const known = refused.get(bucketKey);
-  if (known) {
-    if (now.getTime() < known.admitsAtMs) return decision({ ...known.row, admitted: 0 }, now.getTime());
-    refused.delete(bucketKey);
-  }
+  const bucketKey = bucketKeyOf(key);
   const values: Record<Slot, unknown> = {
     clientId: key.clientId,
     bucket: key.bucket,
@@ -84,6 +81,28 @@ export async function takeApiRequest(
     refused.set(bucketKey, { row, admitsAtMs: Number(row.tat) - (Number(row.burst) - 1) * interval });
   }
   return taken;
+}
+
+function bucketKeyOf(key: ApiRateBucketKey): string {
+  return `${key.clientId}\u0000${key.bucket}`;
+}
+
+/**
+ * The refusal this process remembers for the bucket at `now`, answered from
+ * memory without a statement; null when the bucket may admit (then only
+ * {@link takeApiRequest} decides). Callers ask it before any other database
+ * work of a request (the access token's revocation read, a store lookup), so a
+ * client flooding past its limit costs the database nothing at all: a refusal
+ * needs no more than who the bucket is, and admitting still runs every check.
+ */
+export function rememberedApiRefusal(database: Pick<Database, 'db'>, key: ApiRateBucketKey, now: Date): ApiRateDecision | null {
+  const refused = refusedBuckets(database.db);
+  const bucketKey = bucketKeyOf(key);
+  const known = refused.get(bucketKey);
+  if (!known) return null;
+  if (now.getTime() < known.admitsAtMs) return decision({ ...known.row, admitted: 0 }, now.getTime());
+  refused.delete(bucketKey);
+  return null;
 }
 
 /**

@@ -6,6 +6,7 @@
 export {
   type ApiRateDecision,
   type ApiRateLimit,
+  rememberedApiRefusal,
   takeApiRequest,
 } from './api-rate-limit.js';
 export {

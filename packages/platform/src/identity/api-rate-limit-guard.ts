@@ -1,6 +1,6 @@
 import { RATE_LIMIT_POLICY_NAME } from '@feira/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type ApiRateDecision, takeApiRequest } from '../accounts/index.js';
+import { type ApiRateDecision, rememberedApiRefusal, takeApiRequest } from '../accounts/index.js';
 import { PlatformError } from '../core/platform-error.js';
 
 /**
@@ -20,8 +20,26 @@ export async function admitApiRequest(
   const { platform } = request.server;
   const taken = await takeApiRequest(platform.database, { clientId, bucket }, platform.config.apiRateLimit, platform.clock.now());
   reply.headers(rateLimitHeaders(taken));
-  if (taken.admitted) return;
-  throw new PlatformError('RATE_LIMITED', {
+  if (!taken.admitted) throw overTheLimit(taken);
+}
+
+/**
+ * The same 429 as {@link admitApiRequest}, answered before any database work
+ * of the request when this process remembers the bucket refusing (D123): a
+ * flood past its limit then costs no statement at all, not even the token's
+ * revocation read. A bucket not remembered refusing is left to
+ * {@link admitApiRequest}, after every other check.
+ */
+export function refuseRememberedApiRequest(request: FastifyRequest, reply: FastifyReply, clientId: string, bucket: string): void {
+  const { platform } = request.server;
+  const refused = rememberedApiRefusal(platform.database, { clientId, bucket }, platform.clock.now());
+  if (!refused) return;
+  reply.headers(rateLimitHeaders(refused));
+  throw overTheLimit(refused);
+}
+
+function overTheLimit(taken: ApiRateDecision): PlatformError {
+  return new PlatformError('RATE_LIMITED', {
     message: `This app is over its API rate limit for this store (${taken.limit.requestsPerSecond} requests per second, bursts of ${taken.limit.burst}): retry after ${taken.retryAfterSeconds} s`,
     headers: { 'retry-after': String(taken.retryAfterSeconds) },
   });

@@ -11,6 +11,18 @@ export function vtexCsv(rows: string[]): string {
   return `${[VTEX_HEADER, ...rows].join('\r\n')}\r\n`;
 }
 
+/**
+ * `count` valid rows of distinct zipcode ranges (from 00000010 up), none overlapping another or the
+ * 01000000-01999999 range the tests use: enough of them (2,000, a batch) for an import to claim its table.
+ */
+export function distinctRows(count: number): string[] {
+  const zip = (n: number) => String(n).padStart(8, '0');
+  return Array.from({ length: count }, (_, i) => `${zip(10 + i * 10)};${zip(19 + i * 10)};;0;1000;10;0;0;;2;BRA;0`);
+}
+
+/** Rows the reader hands over as one batch (INSERT_BATCH_ROWS): an import claims its table with them (D124). */
+export const CLAIMING_ROWS = 2000;
+
 export function tableUrl(tenantId: string | null, tableId: string, query: Record<string, string> = {}): string {
   const base =
     tenantId === null

@@ -4,7 +4,18 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FREIGHT_IMPORT_STALE_MS, importFreightTable } from '../../src/shipping/freight/freight-table-store.js';
 import { createTestPlatform, pollUntil, type TestPlatform, testDatabaseTargets } from '../../src/testing.js';
-import { putTable, quote, shown, storeWithSettings, tableUrl, uploadTable, VTEX_HEADER, vtexCsv } from './freight-kit.js';
+import {
+  CLAIMING_ROWS,
+  distinctRows,
+  putTable,
+  quote,
+  shown,
+  storeWithSettings,
+  tableUrl,
+  uploadTable,
+  VTEX_HEADER,
+  vtexCsv,
+} from './freight-kit.js';
 import { addProducts, admin } from './shipping-kit.js';
 
 // The store's main table. Decimal comma, `;`, three forms of TimeCost.
@@ -272,12 +283,13 @@ describe.each(testDatabaseTargets())('freight tables on $dialect', (target) => {
     expect(shown(priced).map(([, price, days]) => [price, days])).toEqual([[12.3, 2]]);
   });
 
-  it('spec-notes Q8: while a table is being imported (by any process: the claim is in the database) a second import is refused with 409, and the first completes', async () => {
+  it('spec-notes Q8: while a table is being imported (by any process: the claim is in the database, taken with the first batch of rows, D124) a second import is refused with 409, and the first completes', async () => {
     const tenant = await storeWithSettings(platform, { method: 'freight_table' });
     const versions = () =>
       platform.database.db.selectFrom('freight_table_versions').select('key').where('table_id', '=', 'slow').execute();
     const body = new PassThrough();
-    body.write(`${VTEX_HEADER}\r\n`);
+    // An import claims its table with its first batch of rows (D124): send one batch and hold the rest back.
+    body.write(vtexCsv(distinctRows(CLAIMING_ROWS)));
     const first = importFreightTable(
       platform,
       { owner: tenant, tableId: 'slow', name: 'Slow', distributionCenterId: null, cubicWeightFactor: null },
@@ -296,7 +308,7 @@ describe.each(testDatabaseTargets())('freight tables on $dialect', (target) => {
 
     body.end('01000000;01999999;;0;1000;10;0;0;;2;BRA;0\r\n');
     const done = await first;
-    expect(done.ok && done.table.row_count).toBe(1);
+    expect(done.ok && done.table.row_count).toBe(CLAIMING_ROWS + 1);
     const third = await putTable(platform, tenant, 'slow', MAIN, {});
     expect(third.statusCode).toBe(200);
     expect(third.json().row_count).toBe(3);

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importFreightTable } from '../../src/shipping/freight/freight-table-store.js';
 import { XLSX_MEDIA_TYPE } from '../../src/shipping/freight/freight-xlsx.js';
 import { type ListeningPlatform, listenPlatform, pollUntil, testDatabaseTargets } from '../../src/testing.js';
-import { storeWithSettings, tableUrl, VTEX_HEADER, vtexCsv } from './freight-kit.js';
+import { CLAIMING_ROWS, distinctRows, storeWithSettings, tableUrl, VTEX_HEADER, vtexCsv } from './freight-kit.js';
 import { addProducts, admin, answerWith, cart, option, putSettings } from './shipping-kit.js';
 import { startTestSeller, type TestSeller } from './test-seller.js';
 import { hugeInlineCell, sharedStringsBomb } from './xlsx-bombs.js';
@@ -168,7 +168,8 @@ describe.each(testDatabaseTargets())('tenant isolation of freight uploads on $di
     async () => {
       const tenant = await storeWithSettings(platform, { method: 'freight_table' });
       const body = new PassThrough();
-      body.write(`${VTEX_HEADER}\r\n`);
+      // The import claims the table (COPY and its lock) with its first batch of rows (D124).
+      body.write(vtexCsv(distinctRows(CLAIMING_ROWS)));
       const first = importFreightTable(
         platform,
         { owner: tenant, tableId: 'perdida', name: 'Perdida', distributionCenterId: null, cubicWeightFactor: null },

@@ -4,7 +4,13 @@ import { type Static, Type } from '@sinclair/typebox';
 import ExcelJS from 'exceljs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Papa from 'papaparse';
-import { listTenantsOfSeller, takeApiRequest, tenantExists } from '../../accounts/index.js';
+import {
+  type ApiRateDecision,
+  listTenantsOfSeller,
+  rememberedApiRefusal,
+  takeApiRequest,
+  tenantExists,
+} from '../../accounts/index.js';
 import type { UploadLimits } from '../../core/config.js';
 import { invalidParameter, notFound, PlatformError } from '../../core/platform-error.js';
 import { requireAdminToken } from '../../http/admin-auth.js';
@@ -115,13 +121,58 @@ async function admitStoreUpload(
     { requestsPerSecond: limits.storeUploadsPerSecond, burst: limits.storeUploadBurst },
     platform.clock.now(),
   );
-  if (taken.admitted) return;
+  if (!taken.admitted) throw uploadsTooFast(taken, limits, reply);
+}
+
+/**
+ * The store's upload bucket as this process last saw it refuse, from memory
+ * (no statement): checked before the store is looked up, so a store sending
+ * uploads without pause is answered with no database work at all (D124).
+ */
+function refuseRememberedStoreUpload(
+  platform: FastifyInstance['shipping'],
+  store: string,
+  limits: UploadLimits,
+  reply: FastifyReply,
+): void {
+  const refused = rememberedApiRefusal(
+    platform.database,
+    { clientId: STORE_UPLOADS_BUCKET, bucket: store },
+    platform.clock.now(),
+  );
+  if (refused) throw uploadsTooFast(refused, limits, reply);
+}
+
+function uploadsTooFast(taken: ApiRateDecision, limits: UploadLimits, reply: FastifyReply): PlatformError {
   const declared = Number(reply.request.headers['content-length']);
   if (!(declared <= DRAINED_REFUSAL_BYTES)) reply.header('connection', 'close');
-  throw new PlatformError('RATE_LIMITED', {
+  return new PlatformError('RATE_LIMITED', {
     message: `This store sends uploads faster than ${limits.storeUploadsPerSecond} a second (bursts of ${limits.storeUploadBurst}): retry after ${taken.retryAfterSeconds} s; the table was not changed`,
     headers: { 'retry-after': String(taken.retryAfterSeconds) },
   });
+}
+
+/**
+ * What an upload can be refused for from its headers alone, run before the
+ * route's guard so no refusal of them costs a statement (D124): a body that is
+ * neither a CSV nor a workbook (415), and a declared length past the format's
+ * bound (413) before a byte of it is read.
+ */
+function uploadHeadersWithinBounds(limits: UploadLimits) {
+  return async function uploadHeadersWithinBounds(request: FastifyRequest): Promise<void> {
+    if (!(request.body instanceof CsvBody)) {
+      throw new PlatformError('UNSUPPORTED_MEDIA_TYPE', {
+        message: `Send the freight spreadsheet as Content-Type: text/csv or ${XLSX_MEDIA_TYPE}`,
+      });
+    }
+    const bodyLimitName = uploadFormat(request) === 'xlsx' ? 'workbookBytes' : 'csvBytes';
+    const declared = Number(request.headers['content-length']);
+    if (declared > limits[bodyLimitName]) throw uploadLimitError({ limit: bodyLimitName, value: limits[bodyLimitName] });
+  };
+}
+
+function uploadFormat(request: FastifyRequest): 'csv' | 'xlsx' {
+  return (request.headers['content-type'] ?? '').toLowerCase().startsWith(XLSX_MEDIA_TYPE) ? 'xlsx' : 'csv';
 }
 
 /** The upload's bounds as the OpenAPI description states them (each a setting; docs/security.md, "Tenant isolation"). */
@@ -219,6 +270,8 @@ interface TableScope {
   guard: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
   security: Array<Record<string, string[]>>;
   ownerOf(request: FastifyRequest): Promise<string>;
+  /** The store the URL names, before it is looked up (its upload bucket is asked first); null for the marketplace's. */
+  storeNamed(request: FastifyRequest): string | null;
 }
 
 /**
@@ -382,6 +435,7 @@ export async function freightRoutes(instance: FastifyInstance): Promise<void> {
       guard: requireAdminToken,
       security: adminSecurity,
       ownerOf: (request) => tenantOwner(platform.database, (request.params as { tenant_id: string }).tenant_id),
+      storeNamed: (request) => (request.params as { tenant_id: string }).tenant_id,
     },
     {
       prefix: '/admin/v1/delivery-service/freight-tables',
@@ -391,6 +445,7 @@ export async function freightRoutes(instance: FastifyInstance): Promise<void> {
       guard: requireAdminToken,
       security: adminSecurity,
       ownerOf: async () => MARKETPLACE_OWNER,
+      storeNamed: () => null,
     },
   ]);
 }
@@ -409,6 +464,7 @@ export async function sellerFreightRoutes(instance: FastifyInstance): Promise<vo
       guard: sellerStoreGuard,
       security: [{ consoleSession: [] }],
       ownerOf: async (request) => (request.params as { tenant_id: string }).tenant_id,
+      storeNamed: (request) => (request.params as { tenant_id: string }).tenant_id,
     },
   ]);
 }
@@ -428,7 +484,7 @@ async function tableRoutes(instance: FastifyInstance, scopes: TableScope[]): Pro
     app.put(
       `${scope.prefix}/:table_id`,
       {
-        preHandler: scope.guard,
+        preHandler: [uploadHeadersWithinBounds(limits), scope.guard],
         bodyLimit: Math.max(limits.csvBytes, limits.workbookBytes),
         config: { rawBody: FREIGHT_UPLOAD_BODY },
         schema: {
@@ -457,16 +513,11 @@ async function tableRoutes(instance: FastifyInstance, scopes: TableScope[]): Pro
         },
       },
       async (request, reply) => {
-        const format = (request.headers['content-type'] ?? '').toLowerCase().startsWith(XLSX_MEDIA_TYPE) ? 'xlsx' : 'csv';
+        const format = uploadFormat(request);
         const bodyLimitName = format === 'xlsx' ? 'workbookBytes' : 'csvBytes';
-        // A declared length past the bound is refused before a byte is read.
-        const declared = Number(request.headers['content-length']);
-        if (declared > limits[bodyLimitName]) throw uploadLimitError({ limit: bodyLimitName, value: limits[bodyLimitName] });
-        if (!(request.body instanceof CsvBody)) {
-          throw new PlatformError('UNSUPPORTED_MEDIA_TYPE', {
-            message: `Send the freight spreadsheet as Content-Type: text/csv or ${XLSX_MEDIA_TYPE}`,
-          });
-        }
+        const body = request.body as CsvBody;
+        const store = scope.storeNamed(request);
+        if (store !== null) refuseRememberedStoreUpload(platform, store, limits, reply);
         const owner = await scope.ownerOf(request);
         if (owner !== MARKETPLACE_OWNER) await admitStoreUpload(platform, owner, limits, reply);
         const { table_id: tableId } = request.params as { table_id: string };
@@ -495,7 +546,7 @@ async function tableRoutes(instance: FastifyInstance, scopes: TableScope[]): Pro
             cubicWeightFactor: factor,
             format,
           },
-          capped(request.body.stream, limits[bodyLimitName], bodyLimitName),
+          capped(body.stream, limits[bodyLimitName], bodyLimitName),
           limits,
         );
         if (!result.ok) {

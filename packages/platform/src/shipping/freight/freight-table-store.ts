@@ -310,6 +310,12 @@ async function dropStaleVersions(db: Kysely<Schema>, settings: FreightTableSetti
   for (const { key } of await stale.execute()) await dropVersion(db, Number(key));
 }
 
+/** An import's claim on its table: its version (where its rows go) and the writer holding the claim. */
+interface ImportClaim {
+  versionKey: number;
+  writer: FreightRowWriter;
+}
+
 /**
  * Imports a spreadsheet as the new content of a table (spec-notes Q8). The
  * rows go into a version of their own while quotes keep reading the current
@@ -320,6 +326,12 @@ async function dropStaleVersions(db: Kysely<Schema>, settings: FreightTableSetti
  * finds its rows; older ones (and versions an interrupted import left) go.
  * A second import of a table while one runs, in any process, is refused
  * with CONFLICT (anotherImportRunning).
+ *
+ * The claim (the version row, and on PostgreSQL a pooled connection with its
+ * advisory lock and COPY) is taken only when the reader hands over its first
+ * batch of rows, or at the end of a smaller table (D124): a spreadsheet refused
+ * before its first batch (a bound passed, a bad cell) costs no statement and
+ * holds no connection, however long its body takes to arrive and be read.
  */
 export async function importFreightTable(
   deps: { database: Database; clock: Clock },
@@ -327,8 +339,26 @@ export async function importFreightTable(
   source: Readable | AsyncIterable<Buffer | string>,
   limits: UploadLimits = DEFAULT_UPLOAD_LIMITS,
 ): Promise<FreightImportResult> {
-  const { db } = deps.database;
   const now = deps.clock.now().toISOString();
+  let claim: ImportClaim | undefined;
+  const claimed = async (): Promise<ImportClaim> => {
+    claim ??= await claimTable(deps, settings, now);
+    return claim;
+  };
+  try {
+    return await importRows(deps, settings, source, limits, claimed, () => claim, now);
+  } finally {
+    await claim?.writer.close();
+  }
+}
+
+/** Inserts the import's version and takes the table's claim; CONFLICT when another import holds it. */
+async function claimTable(
+  deps: { database: Database; clock: Clock },
+  settings: FreightTableSettings,
+  now: string,
+): Promise<ImportClaim> {
+  const { db } = deps.database;
   const version = await db
     .insertInto('freight_table_versions')
     .values({ owner: settings.owner, table_id: settings.tableId, created_at: now })
@@ -342,11 +372,7 @@ export async function importFreightTable(
       message: 'This table is being imported by another request; try again when it ends',
     });
   }
-  try {
-    return await importRows(deps, settings, source, limits, writer, versionKey, now);
-  } finally {
-    await writer.close();
-  }
+  return { versionKey, writer };
 }
 
 async function importRows(
@@ -354,31 +380,35 @@ async function importRows(
   settings: FreightTableSettings,
   source: Readable | AsyncIterable<Buffer | string>,
   limits: UploadLimits,
-  writer: FreightRowWriter,
-  versionKey: number,
+  claimed: () => Promise<ImportClaim>,
+  claimSoFar: () => ImportClaim | undefined,
   now: string,
 ): Promise<FreightImportResult> {
   const { db } = deps.database;
+  const write = async (rows: FreightRow[]) => (await claimed()).writer.write(rows);
   let csv: FreightCsvResult;
   try {
     csv =
       settings.format === 'xlsx'
-        ? await readFreightXlsxIsolated(source as AsyncIterable<Buffer>, (rows) => writer.write(rows), {
-            batchRows: INSERT_BATCH_ROWS,
-            limits,
-          })
-        : await readFreightCsv(source, (rows) => writer.write(rows), { batchRows: INSERT_BATCH_ROWS, limits });
-    if (csv.problemCount > 0) await writer.abort(new Error('the spreadsheet was refused'));
-    else await writer.finish();
+        ? await readFreightXlsxIsolated(source as AsyncIterable<Buffer>, write, { batchRows: INSERT_BATCH_ROWS, limits })
+        : await readFreightCsv(source, write, { batchRows: INSERT_BATCH_ROWS, limits });
+    // A refused spreadsheet whose rows never reached a batch has nothing to undo.
+    if (csv.problemCount > 0) await claimSoFar()?.writer.abort(new Error('the spreadsheet was refused'));
+    else await (await claimed()).writer.finish();
   } catch (error) {
-    await writer.abort(error instanceof Error ? error : new Error(String(error)));
-    await dropVersion(db, versionKey);
+    const claim = claimSoFar();
+    if (claim) {
+      await claim.writer.abort(error instanceof Error ? error : new Error(String(error)));
+      await dropVersion(db, claim.versionKey);
+    }
     throw error instanceof UploadLimitExceeded ? uploadLimitError(error.hit) : error;
   }
   if (csv.problemCount > 0) {
-    await dropVersion(db, versionKey);
+    const claim = claimSoFar();
+    if (claim) await dropVersion(db, claim.versionKey);
     return { ok: false, csv };
   }
+  const { versionKey } = await claimed();
 
   const values = {
     name: settings.name,
