@@ -19,7 +19,7 @@ import {
   storeDeliveryPage,
   storeSubscriptions,
 } from '../webhooks/index.js';
-import { type ConsoleKit, formBody, fromZonedInput, storePath, timeZoneLabel, toZonedInput } from './console-kit.js';
+import { type ConsoleKit, formBody, fromZonedInput, storePath, timeZoneLabel, toZonedInput, topicLabel } from './console-kit.js';
 import type { ConsoleSection } from './console-section.js';
 import {
   confirmPageView,
@@ -44,8 +44,9 @@ type LogQuery = Partial<
   Record<'status' | 'topic' | 'subscription' | 'from' | 'to' | 'q' | 'cursor' | 'done' | 'resentFailed' | 'skipped', string>
 >;
 
-function statusFilter(value: string | undefined): DeliveryState | undefined {
-  return value === 'pending' || value === 'succeeded' || value === 'dead' ? value : undefined;
+/** The log's status choice: a stored state, or `failed` (dead, or still retrying after a failure). */
+function statusFilter(value: string | undefined): DeliveryState | 'failed' | undefined {
+  return value === 'pending' || value === 'succeeded' || value === 'dead' || value === 'failed' ? value : undefined;
 }
 
 /** The form's `from` field carried through a confirmation page. */
@@ -103,7 +104,8 @@ function logFilters(query: LogQuery, zone: string): { shown: LogFilterView; filt
   if (!from) shown.from = '';
   if (!to) shown.to = '';
   const filters: DeliveryLogFilters = {
-    status: statusFilter(shown.status),
+    status: shown.status === 'failed' ? undefined : (statusFilter(shown.status) as DeliveryState | undefined),
+    failed: shown.status === 'failed',
     topic: shown.topic || undefined,
     subscriptionId: shown.subscription || undefined,
     from: from?.toISOString(),
@@ -257,7 +259,7 @@ async function webhooksRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<vo
         const sub = (await storeSubscriptions(db, found.store.id)).find((s) => s.id === found.subscription.id);
         const appName = sub ? ((await clientNamesById(db, [sub.client_id])).get(sub.client_id) ?? sub.client_id) : '';
         const asked = confirmFirst(request, reply, found, {
-          question: t.text('webhooks.confirm.disable', { topic: sub?.topic ?? '', app: appName }),
+          question: t.text('webhooks.confirm.disable', { topic: topicLabel(t, sub?.topic ?? ''), app: appName }),
           effect: t.text('webhooks.confirm.disableEffect'),
           yes: t.text('webhooks.disable'),
           fields: { state: 'disabled', ...fromField(request) },
