@@ -59,7 +59,8 @@ const URL_REFUSALS: Array<[RegExp, MessageKey]> = [
   [/refused address/, 'endpoint.error.address'],
 ];
 
-async function checkedUrl(t: Translator, raw: string, version: 'v0' | 'v1', app: FastifyInstance): Promise<URL | string> {
+/** A subscriber URL checked as signup checks it (SSRF guard), or why not in the reader's language. */
+export async function checkedUrl(t: Translator, raw: string, version: 'v0' | 'v1', app: FastifyInstance): Promise<URL | string> {
   try {
     return await checkWebhookUrl(raw, version, outboundPolicyOf(app.platform.config));
   } catch (error) {
@@ -433,7 +434,10 @@ async function subscriptionRoutes(app: FastifyInstance, kit: ConsoleKit): Promis
       if (!chosen) return refuse(t.text('endpoint.error.app'));
       if (values.topics.length === 0) return refuse(t.text('endpoint.error.topics'));
       const unscoped = values.topics.filter((topic) => !chosen.scopes.includes(TOPICS[topic].scope));
-      if (unscoped.length > 0) return refuse(t.text('endpoint.error.scope', { app: chosen.name, topics: unscoped.map((u) => topicLabel(t, u)).join(', ') }));
+      if (unscoped.length > 0)
+        return refuse(
+          t.text('endpoint.error.scope', { app: chosen.name, topics: unscoped.map((u) => topicLabel(t, u)).join(', ') }),
+        );
       const existing = (await storeSubscriptions(db, found.store.id)).filter(
         (s) => s.client_id === chosen.clientId && (values.topics as string[]).includes(s.topic),
       );

@@ -21,6 +21,10 @@ export interface EndpointView {
   state: 'active' | 'disabled';
   failureStreak: number;
   graceUntil: string | null;
+  /** Failing (still active), disabled by the platform after failing for the W4 period, disabled by the seller, or fine. */
+  health: 'ok' | 'failing' | 'autoDisabled' | 'disabled';
+  failingSince: string | null;
+  disabledAt: string | null;
 }
 
 export interface DeliveryRowView {
@@ -251,6 +255,7 @@ export function webhooksView(
 ${input.nav}
 <h1>${t.html('webhooks.title', { store: input.store.name })}</h1>
 ${input.notice}
+${endpointAlerts(t, base, input.subscriptions)}
 <h2 id="subs">${t.html('webhooks.subscriptions')}</h2>
 <p><a href="${base}/subscriptions/new">${t.html('webhooks.addEndpoint')}</a></p>
 ${
@@ -279,6 +284,27 @@ ${hiddenFields({ csrf: input.csrf })}
 ${deliveriesRegion(t, input.store.id, input.deliveries)}
 </section>
 <p class="paging">${newest} ${older}</p>`;
+}
+
+/**
+ * The console's alert about endpoints (the operational webhooks carry the same
+ * news to the seller's own address): each subscription failing now, and each
+ * one the platform disabled after failing for the W4 period.
+ */
+function endpointAlerts(t: Translator, base: string, subscriptions: EndpointView[]): string {
+  const items = subscriptions
+    .filter((s) => s.health === 'failing' || s.health === 'autoDisabled')
+    .map((s) => {
+      const name = {
+        html: `<a href="${base}/subscriptions/${encodeURIComponent(s.id)}">${escapeHtml(t.text('webhooks.subscriptionName', { topic: topicLabel(t, s.topic), app: s.appName }))}</a>`,
+      };
+      return s.health === 'failing'
+        ? `<li>${t.html('webhooks.alert.failing', { name, count: s.failureStreak, since: { html: s.failingSince ? consoleTimeHtml(t, s.failingSince) : '—' } })}</li>`
+        : `<li>${t.html('webhooks.alert.disabled', { name, when: { html: s.disabledAt ? consoleTimeHtml(t, s.disabledAt) : '—' } })}</li>`;
+    })
+    .join('');
+  if (!items) return '';
+  return `<section class="notice warn" role="status" aria-labelledby="endpoint-alerts" id="alerts"><h2 id="endpoint-alerts">${t.html('webhooks.alert.title')}</h2><ul>${items}</ul><p>${t.html('webhooks.alert.where', { link: { html: `<a href="${base}/alerts">${t.html('webhooks.alert.settings')}</a>` } })}</p></section>`;
 }
 
 /** The deliveries table, also sent whole over server-sent events when a delivery is added or changes. */
@@ -377,9 +403,14 @@ ${input.notice}
 <dt>${t.html('webhooks.col.created')}</dt><dd>${consoleTimeHtml(t, d.createdAt)}</dd>
 ${endpointFacts}
 </dl>
+${
+  e?.state === 'disabled'
+    ? `<p class="notice warn" id="resend-disabled">${t.html('delivery.resendDisabled', { link: { html: `<a href="${base}/subscriptions/${encodeURIComponent(e.id)}">${t.html('delivery.resendDisabled.link')}</a>` } })}</p>`
+    : ''
+}
 <form method="post" action="${base}/deliveries/${encodeURIComponent(d.id)}/resend">
 ${hiddenFields({ csrf: input.csrf })}
-<button type="submit">${t.html('delivery.resend')}</button>
+<button type="submit"${e?.state === 'disabled' ? ' class="secondary" aria-describedby="resend-disabled"' : ''}>${t.html('delivery.resend')}</button>
 </form>
 <h2 id="request-body">${t.html('delivery.requestBody')}</h2>
 <pre aria-labelledby="request-body" tabindex="0">${input.requestBody === null ? t.html('delivery.notRecorded') : escapeHtml(prettyJson(input.requestBody))}</pre>

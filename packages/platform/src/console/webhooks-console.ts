@@ -5,6 +5,7 @@ import { clientNamesById } from '../accounts/index.js';
 import { requestTranslator, type Translator } from '../i18n/i18n.js';
 import { csrfTokenValid } from '../identity/index.js';
 import {
+  DISABLE_AFTER_FAILING_MS,
   type DeliveryLogEntry,
   type DeliveryLogFilters,
   type DeliveryState,
@@ -61,8 +62,24 @@ export async function endpointsOf(db: FastifyInstance['platform']['database']['d
   return subscriptions.map((s) => endpointView(s, names.get(s.client_id) ?? s.client_id));
 }
 
+/**
+ * How a subscription is doing: failing (failed attempts in a row, still
+ * active), disabled by the platform (its failures ran for the W4 period), or
+ * disabled by the seller.
+ */
+function healthOf(s: StoreSubscription): EndpointView['health'] {
+  if (s.state === 'disabled') {
+    const ranFor = s.failing_since && s.disabled_at ? Date.parse(s.disabled_at) - Date.parse(s.failing_since) : 0;
+    return ranFor >= DISABLE_AFTER_FAILING_MS ? 'autoDisabled' : 'disabled';
+  }
+  return Number(s.failure_streak) > 0 ? 'failing' : 'ok';
+}
+
 export function endpointView(s: StoreSubscription, appName: string): EndpointView {
   return {
+    health: healthOf(s),
+    failingSince: s.failing_since,
+    disabledAt: s.disabled_at,
     id: s.id,
     appName,
     topic: s.topic,

@@ -92,6 +92,42 @@ export const ptBR: Record<MessageKey, string> = {
   'webhooks.status.pending': 'pendente',
   'webhooks.status.succeeded': 'entregue',
   'webhooks.status.dead': 'falhou',
+  'webhooks.alert.title': 'Assinaturas que precisam de atenção',
+  'webhooks.alert.failing':
+    '{name} está falhando: {count, plural, one {# tentativa sem sucesso} other {# tentativas sem sucesso}} seguidas desde {since}. Depois de 5 dias falhando, ela é desativada.',
+  'webhooks.alert.disabled':
+    '{name} foi desativada automaticamente em {when}, depois de 5 dias falhando. Corrija o endpoint, reative a assinatura e então reenvie as entregas com falha.',
+  'webhooks.alert.where': 'A Feira também pode avisar um endereço seu: {link}.',
+  'webhooks.alert.settings': 'alertas por webhook',
+  'delivery.resendDisabled':
+    'Esta assinatura está desativada: reenviar agora não entrega, a entrega volta a falhar na hora. {link} antes.',
+  'delivery.resendDisabled.link': 'Reative a assinatura',
+  'alerts.title': 'Alertas por webhook',
+  'alerts.crumb': 'Alertas por webhook',
+  'alerts.intro':
+    'A Feira envia {failing} quando uma assinatura falha 5 vezes seguidas e {disabled} quando a desativa depois de 5 dias falhando, para um endereço seu, assinado como toda entrega (com um segredo só dele).',
+  'alerts.current': 'Os alertas vão para {url} (definido em {when}).',
+  'alerts.none': 'Nenhum endereço ainda: os alertas aparecem só na página de webhooks.',
+  'alerts.set': 'Enviar alertas para um endereço',
+  'alerts.change': 'Enviar alertas para outro endereço',
+  'alerts.url': 'Endereço (HTTPS)',
+  'alerts.urlHelp': 'Um endereço novo recebe um segredo novo, mostrado uma vez na página seguinte.',
+  'alerts.save': 'Salvar o endereço',
+  'alerts.remove': 'Parar de enviar alertas',
+  'alerts.remove.question': 'Parar de enviar alertas para este endereço?',
+  'alerts.remove.effect':
+    'Os alertas ainda não enviados são descartados. A página de webhooks continua mostrando as assinaturas com falha.',
+  'alerts.removed': 'Os alertas não são mais enviados a um endereço.',
+  'alerts.log': 'Últimos alertas',
+  'alerts.noAlerts': 'Nenhum alerta enviado ainda.',
+  'alerts.col.type': 'Alerta',
+  'alerts.type.failing': '(falhando)',
+  'alerts.type.disabled': '(desativada)',
+  'alerts.secret.title': 'Endereço de alertas salvo',
+  'alerts.secret.text':
+    'Os alertas são assinados com este segredo. Copie-o agora: ele não é mostrado de novo (salve o endereço outra vez para ter um novo).',
+  'alerts.secret.label': 'Segredo de assinatura dos alertas',
+  'alerts.secret.back': 'Voltar aos alertas por webhook',
   'webhooks.status.failing': 'falhando, tentando de novo',
   'webhooks.filter.failed': 'Com falha (tentando de novo ou desistidas)',
   'webhooks.filter.zone': 'Horários no fuso {zone}.',
@@ -207,8 +243,10 @@ export const ptBR: Record<MessageKey, string> = {
   'check.rule.response.centre-id-length': 'O id do centro de distribuição tem de 1 a 32 caracteres',
   'check.rule.response.centre-id-known': 'O centro de distribuição é um dos configurados para a loja',
   'check.rule.error.schema': 'O corpo do 400 tem o formato de um corpo de erro de cotação',
-  'check.rule.error.code': '<code>code</code> é <code>invalid_zipcode</code>, <code>delivery_not_available</code> ou <code>out_of_stock</code>',
-  'check.rule.error.items-required': '<code>delivery_not_available</code> e <code>out_of_stock</code> trazem <code>items</code> com <code>sku</code> e <code>available_quantity</code>',
+  'check.rule.error.code':
+    '<code>code</code> é <code>invalid_zipcode</code>, <code>delivery_not_available</code> ou <code>out_of_stock</code>',
+  'check.rule.error.items-required':
+    '<code>delivery_not_available</code> e <code>out_of_stock</code> trazem <code>items</code> com <code>sku</code> e <code>available_quantity</code>',
   'check.rule.advice.unknown-zipcode':
     'Um CEP que não existe deve de preferência receber 400 <code>invalid_zipcode</code>, para o comprador saber na hora',
   'shipping.log': 'Registro de cotações',

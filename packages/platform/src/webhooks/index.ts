@@ -44,3 +44,11 @@ export { webhookRoutes } from './webhook-routes.js';
 
 export type { DeliveryState } from './webhook-tables.js';
 export { checkWebhookUrl, maskedWebhookUrl } from './webhook-url.js';
+export { DISABLE_AFTER_FAILING_MS } from './retry-schedule.js';
+export {
+  OPERATIONAL_ALERT_TYPES,
+  removeStoreAlertEndpoint,
+  setStoreAlertEndpoint,
+  storeAlertEndpoint,
+  storeAlerts,
+} from './operational-alerts.js';

@@ -196,7 +196,9 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     const page = await signIn(seller, 'en-US', DESKTOP);
     await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks/deliveries/${delivery.id}`);
     const facts = page.locator('dl.facts');
-    await expect(facts.textContent()).resolves.toMatch(/Acme Integrações.*Customer service tickets subscription \(Acme Integrações\).*\/hooks/s);
+    await expect(facts.textContent()).resolves.toMatch(
+      /Acme Integrações.*Customer service tickets subscription \(Acme Integrações\).*\/hooks/s,
+    );
     await expect(facts.textContent()).resolves.toContain(delivery.event_id);
     await expect(page.locator('#delivery-summary').textContent()).resolves.toContain('1 attempt in all');
     expect(await axeViolations(page)).toEqual([]);
@@ -233,12 +235,16 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
       await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
       await page
         .getByRole('link', {
-          name: pt ? 'Abrir a assinatura de Atendimentos (SAC) (Acme Integrações)' : 'Open the Customer service tickets subscription (Acme Integrações)',
+          name: pt
+            ? 'Abrir a assinatura de Atendimentos (SAC) (Acme Integrações)'
+            : 'Open the Customer service tickets subscription (Acme Integrações)',
         })
         .click();
       await page
         .getByRole('heading', {
-          name: pt ? 'Assinatura de Atendimentos (SAC) (Acme Integrações)' : 'Customer service tickets subscription (Acme Integrações)',
+          name: pt
+            ? 'Assinatura de Atendimentos (SAC) (Acme Integrações)'
+            : 'Customer service tickets subscription (Acme Integrações)',
         })
         .waitFor({ timeout: 10_000 });
       const before = hooks.received.length;
