@@ -40,14 +40,14 @@ export interface DeliveryRowView {
 }
 
 /** A delivery's state as the seller reads it: pending with a failed attempt behind it is failing (still retrying). */
-export type ShownDeliveryState = 'pending' | 'succeeded' | 'failing' | 'dead';
+type ShownDeliveryState = 'pending' | 'succeeded' | 'failing' | 'dead';
 
-export function shownState(d: { status: 'pending' | 'succeeded' | 'dead'; attempts: number }): ShownDeliveryState {
+function shownState(d: { status: 'pending' | 'succeeded' | 'dead'; attempts: number }): ShownDeliveryState {
   return d.status === 'pending' && d.attempts > 0 ? 'failing' : d.status;
 }
 
 /** A delivery's state as a pill: each state its own colour and mark (console.css). */
-export function deliveryPill(t: Translator, state: ShownDeliveryState): string {
+function deliveryPill(t: Translator, state: ShownDeliveryState): string {
   return `<span class="pill st-${state}">${t.html(`webhooks.status.${state}`)}</span>`;
 }
 
@@ -215,6 +215,8 @@ export function webhooksView(
     csrf: string;
     now: Date;
     sinceDefault: string;
+    /** The end of "resend all failed"'s period (now, in the seller's zone). */
+    untilDefault: string;
     zoneLabel: string;
     notice: string;
   },
@@ -264,11 +266,14 @@ ${
     : `<div class="table-wrap"><table class="stack" aria-labelledby="subs"><thead><tr><th scope="col">${t.html('webhooks.col.app')}</th><th scope="col">${t.html('webhooks.col.topic')}</th><th scope="col">${t.html('webhooks.col.version')}</th><th scope="col">${t.html('webhooks.col.url')}</th><th scope="col">${t.html('webhooks.col.state')}</th><th scope="col">${t.html('webhooks.col.streak')}</th><th scope="col">${t.html('webhooks.col.secret')}</th><th scope="col">${t.html('webhooks.col.actions')}</th></tr></thead><tbody>${subs}</tbody></table></div>`
 }
 <h2 id="deliveries">${t.html('webhooks.deliveries')}</h2>
-<form method="post" action="${base}/deliveries/resend-failed" class="inline">
+<form method="post" action="${base}/deliveries/resend-failed" class="inline resend" data-confirm="${escapeHtml(t.text('webhooks.resendFailed.question'))}" data-confirm-effect="${escapeHtml(t.text('webhooks.resendFailed.effect'))}" data-confirm-yes="${escapeHtml(t.text('webhooks.resendFailed.submit'))}" data-confirm-no="${escapeHtml(t.text('confirm.cancel'))}">
 ${hiddenFields({ csrf: input.csrf })}
-<label for="since">${t.html('webhooks.resendFailed.sinceIn', { zone: input.zoneLabel })}</label>
-<input type="datetime-local" id="since" name="since" required value="${escapeHtml(input.sinceDefault)}">
+<label for="since">${t.html('webhooks.resendFailed.from')}</label>
+<input type="datetime-local" id="since" name="since" required value="${escapeHtml(input.sinceDefault)}" aria-describedby="resend-zone">
+<label for="until">${t.html('webhooks.resendFailed.until')}</label>
+<input type="datetime-local" id="until" name="until" value="${escapeHtml(input.untilDefault)}" aria-describedby="resend-zone">
 <button type="submit" class="secondary">${t.html('webhooks.resendFailed.submit')}</button>
+<span class="muted" id="resend-zone">${t.html('webhooks.filter.zone', { zone: input.zoneLabel })}</span>
 </form>
 <form method="get" action="${base}" class="filters" role="search" aria-label="${escapeHtml(t.text('webhooks.filter.label'))}">
 <div><label for="status">${t.html('webhooks.filter.status')}</label><select id="status" name="status">${statuses}</select></div>

@@ -21,6 +21,7 @@ import {
   storeSubscriptions,
 } from '../webhooks/index.js';
 import { type ConsoleKit, formBody, fromZonedInput, storePath, timeZoneLabel, toZonedInput, topicLabel } from './console-kit.js';
+import { confirmationView, isConfirmed } from './confirm-views.js';
 import type { ConsoleSection } from './console-section.js';
 import {
   confirmPageView,
@@ -188,6 +189,7 @@ async function webhooksRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<vo
           csrf: kit.csrfToken(request, reply),
           now,
           sinceDefault: toZonedInput(new Date(now.getTime() - 24 * 3600 * 1000), t.timeZone),
+          untilDefault: toZonedInput(new Date(now.getTime() + 60_000), t.timeZone),
           zoneLabel: timeZoneLabel(t),
           notice,
         }),
@@ -205,25 +207,48 @@ async function webhooksRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<vo
   app.post<{ Params: { tenantId: string } }>(
     '/console/stores/:tenantId/webhooks/deliveries/resend-failed',
     { schema: { hide: true, params: StoreParams } },
-    async (request, reply) => {
-      const found = await kit.storeOf(request, reply, request.params.tenantId);
-      if (!found) return reply;
-      const back = storePath(found.store.id, '/webhooks');
-      const body = formBody(request);
-      if (!csrfTokenValid(request, body.csrf)) return kit.seeOther(reply, `${back}?done=expired`);
-      const now = platform.clock.now();
-      // The form's datetime-local is in the seller's zone, as its label says.
-      const since = typeof body.since === 'string' ? fromZonedInput(body.since, requestTranslator(request).timeZone) : null;
-      if (!since || since.getTime() > now.getTime()) return kit.seeOther(reply, `${back}?done=badSince`);
-      // Deliveries of disabled subscriptions would go straight back to dead (W4): left out and counted apart.
-      const scope = { tenantIds: [found.store.id], clientId: null, activeOnly: true };
-      const [count, skipped] = await Promise.all([
-        redeliverFailedSince(db, scope, since, now),
-        failedOfDisabledSince(db, found.store.id, since),
-      ]);
-      return kit.seeOther(reply, `${back}?resentFailed=${count}${skipped > 0 ? `&skipped=${skipped}` : ''}#deliveries`);
-    },
+    (request, reply) => resendFailed(request, reply),
   );
+
+  /** "Resend all failed" of a period, after the confirmation (D69); disabled subscriptions' deliveries left out and counted. */
+  async function resendFailed(request: FastifyRequest<{ Params: { tenantId: string } }>, reply: FastifyReply) {
+    const found = await kit.storeOf(request, reply, request.params.tenantId);
+    if (!found) return reply;
+    const back = storePath(found.store.id, '/webhooks');
+    const body = formBody(request);
+    if (!kit.csrfValid(request, body.csrf)) return kit.seeOther(reply, `${back}?done=expired`);
+    const t = kit.translator(request);
+    const now = platform.clock.now();
+    // The form's datetime-local fields are in the seller's zone, as the page says.
+    const since = typeof body.since === 'string' ? fromZonedInput(body.since, t.timeZone) : null;
+    const until = typeof body.until === 'string' && body.until !== '' ? fromZonedInput(body.until, t.timeZone) : undefined;
+    if (!since || since.getTime() > now.getTime() || until === null || (until && until <= since))
+      return kit.seeOther(reply, `${back}?done=badSince`);
+    if (!isConfirmed(body)) {
+      const fields = { since: String(body.since), ...(until ? { until: String(body.until) } : {}) };
+      return kit.page(request, reply, t, found.seller, {
+        title: t.text('confirm.title'),
+        body: confirmationView(t, {
+          confirm: {
+            question: t.text('webhooks.resendFailed.question'),
+            effect: t.text('webhooks.resendFailed.effect'),
+            yes: t.text('webhooks.resendFailed.submit'),
+          },
+          action: request.url,
+          csrf: kit.csrfToken(request, reply),
+          back,
+          fields,
+        }),
+      });
+    }
+    // Deliveries of disabled subscriptions would go straight back to dead (W4): left out and counted apart.
+    const scope = { tenantIds: [found.store.id], clientId: null, activeOnly: true, ...(until ? { until } : {}) };
+    const [count, skipped] = await Promise.all([
+      redeliverFailedSince(db, scope, since, now),
+      failedOfDisabledSince(db, found.store.id, since, until),
+    ]);
+    return kit.seeOther(reply, `${back}?resentFailed=${count}${skipped > 0 ? `&skipped=${skipped}` : ''}#deliveries`);
+  }
 
   /** The store's own subscription named in the URL, after the CSRF check; a reply already sent otherwise. */
   async function subscriptionOf(request: FastifyRequest<{ Params: { tenantId: string; id: string } }>, reply: FastifyReply) {

@@ -128,6 +128,11 @@ export const ptBR: Record<MessageKey, string> = {
     'Os alertas são assinados com este segredo. Copie-o agora: ele não é mostrado de novo (salve o endereço outra vez para ter um novo).',
   'alerts.secret.label': 'Segredo de assinatura dos alertas',
   'alerts.secret.back': 'Voltar aos alertas por webhook',
+  'webhooks.resendFailed.from': 'Com falha desde',
+  'webhooks.resendFailed.until': 'Até',
+  'webhooks.resendFailed.question': 'Reenviar as entregas com falha deste período?',
+  'webhooks.resendFailed.effect':
+    'Cada uma recomeça as tentativas agora. As de assinaturas desativadas ficam de fora e são contadas.',
   'webhooks.status.failing': 'falhando, tentando de novo',
   'webhooks.filter.failed': 'Com falha (tentando de novo ou desistidas)',
   'webhooks.filter.zone': 'Horários no fuso {zone}.',

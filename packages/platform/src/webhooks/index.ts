@@ -46,7 +46,6 @@ export type { DeliveryState } from './webhook-tables.js';
 export { checkWebhookUrl, maskedWebhookUrl } from './webhook-url.js';
 export { DISABLE_AFTER_FAILING_MS } from './retry-schedule.js';
 export {
-  OPERATIONAL_ALERT_TYPES,
   removeStoreAlertEndpoint,
   setStoreAlertEndpoint,
   storeAlertEndpoint,

@@ -25,11 +25,10 @@ import { maskedWebhookUrl } from './webhook-url.js';
  * them, and only for a store that has an address: a store without one costs
  * nothing but the attempt's own update.
  */
-export const OPERATIONAL_ALERT_TYPES = ['endpoint.failing', 'endpoint.disabled'] as const;
-export type OperationalAlertType = (typeof OPERATIONAL_ALERT_TYPES)[number];
+type OperationalAlertType = 'endpoint.failing' | 'endpoint.disabled';
 
 /** Failed attempts in a row that make a subscription "failing" for its seller (Svix says it after a few in a row too). */
-export const FAILING_ALERT_STREAK = 5;
+const FAILING_ALERT_STREAK = 5;
 /** Alerts sent per pass: they are rare, and a pass must not wait on many slow addresses. */
 const SEND_BATCH = 20;
 

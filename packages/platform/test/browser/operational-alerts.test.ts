@@ -116,6 +116,8 @@ describe.each(testDatabaseTargets())('operational webhooks on $dialect', (target
     expect(signedWith(disabled as ReceivedRequest, secret)).toBe(true);
     expect(received.filter((r) => JSON.parse(r.raw.toString()).type === 'endpoint.failing')).toHaveLength(1);
 
+    // Days went by: the console session has ended, so the seller signs in again.
+    await signInOn(page, platform.url, seller);
     await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
     await expect(page.locator('#alerts').textContent()).resolves.toContain('foi desativada automaticamente');
     // A dead delivery of the disabled subscription says why resending will not deliver.

@@ -438,7 +438,7 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     await page.getByRole('button', { name: 'Desativar' }).click();
     const dialog = page.getByRole('dialog');
     const question = await page.locator('dialog h2').textContent({ timeout: 10_000 });
-    expect(question).toBe('Desativar a assinatura sac_ticket de Acme Integrações?');
+    expect(question).toBe('Desativar a assinatura de Atendimentos (SAC) (Acme Integrações)?');
     await dialog.getByRole('button', { name: 'Cancelar' }).click();
     expect((await subscriptionRow(id)).state).toBe('active');
     await page.getByRole('button', { name: 'Desativar' }).click();
@@ -450,7 +450,10 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     platform.clock.advance(3_600_000);
     await deliverAll(tenantId);
     await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
+    // Asked first (what it does, for which period), then done.
     await page.getByRole('button', { name: 'Reenviar todas com falha' }).click();
+    await expect(page.locator('dialog h2').textContent()).resolves.toBe('Reenviar as entregas com falha deste período?');
+    await page.getByRole('dialog').getByRole('button', { name: 'Reenviar todas com falha' }).click();
     await page.getByRole('status').waitFor({ timeout: 10_000 });
     await expect(page.getByRole('status').textContent()).resolves.toBe(
       'Nenhuma entrega com falha desde então. 1 entrega com falha de uma assinatura desativada não foi reenviada: reative a assinatura antes.',
