@@ -76,6 +76,7 @@ const NOTICES = {
   urlSaved: 'webhooks.notice.urlSaved',
   topicSaved: 'webhooks.notice.topicSaved',
   created: 'webhooks.notice.created',
+  deleted: 'webhooks.notice.deleted',
   expired: 'webhooks.notice.expired',
   badSince: 'webhooks.notice.badSince',
   badPeriod: 'webhooks.notice.badPeriod',
@@ -518,6 +519,16 @@ ${input.notice}
 ${postButton(`${action}/test`, input.csrf, t.text('subscription.test'), {}, false)}
 ${disableForm(t, action, input.csrf, s, { from: 'subscription' })}
 ${rotateForm(t, action, input.csrf, s, 0, { from: 'subscription' })}
+${confirmedForm(t, {
+  action: `${action}/delete`,
+  csrf: input.csrf,
+  label: t.text('webhooks.delete'),
+  question: t.text('webhooks.confirm.delete', { topic: topicLabel(t, s.topic), app: s.appName }),
+  effect: t.text('webhooks.confirm.deleteEffect'),
+  yes: t.text('webhooks.delete'),
+  fields: { from: 'subscription' },
+  danger: true,
+})}
 ${
   s.version === 'v1'
     ? confirmedForm(t, {

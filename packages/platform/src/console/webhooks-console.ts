@@ -6,6 +6,7 @@ import { requestTranslator, type Translator } from '../i18n/i18n.js';
 import { csrfTokenValid } from '../identity/index.js';
 import {
   DISABLE_AFTER_FAILING_MS,
+  deleteStoreSubscription,
   type DeliveryLogEntry,
   type DeliveryLogFilters,
   type DeliveryState,
@@ -274,7 +275,7 @@ async function webhooksRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<vo
     request: FastifyRequest<{ Params: { tenantId: string; id: string } }>,
     reply: FastifyReply,
     found: NonNullable<Awaited<ReturnType<typeof subscriptionOf>>>,
-    ask: { question: string; effect: string; yes: string; fields: Record<string, string> },
+    ask: { question: string; effect: string; yes: string; fields: Record<string, string>; danger?: boolean },
   ): FastifyReply | null {
     if (formBody(request).confirmed === '1') return null;
     const t = requestTranslator(request);
@@ -310,6 +311,28 @@ async function webhooksRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<vo
       }
       await setSubscriptionState(db, found.subscription.id, state, platform.clock.now());
       return kit.seeOther(reply, `${found.back}?done=${state === 'active' ? 'enabled' : 'disabled'}`);
+    },
+  );
+
+  // Deleting a subscription (asked first, as a destruction): its deliveries and their attempts go with it.
+  app.post<{ Params: { tenantId: string; id: string } }>(
+    '/console/stores/:tenantId/webhooks/subscriptions/:id/delete',
+    { schema: { hide: true, params: SubscriptionParams } },
+    async (request, reply) => {
+      const found = await subscriptionOf(request, reply);
+      if (!found) return reply;
+      const t = kit.translator(request);
+      const sub = (await endpointsOf(db, found.store.id)).find((s) => s.id === found.subscription.id);
+      const asked = confirmFirst(request, reply, found, {
+        question: t.text('webhooks.confirm.delete', { topic: topicLabel(t, sub?.topic ?? ''), app: sub?.appName ?? '' }),
+        effect: t.text('webhooks.confirm.deleteEffect'),
+        yes: t.text('webhooks.delete'),
+        fields: fromField(request),
+        danger: true,
+      });
+      if (asked) return asked;
+      await deleteStoreSubscription(db, found.store.id, found.subscription.id);
+      return kit.seeOther(reply, `${storePath(found.store.id, '/webhooks')}?done=deleted`);
     },
   );
 

@@ -130,6 +130,11 @@ export const en = {
   'webhooks.resendFailed.until': 'Until',
   'webhooks.resendFailed.question': 'Resend the failed deliveries of this period?',
   'webhooks.resendFailed.effect': 'Each starts its attempts again now. Those of disabled subscriptions are left out and counted.',
+  'webhooks.delete': 'Delete the subscription',
+  'webhooks.confirm.delete': 'Delete the {topic} subscription ({app})?',
+  'webhooks.confirm.deleteEffect':
+    'Its deliveries and their attempts are deleted too; this cannot be undone. The app can subscribe again.',
+  'webhooks.notice.deleted': 'Subscription deleted.',
   'webhooks.status.failing': 'failing, retrying',
   'webhooks.filter.failed': 'Failed (retrying or given up)',
   'webhooks.filter.zone': 'Times in {zone}.',

@@ -133,6 +133,11 @@ export const ptBR: Record<MessageKey, string> = {
   'webhooks.resendFailed.question': 'Reenviar as entregas com falha deste período?',
   'webhooks.resendFailed.effect':
     'Cada uma recomeça as tentativas agora. As de assinaturas desativadas ficam de fora e são contadas.',
+  'webhooks.delete': 'Excluir a assinatura',
+  'webhooks.confirm.delete': 'Excluir a assinatura de {topic} ({app})?',
+  'webhooks.confirm.deleteEffect':
+    'As entregas dela e suas tentativas também são excluídas; não dá para desfazer. O aplicativo pode assinar de novo.',
+  'webhooks.notice.deleted': 'Assinatura excluída.',
   'webhooks.status.failing': 'falhando, tentando de novo',
   'webhooks.filter.failed': 'Com falha (tentando de novo ou desistidas)',
   'webhooks.filter.zone': 'Horários no fuso {zone}.',

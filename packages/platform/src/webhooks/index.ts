@@ -16,6 +16,7 @@ export { failedOfDisabledSince, redeliverDelivery, redeliverFailedSince } from '
 export { sellerWebhookRoutes, visibleDelivery, type WebhookViewer } from './seller-webhook-routes.js';
 export {
   deleteClientSubscriptions,
+  deleteStoreSubscription,
   disableClientSubscriptionsInStore,
   findStoreSubscription,
   rotateStoreSubscriptionSecret,

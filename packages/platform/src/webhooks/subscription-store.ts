@@ -127,6 +127,19 @@ export async function disableClientSubscriptionsInStore(
     .execute();
 }
 
+/**
+ * Deletes one subscription of a store (its deliveries and their attempts follow by ON DELETE CASCADE);
+ * false when the store has no such subscription.
+ */
+export async function deleteStoreSubscription(db: Kysely<Schema>, tenantId: string, id: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('webhook_subscriptions')
+    .where('id', '=', id)
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
 /** Deletes every subscription of a client app (its deliveries and their attempts follow by ON DELETE CASCADE); returns how many. */
 export async function deleteClientSubscriptions(db: Kysely<Schema>, clientId: string): Promise<number> {
   const result = await db.deleteFrom('webhook_subscriptions').where('client_id', '=', clientId).executeTakeFirst();
