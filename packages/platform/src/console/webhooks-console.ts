@@ -5,11 +5,11 @@ import { clientNamesById } from '../accounts/index.js';
 import { requestTranslator, type Translator } from '../i18n/i18n.js';
 import { csrfTokenValid } from '../identity/index.js';
 import {
-  DISABLE_AFTER_FAILING_MS,
-  deleteStoreSubscription,
   type DeliveryLogEntry,
   type DeliveryLogFilters,
   type DeliveryState,
+  DISABLE_AFTER_FAILING_MS,
+  deleteStoreSubscription,
   failedOfDisabledSince,
   findStoreSubscription,
   maskedWebhookUrl,
@@ -21,8 +21,8 @@ import {
   storeDeliveryPage,
   storeSubscriptions,
 } from '../webhooks/index.js';
-import { type ConsoleKit, formBody, fromZonedInput, storePath, timeZoneLabel, toZonedInput, topicLabel } from './console-kit.js';
 import { confirmationView, isConfirmed } from './confirm-views.js';
+import { type ConsoleKit, formBody, fromZonedInput, storePath, timeZoneLabel, topicLabel, toZonedInput } from './console-kit.js';
 import type { ConsoleSection } from './console-section.js';
 import {
   confirmPageView,
