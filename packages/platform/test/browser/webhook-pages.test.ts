@@ -573,7 +573,7 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     await page.locator('input[name="topic"][value="product"]').check();
     await page.getByRole('button', { name: 'Save topic' }).click();
     await page.getByRole('alert').waitFor({ timeout: 10_000 });
-    await expect(page.getByRole('alert').textContent()).resolves.toContain('was not granted access to: product');
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('was not granted access to: Products');
     expect(await axeViolations(page)).toEqual([]);
     await page.locator('input[name="topic"][value="sac_ticket"]').check();
     await page.getByRole('button', { name: 'Save topic' }).click();
