@@ -14,6 +14,8 @@ export interface Confirmation {
   question: string;
   effect: string;
   yes: string;
+  /** A destruction (deleting a store, an app, a table): its buttons take the danger colour; nothing else does. */
+  danger?: boolean;
 }
 
 /** A one-button POST form that asks before it acts. */
@@ -29,7 +31,8 @@ export function confirmForm(
   },
 ): string {
   const c = input.confirm;
-  return `<form method="post" action="${escapeHtml(input.action)}" class="cell-form" data-confirm="${escapeHtml(c.question)}" data-confirm-effect="${escapeHtml(c.effect)}" data-confirm-yes="${escapeHtml(c.yes)}" data-confirm-no="${escapeHtml(t.text('confirm.cancel'))}">${hiddenFields({ csrf: input.csrf, ...(input.fields ?? {}) })}<button type="submit" class="${input.danger ? 'danger' : 'secondary'}">${escapeHtml(input.label)}</button></form>`;
+  const danger = input.danger ?? c.danger ?? false;
+  return `<form method="post" action="${escapeHtml(input.action)}" class="cell-form"${danger ? ' data-confirm-tone="danger"' : ''} data-confirm="${escapeHtml(c.question)}" data-confirm-effect="${escapeHtml(c.effect)}" data-confirm-yes="${escapeHtml(c.yes)}" data-confirm-no="${escapeHtml(t.text('confirm.cancel'))}">${hiddenFields({ csrf: input.csrf, ...(input.fields ?? {}) })}<button type="submit" class="${danger ? 'danger secondary' : 'secondary'}">${escapeHtml(input.label)}</button></form>`;
 }
 
 /** Whether a posted form carries the confirmation. */
@@ -46,7 +49,7 @@ export function confirmationView(
 <p>${escapeHtml(input.confirm.effect)}</p>
 <form method="post" action="${escapeHtml(input.action)}">
 ${hiddenFields({ csrf: input.csrf, ...(input.fields ?? {}), confirmed: '1' })}
-<div class="actions"><button type="submit" class="danger">${escapeHtml(input.confirm.yes)}</button>
+<div class="actions"><button type="submit"${input.confirm.danger ? ' class="danger"' : ''}>${escapeHtml(input.confirm.yes)}</button>
 <a href="${escapeHtml(input.back)}">${t.html('confirm.cancel')}</a></div>
 </form>`;
 }

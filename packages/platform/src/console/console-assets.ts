@@ -13,54 +13,95 @@ import { servesSecrets } from '../http/secret-page.js';
  * server-sent events. Its size is held under the budget by console-budget.test.ts.
  */
 const CONSOLE_CSS = `
+/* Design tokens: spacing scale, type scale and one colour per delivery state. Danger is for destruction only. */
+:root{--s1:.25rem;--s2:.5rem;--s3:.75rem;--s4:1rem;--s5:1.5rem;--s6:2rem;
+--t-xs:.75rem;--t-sm:.875rem;--t-md:1rem;--t-lg:1.125rem;--t-xl:1.5rem;
+--st-pending:#1d4ed8;--st-delivered:#15703a;--st-failing:#8a4b00;--st-dead:#9d174d;--st-disabled:#5b6370}
+@media (prefers-color-scheme:dark){:root{--st-pending:#93c5fd;--st-delivered:#86efac;--st-failing:#fcd34d;--st-dead:#f9a8d4;--st-disabled:#a9b0bb}}
 body.wide{display:block;align-items:initial}
-.skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:var(--card);padding:.5rem;z-index:2}
-header.bar{display:flex;flex-wrap:wrap;gap:1rem;align-items:center;justify-content:space-between;padding:.75rem 1.5rem;background:var(--card);border-bottom:1px solid var(--border)}
-header.bar .brand{font-weight:700;font-size:1.1rem;color:var(--fg);text-decoration:none}
+body.wide h1{font-size:var(--t-xl);line-height:1.25;margin:0 0 var(--s3)}
+body.wide h2{font-size:var(--t-lg);margin:var(--s5) 0 var(--s2)}
+body.wide h3{font-size:var(--t-md);margin:var(--s4) 0 var(--s2)}
+.skip{position:absolute;left:-999px}.skip:focus{left:var(--s4);top:var(--s4);background:var(--card);padding:var(--s2);z-index:2}
+header.bar{display:flex;flex-wrap:wrap;gap:var(--s2) var(--s4);align-items:center;justify-content:space-between;padding:var(--s3) var(--s5);background:var(--card);border-bottom:1px solid var(--border)}
+header.bar .brand{font-weight:700;font-size:var(--t-lg);color:var(--fg);text-decoration:none}
 header.bar nav.lang{margin:0}
-header.bar form{margin:0}
-body.wide main{width:auto;max-width:72rem;margin:1.5rem auto;border-radius:12px}
-nav.crumbs ol{list-style:none;display:flex;flex-wrap:wrap;gap:.5rem;padding:0;margin:0 0 1rem;font-size:.9rem}
-nav.crumbs li+li::before{content:"/";margin-right:.5rem;color:var(--muted)}
-.table-wrap{overflow-x:auto;margin:.5rem 0 1.5rem}
-table{border-collapse:collapse;width:100%;font-size:.9rem}
-caption{text-align:left;font-weight:600;padding:.25rem 0}
-th,td{text-align:left;padding:.45rem .6rem;border-bottom:1px solid var(--border);vertical-align:top}
+header.bar form{margin:0;display:flex;align-items:baseline;gap:var(--s2)}
+header.bar a.tz{font-size:var(--t-sm)}
+body.wide main{width:auto;max-width:72rem;margin:var(--s5) auto;border-radius:12px}
+nav.crumbs ol{list-style:none;display:flex;flex-wrap:wrap;gap:var(--s2);padding:0;margin:0 0 var(--s4);font-size:var(--t-sm)}
+nav.crumbs li{margin:0}nav.crumbs li+li::before{content:"/";margin-right:var(--s2);color:var(--muted)}
+nav.sections ul{list-style:none;display:flex;gap:var(--s4);padding:0 0 var(--s1);margin:0 0 var(--s4);overflow-x:auto;white-space:nowrap;scrollbar-width:thin}
+nav.sections li{margin:0}
+nav.sections [aria-current]{font-weight:700;color:var(--fg)}
+.table-wrap{overflow-x:auto;margin:var(--s2) 0 var(--s5)}
+table{border-collapse:collapse;width:100%;font-size:var(--t-sm)}
+caption{text-align:left;font-weight:600;padding:var(--s1) 0}
+th,td{text-align:left;padding:var(--s2) var(--s3);border-bottom:1px solid var(--border);vertical-align:top}
 th{font-weight:600;color:var(--muted)}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
-.pill{display:inline-block;padding:0 .5rem;border-radius:999px;border:1px solid var(--border);font-size:.8rem}
-.pill.bad{color:var(--danger);border-color:var(--danger)}
-form.inline{display:flex;gap:.5rem;align-items:end;flex-wrap:wrap}
+td.nowrap,td.nowrap code{white-space:nowrap}
+td code.url{overflow-wrap:normal;word-break:normal}
+td ul{margin:0;padding-left:var(--s4)}
+/* Status pills: each state its own colour and mark, so colour is never the only signal. */
+.pill{display:inline-flex;align-items:center;gap:var(--s1);padding:0 var(--s2);border-radius:999px;border:1px solid currentColor;font-size:var(--t-xs);font-weight:600;line-height:1.6;white-space:nowrap}
+.pill::before{content:"";width:.5em;height:.5em;border-radius:50%;background:currentColor}
+.pill.bad{color:var(--st-dead)}
+.pill.st-pending{color:var(--st-pending)}.pill.st-pending::before{background:transparent;border:1.5px solid currentColor;box-sizing:border-box}
+.pill.st-succeeded,.pill.st-active{color:var(--st-delivered)}
+.pill.st-failing{color:var(--st-failing)}.pill.st-failing::before{border-radius:0;transform:rotate(45deg)}
+.pill.st-dead{color:var(--st-dead)}.pill.st-dead::before{border-radius:1px}
+.pill.st-disabled{color:var(--st-disabled);border-style:dashed}.pill.st-disabled::before{height:2px;border-radius:0}
+form.inline{display:flex;gap:var(--s2);align-items:center;flex-wrap:wrap}
 form.inline label{margin:0}
-form.filters{display:grid;grid-template-columns:repeat(auto-fill,minmax(13rem,1fr));gap:.5rem 1rem;align-items:end;margin:.5rem 0 1rem}form.filters label{display:block;margin:0 0 .25rem}form.filters select,form.filters input{width:100%;box-sizing:border-box}
-select{font:inherit;color:inherit;background:var(--card);border:1px solid var(--border);border-radius:8px;padding:.45rem}
-h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
-.cell-form{display:inline-block;margin:0 .25rem .25rem 0}.cell-form button{padding:.3rem .7rem;font-size:.85rem}
-nav.sections ul{list-style:none;display:flex;gap:1rem;padding:0;margin:0 0 1rem;flex-wrap:wrap}
-nav.sections [aria-current]{font-weight:700;color:var(--fg)}
-td ul{margin:0;padding-left:1rem}
-.notice{border-left:4px solid var(--accent);padding:.5rem .75rem;background:var(--bg)}
-dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.35rem 1rem;margin:0 0 1rem}dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;overflow-wrap:anywhere}
-figure{margin:1rem 0}.chart{min-height:2rem;overflow:hidden}figcaption{font-size:.85rem;color:var(--muted)}
-details{margin:.5rem 0}summary{cursor:pointer}
-ul.plain{list-style:none;padding:0}ul.plain li{margin:.25rem 0}
+form.filters{display:grid;grid-template-columns:repeat(auto-fill,minmax(13rem,1fr));gap:var(--s2) var(--s4);align-items:end;margin:var(--s2) 0 var(--s4)}form.filters label{display:block;margin:0 0 var(--s1)}form.filters select,form.filters input{width:100%;box-sizing:border-box}
+select{font:inherit;color:inherit;background:var(--card);border:1px solid var(--border);border-radius:8px;padding:var(--s2)}
+select,input,textarea{max-width:100%}
+input:not([type]),input[type=search],input[type=datetime-local],input[type=url],input[type=email],input[type=number],input[type=date],textarea{padding:var(--s2) var(--s3);font:inherit;color:inherit;background:transparent;border:1px solid var(--border);border-radius:8px}
+input[type=url],textarea{width:100%}
+.field-row{display:grid;grid-template-columns:minmax(0,1fr) 7rem;grid-template-rows:auto auto;grid-auto-flow:column;gap:0 var(--s3);margin:var(--s2) 0}.field-row label{margin:var(--s2) 0 var(--s1)}.field-row input{width:100%}
+#preview-form #zipcode{width:12rem}#preview-form button{margin-top:var(--s4)}
+pre{overflow-x:auto}code{overflow-wrap:anywhere}
+/* A label beside its control (checkboxes, radios): one line, the control first. */
+label.inline-label{display:inline;font-weight:400;margin:0}
+ul.plain{list-style:none;padding:0}ul.plain li{margin:var(--s1) 0}
+ul.plain li:has(> input){display:flex;align-items:center;gap:var(--s2)}
+/* Action bars: every form, button, label and select on one baseline. */
+.actions{display:flex;flex-wrap:wrap;align-items:center;gap:var(--s2) var(--s3);margin-top:var(--s4)}
+.actions>form{margin:0}
+.cell-form{display:inline-flex;flex-wrap:wrap;align-items:center;gap:var(--s2);margin:0 var(--s1) var(--s1) 0}
+.cell-form label{display:inline;margin:0;font-weight:400;font-size:var(--t-sm)}
+.cell-form select{padding:var(--s1) var(--s2);font-size:var(--t-sm)}
+.cell-form button,td button{padding:var(--s1) var(--s3);font-size:var(--t-sm)}
 button.danger{background:var(--danger);border-color:var(--danger);color:var(--bg)}
-dialog.confirm{max-width:min(32rem,calc(100vw - 2rem));border:1px solid var(--border);border-radius:12px;background:var(--card);color:var(--fg);padding:1.25rem}
+button.danger.secondary{background:transparent;color:var(--danger)}
+.notice{border-left:4px solid var(--accent);padding:var(--s2) var(--s3);background:var(--bg)}
+.notice.warn{border-left-color:var(--st-failing)}
+p.error[role=alert]{border-left:4px solid var(--danger);padding:var(--s2) var(--s3);background:var(--bg)}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:var(--s1) var(--s4);margin:0 0 var(--s4)}dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;overflow-wrap:anywhere}
+figure{margin:var(--s4) 0}.chart{min-height:2rem;overflow:hidden}figcaption{font-size:var(--t-sm);color:var(--muted)}
+.chart .uplot{margin-bottom:var(--s5)}.chart .u-title{font-size:var(--t-md);font-weight:600}.chart .u-legend{font-size:var(--t-sm);margin-top:var(--s2)}
+details{margin:var(--s2) 0}summary{cursor:pointer}
+dialog.confirm{max-width:min(32rem,calc(100vw - 2rem));border:1px solid var(--border);border-radius:12px;background:var(--card);color:var(--fg);padding:var(--s5)}
 dialog.confirm::backdrop{background:rgb(0 0 0 / .45)}
 dialog.confirm h2{margin-top:0}
-header.bar a.tz{font-size:.85rem}
-select,input,textarea{max-width:100%}
-input[type=search],input[type=datetime-local],input[type=url],input[type=email],input[type=number]{padding:.45rem .6rem;font:inherit;color:inherit;background:transparent;border:1px solid var(--border);border-radius:8px}pre{overflow-x:auto}code{overflow-wrap:anywhere}
-ul.inline-list{display:flex;flex-wrap:wrap;gap:1rem;list-style:none;padding:0}
-.cell-form+.cell-form{margin-left:.25rem}
+ul.inline-list{display:flex;flex-wrap:wrap;gap:var(--s4);list-style:none;padding:0}
+.paging{display:flex;flex-wrap:wrap;gap:var(--s4);align-items:center}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 @media (max-width:37.5rem){
+header.bar{display:grid;grid-template-columns:1fr auto;gap:var(--s1) var(--s3);padding:var(--s2) var(--s4)}
+header.bar nav.lang{grid-row:2;justify-content:flex-start;gap:var(--s3)}
+header.bar a.tz{grid-row:2;justify-self:end}
+header.bar form .muted{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
+body.wide main{margin:var(--s3) auto;padding:var(--s4)}
 .table-wrap{overflow-x:visible}
 table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
 table.stack,table.stack tbody,table.stack tr,table.stack td,table.stack th[scope=row]{display:block;width:100%}
-table.stack tr{border:1px solid var(--border);border-radius:8px;margin:0 0 .75rem;padding:.25rem .5rem}
-table.stack td,table.stack th[scope=row]{border:0;padding:.25rem 0;text-align:left}
-table.stack td[data-label]::before{content:attr(data-label);display:block;font-size:.8rem;color:var(--muted);font-weight:600}
+table.stack tr{border:1px solid var(--border);border-radius:8px;margin:0 0 var(--s3);padding:var(--s1) var(--s2)}
+table.stack td,table.stack th[scope=row]{border:0;padding:var(--s1) 0;text-align:left}
+table.stack td[data-label]::before{content:attr(data-label);display:block;font-size:var(--t-xs);color:var(--muted);font-weight:600}
 table.stack td.num{text-align:left}
+table.stack td.nowrap,table.stack td.nowrap code{white-space:normal}
 }
 @media (max-width:40rem){dl.facts{grid-template-columns:1fr}}
 `;
@@ -125,8 +166,8 @@ for (const form of document.querySelectorAll('form[data-confirm]')) {
     no.textContent = form.dataset.confirmNo;
     const yes = document.createElement('button');
     yes.value = 'yes';
-    // A confirmation of something that changes nothing (showing a secret) does not look destructive.
-    if (form.dataset.confirmTone !== 'neutral') yes.className = 'danger';
+    // Only a destruction (marked data-confirm-tone="danger") is confirmed by a danger-coloured button.
+    if (form.dataset.confirmTone === 'danger') yes.className = 'danger';
     yes.textContent = form.dataset.confirmYes;
     choices.append(no, yes);
     dialog.append(question, effect, choices);
@@ -178,14 +219,16 @@ export function drawCharts(host, labels, x, charts) {
   const short = new Intl.DateTimeFormat(lang, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: zone });
   const full = new Intl.DateTimeFormat(lang, { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: zone });
   const numbers = new Intl.NumberFormat(lang, { maximumFractionDigits: 1 });
-  const time = { label: labels.time, value: (u, v) => (v == null ? '--' : full.format(new Date(v * 1000))) };
+  // With no point under the cursor the legend shows the latest point, not placeholders.
+  const last = x.length - 1;
+  const time = { label: labels.time, value: (u, v, si, idx) => { const at = idx == null ? x[last] : v; return at == null ? '—' : full.format(new Date(at * 1000)); } };
   const timeAxis = { ...axis, values: (u, splits) => splits.map((v) => short.format(new Date(v * 1000))) };
   const valueAxis = { ...axis, values: (u, splits) => splits.map((v) => numbers.format(v)) };
   const width = () => Math.max(280, host.clientWidth);
   const drawn = charts.map((c) => new uPlot({
     width: width(), height: c.height, title: c.title,
     tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), zone),
-    series: [time, ...c.series.map((s) => ({ value: (u, v) => (v == null ? '--' : numbers.format(v)), ...s }))],
+    series: [time, ...c.series.map((s) => ({ value: (u, v, si, idx) => { const at = idx == null ? u.data[si][last] : v; return at == null ? '—' : numbers.format(at); }, ...s }))],
     axes: [timeAxis, c.unit ? { ...valueAxis, label: c.unit } : valueAxis],
   }, [x, ...c.values], host));
   addEventListener('resize', () => { for (const chart of drawn) chart.setSize({ width: width(), height: chart.height }); });

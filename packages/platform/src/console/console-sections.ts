@@ -1,4 +1,5 @@
 import { sellerFreightRoutes } from '../shipping/index.js';
+import { alertsSection } from './alerts-console.js';
 import { appsSection } from './apps-console.js';
 import { homeSection } from './console-home.js';
 import { pagesSection } from './console-pages.js';
@@ -20,6 +21,8 @@ export const CONSOLE_SECTIONS: readonly ConsoleSection[] = [
   webhooksSection,
   deliverySection,
   subscriptionSection,
+  // Operational webhooks (D141): reached from the webhooks page, no nav entry of its own.
+  alertsSection,
   appsSection,
   shippingSection,
   // The quote preview (D61): reached from the shipping page, no nav entry of its own.

@@ -81,7 +81,7 @@ async function deliveryRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<vo
         render: (d) => ({
           html: attemptsRegion(
             t,
-            { topic: d.topic, status: d.status, nextAttemptAt: d.next_attempt_at },
+            { topic: d.topic, status: d.status, nextAttemptAt: d.next_attempt_at, attempts: Number(d.attempts) },
             d.attempt_log as AttemptView[],
           ),
           status: d.status,

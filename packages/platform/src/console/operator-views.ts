@@ -95,6 +95,7 @@ export function accountsView(
         question: t.text('confirm.deleteClient.question', { app: c.name }),
         effect: t.text('operator.client.deleteEffect'),
         yes: t.text('confirm.deleteClient.yes'),
+        danger: true,
       },
     }),
   ]);
@@ -176,7 +177,7 @@ export function sellerView(
   const stores = input.seller.tenants
     .map(
       (store, i) =>
-        `<li><form method="post" action="${base}/stores/${encodeURIComponent(store.id)}" class="inline">${hiddenFields({ csrf: input.csrf })}<label for="store-${i}">${t.html('operator.store.nameOf', { id: store.id.slice(0, 8) })}</label><input type="text" id="store-${i}" name="name" required maxlength="200" value="${escapeHtml(store.name)}"><button type="submit" class="secondary">${t.html('operator.store.rename')}</button></form> <a href="/console/operator/stores/${encodeURIComponent(store.id)}/shipping/preview">${t.html('preview.operatorLink', { store: store.name })}</a> ${confirmForm(
+        `<li><form method="post" action="${base}/stores/${encodeURIComponent(store.id)}" class="inline">${hiddenFields({ csrf: input.csrf })}<label for="store-${i}">${t.html('operator.store.nameOf', { n: i + 1 })}</label><input type="text" id="store-${i}" name="name" required maxlength="200" value="${escapeHtml(store.name)}"><button type="submit" class="secondary">${t.html('operator.store.rename')}</button></form> <a href="/console/operator/stores/${encodeURIComponent(store.id)}/shipping/preview">${t.html('preview.operatorLink', { store: store.name })}</a> ${confirmForm(
           t,
           {
             action: `${base}/stores/${encodeURIComponent(store.id)}/delete`,
@@ -186,6 +187,7 @@ export function sellerView(
               question: t.text('confirm.deleteStore.question', { store: store.name }),
               effect: t.text('confirm.deleteStore.effect'),
               yes: t.text('confirm.deleteStore.yes'),
+              danger: true,
             },
           },
         )}</li>`,

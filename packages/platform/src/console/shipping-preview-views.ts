@@ -119,7 +119,11 @@ ${preview.methods.map((answer) => methodView(t, answer, labelText(t, input.label
 ${preview.fallback ? `${methodView(t, preview.fallback, t.text('preview.fallback'))}${preview.fallback.used ? `<p>${t.html('preview.fallback.used')}</p>` : ''}` : ''}
 </section>`
     : '';
-  return `${input.nav}
+  const crumbs = input.operator
+    ? `<li><a href="/console/operator">${t.html('preview.backOperator')}</a></li>`
+    : `<li><a href="/console">${t.html('console.stores.title')}</a></li><li><a href="${base}">${escapeHtml(t.text('shipping.title', { store: input.store.name }))}</a></li>`;
+  return `<nav class="crumbs" aria-label="${escapeHtml(t.text('console.nav.crumbs'))}"><ol>${crumbs}<li aria-current="page">${t.html('preview.crumb')}</li></ol></nav>
+${input.nav}
 <h1>${t.html('preview.title', { store: input.store.name })}</h1>
 <p>${t.html('preview.intro')}</p>
 <p>${back}</p>

@@ -191,6 +191,7 @@ export function deleteTableConfirmation(t: Translator, id: string): Confirmation
     question: t.text('confirm.deleteTable.question', { id }),
     effect: t.text('confirm.deleteTable.effect'),
     yes: t.text('confirm.deleteTable.yes'),
+    danger: true,
   };
 }
 
@@ -245,7 +246,7 @@ ${list}
 <input type="text" id="freight-centre" name="distribution_center_id" maxlength="32">
 <div class="actions"><button type="submit">${t.html('freight.submit')}</button></div>
 <progress id="freight-progress" max="100" value="0" hidden aria-label="${escapeHtml(t.text('freight.progress'))}"></progress>
-<div id="freight-result" aria-live="polite" data-done="${escapeHtml(t.text('freight.done'))}" data-failed="${escapeHtml(t.text('freight.failed'))}" data-problems="${escapeHtml(JSON.stringify(freightProblemCatalogue(t)))}"></div>
+<div id="freight-result" data-done="${escapeHtml(t.text('freight.done'))}" data-failed="${escapeHtml(t.text('freight.failed'))}" data-problems="${escapeHtml(JSON.stringify(freightProblemCatalogue(t)))}"></div>
 <noscript><p>${t.html('freight.noscript')}</p></noscript>
 </form>`;
 }

@@ -26,7 +26,7 @@ import {
 } from '../webhooks/index.js';
 import { connectedApps } from './connected-apps.js';
 import { assetUrl, serveAsset } from './console-assets.js';
-import { type ConsoleKit, formBody, storePath } from './console-kit.js';
+import { type ConsoleKit, formBody, storePath, topicLabel } from './console-kit.js';
 import type { ConsoleSection } from './console-section.js';
 import {
   isWebhookNotice,
@@ -59,7 +59,8 @@ const URL_REFUSALS: Array<[RegExp, MessageKey]> = [
   [/refused address/, 'endpoint.error.address'],
 ];
 
-async function checkedUrl(t: Translator, raw: string, version: 'v0' | 'v1', app: FastifyInstance): Promise<URL | string> {
+/** A subscriber URL checked as signup checks it (SSRF guard), or why not in the reader's language. */
+export async function checkedUrl(t: Translator, raw: string, version: 'v0' | 'v1', app: FastifyInstance): Promise<URL | string> {
   try {
     return await checkWebhookUrl(raw, version, outboundPolicyOf(app.platform.config));
   } catch (error) {
@@ -138,7 +139,7 @@ async function subscriptionRoutes(app: FastifyInstance, kit: ConsoleKit): Promis
     const hasQuery = hasQueryOrCredentials(sub.url);
     return kit.page(request, reply.code(edit.status), t, found.seller, {
       status: edit.status,
-      title: t.text('subscription.title', { topic: sub.topic, app: appName }),
+      title: t.text('subscription.title', { topic: topicLabel(t, sub.topic), app: appName }),
       scripts: ['/console/assets/webhooks.js'],
       styles: ['/console/assets/uplot.css'],
       body: subscriptionView(t, {
@@ -148,7 +149,7 @@ async function subscriptionRoutes(app: FastifyInstance, kit: ConsoleKit): Promis
         stats: statsOf(attempts, now),
         csrf: kit.csrfToken(request, reply),
         now,
-        notice: noticeOf(t, isWebhookNotice(request.query.done) ? request.query.done : null),
+        ...subscriptionNotices(t, request.query.done),
         urlError: edit.urlError ?? null,
         urlValue: edit.urlValue ?? (hasQuery ? '' : sub.url),
         topics: TOPIC_NAMES,
@@ -373,11 +374,11 @@ async function subscriptionRoutes(app: FastifyInstance, kit: ConsoleKit): Promis
       const granted = (await connectedApps(db, found.seller.id, found.store.id)).find((a) => a.clientId === sub.client_id);
       if (!granted?.scopes.includes(TOPICS[topic].scope)) {
         const appName = granted?.name ?? (await clientNamesById(db, [sub.client_id])).get(sub.client_id) ?? sub.client_id;
-        return refuse(t.text('endpoint.error.scope', { app: appName, topics: topic }));
+        return refuse(t.text('endpoint.error.scope', { app: appName, topics: topicLabel(t, topic) }));
       }
       const saved = await setStoreSubscriptionTopic(db, { tenantId: sub.tenant_id, id: sub.id, topic }, platform.clock.now());
       if (saved === 'missing') return kit.notFoundPage(request, reply, found.seller);
-      if (saved === 'exists') return refuse(t.text('endpoint.error.exists', { topics: topic }));
+      if (saved === 'exists') return refuse(t.text('endpoint.error.exists', { topics: topicLabel(t, topic) }));
       return kit.seeOther(reply, `${posted.page}?done=topicSaved`);
     },
   );
@@ -433,12 +434,15 @@ async function subscriptionRoutes(app: FastifyInstance, kit: ConsoleKit): Promis
       if (!chosen) return refuse(t.text('endpoint.error.app'));
       if (values.topics.length === 0) return refuse(t.text('endpoint.error.topics'));
       const unscoped = values.topics.filter((topic) => !chosen.scopes.includes(TOPICS[topic].scope));
-      if (unscoped.length > 0) return refuse(t.text('endpoint.error.scope', { app: chosen.name, topics: unscoped.join(', ') }));
+      if (unscoped.length > 0)
+        return refuse(
+          t.text('endpoint.error.scope', { app: chosen.name, topics: unscoped.map((u) => topicLabel(t, u)).join(', ') }),
+        );
       const existing = (await storeSubscriptions(db, found.store.id)).filter(
         (s) => s.client_id === chosen.clientId && (values.topics as string[]).includes(s.topic),
       );
       if (existing.length > 0)
-        return refuse(t.text('endpoint.error.exists', { topics: existing.map((s) => s.topic).join(', ') }));
+        return refuse(t.text('endpoint.error.exists', { topics: existing.map((s) => topicLabel(t, s.topic)).join(', ') }));
       const url = values.url ? await checkedUrl(t, values.url, 'v1', app) : t.text('endpoint.error.url');
       if (typeof url === 'string') return refuse(url);
       const created = await signUp(
@@ -453,6 +457,14 @@ async function subscriptionRoutes(app: FastifyInstance, kit: ConsoleKit): Promis
       );
     },
   );
+}
+
+/** The page's notice after an action; the test event's sits beside the deliveries, where its redirect lands. */
+function subscriptionNotices(t: Translator, done: string | undefined): { notice: string; deliveriesNotice: string } {
+  const name = isWebhookNotice(done) ? done : null;
+  return name === 'testSent'
+    ? { notice: '', deliveriesNotice: noticeOf(t, name) }
+    : { notice: noticeOf(t, name), deliveriesNotice: '' };
 }
 
 /** True when a URL carries a query or credentials, which pages never show (D65). */

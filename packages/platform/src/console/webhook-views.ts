@@ -21,6 +21,10 @@ export interface EndpointView {
   state: 'active' | 'disabled';
   failureStreak: number;
   graceUntil: string | null;
+  /** Failing (still active), disabled by the platform after failing for the W4 period, disabled by the seller, or fine. */
+  health: 'ok' | 'failing' | 'autoDisabled' | 'disabled';
+  failingSince: string | null;
+  disabledAt: string | null;
 }
 
 export interface DeliveryRowView {
@@ -33,6 +37,22 @@ export interface DeliveryRowView {
   createdAt: string;
   nextAttemptAt: string | null;
   endpoint: EndpointView | null;
+}
+
+/** A delivery's state as the seller reads it: pending with a failed attempt behind it is failing (still retrying). */
+type ShownDeliveryState = 'pending' | 'succeeded' | 'failing' | 'dead';
+
+function shownState(d: { status: 'pending' | 'succeeded' | 'dead'; attempts: number }): ShownDeliveryState {
+  return d.status === 'pending' && d.attempts > 0 ? 'failing' : d.status;
+}
+
+/** A delivery's state as a pill: each state its own colour and mark (console.css). */
+function deliveryPill(t: Translator, state: ShownDeliveryState): string {
+  return `<span class="pill st-${state}">${t.html(`webhooks.status.${state}`)}</span>`;
+}
+
+function subscriptionPill(t: Translator, state: 'active' | 'disabled'): string {
+  return `<span class="pill st-${state}">${t.html(`webhooks.state.${state}`)}</span>`;
 }
 
 export interface AttemptView {
@@ -56,6 +76,7 @@ const NOTICES = {
   urlSaved: 'webhooks.notice.urlSaved',
   topicSaved: 'webhooks.notice.topicSaved',
   created: 'webhooks.notice.created',
+  deleted: 'webhooks.notice.deleted',
   expired: 'webhooks.notice.expired',
   badSince: 'webhooks.notice.badSince',
   badPeriod: 'webhooks.notice.badPeriod',
@@ -112,7 +133,7 @@ function confirmedForm(
     neutral?: boolean;
   },
 ): string {
-  return `<form method="post" action="${escapeHtml(input.action)}" class="cell-form"${input.neutral ? ' data-confirm-tone="neutral"' : ''} data-confirm="${escapeHtml(input.question)}" data-confirm-effect="${escapeHtml(input.effect)}" data-confirm-yes="${escapeHtml(input.yes)}" data-confirm-no="${escapeHtml(t.text('confirm.cancel'))}">${hiddenFields({ csrf: input.csrf, ...(input.fields ?? {}) })}${input.extra ?? ''}<button type="submit" class="${input.danger ? 'danger' : 'secondary'}">${escapeHtml(input.label)}</button></form>`;
+  return `<form method="post" action="${escapeHtml(input.action)}" class="cell-form"${input.danger ? ' data-confirm-tone="danger"' : input.neutral ? ' data-confirm-tone="neutral"' : ''} data-confirm="${escapeHtml(input.question)}" data-confirm-effect="${escapeHtml(input.effect)}" data-confirm-yes="${escapeHtml(input.yes)}" data-confirm-no="${escapeHtml(t.text('confirm.cancel'))}">${hiddenFields({ csrf: input.csrf, ...(input.fields ?? {}) })}${input.extra ?? ''}<button type="submit" class="${input.danger ? 'danger secondary' : 'secondary'}">${escapeHtml(input.label)}</button></form>`;
 }
 
 /** Grace choices for a rotation (D64): how long the old secret keeps signing. */
@@ -132,11 +153,10 @@ function disableForm(t: Translator, action: string, csrf: string, s: EndpointVie
         action: `${action}/state`,
         csrf,
         label: t.text('webhooks.disable'),
-        question: t.text('webhooks.confirm.disable', { topic: s.topic, app: s.appName }),
+        question: t.text('webhooks.confirm.disable', { topic: topicLabel(t, s.topic), app: s.appName }),
         effect: t.text('webhooks.confirm.disableEffect'),
         yes: t.text('webhooks.disable'),
         fields: { state: 'disabled', ...from },
-        danger: true,
       })
     : postButton(`${action}/state`, csrf, t.text('webhooks.enable'), { state: 'active', ...from });
 }
@@ -154,7 +174,7 @@ function rotateForm(
         action: `${action}/rotate`,
         csrf,
         label: t.text('webhooks.rotate'),
-        question: t.text('webhooks.confirm.rotate', { topic: s.topic, app: s.appName }),
+        question: t.text('webhooks.confirm.rotate', { topic: topicLabel(t, s.topic), app: s.appName }),
         effect: t.text('webhooks.confirm.rotateEffect'),
         yes: t.text('webhooks.rotate'),
         fields: from,
@@ -196,6 +216,8 @@ export function webhooksView(
     csrf: string;
     now: Date;
     sinceDefault: string;
+    /** The end of "resend all failed"'s period (now, in the seller's zone). */
+    untilDefault: string;
     zoneLabel: string;
     notice: string;
   },
@@ -204,15 +226,22 @@ export function webhooksView(
   const subs = input.subscriptions
     .map((s, i) => {
       const action = `${base}/subscriptions/${encodeURIComponent(s.id)}`;
-      const name = t.text('webhooks.openSubscription', { topic: s.topic, app: s.appName });
-      return `<tr><td data-label="${escapeHtml(t.text('webhooks.col.app'))}">${escapeHtml(s.appName)}</td><td data-label="${escapeHtml(t.text('webhooks.col.topic'))}"><a href="${action}" aria-label="${escapeHtml(name)}"><code>${escapeHtml(s.topic)}</code></a></td><td data-label="${escapeHtml(t.text('webhooks.col.version'))}">${escapeHtml(s.version)}</td><td data-label="URL"><code>${escapeHtml(s.url)}</code></td><td data-label="${escapeHtml(t.text('webhooks.col.state'))}"><span class="pill${s.state === 'disabled' ? ' bad' : ''}">${t.html(`webhooks.state.${s.state}`)}</span></td><td class="num" data-label="${escapeHtml(t.text('webhooks.col.streak'))}">${t.number(s.failureStreak)}</td><td data-label="${escapeHtml(t.text('webhooks.col.secret'))}">${secretCell(t, s, input.now)}</td><td data-label="${escapeHtml(t.text('webhooks.col.actions'))}">${disableForm(t, action, input.csrf, s)}${rotateForm(t, action, input.csrf, s, i)}</td></tr>`;
+      const name = t.text('webhooks.openSubscription', { topic: topicLabel(t, s.topic), app: s.appName });
+      return `<tr><td data-label="${escapeHtml(t.text('webhooks.col.app'))}">${escapeHtml(s.appName)}</td><td class="nowrap" data-label="${escapeHtml(t.text('webhooks.col.topic'))}"><a href="${action}" aria-label="${escapeHtml(name)}">${escapeHtml(topicLabel(t, s.topic))}</a> <code>${escapeHtml(s.topic)}</code></td><td data-label="${escapeHtml(t.text('webhooks.col.version'))}">${escapeHtml(s.version)}</td><td data-label="URL"><code class="url">${escapeHtml(s.url)}</code></td><td data-label="${escapeHtml(t.text('webhooks.col.state'))}">${subscriptionPill(t, s.state)}</td><td class="num" data-label="${escapeHtml(t.text('webhooks.col.streak'))}">${t.number(s.failureStreak)}</td><td data-label="${escapeHtml(t.text('webhooks.col.secret'))}">${secretCell(t, s, input.now)}</td><td data-label="${escapeHtml(t.text('webhooks.col.actions'))}">${disableForm(t, action, input.csrf, s)}${rotateForm(t, action, input.csrf, s, i)}</td></tr>`;
     })
     .join('\n');
   const f = input.filters;
   const option = (value: string, label: string, current: string) =>
     `<option value="${escapeHtml(value)}"${current === value ? ' selected' : ''}>${escapeHtml(label)}</option>`;
-  const statuses = ['', 'pending', 'succeeded', 'dead']
-    .map((v) => option(v, v ? t.text(`webhooks.status.${v as 'pending'}`) : t.text('webhooks.filter.all'), f.status))
+  const statusNames: Record<string, string> = {
+    '': t.text('webhooks.filter.all'),
+    pending: t.text('webhooks.status.pending'),
+    succeeded: t.text('webhooks.status.succeeded'),
+    failed: t.text('webhooks.filter.failed'),
+    dead: t.text('webhooks.status.dead'),
+  };
+  const statuses = Object.entries(statusNames)
+    .map(([v, label]) => option(v, label, f.status))
     .join('');
   const topics = ['', ...input.topics]
     .map((v) => option(v, v ? topicLabel(t, v) : t.text('webhooks.filter.all'), f.topic))
@@ -229,6 +258,7 @@ export function webhooksView(
 ${input.nav}
 <h1>${t.html('webhooks.title', { store: input.store.name })}</h1>
 ${input.notice}
+${endpointAlerts(t, base, input.subscriptions)}
 <h2 id="subs">${t.html('webhooks.subscriptions')}</h2>
 <p><a href="${base}/subscriptions/new">${t.html('webhooks.addEndpoint')}</a></p>
 ${
@@ -237,25 +267,50 @@ ${
     : `<div class="table-wrap"><table class="stack" aria-labelledby="subs"><thead><tr><th scope="col">${t.html('webhooks.col.app')}</th><th scope="col">${t.html('webhooks.col.topic')}</th><th scope="col">${t.html('webhooks.col.version')}</th><th scope="col">${t.html('webhooks.col.url')}</th><th scope="col">${t.html('webhooks.col.state')}</th><th scope="col">${t.html('webhooks.col.streak')}</th><th scope="col">${t.html('webhooks.col.secret')}</th><th scope="col">${t.html('webhooks.col.actions')}</th></tr></thead><tbody>${subs}</tbody></table></div>`
 }
 <h2 id="deliveries">${t.html('webhooks.deliveries')}</h2>
-<form method="post" action="${base}/deliveries/resend-failed" class="inline">
+<form method="post" action="${base}/deliveries/resend-failed" class="inline resend" data-confirm="${escapeHtml(t.text('webhooks.resendFailed.question'))}" data-confirm-effect="${escapeHtml(t.text('webhooks.resendFailed.effect'))}" data-confirm-yes="${escapeHtml(t.text('webhooks.resendFailed.submit'))}" data-confirm-no="${escapeHtml(t.text('confirm.cancel'))}">
 ${hiddenFields({ csrf: input.csrf })}
-<label for="since">${t.html('webhooks.resendFailed.sinceIn', { zone: input.zoneLabel })}</label>
-<input type="datetime-local" id="since" name="since" required value="${escapeHtml(input.sinceDefault)}">
+<label for="since">${t.html('webhooks.resendFailed.from')}</label>
+<input type="datetime-local" id="since" name="since" required value="${escapeHtml(input.sinceDefault)}" aria-describedby="resend-zone">
+<label for="until">${t.html('webhooks.resendFailed.until')}</label>
+<input type="datetime-local" id="until" name="until" value="${escapeHtml(input.untilDefault)}" aria-describedby="resend-zone">
 <button type="submit" class="secondary">${t.html('webhooks.resendFailed.submit')}</button>
+<span class="muted" id="resend-zone">${t.html('webhooks.filter.zone', { zone: input.zoneLabel })}</span>
 </form>
 <form method="get" action="${base}" class="filters" role="search" aria-label="${escapeHtml(t.text('webhooks.filter.label'))}">
 <div><label for="status">${t.html('webhooks.filter.status')}</label><select id="status" name="status">${statuses}</select></div>
 <div><label for="topic">${t.html('webhooks.filter.topic')}</label><select id="topic" name="topic">${topics}</select></div>
 <div><label for="subscription">${t.html('webhooks.filter.endpoint')}</label><select id="subscription" name="subscription">${endpoints}</select></div>
-<div><label for="from">${t.html('webhooks.filter.from', { zone: input.zoneLabel })}</label><input type="datetime-local" id="from" name="from" value="${escapeHtml(f.from)}"></div>
-<div><label for="to">${t.html('webhooks.filter.to', { zone: input.zoneLabel })}</label><input type="datetime-local" id="to" name="to" value="${escapeHtml(f.to)}"></div>
+<div><label for="from">${t.html('webhooks.filter.from')}</label><input type="datetime-local" id="from" name="from" value="${escapeHtml(f.from)}" aria-describedby="filter-zone"></div>
+<div><label for="to">${t.html('webhooks.filter.to')}</label><input type="datetime-local" id="to" name="to" value="${escapeHtml(f.to)}" aria-describedby="filter-zone"></div>
 <div><label for="q">${t.html('webhooks.filter.search')}</label><input type="search" id="q" name="q" maxlength="64" value="${escapeHtml(f.q)}"></div>
 <div><button type="submit" class="secondary">${t.html('webhooks.filter.apply')}</button></div>
+<p class="muted" id="filter-zone">${t.html('webhooks.filter.zone', { zone: input.zoneLabel })}</p>
 </form>
 <section id="delivery-list" aria-live="polite"${input.paged ? '' : ` data-live="${base}/deliveries/live${escapeHtml(liveQuery)}"`}>
 ${deliveriesRegion(t, input.store.id, input.deliveries)}
 </section>
 <p class="paging">${newest} ${older}</p>`;
+}
+
+/**
+ * The console's alert about endpoints (the operational webhooks carry the same
+ * news to the seller's own address): each subscription failing now, and each
+ * one the platform disabled after failing for the W4 period.
+ */
+function endpointAlerts(t: Translator, base: string, subscriptions: EndpointView[]): string {
+  const items = subscriptions
+    .filter((s) => s.health === 'failing' || s.health === 'autoDisabled')
+    .map((s) => {
+      const name = {
+        html: `<a href="${base}/subscriptions/${encodeURIComponent(s.id)}">${escapeHtml(t.text('webhooks.subscriptionName', { topic: topicLabel(t, s.topic), app: s.appName }))}</a>`,
+      };
+      return s.health === 'failing'
+        ? `<li>${t.html('webhooks.alert.failing', { name, count: s.failureStreak, since: { html: s.failingSince ? consoleTimeHtml(t, s.failingSince) : '—' } })}</li>`
+        : `<li>${t.html('webhooks.alert.disabled', { name, when: { html: s.disabledAt ? consoleTimeHtml(t, s.disabledAt) : '—' } })}</li>`;
+    })
+    .join('');
+  if (!items) return '';
+  return `<section class="notice warn" role="status" aria-labelledby="endpoint-alerts" id="alerts"><h2 id="endpoint-alerts">${t.html('webhooks.alert.title')}</h2><ul>${items}</ul><p>${t.html('webhooks.alert.where', { link: { html: `<a href="${base}/alerts">${t.html('webhooks.alert.settings')}</a>` } })}</p></section>`;
 }
 
 /** The deliveries table, also sent whole over server-sent events when a delivery is added or changes. */
@@ -264,9 +319,9 @@ export function deliveriesRegion(t: Translator, storeId: string, deliveries: Del
   const rows = deliveries
     .map((d) => {
       const endpoint = d.endpoint
-        ? `${escapeHtml(d.endpoint.appName)}<br><code>${escapeHtml(d.endpoint.url)}</code>`
+        ? `${escapeHtml(d.endpoint.appName)}<br><code class="url">${escapeHtml(d.endpoint.url)}</code>`
         : t.html('webhooks.endpointGone');
-      return `<tr><td data-label="ID"><a href="${base}/deliveries/${encodeURIComponent(d.id)}" aria-label="${escapeHtml(t.text('webhooks.open', { id: d.id }))}"><code>${escapeHtml(idTail(d.id))}</code></a> ${copyButton(t, d.id)}</td><td data-label="${escapeHtml(t.text('webhooks.col.created'))}">${consoleTimeHtml(t, d.createdAt)}</td><td data-label="${escapeHtml(t.text('webhooks.col.topic'))}"><code>${escapeHtml(d.topic)}</code></td><td data-label="${escapeHtml(t.text('webhooks.col.endpoint'))}">${endpoint}</td><td data-label="${escapeHtml(t.text('webhooks.col.status'))}"><span class="pill${d.status === 'dead' ? ' bad' : ''}">${t.html(`webhooks.status.${d.status}`)}</span></td><td class="num" data-label="${escapeHtml(t.text('webhooks.col.attempts'))}">${t.number(d.attempts)}</td><td class="num" data-label="${escapeHtml(t.text('webhooks.col.lastStatus'))}">${d.lastStatusCode ?? '—'}</td></tr>`;
+      return `<tr><td data-label="ID"><a href="${base}/deliveries/${encodeURIComponent(d.id)}" aria-label="${escapeHtml(t.text('webhooks.open', { id: d.id }))}"><code>${escapeHtml(idTail(d.id))}</code></a> ${copyButton(t, d.id)}</td><td data-label="${escapeHtml(t.text('webhooks.col.created'))}">${consoleTimeHtml(t, d.createdAt)}</td><td class="nowrap" data-label="${escapeHtml(t.text('webhooks.col.topic'))}">${escapeHtml(topicLabel(t, d.topic))}</td><td data-label="${escapeHtml(t.text('webhooks.col.endpoint'))}">${endpoint}</td><td data-label="${escapeHtml(t.text('webhooks.col.status'))}">${deliveryPill(t, shownState(d))}</td><td class="num" data-label="${escapeHtml(t.text('webhooks.col.attempts'))}">${t.number(d.attempts)}</td><td class="num" data-label="${escapeHtml(t.text('webhooks.col.lastStatus'))}">${d.lastStatusCode ?? '—'}</td></tr>`;
     })
     .join('\n');
   return deliveries.length === 0
@@ -292,10 +347,10 @@ function headerLines(headers: Record<string, string>): string {
  */
 export function attemptsRegion(
   t: Translator,
-  d: { topic: string; status: 'pending' | 'succeeded' | 'dead'; nextAttemptAt: string | null },
+  d: { topic: string; status: 'pending' | 'succeeded' | 'dead'; nextAttemptAt: string | null; attempts: number },
   attempts: AttemptView[],
 ): string {
-  const summary = `<p id="delivery-summary">${t.html('delivery.summaryAll', { topic: d.topic, status: t.text(`webhooks.status.${d.status}`), attempts: attempts.length })}</p>`;
+  const summary = `<p id="delivery-summary">${t.html('delivery.summaryAll', { topic: topicLabel(t, d.topic), status: t.text(`webhooks.status.${shownState(d)}`), attempts: attempts.length })}</p>`;
   if (attempts.length === 0) return `${summary}\n<p>${t.html('delivery.noAttempts')}</p>`;
   const rows = attempts
     .map(
@@ -341,7 +396,7 @@ export function deliveryView(
   const e = d.endpoint;
   const endpointFacts = e
     ? `<dt>${t.html('webhooks.col.app')}</dt><dd>${escapeHtml(e.appName)}</dd>
-<dt>${t.html('delivery.subscription')}</dt><dd><a href="${base}/subscriptions/${encodeURIComponent(e.id)}">${escapeHtml(t.text('webhooks.subscriptionName', { topic: e.topic, app: e.appName }))}</a></dd>
+<dt>${t.html('delivery.subscription')}</dt><dd><a href="${base}/subscriptions/${encodeURIComponent(e.id)}">${escapeHtml(t.text('webhooks.subscriptionName', { topic: topicLabel(t, e.topic), app: e.appName }))}</a></dd>
 <dt>URL</dt><dd><code>${escapeHtml(e.url)}</code></dd>`
     : `<dt>${t.html('delivery.subscription')}</dt><dd>${t.html('webhooks.endpointGone')}</dd>`;
   return `${crumbs(t, input.store, idTail(d.id))}
@@ -350,13 +405,18 @@ ${input.notice}
 <dl class="facts">
 <dt>${t.html('delivery.id')}</dt><dd>${copyableId(t, d.id)}</dd>
 <dt>${t.html('delivery.eventId')}</dt><dd>${copyableId(t, d.eventId)}</dd>
-<dt>${t.html('webhooks.col.topic')}</dt><dd><code>${escapeHtml(d.topic)}</code></dd>
+<dt>${t.html('webhooks.col.topic')}</dt><dd>${escapeHtml(topicLabel(t, d.topic))} <code>${escapeHtml(d.topic)}</code></dd>
 <dt>${t.html('webhooks.col.created')}</dt><dd>${consoleTimeHtml(t, d.createdAt)}</dd>
 ${endpointFacts}
 </dl>
+${
+  e?.state === 'disabled'
+    ? `<p class="notice warn" id="resend-disabled">${t.html('delivery.resendDisabled', { link: { html: `<a href="${base}/subscriptions/${encodeURIComponent(e.id)}">${t.html('delivery.resendDisabled.link')}</a>` } })}</p>`
+    : ''
+}
 <form method="post" action="${base}/deliveries/${encodeURIComponent(d.id)}/resend">
 ${hiddenFields({ csrf: input.csrf })}
-<button type="submit">${t.html('delivery.resend')}</button>
+<button type="submit"${e?.state === 'disabled' ? ' class="secondary" aria-describedby="resend-disabled"' : ''}>${t.html('delivery.resend')}</button>
 </form>
 <h2 id="request-body">${t.html('delivery.requestBody')}</h2>
 <pre aria-labelledby="request-body" tabindex="0">${input.requestBody === null ? t.html('delivery.notRecorded') : escapeHtml(prettyJson(input.requestBody))}</pre>
@@ -399,6 +459,8 @@ export function subscriptionView(
     csrf: string;
     now: Date;
     notice: string;
+    /** A notice about the deliveries (a test event queued), shown beside them: the redirect lands there. */
+    deliveriesNotice?: string;
     urlError: string | null;
     urlValue: string;
     /** The topics this subscription may be moved to (the contract's), and why the last choice was refused. */
@@ -439,16 +501,16 @@ export function subscriptionView(
         `<tr><td>${consoleTimeHtml(t, b.start)}</td><td class="num">${t.number(b.ok)}</td><td class="num">${t.number(b.failed)}</td><td class="num">${b.p50Ms === null ? '—' : t.html('delivery.latency', { ms: b.p50Ms })}</td></tr>`,
     )
     .join('');
-  return `${crumbs(t, input.store, t.text('webhooks.subscriptionName', { topic: s.topic, app: s.appName }))}
-<h1>${t.html('subscription.title', { topic: s.topic, app: s.appName })}</h1>
+  return `${crumbs(t, input.store, t.text('webhooks.subscriptionName', { topic: topicLabel(t, s.topic), app: s.appName }))}
+<h1>${t.html('subscription.title', { topic: topicLabel(t, s.topic), app: s.appName })}</h1>
 ${input.notice}
 <dl class="facts">
 <dt>ID</dt><dd>${copyableId(t, s.id)}</dd>
 <dt>${t.html('webhooks.col.app')}</dt><dd>${escapeHtml(s.appName)}</dd>
-<dt>${t.html('webhooks.col.topic')}</dt><dd><code>${escapeHtml(s.topic)}</code></dd>
+<dt>${t.html('webhooks.col.topic')}</dt><dd>${escapeHtml(topicLabel(t, s.topic))} <code>${escapeHtml(s.topic)}</code></dd>
 <dt>${t.html('webhooks.col.version')}</dt><dd>${escapeHtml(s.version)}</dd>
 <dt>URL</dt><dd><code>${escapeHtml(s.url)}</code></dd>
-<dt>${t.html('webhooks.col.state')}</dt><dd><span class="pill${s.state === 'disabled' ? ' bad' : ''}">${t.html(`webhooks.state.${s.state}`)}</span></dd>
+<dt>${t.html('webhooks.col.state')}</dt><dd>${subscriptionPill(t, s.state)}</dd>
 <dt>${t.html('webhooks.col.streak')}</dt><dd>${t.number(s.failureStreak)}</dd>
 <dt>${t.html('webhooks.col.secret')}</dt><dd>${secretCell(t, s, input.now)}</dd>
 <dt>${t.html('subscription.since')}</dt><dd>${consoleTimeHtml(t, s.createdAt)}</dd>
@@ -457,6 +519,16 @@ ${input.notice}
 ${postButton(`${action}/test`, input.csrf, t.text('subscription.test'), {}, false)}
 ${disableForm(t, action, input.csrf, s, { from: 'subscription' })}
 ${rotateForm(t, action, input.csrf, s, 0, { from: 'subscription' })}
+${confirmedForm(t, {
+  action: `${action}/delete`,
+  csrf: input.csrf,
+  label: t.text('webhooks.delete'),
+  question: t.text('webhooks.confirm.delete', { topic: topicLabel(t, s.topic), app: s.appName }),
+  effect: t.text('webhooks.confirm.deleteEffect'),
+  yes: t.text('webhooks.delete'),
+  fields: { from: 'subscription' },
+  danger: true,
+})}
 ${
   s.version === 'v1'
     ? confirmedForm(t, {
@@ -480,6 +552,7 @@ ${
 ${dataBlock('subscription-stats', input.stats, input.chartsModule)}
 ${rows ? `<details><summary>${t.html('subscription.chart.table')}</summary><div class="table-wrap"><table><caption>${t.html('subscription.chart.table')}</caption><thead><tr><th scope="col">${t.html('subscription.col.hour')}</th><th scope="col">${t.html('delivery.outcome.succeeded')}</th><th scope="col">${t.html('delivery.outcome.failed')}</th><th scope="col">p50</th></tr></thead><tbody>${rows}</tbody></table></div></details>` : ''}
 <h2 id="deliveries">${t.html('subscription.recent')}</h2>
+${input.deliveriesNotice ?? ''}
 ${deliveriesRegion(t, input.store.id, input.deliveries)}
 <p><a href="${base}?subscription=${encodeURIComponent(s.id)}#deliveries">${t.html('subscription.allDeliveries')}</a></p>
 <h2 id="edit">${t.html('subscription.edit')}</h2>
@@ -520,12 +593,12 @@ export function secretView(
       : `<p>${t.html('rotated.noGrace')}</p>`;
   return `${crumbs(t, input.store, t.text(input.rotated ? 'rotated.title' : 'secret.title'))}
 <h1>${t.html(input.rotated ? 'rotated.title' : 'secret.title')}</h1>
-<p>${t.html('secret.for', { topic: input.subscription.topic, app: input.subscription.appName })}</p>
+<p>${t.html('secret.for', { topic: topicLabel(t, input.subscription.topic), app: input.subscription.appName })}</p>
 ${grace}
 <label for="new-secret">${t.html(input.rotated ? 'rotated.label' : 'secret.label')}</label>
 <input type="text" id="new-secret" readonly value="${escapeHtml(input.secret)}" autocomplete="off" spellcheck="false">
 <button type="button" class="link copy" data-copy="${escapeHtml(input.secret)}" data-copied="${escapeHtml(t.text('webhooks.copied'))}" hidden>${t.html('secret.copy')}</button>
-<p><a href="${back}">${t.html('console.back', { place: t.text('webhooks.subscriptionName', { topic: input.subscription.topic, app: input.subscription.appName }) })}</a></p>`;
+<p><a href="${back}">${t.html('console.back', { place: t.text('webhooks.subscriptionName', { topic: topicLabel(t, input.subscription.topic), app: input.subscription.appName }) })}</a></p>`;
 }
 
 /**
@@ -621,13 +694,15 @@ export function confirmPageView(
     csrf: string;
     back: string;
     fields: Record<string, string>;
+    /** A destruction: its button takes the danger colour. */
+    danger?: boolean;
   },
 ): string {
   return `<h1>${escapeHtml(input.question)}</h1>
 <p>${escapeHtml(input.effect)}</p>
 <form method="post" action="${escapeHtml(input.action)}">
 ${hiddenFields({ csrf: input.csrf, ...input.fields, confirmed: '1' })}
-<div class="actions"><button type="submit" class="danger">${escapeHtml(input.yes)}</button>
+<div class="actions"><button type="submit"${input.danger ? ' class="danger"' : ''}>${escapeHtml(input.yes)}</button>
 <a href="${escapeHtml(input.back)}">${t.html('confirm.cancel')}</a></div>
 </form>`;
 }

@@ -8,6 +8,8 @@ import {
   type DeliveryLogEntry,
   type DeliveryLogFilters,
   type DeliveryState,
+  DISABLE_AFTER_FAILING_MS,
+  deleteStoreSubscription,
   failedOfDisabledSince,
   findStoreSubscription,
   maskedWebhookUrl,
@@ -19,7 +21,8 @@ import {
   storeDeliveryPage,
   storeSubscriptions,
 } from '../webhooks/index.js';
-import { type ConsoleKit, formBody, fromZonedInput, storePath, timeZoneLabel, toZonedInput } from './console-kit.js';
+import { confirmationView, isConfirmed } from './confirm-views.js';
+import { type ConsoleKit, formBody, fromZonedInput, storePath, timeZoneLabel, topicLabel, toZonedInput } from './console-kit.js';
 import type { ConsoleSection } from './console-section.js';
 import {
   confirmPageView,
@@ -44,8 +47,9 @@ type LogQuery = Partial<
   Record<'status' | 'topic' | 'subscription' | 'from' | 'to' | 'q' | 'cursor' | 'done' | 'resentFailed' | 'skipped', string>
 >;
 
-function statusFilter(value: string | undefined): DeliveryState | undefined {
-  return value === 'pending' || value === 'succeeded' || value === 'dead' ? value : undefined;
+/** The log's status choice: a stored state, or `failed` (dead, or still retrying after a failure). */
+function statusFilter(value: string | undefined): DeliveryState | 'failed' | undefined {
+  return value === 'pending' || value === 'succeeded' || value === 'dead' || value === 'failed' ? value : undefined;
 }
 
 /** The form's `from` field carried through a confirmation page. */
@@ -60,8 +64,24 @@ export async function endpointsOf(db: FastifyInstance['platform']['database']['d
   return subscriptions.map((s) => endpointView(s, names.get(s.client_id) ?? s.client_id));
 }
 
+/**
+ * How a subscription is doing: failing (failed attempts in a row, still
+ * active), disabled by the platform (its failures ran for the W4 period), or
+ * disabled by the seller.
+ */
+function healthOf(s: StoreSubscription): EndpointView['health'] {
+  if (s.state === 'disabled') {
+    const ranFor = s.failing_since && s.disabled_at ? Date.parse(s.disabled_at) - Date.parse(s.failing_since) : 0;
+    return ranFor >= DISABLE_AFTER_FAILING_MS ? 'autoDisabled' : 'disabled';
+  }
+  return Number(s.failure_streak) > 0 ? 'failing' : 'ok';
+}
+
 export function endpointView(s: StoreSubscription, appName: string): EndpointView {
   return {
+    health: healthOf(s),
+    failingSince: s.failing_since,
+    disabledAt: s.disabled_at,
     id: s.id,
     appName,
     topic: s.topic,
@@ -103,7 +123,8 @@ function logFilters(query: LogQuery, zone: string): { shown: LogFilterView; filt
   if (!from) shown.from = '';
   if (!to) shown.to = '';
   const filters: DeliveryLogFilters = {
-    status: statusFilter(shown.status),
+    status: shown.status === 'failed' ? undefined : (statusFilter(shown.status) as DeliveryState | undefined),
+    failed: shown.status === 'failed',
     topic: shown.topic || undefined,
     subscriptionId: shown.subscription || undefined,
     from: from?.toISOString(),
@@ -169,6 +190,7 @@ async function webhooksRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<vo
           csrf: kit.csrfToken(request, reply),
           now,
           sinceDefault: toZonedInput(new Date(now.getTime() - 24 * 3600 * 1000), t.timeZone),
+          untilDefault: toZonedInput(new Date(now.getTime() + 60_000), t.timeZone),
           zoneLabel: timeZoneLabel(t),
           notice,
         }),
@@ -186,25 +208,48 @@ async function webhooksRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<vo
   app.post<{ Params: { tenantId: string } }>(
     '/console/stores/:tenantId/webhooks/deliveries/resend-failed',
     { schema: { hide: true, params: StoreParams } },
-    async (request, reply) => {
-      const found = await kit.storeOf(request, reply, request.params.tenantId);
-      if (!found) return reply;
-      const back = storePath(found.store.id, '/webhooks');
-      const body = formBody(request);
-      if (!csrfTokenValid(request, body.csrf)) return kit.seeOther(reply, `${back}?done=expired`);
-      const now = platform.clock.now();
-      // The form's datetime-local is in the seller's zone, as its label says.
-      const since = typeof body.since === 'string' ? fromZonedInput(body.since, requestTranslator(request).timeZone) : null;
-      if (!since || since.getTime() > now.getTime()) return kit.seeOther(reply, `${back}?done=badSince`);
-      // Deliveries of disabled subscriptions would go straight back to dead (W4): left out and counted apart.
-      const scope = { tenantIds: [found.store.id], clientId: null, activeOnly: true };
-      const [count, skipped] = await Promise.all([
-        redeliverFailedSince(db, scope, since, now),
-        failedOfDisabledSince(db, found.store.id, since),
-      ]);
-      return kit.seeOther(reply, `${back}?resentFailed=${count}${skipped > 0 ? `&skipped=${skipped}` : ''}#deliveries`);
-    },
+    (request, reply) => resendFailed(request, reply),
   );
+
+  /** "Resend all failed" of a period, after the confirmation (D69); disabled subscriptions' deliveries left out and counted. */
+  async function resendFailed(request: FastifyRequest<{ Params: { tenantId: string } }>, reply: FastifyReply) {
+    const found = await kit.storeOf(request, reply, request.params.tenantId);
+    if (!found) return reply;
+    const back = storePath(found.store.id, '/webhooks');
+    const body = formBody(request);
+    if (!kit.csrfValid(request, body.csrf)) return kit.seeOther(reply, `${back}?done=expired`);
+    const t = kit.translator(request);
+    const now = platform.clock.now();
+    // The form's datetime-local fields are in the seller's zone, as the page says.
+    const since = typeof body.since === 'string' ? fromZonedInput(body.since, t.timeZone) : null;
+    const until = typeof body.until === 'string' && body.until !== '' ? fromZonedInput(body.until, t.timeZone) : undefined;
+    if (!since || since.getTime() > now.getTime() || until === null || (until && until <= since))
+      return kit.seeOther(reply, `${back}?done=badSince`);
+    if (!isConfirmed(body)) {
+      const fields = { since: String(body.since), ...(until ? { until: String(body.until) } : {}) };
+      return kit.page(request, reply, t, found.seller, {
+        title: t.text('confirm.title'),
+        body: confirmationView(t, {
+          confirm: {
+            question: t.text('webhooks.resendFailed.question'),
+            effect: t.text('webhooks.resendFailed.effect'),
+            yes: t.text('webhooks.resendFailed.submit'),
+          },
+          action: request.url,
+          csrf: kit.csrfToken(request, reply),
+          back,
+          fields,
+        }),
+      });
+    }
+    // Deliveries of disabled subscriptions would go straight back to dead (W4): left out and counted apart.
+    const scope = { tenantIds: [found.store.id], clientId: null, activeOnly: true, ...(until ? { until } : {}) };
+    const [count, skipped] = await Promise.all([
+      redeliverFailedSince(db, scope, since, now),
+      failedOfDisabledSince(db, found.store.id, since, until),
+    ]);
+    return kit.seeOther(reply, `${back}?resentFailed=${count}${skipped > 0 ? `&skipped=${skipped}` : ''}#deliveries`);
+  }
 
   /** The store's own subscription named in the URL, after the CSRF check; a reply already sent otherwise. */
   async function subscriptionOf(request: FastifyRequest<{ Params: { tenantId: string; id: string } }>, reply: FastifyReply) {
@@ -230,7 +275,7 @@ async function webhooksRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<vo
     request: FastifyRequest<{ Params: { tenantId: string; id: string } }>,
     reply: FastifyReply,
     found: NonNullable<Awaited<ReturnType<typeof subscriptionOf>>>,
-    ask: { question: string; effect: string; yes: string; fields: Record<string, string> },
+    ask: { question: string; effect: string; yes: string; fields: Record<string, string>; danger?: boolean },
   ): FastifyReply | null {
     if (formBody(request).confirmed === '1') return null;
     const t = requestTranslator(request);
@@ -257,7 +302,7 @@ async function webhooksRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<vo
         const sub = (await storeSubscriptions(db, found.store.id)).find((s) => s.id === found.subscription.id);
         const appName = sub ? ((await clientNamesById(db, [sub.client_id])).get(sub.client_id) ?? sub.client_id) : '';
         const asked = confirmFirst(request, reply, found, {
-          question: t.text('webhooks.confirm.disable', { topic: sub?.topic ?? '', app: appName }),
+          question: t.text('webhooks.confirm.disable', { topic: topicLabel(t, sub?.topic ?? ''), app: appName }),
           effect: t.text('webhooks.confirm.disableEffect'),
           yes: t.text('webhooks.disable'),
           fields: { state: 'disabled', ...fromField(request) },
@@ -266,6 +311,28 @@ async function webhooksRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<vo
       }
       await setSubscriptionState(db, found.subscription.id, state, platform.clock.now());
       return kit.seeOther(reply, `${found.back}?done=${state === 'active' ? 'enabled' : 'disabled'}`);
+    },
+  );
+
+  // Deleting a subscription (asked first, as a destruction): its deliveries and their attempts go with it.
+  app.post<{ Params: { tenantId: string; id: string } }>(
+    '/console/stores/:tenantId/webhooks/subscriptions/:id/delete',
+    { schema: { hide: true, params: SubscriptionParams } },
+    async (request, reply) => {
+      const found = await subscriptionOf(request, reply);
+      if (!found) return reply;
+      const t = kit.translator(request);
+      const sub = (await endpointsOf(db, found.store.id)).find((s) => s.id === found.subscription.id);
+      const asked = confirmFirst(request, reply, found, {
+        question: t.text('webhooks.confirm.delete', { topic: topicLabel(t, sub?.topic ?? ''), app: sub?.appName ?? '' }),
+        effect: t.text('webhooks.confirm.deleteEffect'),
+        yes: t.text('webhooks.delete'),
+        fields: fromField(request),
+        danger: true,
+      });
+      if (asked) return asked;
+      await deleteStoreSubscription(db, found.store.id, found.subscription.id);
+      return kit.seeOther(reply, `${storePath(found.store.id, '/webhooks')}?done=deleted`);
     },
   );
 

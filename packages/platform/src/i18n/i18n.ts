@@ -90,7 +90,7 @@ export interface Translator {
   locale: Locale;
   /** The IANA zone every time on the page is shown in (labelled with it). */
   timeZone: string;
-  /** The message as HTML: values escaped (except RawHtml), `<b>` in the catalogue rendered as `<strong>`. */
+  /** The message as HTML: values escaped (except RawHtml), `<b>` in the catalogue rendered as `<strong>`, `<code>` as itself. */
   html(key: MessageKey, values?: Record<string, MessageValue>): string;
   /** The message as plain text (for titles, attributes, scripts); tags dropped, nothing escaped. */
   text(key: MessageKey, values?: Record<string, MessageValue>): string;
@@ -116,6 +116,8 @@ function format(locale: Locale, key: MessageKey, values: Record<string, MessageV
   const raw: string[] = [];
   const prepared: Record<string, string | number | Date | ((chunks: string[]) => string)> = {
     b: (chunks) => (asHtml ? `<strong>${chunks.join('')}</strong>` : chunks.join('')),
+    // An API name inside a sentence (a field, a code): set as code, as the pages set ids.
+    code: (chunks) => (asHtml ? `<code>${chunks.join('')}</code>` : chunks.join('')),
   };
   for (const [name, value] of Object.entries(values)) {
     if (typeof value === 'object' && !(value instanceof Date)) {

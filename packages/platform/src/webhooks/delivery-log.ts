@@ -6,6 +6,7 @@ import type { Schema } from '../storage/schema.js';
 import { multiRowInsert, StatementShapes } from '../storage/statement-shapes.js';
 import type { ClaimedDelivery } from './claim-queries.js';
 import type { AttemptResult } from './delivery-request.js';
+import { alertOf, queueAlert } from './operational-alerts.js';
 import { DISABLE_AFTER_FAILING_MS, nextAttemptAt } from './retry-schedule.js';
 import type { WebhookTables } from './webhook-tables.js';
 
@@ -149,7 +150,7 @@ export async function recordAttempts(
     // W4: a subscription whose failures have run for 5 days is disabled; a new signup re-enables it.
     for (const f of failed) {
       const cutoff = new Date(Date.parse(f.at) - DISABLE_AFTER_FAILING_MS).toISOString();
-      await trx
+      const after = await trx
         .updateTable('webhook_subscriptions')
         .set({
           failure_streak: sql<number>`failure_streak + 1`,
@@ -162,7 +163,11 @@ export async function recordAttempts(
           >`case when state = 'active' and failing_since is not null and failing_since <= ${cutoff} then ${f.at} else disabled_at end`,
         })
         .where('id', '=', f.subscriptionId)
-        .execute();
+        .returning(['id', 'tenant_id', 'client_id', 'topic', 'url', 'state', 'failure_streak', 'failing_since', 'disabled_at'])
+        .executeTakeFirst();
+      // The seller's own address hears of a run reaching the streak, or of the W4 disabling (D141).
+      const alert = after ? alertOf(after, f.at) : null;
+      if (after && alert) await queueAlert(trx, random, alert, after, f.at);
     }
     return outcomes;
   });

@@ -9,6 +9,8 @@ import type { DeliveryState } from './webhook-tables.js';
 /** What the console's delivery log may filter on; each maps to the seller API's list parameters. */
 export interface DeliveryLogFilters {
   status?: DeliveryState | undefined;
+  /** Failed as Stripe's log counts it: given up (dead), or pending after a failed attempt (still retrying). */
+  failed?: boolean | undefined;
   topic?: string | undefined;
   subscriptionId?: string | undefined;
   /** ISO instants: created at or after `from`, before `to`. */
@@ -24,8 +26,8 @@ export type DeliveryLogEntry = ReturnType<typeof presentDelivery>;
  * One page of a store's delivery log, newest first, through the list engine
  * the seller API uses (its filters and signed cursor, spec-notes L4): the
  * console pages past the newest 50 with `nextToken`, and gets the next one
- * back (null on the last page). The search is part of the base query, so a
- * cursor made with it continues the same search.
+ * back (null on the last page). The search and the failed filter are part of
+ * the base query, so a cursor made with them continues the same search.
  */
 export async function storeDeliveryPage(
   db: Kysely<Schema>,
@@ -39,6 +41,9 @@ export async function storeDeliveryPage(
     base = base.where((eb) =>
       eb.or([eb('id', '=', search), eb('event_id', '=', search), eb('id', 'like', `%${search.replace(/[\\%_]/g, '')}`)]),
     );
+  }
+  if (f.failed) {
+    base = base.where((eb) => eb.or([eb('state', '=', 'dead'), eb.and([eb('state', '=', 'pending'), eb('attempts', '>', 0)])]));
   }
   const query: Record<string, string> = { _paginate: 'cursor', _limit: String(input.limit), _sort: 'created_at:desc' };
   if (f.status) query.status = f.status;

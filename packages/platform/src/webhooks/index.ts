@@ -12,10 +12,18 @@ export {
   storeDeliveryPage,
   subscriptionAttemptsSince,
 } from './delivery-store.js';
+export {
+  removeStoreAlertEndpoint,
+  setStoreAlertEndpoint,
+  storeAlertEndpoint,
+  storeAlerts,
+} from './operational-alerts.js';
 export { failedOfDisabledSince, redeliverDelivery, redeliverFailedSince } from './redelivery.js';
+export { DISABLE_AFTER_FAILING_MS } from './retry-schedule.js';
 export { sellerWebhookRoutes, visibleDelivery, type WebhookViewer } from './seller-webhook-routes.js';
 export {
   deleteClientSubscriptions,
+  deleteStoreSubscription,
   disableClientSubscriptionsInStore,
   findStoreSubscription,
   rotateStoreSubscriptionSecret,
@@ -41,6 +49,5 @@ export {
   type WebhookDispatcherOptions,
 } from './webhook-dispatcher.js';
 export { webhookRoutes } from './webhook-routes.js';
-
 export type { DeliveryState } from './webhook-tables.js';
 export { checkWebhookUrl, maskedWebhookUrl } from './webhook-url.js';

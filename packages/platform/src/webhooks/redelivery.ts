@@ -24,7 +24,8 @@ export async function redeliverDelivery(db: Kysely<Schema>, id: string, now: Dat
 }
 
 /**
- * Every failed (dead) delivery created at or after `since`, in the given
+ * Every failed (dead) delivery created at or after `since` (and before
+ * `scope.until`, when given), in the given
  * stores (and, for an app, its own subscriptions), sent again as
  * {@link redeliverDelivery} does, in one statement; the count is returned.
  */
@@ -36,6 +37,8 @@ export async function redeliverFailedSince(
     subscriptionId?: string;
     /** Leave out the deliveries of disabled subscriptions (they would go straight back to dead, W4): the console's choice. */
     activeOnly?: boolean;
+    /** Only deliveries created before this instant (the console's end date); none by default. */
+    until?: Date;
   },
   since: Date,
   now: Date,
@@ -48,6 +51,7 @@ export async function redeliverFailedSince(
     .where('state', '=', 'dead')
     .where('created_at', '>=', since.toISOString())
     .where('tenant_id', 'in', [...scope.tenantIds]);
+  if (scope.until) update = update.where('created_at', '<', scope.until.toISOString());
   if (scope.subscriptionId) update = update.where('subscription_id', '=', scope.subscriptionId);
   if (scope.clientId) {
     const clientId = scope.clientId;
@@ -64,9 +68,9 @@ export async function redeliverFailedSince(
   return Number(result.numUpdatedRows);
 }
 
-/** How many failed deliveries of a store since `since` belong to disabled subscriptions (what "resend all failed" leaves out). */
-export async function failedOfDisabledSince(db: Kysely<Schema>, tenantId: string, since: Date): Promise<number> {
-  const row = await db
+/** How many failed deliveries of a store since `since` (and before `until`) belong to disabled subscriptions (what "resend all failed" leaves out). */
+export async function failedOfDisabledSince(db: Kysely<Schema>, tenantId: string, since: Date, until?: Date): Promise<number> {
+  let query = db
     .selectFrom('webhook_deliveries')
     .select((eb) => eb.fn.countAll<number | string>().as('n'))
     .where('tenant_id', '=', tenantId)
@@ -74,7 +78,8 @@ export async function failedOfDisabledSince(db: Kysely<Schema>, tenantId: string
     .where('created_at', '>=', since.toISOString())
     .where('subscription_id', 'in', (eb) =>
       eb.selectFrom('webhook_subscriptions').select('id').where('tenant_id', '=', tenantId).where('state', '=', 'disabled'),
-    )
-    .executeTakeFirst();
+    );
+  if (until) query = query.where('created_at', '<', until.toISOString());
+  const row = await query.executeTakeFirst();
   return Number(row?.n ?? 0);
 }

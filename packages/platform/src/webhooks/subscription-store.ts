@@ -127,6 +127,19 @@ export async function disableClientSubscriptionsInStore(
     .execute();
 }
 
+/**
+ * Deletes one subscription of a store (its deliveries and their attempts follow by ON DELETE CASCADE);
+ * false when the store has no such subscription.
+ */
+export async function deleteStoreSubscription(db: Kysely<Schema>, tenantId: string, id: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('webhook_subscriptions')
+    .where('id', '=', id)
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
 /** Deletes every subscription of a client app (its deliveries and their attempts follow by ON DELETE CASCADE); returns how many. */
 export async function deleteClientSubscriptions(db: Kysely<Schema>, clientId: string): Promise<number> {
   const result = await db.deleteFrom('webhook_subscriptions').where('client_id', '=', clientId).executeTakeFirst();
@@ -136,14 +149,34 @@ export async function deleteClientSubscriptions(db: Kysely<Schema>, clientId: st
 /** What the console's webhooks page shows of a subscription: never its secrets, sealed or not. */
 export type StoreSubscription = Pick<
   SubscriptionRow,
-  'id' | 'client_id' | 'topic' | 'version' | 'url' | 'state' | 'failure_streak' | 'previous_secret_grace_until'
+  | 'id'
+  | 'client_id'
+  | 'topic'
+  | 'version'
+  | 'url'
+  | 'state'
+  | 'failure_streak'
+  | 'previous_secret_grace_until'
+  | 'failing_since'
+  | 'disabled_at'
 >;
 
 /** Every subscription of a store, newest first (the console's webhooks page). */
 export function storeSubscriptions(db: Kysely<Schema>, tenantId: string): Promise<StoreSubscription[]> {
   return db
     .selectFrom('webhook_subscriptions')
-    .select(['id', 'client_id', 'topic', 'version', 'url', 'state', 'failure_streak', 'previous_secret_grace_until'])
+    .select([
+      'id',
+      'client_id',
+      'topic',
+      'version',
+      'url',
+      'state',
+      'failure_streak',
+      'previous_secret_grace_until',
+      'failing_since',
+      'disabled_at',
+    ])
     .where('tenant_id', '=', tenantId)
     .orderBy('created_at', 'desc')
     .execute();
@@ -302,4 +335,5 @@ export async function setStoreSubscriptionTopic(
 export const webhookSealedColumns: readonly SealedColumn[] = [
   { table: 'webhook_subscriptions', key: 'id', column: 'secret_sealed' },
   { table: 'webhook_subscriptions', key: 'id', column: 'previous_secret_sealed' },
+  { table: 'store_alert_endpoints', key: 'tenant_id', column: 'secret_sealed' },
 ];

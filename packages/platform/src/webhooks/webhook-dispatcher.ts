@@ -11,12 +11,16 @@ import { sendDelivery } from './delivery-request.js';
 import { fanOutEvents } from './fan-out.js';
 import { DEFAULT_LEASE_MS, LeaseKeeper } from './lease-keeper.js';
 import { OpenedSecrets } from './opened-secrets.js';
+import { sendDueAlerts } from './operational-alerts.js';
 import { OriginQueues } from './origin-queues.js';
 import { ResultRecorder } from './result-recorder.js';
 import { type WebhookMetrics, webhookMetrics } from './webhook-metrics.js';
 import { signingSecrets } from './webhook-secret.js';
 
 export { DEFAULT_LEASE_MS };
+
+/** How often the running loop looks for due operational webhooks: they are rare and not urgent to the second. */
+const ALERT_POLL_MS = 1000;
 
 export interface WebhookDispatcherDeps {
   database: Database;
@@ -142,6 +146,9 @@ export class WebhookDispatcher {
   #unsubscribe: (() => void) | null = null;
   /** When the loop last finished a pass: with the last renewal, the readiness heartbeat. */
   #lastPassAt = 0;
+  /** Operational webhooks being sent beside the loop (they never hold up a pass), and when that last started. */
+  #alerts: Promise<void> | null = null;
+  #lastAlertsAt = Number.NEGATIVE_INFINITY;
 
   constructor(deps: WebhookDispatcherDeps, options: WebhookDispatcherOptions = {}) {
     this.#deps = deps;
@@ -276,7 +283,27 @@ export class WebhookDispatcher {
     for (let n = await this.fanOut(); n > 0; n = await this.fanOut()) fannedOut += n;
     const claimed = await this.claimAndSend();
     await this.idle();
+    await this.#sendAlerts();
     return { fannedOut, claimed };
+  }
+
+  /** Sends the operational webhooks due now (operational-alerts.ts); a failure is logged, never thrown into the loop. */
+  async #sendAlerts(): Promise<void> {
+    const { database, box, clock, random, outbound } = this.#deps;
+    try {
+      await sendDueAlerts({ db: database.db, box, clock, random, outbound, timeoutMs: this.#timeoutMs });
+    } catch (error) {
+      this.#deps.log?.error({ err: error }, 'operational webhooks pass failed');
+    }
+  }
+
+  /** Starts a send of due operational webhooks beside the loop, at most one at a time and one a second. */
+  #maybeSendAlerts(): void {
+    if (this.#alerts || performance.now() - this.#lastAlertsAt < ALERT_POLL_MS) return;
+    this.#lastAlertsAt = performance.now();
+    this.#alerts = this.#sendAlerts().finally(() => {
+      this.#alerts = null;
+    });
   }
 
   /** Repeats `runOnce` until nothing is due at the clock's current time. */
@@ -323,6 +350,7 @@ export class WebhookDispatcher {
     this.#wake?.();
     await this.#loop;
     this.#loop = null;
+    await this.#alerts;
     await this.idle();
     await this.#leases.stopRenewing();
   }
@@ -364,6 +392,7 @@ export class WebhookDispatcher {
         if (expired) this.#lastExpiredClaimAt = performance.now();
         const claimed = claimDue ? await this.#claimBatch({ expired }) : { taken: 0, full: false };
         const fanned = await this.#fanOutBatch();
+        this.#maybeSendAlerts();
         found = fanned.taken > 0 || claimed.taken > 0;
         full = fanned.full || claimed.full;
       } catch (error) {

@@ -7,6 +7,28 @@ export type DeliveryState = 'pending' | 'succeeded' | 'dead';
 
 /** Subscriptions, deliveries and attempts (spec-notes W1–W6). Timestamps are ISO 8601 UTC text. */
 export interface WebhookTables {
+  /** The address a store's operational webhooks go to (operational-alerts.ts), with its own sealed secret. */
+  store_alert_endpoints: {
+    tenant_id: string;
+    url: string;
+    secret_sealed: string;
+    created_at: string;
+    updated_at: string;
+  };
+  /** One operational webhook (`endpoint.failing`, `endpoint.disabled`): its body as sent, and its sending. */
+  store_alerts: {
+    id: string;
+    tenant_id: string;
+    type: string;
+    body: string;
+    attempts: Generated<number>;
+    /** Null once sent or given up. */
+    next_attempt_at: string | null;
+    last_status_code: number | null;
+    last_error: string | null;
+    sent_at: string | null;
+    created_at: string;
+  };
   webhook_subscriptions: {
     id: string;
     client_id: string;

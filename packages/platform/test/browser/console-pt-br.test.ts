@@ -16,6 +16,7 @@ import { signInOn } from './console-sign-in.js';
  * - no text node of the pt-BR page is one the English page shows too,
  *   unless it is on the allow-list (brand names, units, the fixtures' own
  *   names) or inside `<code>`, `<pre>` or an element marked `lang="en"`;
+ * - no text, label or title of the pt-BR page names a topic by its slug;
  * - axe finds no violation of any impact, at either width;
  * - at 375 px nothing scrolls sideways.
  */
@@ -38,6 +39,9 @@ const SAME_IN_BOTH = [
   /^(Camiseta|Mochila|Caneca|Caderno|Luminária|Tênis|Jaqueta|Garrafa|Vela|Chaveiro)[^a-z]?.* \d$/,
   /^America\/[A-Za-z_ ]+( \([A-Z0-9+-]+\))?$/,
 ];
+
+/** The contract's topic slugs as words (an address or an id holding one is inside code). */
+const TOPIC_SLUG = /(^|[^\w/.-])(order|product|sac_ticket|financial_transaction)($|[^\w/.-])/;
 
 const SKIP_LINKS = /\/(assets|live|logout)\b|[?&]notice=|\/lang\?|format=|download/;
 
@@ -165,6 +169,9 @@ describe.each(testDatabaseTargets().slice(0, 1))('every console page in pt-BR on
         (text) => english.has(text) && !SAME_IN_BOTH.some((allowed) => allowed.test(text)),
       );
       if (leaks.length > 0) problems.push(`${href}: English in pt-BR: ${JSON.stringify(leaks)}`);
+      // A topic's slug is English too: outside code, a pt-BR page names a topic by its label (D144).
+      const slugs = [...new Set(await textNodes(ptPage))].filter((text) => TOPIC_SLUG.test(text));
+      if (slugs.length > 0) problems.push(`${href}: topic slug in pt-BR text: ${JSON.stringify(slugs)}`);
       for (const [page, width] of [
         [ptPage, 375],
         [enPage, 1280],

@@ -142,6 +142,7 @@ describe.each(testDatabaseTargets())('seller console in Chromium on $dialect', (
     await page.getByRole('button', { name: 'Disable' }).waitFor({ timeout: 10_000 });
     failing = false;
     await page.getByRole('button', { name: 'Resend all failed' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Resend all failed' }).click();
     await page.getByText('due again').waitFor({ timeout: 10_000 });
     await expect(page.getByRole('status').textContent()).resolves.toBe('1 failed delivery is due again.');
     expect(await seriousAxeViolations(page)).toEqual([]);

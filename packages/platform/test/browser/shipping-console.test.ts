@@ -171,7 +171,7 @@ describe.each(testDatabaseTargets())('shipping console in Chromium on $dialect',
     await page.locator('#freight-result [role="alert"]').waitFor({ timeout: 10_000 });
     // D81: the API's English problem, said in the page's language.
     await expect(page.locator('#freight-result').textContent()).resolves.toMatch(
-      /A planilha tem 1 problema; a tabela não foi alterada\..*Linha 2, AbsoluteMoneyCost: "doze" não é um número/,
+      /A tabela não foi alterada: A planilha tem 1 problema\..*Linha 2, AbsoluteMoneyCost: "doze" não é um número \(escreva valores como 18,50\)/,
     );
     const kept = await platform.database.db
       .selectFrom('freight_tables')

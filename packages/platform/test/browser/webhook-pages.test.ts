@@ -196,7 +196,9 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     const page = await signIn(seller, 'en-US', DESKTOP);
     await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks/deliveries/${delivery.id}`);
     const facts = page.locator('dl.facts');
-    await expect(facts.textContent()).resolves.toMatch(/Acme Integrações.*sac_ticket subscription of Acme Integrações.*\/hooks/s);
+    await expect(facts.textContent()).resolves.toMatch(
+      /Acme Integrações.*Customer service tickets subscription \(Acme Integrações\).*\/hooks/s,
+    );
     await expect(facts.textContent()).resolves.toContain(delivery.event_id);
     await expect(page.locator('#delivery-summary').textContent()).resolves.toContain('1 attempt in all');
     expect(await axeViolations(page)).toEqual([]);
@@ -233,17 +235,26 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
       await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
       await page
         .getByRole('link', {
-          name: pt ? 'Abrir a assinatura sac_ticket de Acme Integrações' : 'Open the sac_ticket subscription of Acme Integrações',
+          name: pt
+            ? 'Abrir a assinatura de Atendimentos (SAC) (Acme Integrações)'
+            : 'Open the Customer service tickets subscription (Acme Integrações)',
         })
         .click();
       await page
         .getByRole('heading', {
-          name: pt ? 'Assinatura sac_ticket de Acme Integrações' : 'sac_ticket subscription of Acme Integrações',
+          name: pt
+            ? 'Assinatura de Atendimentos (SAC) (Acme Integrações)'
+            : 'Customer service tickets subscription (Acme Integrações)',
         })
         .waitFor({ timeout: 10_000 });
       const before = hooks.received.length;
       await page.getByRole('button', { name: pt ? 'Enviar um evento de teste' : 'Send a test event' }).click();
       await page.getByRole('status').waitFor({ timeout: 10_000 });
+      // The redirect lands on the deliveries, and the notice is there, in view (not scrolled above it).
+      const inView = await page
+        .getByRole('status')
+        .evaluate((notice) => notice.getBoundingClientRect().top >= 0 && notice.getBoundingClientRect().bottom <= innerHeight);
+      expect(inView).toBe(true);
       await deliverAll(tenantId);
       const [, ...after] = await hooks.waitFor(before + 1);
       const received = hooks.received[before] as ReceivedRequest;
@@ -427,7 +438,7 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     await page.getByRole('button', { name: 'Desativar' }).click();
     const dialog = page.getByRole('dialog');
     const question = await page.locator('dialog h2').textContent({ timeout: 10_000 });
-    expect(question).toBe('Desativar a assinatura sac_ticket de Acme Integrações?');
+    expect(question).toBe('Desativar a assinatura de Atendimentos (SAC) (Acme Integrações)?');
     await dialog.getByRole('button', { name: 'Cancelar' }).click();
     expect((await subscriptionRow(id)).state).toBe('active');
     await page.getByRole('button', { name: 'Desativar' }).click();
@@ -439,7 +450,10 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     platform.clock.advance(3_600_000);
     await deliverAll(tenantId);
     await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
+    // Asked first (what it does, for which period), then done.
     await page.getByRole('button', { name: 'Reenviar todas com falha' }).click();
+    await expect(page.locator('dialog h2').textContent()).resolves.toBe('Reenviar as entregas com falha deste período?');
+    await page.getByRole('dialog').getByRole('button', { name: 'Reenviar todas com falha' }).click();
     await page.getByRole('status').waitFor({ timeout: 10_000 });
     await expect(page.getByRole('status').textContent()).resolves.toBe(
       'Nenhuma entrega com falha desde então. 1 entrega com falha de uma assinatura desativada não foi reenviada: reative a assinatura antes.',
@@ -464,7 +478,7 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     await plain.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
     await plain.getByRole('button', { name: 'Disable' }).click();
     await plain
-      .getByRole('heading', { name: 'Disable the sac_ticket subscription of Acme Integrações?' })
+      .getByRole('heading', { name: 'Disable the Customer service tickets subscription (Acme Integrações)?' })
       .waitFor({ timeout: 10_000 });
     await plain.getByRole('link', { name: 'Cancel' }).click();
     expect((await subscriptionRow(id)).state).toBe('active');
@@ -492,7 +506,7 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     expect(await axeViolations(page)).toEqual([]);
     await page.getByLabel('URL (HTTPS for v1)').fill(`${hooks.url}/orders`);
     await page.getByRole('button', { name: 'Add endpoint' }).click();
-    await page.getByRole('heading', { name: 'order subscription of Acme Integrações' }).waitFor({ timeout: 10_000 });
+    await page.getByRole('heading', { name: 'Orders subscription (Acme Integrações)' }).waitFor({ timeout: 10_000 });
     await expect(page.getByRole('status').textContent()).resolves.toContain('Endpoint added');
     const made = await platform.database.db
       .selectFrom('webhook_subscriptions')
@@ -559,7 +573,7 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     await page.locator('input[name="topic"][value="product"]').check();
     await page.getByRole('button', { name: 'Save topic' }).click();
     await page.getByRole('alert').waitFor({ timeout: 10_000 });
-    await expect(page.getByRole('alert').textContent()).resolves.toContain('was not granted access to: product');
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('was not granted access to: Products');
     expect(await axeViolations(page)).toEqual([]);
     await page.locator('input[name="topic"][value="sac_ticket"]').check();
     await page.getByRole('button', { name: 'Save topic' }).click();

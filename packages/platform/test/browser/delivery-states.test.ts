@@ -1,0 +1,165 @@
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordConsent } from '../../src/identity/consent-store.js';
+import { testDatabaseTargets } from '../../src/test-databases.js';
+import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform, pollUntil, testTls } from '../../src/testing.js';
+import { type LoopbackReceiver, startReceiver } from '../webhooks/loopback-receiver.js';
+import { dispatcherOf, recordChange, SELLER_SCOPES, signup } from '../webhooks/webhook-kit.js';
+import { axeViolations } from './axe.js';
+import { signInOn } from './console-sign-in.js';
+
+/**
+ * A delivery's state as the seller reads it in the log: pending, delivered,
+ * failing but still retrying, and failed for good, each its own colour and
+ * mark; the "Failed" filter counts the still-retrying ones too, as Stripe's
+ * does. Real receiver, real dispatcher, real Chromium, both languages, phone
+ * and desktop, light and dark.
+ */
+describe.each(testDatabaseTargets())('delivery states in the log on $dialect', (target) => {
+  let platform: ListeningPlatform;
+  let browser: Browser;
+  let hooks: LoopbackReceiver;
+  let failing = false;
+
+  beforeAll(async () => {
+    platform = await listenPlatform(target, { outboundCa: testTls.ca });
+    hooks = await startReceiver({
+      tls: true,
+      answer: () => (failing ? { status: 500, body: 'down' } : { status: 200, body: 'ok' }),
+    });
+    browser = await chromium.launch(chromiumLaunchOptions());
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await hooks?.close();
+    await platform?.close();
+  });
+
+  async function deliverDue(tenantId: string) {
+    await pollUntil(
+      'every due delivery attempted',
+      async () => {
+        await dispatcherOf(platform).runOnce();
+        const due = await platform.database.db
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('tenant_id', '=', tenantId)
+          .where('state', '=', 'pending')
+          .where('next_attempt_at', '<=', platform.clock.now().toISOString())
+          .execute();
+        return due.length === 0 ? true : undefined;
+      },
+      { deadlineMs: 30_000 },
+    );
+  }
+
+  async function deliveryOf(tenantId: string, eventId: string) {
+    return platform.database.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('event_id', '=', eventId)
+      .executeTakeFirstOrThrow();
+  }
+
+  /** The log's rows: each status pill's text, state class and colour. */
+  const rowsOf = (page: Page) =>
+    page.locator('#delivery-list tbody tr').evaluateAll((rows) =>
+      rows.map((row) => {
+        const pill = row.querySelector('.pill') as HTMLElement;
+        return {
+          text: pill.textContent?.trim(),
+          state: [...pill.classList].find((c) => c.startsWith('st-')),
+          colour: getComputedStyle(pill).color,
+        };
+      }),
+    );
+
+  it('spec-notes W4 / Stripe "Failed": pending, delivered, failing-retrying and dead each show distinctly; the Failed filter includes the retrying ones; pt-BR at 375 px dark and English at 1280 px light, axe clean', async () => {
+    const seller = await platform.createSeller({ tenants: 1 });
+    const tenantId = seller.tenantIds[0] as string;
+    const app = await platform.createClient({ name: 'Acme Integrações' });
+    const token = await platform.mintAccessToken({ tenants: [tenantId], scopes: [...SELLER_SCOPES], clientId: app.clientId });
+    await recordConsent(
+      platform.database.db,
+      { clientId: app.clientId, sellerId: seller.sellerId, tenants: [tenantId] },
+      [...SELLER_SCOPES],
+      platform.clock,
+    );
+    expect((await signup(platform, { tenantId, clientId: app.clientId, token }, 'v1', `${hooks.url}/hooks`)).statusCode).toBe(
+      200,
+    );
+
+    // One event fails every attempt of its cycle: dead.
+    failing = true;
+    const deadEvent = await recordChange(platform, { tenantId });
+    await deliverDue(tenantId);
+    await pollUntil(
+      'the first delivery dead after its cycle',
+      async () => {
+        if ((await deliveryOf(tenantId, deadEvent)).state === 'dead') return true;
+        // Past the longest retry wait (10 h + 20 %), well inside the W4 period: the subscription stays active.
+        platform.clock.advance(12 * 3_600_000);
+        await deliverDue(tenantId);
+        return undefined;
+      },
+      { deadlineMs: 60_000 },
+    );
+    // One fails once and will try again: failing, retrying.
+    const failingEvent = await recordChange(platform, { tenantId });
+    await deliverDue(tenantId);
+    // One is delivered.
+    failing = false;
+    const deliveredEvent = await recordChange(platform, { tenantId });
+    await deliverDue(tenantId);
+    expect((await deliveryOf(tenantId, failingEvent)).state).toBe('pending');
+    expect(Number((await deliveryOf(tenantId, failingEvent)).attempts)).toBe(1);
+    expect((await deliveryOf(tenantId, deliveredEvent)).state).toBe('succeeded');
+
+    for (const [locale, width, colorScheme] of [
+      ['pt-BR', 375, 'dark'],
+      ['en-US', 1280, 'light'],
+    ] as const) {
+      const pt = locale === 'pt-BR';
+      const context = await browser.newContext({ locale, viewport: { width, height: 900 }, colorScheme });
+      context.setDefaultTimeout(15_000);
+      const page = await context.newPage();
+      await signInOn(page, platform.url, seller);
+      await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
+      const rows = await rowsOf(page);
+      const byState = new Map(rows.map((r) => [r.state, r]));
+      expect([...byState.keys()].sort()).toEqual(['st-dead', 'st-failing', 'st-succeeded']);
+      expect(byState.get('st-failing')?.text).toBe(pt ? 'falhando, tentando de novo' : 'failing, retrying');
+      expect(byState.get('st-dead')?.text).toBe(pt ? 'falhou' : 'failed');
+      expect(byState.get('st-succeeded')?.text).toBe(pt ? 'entregue' : 'succeeded');
+      // Each state its own colour.
+      expect(new Set(rows.map((r) => r.colour)).size).toBe(3);
+      expect(await axeViolations(page)).toEqual([]);
+
+      // "Failed" keeps the retrying one and the dead one, not the delivered one.
+      await page.getByLabel(pt ? 'Situação' : 'Status').selectOption('failed');
+      await page.getByRole('button', { name: pt ? 'Filtrar' : 'Filter' }).click();
+      await page.waitForURL(/status=failed/);
+      const failed = await rowsOf(page);
+      expect(failed.map((r) => r.state).sort()).toEqual(['st-dead', 'st-failing']);
+      expect(await axeViolations(page)).toEqual([]);
+      const sideways = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+      expect(sideways).toBe(false);
+      await context.close();
+    }
+
+    // A resent delivery starts a new cycle: pending, with its own colour, different from the other three.
+    const failingRow = await deliveryOf(tenantId, failingEvent);
+    const context = await browser.newContext({ locale: 'pt-BR', viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await signInOn(page, platform.url, seller);
+    await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks/deliveries/${failingRow.id}`);
+    await page.getByRole('button', { name: 'Reenviar agora' }).click();
+    await page.waitForURL(/resent=1/);
+    await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
+    const after = await rowsOf(page);
+    expect(after.map((r) => r.state).sort()).toEqual(['st-dead', 'st-pending', 'st-succeeded']);
+    expect(new Set(after.map((r) => r.colour)).size).toBe(3);
+    await context.close();
+  }, 240_000);
+});
