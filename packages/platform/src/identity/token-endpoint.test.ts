@@ -211,6 +211,70 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
     expect((await refresh(client, legacy)).json().error).toBe('invalid_grant');
   });
 
+  it('spec-notes I4 amended: a refresh token signed under the previous server secret refreshes while that secret is kept for reading (FEIRA_SECRET_KEY_PREVIOUS), into one under the current secret; where it is not kept, invalid_grant', async () => {
+    const previous = 'the-previous-server-secret-0123456789';
+    // The same deployment restarted with a new secret and the old one kept: here, the test secret with `previous` kept.
+    const keeping = await platformOver(platform.database, {
+      config: testConfig({ previousSecretKeys: [previous] }),
+      clock: platform.clock,
+    });
+    try {
+      const { client, code } = await setup();
+      const issued = (await exchange(client, code)).json().refresh_token as string;
+      // The token as the previous secret's key signed it: same claims and row, that key's kid.
+      const underPrevious = signHs256(refreshTokenKeys([previous]), REFRESH_TOKEN_TYP, decodeJwt(issued));
+      expect(decodeProtectedHeader(underPrevious).kid).toBe(refreshTokenKeys([previous]).current.kid);
+      expect(decodeProtectedHeader(underPrevious).kid).not.toBe(derivedKeys().current.kid);
+      // Not kept: refused, and the refusal changes nothing (the genuine token still refreshes below).
+      const dropped = await refresh(client, underPrevious);
+      expect(dropped.statusCode).toBe(400);
+      expect(dropped.json().error).toBe('invalid_grant');
+      const kept = await keeping.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        payload: {
+          grant_type: 'refresh_token',
+          client_id: client.clientId,
+          client_secret: client.clientSecret,
+          refresh_token: underPrevious,
+        },
+      });
+      expect(kept.statusCode, kept.body).toBe(200);
+      const next = kept.json().refresh_token as string;
+      expect(decodeProtectedHeader(next)).toMatchObject({ alg: 'HS256', kid: derivedKeys().current.kid });
+      // Signed under the current secret: read by a process that keeps no previous secret.
+      expect((await refresh(client, next)).statusCode).toBe(200);
+    } finally {
+      await keeping.close();
+    }
+  });
+
+  it('spec-notes I4 amended: /userinfo takes access tokens only: the HS256 refresh token of an openid grant and an at+jwt forged HS256 with the refresh-token key are 401 invalid_token', async () => {
+    const seller = await platform.createSeller();
+    const client = await platform.createClient({ redirectUris: [REDIRECT] });
+    const code = await issueAuthorizationCode(platform.app.identity, {
+      clientId: client.clientId,
+      sellerId: seller.sellerId,
+      redirectUri: REDIRECT,
+      scope: 'openid open:order-order:read',
+      tenants: seller.tenantIds,
+      codeChallenge: undefined,
+    });
+    const set = (await exchange(client, code)).json();
+    const userinfo = (bearer: string) =>
+      platform.app.inject({ url: '/userinfo', headers: { authorization: `Bearer ${bearer}` } });
+    const granted = await userinfo(set.access_token);
+    expect(granted.statusCode, granted.body).toBe(200);
+    expect(granted.json()).toEqual({ sub: seller.sellerId });
+    const forged = signHs256(derivedKeys(), ACCESS_TOKEN_TYP, decodeJwt(set.access_token));
+    for (const bearer of [set.refresh_token, forged]) {
+      const refused = await userinfo(bearer);
+      expect(refused.statusCode).toBe(401);
+      expect(refused.json()).toMatchObject({ slug: 'UNAUTHORIZED' });
+      expect(refused.headers['www-authenticate']).toContain('error="invalid_token"');
+    }
+  });
+
   it('spec-notes I2: client credentials by HTTP Basic with a form body are accepted too', async () => {
     const { client, code } = await setup();
     const basic = Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString(

@@ -1,10 +1,14 @@
+import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseTargets } from '../test-databases.js';
 import { createTestPlatform, type TestPlatform } from '../testing.js';
 import { issueAuthorizationCode } from './authorization-codes.js';
 import { revokeGrant } from './grant-revocation.js';
 import { REFRESH_GRACE_MAX_USES, REFRESH_GRACE_SECONDS } from './refresh-token-grace.js';
+import { signHs256 } from './refresh-token-jwt.js';
+import { refreshTokenKeys } from './refresh-token-key.js';
 import { guardProbe } from './test-support/guard-probe.js';
+import { ACCESS_TOKEN_TYP } from './token-signer.js';
 
 const REDIRECT = 'https://integrator.example/callback';
 
@@ -119,6 +123,28 @@ describe.each(testDatabaseTargets())('POST /oauth/revoke and /oauth/introspect o
     expect(body.exp - body.iat).toBe(7200);
     const refresh = await post('/oauth/introspect', client, { token: refresh_token, token_type_hint: 'refresh_token' });
     expect(refresh.json()).toMatchObject({ active: true, token_type: 'refresh_token', sub: seller.sellerId });
+  });
+
+  it('spec-notes I4 amended: introspection never reads an HS256 token as an access token: a refresh token hinted access_token introspects as a refresh token, and an at+jwt forged HS256 with the refresh-token key is { active: false } and revokes nothing', async () => {
+    const { seller, client, access_token, refresh_token } = await grant();
+    // RFC 7662 §2.1: the hint is only a hint; the token is still what it is.
+    const hinted = await post('/oauth/introspect', client, { token: refresh_token, token_type_hint: 'access_token' });
+    expect(hinted.json()).toMatchObject({ active: true, token_type: 'refresh_token', sub: seller.sellerId });
+    const forged = signHs256(
+      refreshTokenKeys([platform.app.platform.config.secretKey]),
+      ACCESS_TOKEN_TYP,
+      decodeJwt(access_token),
+    );
+    for (const hint of ['access_token', 'refresh_token', undefined]) {
+      const res = await post('/oauth/introspect', client, { token: forged, ...(hint ? { token_type_hint: hint } : {}) });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ active: false });
+      expect(
+        (await post('/oauth/revoke', client, { token: forged, ...(hint ? { token_type_hint: hint } : {}) })).statusCode,
+      ).toBe(200);
+    }
+    // The grant stands: revoking the forgery ended nothing.
+    expect((await apiCall(access_token, seller.tenantIds[0] as string)).statusCode).toBe(200);
   });
 
   it('RFC 7662 §2.2: revoked, expired, superseded, unknown and other clients’ tokens are { active: false } and nothing more', async () => {

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueAuthorizationCode } from '../../src/identity/authorization-codes.js';
+import { CLIENT_ADDRESS_POLICY, CLIENT_PAIR_POLICY } from '../../src/identity/client-authentication.js';
 import { testDatabaseTargets } from '../../src/test-databases.js';
 import { createTestPlatform, type TestPlatform } from '../../src/testing.js';
 import { ADMIN } from '../lists/list-fixtures.js';
@@ -214,8 +215,13 @@ describe.each(testDatabaseTargets())('work per request on $dialect (D79)', (targ
     });
   }
 
-  function tokenRequest(client: { clientId: string; clientSecret: string }, form: Record<string, string>) {
+  function tokenRequest(
+    client: { clientId: string; clientSecret: string },
+    form: Record<string, string>,
+    remoteAddress = '127.0.0.1',
+  ) {
     return {
+      remoteAddress,
       method: 'POST' as const,
       url: '/oauth/token',
       headers: {
@@ -273,6 +279,58 @@ describe.each(testDatabaseTargets())('work per request on $dialect (D79)', (targ
       jsonParses: 7,
       jsonStringifies: 4,
     });
+  });
+
+  it('spec-notes I21: a wrong client secret costs the throttle read, the client read, its comparison (three SHA-256s) and one upsert counting the failure; from an address over its limit, per client or in all, a request is refused after the throttle read alone: the client is not read and nothing is hashed, so no secret is compared, the right one included', async () => {
+    const form = { grant_type: 'refresh_token', refresh_token: 'x' };
+    const wrong = (clientId: string) => ({ clientId, clientSecret: 'not-the-secret-of-this-client' });
+    const refusedBeforeComparison = async (path: string, request: ReturnType<typeof tokenRequest>) => {
+      const { result, work } = await countRequest(platform.app, request);
+      expect(result.statusCode, result.body).toBe(429);
+      expect(result.json().error).toBe('temporarily_unavailable');
+      expectWork(path, work, { databaseStatements: 1, hashes: 0, hmacs: 0, signatureVerifications: 0 });
+    };
+
+    // Over the limit of one (client, address) pair.
+    const client = await platform.createClient({ redirectUris: [REDIRECT] });
+    const pairAddress = '192.0.2.10';
+    // Uncounted first: the route compiles its 401 and 429 serializers on their first use.
+    await platform.app.inject(tokenRequest(wrong(client.clientId), form, '192.0.2.11'));
+    const failed = await countRequest(platform.app, tokenRequest(wrong(client.clientId), form, pairAddress));
+    expect(failed.result.statusCode).toBe(401);
+    // The comparison: the presented secret's SHA-256 against the stored one, both hashed again to compare in constant time.
+    expectWork('POST /oauth/token (wrong client secret)', failed.work, { databaseStatements: 3, hashes: 3 });
+    for (let i = 1; i < CLIENT_PAIR_POLICY.allowance; i++) {
+      expect((await platform.app.inject(tokenRequest(wrong(client.clientId), form, pairAddress))).statusCode).toBe(401);
+    }
+    await platform.app.inject(tokenRequest(wrong(client.clientId), form, pairAddress));
+    await refusedBeforeComparison(
+      'POST /oauth/token (pair over its limit, wrong secret)',
+      tokenRequest(wrong(client.clientId), form, pairAddress),
+    );
+    await refusedBeforeComparison(
+      'POST /oauth/token (pair over its limit, right secret)',
+      tokenRequest(client, form, pairAddress),
+    );
+
+    // Over the limit of an address, its failures spread over client_ids none of which reached its own.
+    const address = '192.0.2.20';
+    const spread = 10;
+    const others = await Promise.all(Array.from({ length: spread }, () => platform.createClient({ redirectUris: [REDIRECT] })));
+    for (let i = 0; i < CLIENT_ADDRESS_POLICY.allowance; i++) {
+      const target = others[i % spread] as { clientId: string };
+      expect((await platform.app.inject(tokenRequest(wrong(target.clientId), form, address))).statusCode).toBe(401);
+    }
+    const fresh = await platform.createClient({ redirectUris: [REDIRECT] });
+    await refusedBeforeComparison(
+      'POST /oauth/token (address over its limit, another client)',
+      tokenRequest(fresh, form, address),
+    );
+    // Another address is not refused: the right secret is compared there and accepted (the refresh token is what is wrong).
+    const elsewhere = await platform.app.inject(tokenRequest(fresh, form, '192.0.2.30'));
+    expect(elsewhere.json().error).toBe('invalid_grant');
+    // The windows end: nothing is left to refuse the later tests.
+    platform.clock.advanceSeconds(Math.max(CLIENT_PAIR_POLICY.windowSeconds, CLIENT_ADDRESS_POLICY.windowSeconds));
   });
 });
 
