@@ -181,5 +181,5 @@ describe.each(testDatabaseTargets())('server secret rotation ($dialect)', (targe
     } finally {
       await after.close();
     }
-  });
+  }, 120_000);
 });
