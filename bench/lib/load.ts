@@ -12,7 +12,8 @@ export interface LoadGenerator {
 
 /** A load-generator process that runs several plans one after another (one process start per scenario, not per plan). */
 export async function startLoadGenerator(children: ChildRegistry): Promise<LoadGenerator> {
-  const worker = await children.start('load generator', WORKER);
+  // A shared host at a load of 40 has taken more than the default 30 s to start it.
+  const worker = await children.start('load generator', WORKER, { readyTimeoutMs: 180_000 });
   return {
     pid: worker.pid,
     run: (plan) => worker.call<LoadResult>('run', plan, plan.warmupMs + plan.durationMs + 60_000),

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { PlatformServerOptions } from '../processes/platform-server.js';
 import type { ChildHandle } from './child-process.js';
-import { createScratchSchema, postgresUnreachable } from './postgres-schema.js';
+import { createScratchDatabase, createScratchSchema, postgresUnreachable } from './postgres-schema.js';
 import type { ScenarioContext } from './scenario.js';
 
 const SERVER = new URL('../processes/platform-server.ts', import.meta.url);
@@ -17,9 +17,18 @@ export interface BenchDatabase {
   drop(): Promise<void>;
 }
 
-export async function benchDatabase(ctx: ScenarioContext, kind: DatabaseKind, name: string): Promise<BenchDatabase> {
+export async function benchDatabase(
+  ctx: ScenarioContext,
+  kind: DatabaseKind,
+  name: string,
+  options: { ownDatabase?: boolean } = {},
+): Promise<BenchDatabase> {
   if (kind === 'sqlite') return { kind, url: `sqlite:${join(ctx.scratchDir, `${name}.db`)}`, drop: async () => {} };
   if (!ctx.postgresUrl) throw new Error('no PostgreSQL URL');
+  if (options.ownDatabase) {
+    const scratch = await createScratchDatabase(ctx.postgresUrl);
+    return { kind, url: scratch.url, drop: scratch.drop };
+  }
   const scratch = await createScratchSchema(ctx.postgresUrl);
   return { kind, url: scratch.url, searchPath: scratch.schema, drop: scratch.drop };
 }
@@ -44,6 +53,7 @@ export async function startPlatform(
 ): Promise<PlatformHandle> {
   const handle = await ctx.children.start<{ port: number; dialect: string }>(`platform (${database.kind})`, SERVER, {
     options: { ...options, databaseUrl: database.url, ...(database.searchPath ? { searchPath: database.searchPath } : {}) },
+    // A shared host at a load of 20 and more has taken over a minute to start it (tsx compiles the server first).
     readyTimeoutMs: 180_000,
     execArgv: platformNodeFlags(),
   });

@@ -35,6 +35,22 @@ export async function createScratchSchema(url: string): Promise<ScratchSchema> {
 }
 
 /**
+ * A fresh database on the server, for a variant whose figures VACUUM decides: VACUUM may remove only
+ * rows no open transaction of the same database can still see, and other clients of a shared server
+ * keep transactions open in theirs (a schema in a shared database would measure them).
+ */
+export async function createScratchDatabase(url: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `feira_bench_${randomBytes(6).toString('hex')}`;
+  await withClient(url, (c) => c.query(`create database ${name}`));
+  const own = new URL(url);
+  own.pathname = `/${name}`;
+  return {
+    url: own.toString(),
+    drop: () => withClient(url, (c) => c.query(`drop database if exists ${name} with (force)`)).then(() => {}),
+  };
+}
+
+/**
  * The server settings a reader needs beside PostgreSQL figures: its version, and whether autovacuum
  * runs (a CI image may turn it off; then no table is vacuumed or analyzed during a run, as none would
  * be on a production server).

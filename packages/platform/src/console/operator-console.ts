@@ -26,6 +26,7 @@ import { confirmationView, isConfirmed } from './confirm-views.js';
 import { serveAsset } from './console-assets.js';
 import { type ConsoleKit, refusalText as translatedRefusal, withNotice } from './console-kit.js';
 import type { ConsoleSection } from './console-section.js';
+import { operatorKeyRoutes } from './keys-console.js';
 import { operatorRateLimitRoutes, rateLimitText } from './operator-rate-limit.js';
 import { isOperator, signInOperator, signOutOperator } from './operator-session.js';
 import { accountsView, type HealthPoint, healthView, operatorSignInView, sellerView } from './operator-views.js';
@@ -240,12 +241,14 @@ async function operatorConsoleRoutes(app: FastifyInstance, kit: ConsoleKit): Pro
     });
   }
 
-  operatorRateLimitRoutes(app, {
+  const operatorPageKit = {
     guard,
     page,
-    seeOther: (reply, location) => kit.seeOther(reply, location),
-    csrfToken: (request, reply) => kit.csrfToken(request, reply),
-  });
+    seeOther: (reply: FastifyReply, location: string) => kit.seeOther(reply, location),
+    csrfToken: (request: FastifyRequest, reply: FastifyReply) => kit.csrfToken(request, reply),
+  };
+  operatorRateLimitRoutes(app, operatorPageKit);
+  operatorKeyRoutes(app, operatorPageKit);
 
   serveAsset(app, '/console/assets/health.js', 'text/javascript', HEALTH_JS);
 

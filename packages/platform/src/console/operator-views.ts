@@ -21,10 +21,10 @@ ${hiddenFields({ csrf: input.csrf })}
 </form>`;
 }
 
-function operatorNav(t: Translator, current: 'accounts' | 'health'): string {
-  const link = (href: string, key: 'operator.nav.accounts' | 'operator.nav.health', here: boolean) =>
+export function operatorNav(t: Translator, current: 'accounts' | 'health' | 'keys'): string {
+  const link = (href: string, key: 'operator.nav.accounts' | 'operator.nav.health' | 'operator.nav.keys', here: boolean) =>
     `<li><a href="${href}"${here ? ' aria-current="page"' : ''}>${t.html(key)}</a></li>`;
-  return `<nav class="sections" aria-label="${escapeHtml(t.text('operator.nav.label'))}"><ul>${link('/console/operator', 'operator.nav.accounts', current === 'accounts')}${link('/console/operator/health', 'operator.nav.health', current === 'health')}</ul></nav>`;
+  return `<nav class="sections" aria-label="${escapeHtml(t.text('operator.nav.label'))}"><ul>${link('/console/operator', 'operator.nav.accounts', current === 'accounts')}${link('/console/operator/health', 'operator.nav.health', current === 'health')}${link('/console/operator/keys', 'operator.nav.keys', current === 'keys')}</ul></nav>`;
 }
 
 function sellerFields(t: Translator, values: { name?: string; login?: string }, creating: boolean): string {

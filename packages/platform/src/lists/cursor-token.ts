@@ -19,15 +19,20 @@ export interface CursorPosition {
 
 const MAX_TOKEN_LENGTH = 4096;
 
-/** The last key derived: a server has one secret, so each list request would otherwise rerun HKDF (visible in a list request's CPU profile). */
-let lastDerived: { secretKey: string; key: Buffer } | undefined;
+/**
+ * Keys already derived, by secret: a server has one secret (two or three while it rotates), so each list
+ * request would otherwise rerun HKDF (visible in a list request's CPU profile).
+ */
+const derived = new BoundedCache<string, Buffer>(8);
 
 /** The cursor HMAC key, derived from the server secret with HKDF-SHA256. */
 export function cursorKey(secretKey: string): Buffer {
-  if (lastDerived?.secretKey !== secretKey) {
-    lastDerived = { secretKey, key: Buffer.from(hkdfSync('sha256', secretKey, 'feira', 'feira/list-cursor/v1', 32)) };
+  let key = derived.get(secretKey);
+  if (!key) {
+    key = Buffer.from(hkdfSync('sha256', secretKey, 'feira', 'feira/list-cursor/v1', 32));
+    derived.set(secretKey, key);
   }
-  return lastDerived.key;
+  return key;
 }
 
 /**
@@ -54,14 +59,21 @@ export function signCursor(key: Buffer, position: CursorPosition): string {
   return `${payload}.${mac}`;
 }
 
-/** The position in a token, or null when the token is malformed or its signature does not match. */
-export function verifyCursor(key: Buffer, token: string): CursorPosition | null {
+/**
+ * The position in a token, or null when the token is malformed or its signature matches none of `keys`:
+ * the current secret's key first, then those of the secrets still kept for reading (FEIRA_SECRET_KEY_PREVIOUS),
+ * so a client paging through a list while the server secret changes is not sent back to page one.
+ */
+export function verifyCursor(keys: readonly Buffer[], token: string): CursorPosition | null {
   if (token.length > MAX_TOKEN_LENGTH) return null;
   const [payload, mac, extra] = token.split('.');
   if (!payload || !mac || extra !== undefined) return null;
-  const expected = createHmac('sha256', key).update(payload).digest();
   const given = Buffer.from(mac, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  const signedBy = (key: Buffer) => {
+    const expected = createHmac('sha256', key).update(payload).digest();
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  };
+  if (!keys.some(signedBy)) return null;
   try {
     const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { v?: unknown; b?: unknown; a?: unknown };
     if (decoded.v !== 1 || typeof decoded.b !== 'string' || !Array.isArray(decoded.a)) return null;

@@ -63,6 +63,8 @@ export interface ListSettings {
   publicUrl: string;
   /** Server secret; the cursor HMAC key is derived from it. */
   secretKey: string;
+  /** Server secrets still kept for reading: cursors their keys signed are still accepted. */
+  previousSecretKeys?: readonly string[];
 }
 
 function applyFilter(query: AnySelect, filter: ParsedFilter): AnySelect {
@@ -167,8 +169,8 @@ export async function runList<Row, Result>(
   for (const key of keys) page = page.orderBy(key.column, key.direction);
 
   if (parsed.cursor && !parsed.cursor.firstPage) {
-    const key = cursorKey(settings.secretKey);
-    const position = verifyCursor(key, parsed.cursor.token);
+    const cursorKeys = [settings.secretKey, ...(settings.previousSecretKeys ?? [])].map((secret) => cursorKey(secret));
+    const position = verifyCursor(cursorKeys, parsed.cursor.token);
     if (!position) throw refuseField('LIST_NEXT_TOKEN_INVALID', LIST_QUERY_PARAMETERS.nextToken, 'query');
     if (position.binding !== binding || position.after.length !== keys.length) {
       throw refuseField('LIST_NEXT_TOKEN_OTHER_QUERY', LIST_QUERY_PARAMETERS.nextToken, 'query');

@@ -22,6 +22,8 @@ interface RetentionBatch {
 export interface RetentionRule {
   /** The table it sweeps: the metric's label and the log's word. */
   name: string;
+  /** The tables its deletes leave dead rows in, when more than `name` (rows that go with it by ON DELETE CASCADE). */
+  tables?: readonly string[];
   /** Deletes at most `limit` rows that may go at `now`; `next` null when this pass has nothing more. */
   sweep(batch: RetentionBatch): Promise<{ deleted: number; next: string | null }>;
 }
@@ -43,6 +45,14 @@ const RETENTION_LEASE = 'retention-sweep';
 const LEASE_MS = 60_000;
 
 /**
+ * PostgreSQL: a pass that deleted at least this share of a table's rows (as
+ * the table's statistics counted them before it) vacuums the table at once,
+ * so the next writes reuse the space instead of extending the file while
+ * autovacuum waits for its turn (docs/decisions.md D137).
+ */
+const VACUUM_SHARE = 0.1;
+
+/**
  * Runs the retention rules in the background, in bounded batches: each batch
  * is one short statement over an index, and the sweep yields a turn of the
  * event loop between two, so requests and deliveries queued behind it wait
@@ -54,6 +64,7 @@ export class RetentionSweeper {
   readonly #deps: { database: Database; clock: Clock; metrics?: Registry };
   readonly #options: RetentionSweeperOptions;
   readonly #deleted: Counter<'table'> | undefined;
+  readonly #vacuums: Counter<'table'> | undefined;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<unknown> = Promise.resolve();
   #stopping = false;
@@ -67,6 +78,15 @@ export class RetentionSweeper {
         new Counter({
           name: 'feira_retention_deleted_rows_total',
           help: 'Rows the retention sweep deleted, by table',
+          labelNames: ['table'],
+          registers: [registry],
+        }))
+      : undefined;
+    this.#vacuums = registry
+      ? ((registry.getSingleMetric('feira_retention_vacuums_total') as Counter<'table'> | undefined) ??
+        new Counter({
+          name: 'feira_retention_vacuums_total',
+          help: 'VACUUMs the retention sweep ran after deleting a large share of a table (PostgreSQL), by table',
           labelNames: ['table'],
           registers: [registry],
         }))
@@ -98,6 +118,7 @@ export class RetentionSweeper {
     for (const rule of this.#options.rules) {
       let after: string | null = null;
       deleted[rule.name] = 0;
+      const rowsBefore = await this.#rowsCounted(rule);
       do {
         if (this.#stopping) return deleted;
         const now = clock.now();
@@ -110,8 +131,38 @@ export class RetentionSweeper {
         // A turn of the event loop between batches: what waits for the database goes first.
         await nextTurn();
       } while (after !== null);
+      const swept = deleted[rule.name] ?? 0;
+      if (rowsBefore !== null && swept > 0 && swept >= Math.max(rowsBefore, 1) * VACUUM_SHARE) {
+        if (this.#stopping || !(await holdLease(database.db, { ...lease, now: clock.now() }))) return deleted;
+        await this.#vacuum(rule);
+      }
     }
     return deleted;
+  }
+
+  /** How many rows the rule's table held at its last VACUUM or ANALYZE (PostgreSQL's estimate; 0 if never counted); null on SQLite, which reuses free pages without one. */
+  async #rowsCounted(rule: RetentionRule): Promise<number | null> {
+    const { database } = this.#deps;
+    if (database.dialect !== 'postgres') return null;
+    const { rows } = await sql<{ n: number | null }>`
+      select reltuples::float8 as n from pg_class where oid = to_regclass(${rule.name})`.execute(database.db);
+    return Math.max(Number(rows[0]?.n ?? 0), 0);
+  }
+
+  /**
+   * A plain VACUUM (never FULL: that locks the table against every read and
+   * write) of the tables the rule deleted from: it marks the deleted rows'
+   * space free, and takes no lock the API's or the dispatcher's statements
+   * wait for. The tables keep their size on disk (vacuum_truncate off,
+   * migration 0034): the next month's rows fill it again.
+   */
+  async #vacuum(rule: RetentionRule): Promise<void> {
+    const { database } = this.#deps;
+    for (const table of rule.tables ?? [rule.name]) {
+      if (this.#stopping) return;
+      await sql`vacuum ${sql.table(table)}`.execute(database.db);
+      this.#vacuums?.inc({ table });
+    }
   }
 
   /** Stops after the batch in progress and gives the lease back. */

@@ -31,6 +31,7 @@ export function deliveryRetentionRules(
   if (policy.deliveryDays > 0) {
     rules.push({
       name: 'webhook_deliveries',
+      tables: ['webhook_deliveries', 'webhook_delivery_attempts'],
       sweep: (batch) => sweepDeliveries(db, { ...batch, cutoffMs: batch.now.getTime() - policy.deliveryDays * 24 * HOUR_MS }),
     });
   }

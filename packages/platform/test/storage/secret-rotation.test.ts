@@ -154,4 +154,49 @@ describe.each(testDatabaseTargets())('server secret rotation ($dialect)', (targe
       await after.close();
     }
   });
+  it('D112: a list cursor signed under the old secret pages on while the old one is kept for reading, and is refused once it is dropped', async () => {
+    // A database of its own: the test above leaves everything sealed under the new secret.
+    const own = await target.open();
+    const startOn = (secretKey: string, previousSecretKeys: string[], roles = { api: true, dispatcher: false }) =>
+      createPlatform({
+        config: testConfig({ secretKey, previousSecretKeys, retention: { batchRows: 3 } }),
+        database: own,
+        clock: new ManualClock(),
+        roles,
+      });
+    const get = (p: Platform, url: string) => appOf(p).inject({ method: 'GET', url, headers: admin });
+    try {
+      const before = await startOn(OLD, []);
+      for (let i = 0; i < 3; i++) await kitOf(before).createClient({ name: `Cursor ${i}` });
+      const first = await get(before, '/admin/v1/clients?_paginate=cursor&_limit=1');
+      const nextUrl = new URL(first.json().meta.links.next as string);
+      const next = `${nextUrl.pathname}${nextUrl.search}`;
+      const secondPage = (await get(before, next)).json().results;
+      await before.close();
+
+      // Restarted with the new secret and the old one kept: the client's next page is the page it would have had.
+      const during = await startOn(NEW, [OLD], { api: true, dispatcher: true });
+      const page = await get(during, next);
+      expect(page.statusCode, page.body).toBe(200);
+      expect(page.json().results).toEqual(secondPage);
+      // The background re-seal ends, so that the old secret may be dropped.
+      await pollUntil('the background re-seal to finish', async () =>
+        (await get(during, '/admin/v1/secret-key')).json().remaining === 0 ? true : undefined,
+      );
+      await during.close();
+
+      // The old secret dropped: the cursor is refused as any other it did not sign, and page one starts again.
+      const after = await startOn(NEW, []);
+      try {
+        const refused = await get(after, next);
+        expect(refused.statusCode).toBe(422);
+        expect(refused.body).toContain('is not a valid token');
+        expect((await get(after, '/admin/v1/clients?_paginate=cursor&_limit=1')).statusCode).toBe(200);
+      } finally {
+        await after.close();
+      }
+    } finally {
+      await own.close();
+    }
+  }, 180_000);
 });

@@ -25,6 +25,7 @@ import { retention } from './0028-retention.js';
 import { sandboxClock } from './0029-sandbox-clock.js';
 import { signingKeyStates } from './0031-signing-key-states.js';
 import { deliveryAttemptsTotal } from './0032-delivery-attempts-total.js';
+import { retentionVacuum } from './0034-retention-vacuum.js';
 import { operationalAlerts } from './0035-operational-alerts.js';
 import type { MigrationFactory } from './helpers.js';
 
@@ -60,5 +61,6 @@ export const migrations: Record<string, MigrationFactory> = {
   '0029-sandbox-clock': sandboxClock,
   '0031-signing-key-states': signingKeyStates,
   '0032-delivery-attempts-total': deliveryAttemptsTotal,
+  '0034-retention-vacuum': retentionVacuum,
   '0035-operational-alerts': operationalAlerts,
 };
