@@ -8,6 +8,7 @@ import { operatorSection } from './operator-console.js';
 import { recordsSection } from './records-console.js';
 import { shippingSection } from './shipping-console.js';
 import { shippingPreviewSection } from './shipping-preview-console.js';
+import { shippingSettingsSection } from './shipping-settings-console.js';
 import { subscriptionSection } from './subscription-console.js';
 import { webhooksSection } from './webhooks-console.js';
 
@@ -24,6 +25,8 @@ export const CONSOLE_SECTIONS: readonly ConsoleSection[] = [
   shippingSection,
   // The quote preview (D61): reached from the shipping page, no nav entry of its own.
   shippingPreviewSection,
+  // The shipping settings forms (D147): reached from the shipping page.
+  shippingSettingsSection,
   recordsSection,
   operatorSection,
   // The time-zone choice and the console-styled 404 of unknown console addresses.

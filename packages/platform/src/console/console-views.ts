@@ -69,7 +69,7 @@ export function notFoundView(t: Translator): string {
 <p><a href="/console">${t.html('console.back', { place: t.text('console.stores.title') })}</a></p>`;
 }
 
-function crumbs(items: Array<{ href?: string; label: string }>, t: Translator): string {
+export function crumbs(items: Array<{ href?: string; label: string }>, t: Translator): string {
   const li = items
     .map((item) =>
       item.href

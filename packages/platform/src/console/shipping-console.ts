@@ -95,6 +95,7 @@ async function shippingConsoleRoutes(app: FastifyInstance, kit: ConsoleKit): Pro
           rows: Number(table.row_count),
           updatedAt: table.updated_at,
         })),
+        freightUse: settings?.methods.includes('freight_table') ? 'method' : settings?.fallback ? 'fallback' : 'unused',
         uploaded: typeof request.query.uploaded === 'string' ? request.query.uploaded.slice(0, 32) : null,
         calls: rows as QuoteCallRecord[],
         stats,

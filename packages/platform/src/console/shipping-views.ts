@@ -195,7 +195,7 @@ export function deleteTableConfirmation(t: Translator, id: string): Confirmation
 }
 
 /** The store's freight tables: download, delete, and the upload form (its progress bar needs the page's module). */
-function freightView(t: Translator, store: { id: string }, tables: FreightTableView[], csrf: string): string {
+function freightView(t: Translator, store: { id: string }, tables: FreightTableView[], csrf: string, use: FreightUse): string {
   const api = `/seller/v1/stores/${encodeURIComponent(store.id)}/shipping/freight-tables`;
   const base = `/console/stores/${encodeURIComponent(store.id)}/shipping/freight-tables`;
   const rows = tables.map((table) => [
@@ -230,6 +230,7 @@ function freightView(t: Translator, store: { id: string }, tables: FreightTableV
       })
     : `<p>${t.html('freight.none')}</p>`;
   return `<h2 id="freight">${t.html('shipping.freightTables')}</h2>
+${tables.length ? freightUseView(t, store, csrf, use) : ''}
 ${list}
 <h3 id="freight-upload-heading">${t.html('freight.upload')}</h3>
 <p class="muted">${t.html('freight.uploadHint')}</p>
@@ -250,6 +251,17 @@ ${list}
 </form>`;
 }
 
+/** Whether quotes read the store's freight tables: as a method, only as backup rates, or not at all. */
+export type FreightUse = 'method' | 'fallback' | 'unused';
+
+/** What the tables are used for, and the one-button way to turn them on when no method reads them (D147). */
+function freightUseView(t: Translator, store: { id: string }, csrf: string, use: FreightUse): string {
+  if (use === 'method') return `<p>${t.html('freight.use.method')}</p>`;
+  const action = `/console/stores/${encodeURIComponent(store.id)}/shipping/settings/freight-on`;
+  return `<div class="notice freight-unused"><p>${t.html(use === 'fallback' ? 'freight.use.fallback' : 'freight.use.unused')}</p>
+<form method="post" action="${action}">${hiddenFields({ csrf })}<button type="submit">${t.html('freight.use.turnOn')}</button></form></div>`;
+}
+
 export function shippingView(
   t: Translator,
   input: {
@@ -260,6 +272,7 @@ export function shippingView(
     /** A quote method's label in the catalogues (its module's `labelKey`). */
     methodLabel: (method: string) => MessageKey | LocalizedText;
     freightTables: FreightTableView[];
+    freightUse: FreightUse;
     calls: QuoteCallRecord[];
     stats: QuoteStats;
     window: QuoteWindow;
@@ -303,9 +316,10 @@ ${input.nav}
 <h1>${t.html('shipping.title', { store: input.store.name })}</h1>
 <h2>${t.html('shipping.settings')}</h2>
 ${settingsView(t, input.settings, input.methodLabel)}
+<p><a href="${base}/settings">${t.html('settings.link')}</a></p>
 <p><a href="${base}/preview">${t.html('preview.link')}</a></p>
 ${input.uploaded ? `<p class="notice" role="status">${t.html('freight.uploaded', { id: input.uploaded })}</p>` : ''}
-${freightView(t, input.store, input.freightTables, input.csrf)}
+${freightView(t, input.store, input.freightTables, input.csrf, input.freightUse)}
 <h2 id="test">${t.html('shipping.test.heading')}</h2>
 <p>${t.html('shipping.test.intro', { calls: input.testCalls, seconds: input.testCalls })}</p>
 ${input.testError ? `<p class="error" role="alert">${escapeHtml(input.testError)}</p>` : ''}

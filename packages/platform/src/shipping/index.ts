@@ -13,6 +13,7 @@ export {
   MARKETPLACE_OWNER,
 } from './freight/freight-table-store.js';
 export { DEFAULT_UPLOAD_LIMITS } from './freight/upload-limits.js';
+export { GATEWAY_KINDS } from './methods/gateways/index.js';
 export {
   BUILT_IN_QUOTE_METHODS,
   QUOTE_METHOD_MODULES,
@@ -45,6 +46,8 @@ export { createShippingServices, type ShippingServices } from './shipping-servic
 export {
   configureShippingSettings,
   findShippingSettings,
+  presentShippingSettings,
+  saveShippingSettings,
   type ShippingSettings,
   type ShippingSettingsBody,
   shippingSealedColumns,
