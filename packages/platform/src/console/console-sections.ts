@@ -4,6 +4,7 @@ import { homeSection } from './console-home.js';
 import { pagesSection } from './console-pages.js';
 import type { ConsoleSection } from './console-section.js';
 import { deliverySection } from './delivery-console.js';
+import { freightRowsSection } from './freight-rows-console.js';
 import { operatorSection } from './operator-console.js';
 import { recordsSection } from './records-console.js';
 import { shippingSection } from './shipping-console.js';
@@ -27,6 +28,8 @@ export const CONSOLE_SECTIONS: readonly ConsoleSection[] = [
   shippingPreviewSection,
   // The shipping settings forms (D147): reached from the shipping page.
   shippingSettingsSection,
+  // A freight table's rows (D148): reached from the shipping page's table list.
+  freightRowsSection,
   recordsSection,
   operatorSection,
   // The time-zone choice and the console-styled 404 of unknown console addresses.

@@ -174,16 +174,31 @@ function freightProblemCatalogue(t: Translator) {
     ['^a row has more than ([0-9,]+) cells$', 'freight.problem.limitColumns'],
     ['^the spreadsheet has more than ([0-9,]+) rows$', 'freight.problem.limitRows'],
     ['^the spreadsheet is over ([0-9,]+) bytes$', 'freight.problem.limitBytes'],
+    // A workbook's own sentences (freight-xlsx.ts) and bounds (xlsx-bounds.ts, upload-limits.ts).
+    ['^the sheet has more than ([0-9,]+) rows; split it into several tables$', 'freight.problem.limitRows'],
+    ['^the first sheet is empty$', 'freight.problem.empty'],
+    ['^not readable as an \\.xlsx workbook: (.*)$', 'freight.problem.xlsx'],
+    ['^the workbook is over ([0-9,]+) bytes$', 'freight.problem.limitWorkbookBytes'],
+    ['^a part of the workbook inflates to over ([0-9,]+) bytes$', 'freight.problem.limitInflated'],
+    ['^a part of the workbook inflates to over ([0-9,]+) times its compressed size$', 'freight.problem.limitRatio'],
+    ['^the workbook has over ([0-9,]+) shared strings$', 'freight.problem.limitSharedStrings'],
+    ["^the workbook's shared strings hold over ([0-9,]+) bytes of text$", 'freight.problem.limitSharedBytes'],
+    ['^reading the workbook needs more than ([0-9,]+) MiB of memory$', 'freight.problem.limitHeap'],
+    ['^reading the workbook takes longer than ([0-9,]+) seconds$', 'freight.problem.limitSeconds'],
   ];
   return {
     one: t.text('freight.problems', { count: 1 }),
     other: t.text('freight.problems', { count: 2 }).replace('2', '#'),
     many: t.text('freight.problemsListed', { listed: 100 }).replace('100', '#'),
     line: t.text('freight.problem.line', { line: '{line}', column: '{column}', reason: '{reason}' }),
+    cell: t.text('freight.problem.cell', { sheet: '{sheet}', line: '{line}', column: '{column}', reason: '{reason}' }),
     status: t.text('console.error.generic', { status: '{status}' }),
     reasons: reasons.map(([pattern, key]) => [pattern, t.text(key, { a: '$1', b: '$2' })]),
   };
 }
+
+/** The media type a workbook upload declares (the seller API reads the body by it, D62). */
+const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
 /** What deleting a freight table asks, in the dialog and on the no-JavaScript page alike (D69). */
 export function deleteTableConfirmation(t: Translator, id: string): Confirmation {
@@ -204,7 +219,7 @@ function freightView(t: Translator, store: { id: string }, tables: FreightTableV
     table.distributionCenterId ? `<code>${escapeHtml(table.distributionCenterId)}</code>` : '—',
     t.number(table.rows),
     consoleTimeHtml(t, table.updatedAt),
-    `<a href="${api}/${encodeURIComponent(table.id)}?format=original" download>${t.html('freight.download', { id: table.id })}</a> ${confirmForm(
+    `<a href="${base}/${encodeURIComponent(table.id)}">${t.html('freight.rows.view', { id: table.id })}</a> <a href="${api}/${encodeURIComponent(table.id)}?format=original" download>${t.html('freight.download', { id: table.id })}</a> ${confirmForm(
       t,
       {
         action: `${base}/${encodeURIComponent(table.id)}/delete`,
@@ -234,9 +249,9 @@ ${tables.length ? freightUseView(t, store, csrf, use) : ''}
 ${list}
 <h3 id="freight-upload-heading">${t.html('freight.upload')}</h3>
 <p class="muted">${t.html('freight.uploadHint')}</p>
-<form id="freight-upload" data-api="${api}" data-csrf="${escapeHtml(csrf)}" aria-labelledby="freight-upload-heading">
+<form id="freight-upload" data-api="${api}" data-xlsx="${XLSX_TYPE}" data-csrf="${escapeHtml(csrf)}" aria-labelledby="freight-upload-heading">
 <label for="freight-file">${t.html('freight.file')}</label>
-<input type="file" id="freight-file" name="file" accept=".csv,text/csv" required>
+<input type="file" id="freight-file" name="file" accept=".csv,.xlsx,text/csv,${XLSX_TYPE}" required>
 <label for="freight-id">${t.html('freight.col.id')}</label>
 <input type="text" id="freight-id" name="table_id" required maxlength="32" pattern="[!-~]{1,32}" aria-describedby="freight-id-hint">
 <p class="muted" id="freight-id-hint">${t.html('freight.idHint')}</p>

@@ -380,6 +380,27 @@ export const en = {
   'freight.problems': 'The spreadsheet has {count, plural, one {# problem} other {# problems}}; the table was not changed.',
   'freight.problemsListed': 'The first {listed} are listed.',
   'freight.problem.line': 'Line {line}, {column}: {reason}',
+  'freight.problem.cell': 'Sheet "{sheet}", row {line}, {column}: {reason}',
+  'freight.problem.xlsx': 'is not readable as an .xlsx workbook ({a})',
+  'freight.problem.limitWorkbookBytes': 'the workbook is over {a} bytes (an upload limit); split it into several tables',
+  'freight.problem.limitInflated': 'a part of the workbook unpacks to over {a} bytes (an upload limit)',
+  'freight.problem.limitRatio': 'a part of the workbook unpacks to over {a} times its packed size (an upload limit)',
+  'freight.problem.limitSharedStrings': 'the workbook has over {a} distinct texts (an upload limit)',
+  'freight.problem.limitSharedBytes': 'the texts of the workbook hold over {a} bytes (an upload limit)',
+  'freight.problem.limitHeap':
+    'reading the workbook needs more than {a} MiB of memory (an upload limit); split it into several tables',
+  'freight.problem.limitSeconds':
+    'reading the workbook takes longer than {a} seconds (an upload limit); split it into several tables',
+  'freight.column':
+    '{name, select, ZipCodeStart {First CEP} ZipCodeEnd {Last CEP} PolygonName {Region} WeightStart {Weight from (g)} WeightEnd {Weight to (g)} AbsoluteMoneyCost {Price} PricePercent {Percent of the order} PriceByExtraWeight {Per extra kg} MaxVolume {Max volume (cm³)} TimeCost {Delivery time} Country {Country} MinimumValueInsurance {Minimum insurance} other {{name}}}',
+  'freight.rows.view': 'Rows of {id}',
+  'freight.rows.title': 'Freight table {id}',
+  'freight.rows.summary':
+    '{name}: {rows, plural, one {# row} other {# rows}}, uploaded as {format, select, xlsx {an .xlsx workbook} other {a CSV}}. Read-only: upload the table again to change it.',
+  'freight.rows.caption': 'Spreadsheet lines {from} to {to}',
+  'freight.rows.first': 'First page',
+  'freight.rows.next': 'Next page',
+  'freight.rows.none': 'No row after this point.',
   'freight.problem.missing': 'missing value',
   'freight.problem.zipcode': 'must be a CEP of exactly 8 digits',
   'freight.problem.notNumber': '"{a}" is not a number',
@@ -521,8 +542,8 @@ export const en = {
   'freight.none': 'No freight table yet.',
   'freight.upload': 'Upload a freight table',
   'freight.uploadHint':
-    'A VTEX-layout spreadsheet (ZipCodeStart; ZipCodeEnd; WeightStart; WeightEnd; AbsoluteMoneyCost; …) as CSV with ; or , between cells. Uploading an existing id replaces that table at once, all or nothing; a spreadsheet with problems changes nothing and lists them.',
-  'freight.file': 'CSV file',
+    'A VTEX-layout spreadsheet (ZipCodeStart; ZipCodeEnd; WeightStart; WeightEnd; AbsoluteMoneyCost; …): a CSV with ; or , between cells, or an .xlsx workbook (its first sheet). Amounts as 18,50 or 18.50. Uploading an existing id replaces that table at once, all or nothing; a spreadsheet with problems changes nothing and lists them.',
+  'freight.file': 'Spreadsheet (.csv or .xlsx)',
   'freight.idHint': '1 to 32 characters without spaces; it names the delivery option.',
   'freight.centre': 'Distribution centre (optional)',
   'freight.submit': 'Upload',

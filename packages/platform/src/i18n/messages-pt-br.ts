@@ -384,6 +384,28 @@ export const ptBR: Record<MessageKey, string> = {
   'freight.problems': 'A planilha tem {count, plural, one {# problema} other {# problemas}}; a tabela não foi alterada.',
   'freight.problemsListed': 'Os primeiros {listed} estão listados.',
   'freight.problem.line': 'Linha {line}, {column}: {reason}',
+  'freight.problem.cell': 'Planilha "{sheet}", linha {line}, {column}: {reason}',
+  'freight.problem.xlsx': 'não é legível como pasta de trabalho .xlsx ({a})',
+  'freight.problem.limitWorkbookBytes': 'a pasta de trabalho passa de {a} bytes (um limite de envio); divida-a em várias tabelas',
+  'freight.problem.limitInflated': 'uma parte da pasta de trabalho descompactada passa de {a} bytes (um limite de envio)',
+  'freight.problem.limitRatio':
+    'uma parte da pasta de trabalho descompactada passa de {a} vezes o tamanho compactado (um limite de envio)',
+  'freight.problem.limitSharedStrings': 'a pasta de trabalho tem mais de {a} textos distintos (um limite de envio)',
+  'freight.problem.limitSharedBytes': 'os textos da pasta de trabalho passam de {a} bytes (um limite de envio)',
+  'freight.problem.limitHeap':
+    'ler a pasta de trabalho precisa de mais de {a} MiB de memória (um limite de envio); divida-a em várias tabelas',
+  'freight.problem.limitSeconds':
+    'ler a pasta de trabalho leva mais de {a} segundos (um limite de envio); divida-a em várias tabelas',
+  'freight.column':
+    '{name, select, ZipCodeStart {CEP inicial} ZipCodeEnd {CEP final} PolygonName {Região} WeightStart {Peso de (g)} WeightEnd {Peso até (g)} AbsoluteMoneyCost {Preço} PricePercent {Percentual do pedido} PriceByExtraWeight {Por kg adicional} MaxVolume {Volume máximo (cm³)} TimeCost {Prazo de entrega} Country {País} MinimumValueInsurance {Seguro mínimo} other {{name}}}',
+  'freight.rows.view': 'Linhas de {id}',
+  'freight.rows.title': 'Tabela de frete {id}',
+  'freight.rows.summary':
+    '{name}: {rows, plural, one {# linha} other {# linhas}}, enviada como {format, select, xlsx {pasta de trabalho .xlsx} other {CSV}}. Somente leitura: envie a tabela de novo para alterá-la.',
+  'freight.rows.caption': 'Linhas {from} a {to} da planilha',
+  'freight.rows.first': 'Primeira página',
+  'freight.rows.next': 'Próxima página',
+  'freight.rows.none': 'Nenhuma linha depois deste ponto.',
   'freight.problem.missing': 'valor ausente',
   'freight.problem.zipcode': 'precisa ser um CEP de exatamente 8 dígitos',
   'freight.problem.notNumber': '"{a}" não é um número',
@@ -526,8 +548,8 @@ export const ptBR: Record<MessageKey, string> = {
   'freight.none': 'Nenhuma tabela de frete ainda.',
   'freight.upload': 'Enviar uma tabela de frete',
   'freight.uploadHint':
-    'Uma planilha no layout da VTEX (ZipCodeStart; ZipCodeEnd; WeightStart; WeightEnd; AbsoluteMoneyCost; …) em CSV com ; ou , entre as células. Enviar um id existente substitui a tabela de uma vez, tudo ou nada; uma planilha com problemas não muda nada e lista os problemas.',
-  'freight.file': 'Arquivo CSV',
+    'Uma planilha no layout da VTEX (ZipCodeStart; ZipCodeEnd; WeightStart; WeightEnd; AbsoluteMoneyCost; …): um CSV com ; ou , entre as células, ou uma pasta de trabalho .xlsx (a primeira aba). Valores como 18,50 ou 18.50. Enviar um id existente substitui a tabela de uma vez, tudo ou nada; uma planilha com problemas não muda nada e lista os problemas.',
+  'freight.file': 'Planilha (.csv ou .xlsx)',
   'freight.idHint': 'De 1 a 32 caracteres sem espaços; dá nome à opção de entrega.',
   'freight.centre': 'Centro de distribuição (opcional)',
   'freight.submit': 'Enviar',

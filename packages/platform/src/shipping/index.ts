@@ -9,6 +9,8 @@ export { sellerFreightRoutes } from './freight/freight-routes.js';
 export {
   deleteFreightTable,
   deleteFreightTablesOf,
+  findFreightTable,
+  freightRowsPage,
   importFreightTable,
   MARKETPLACE_OWNER,
 } from './freight/freight-table-store.js';
@@ -47,8 +49,8 @@ export {
   configureShippingSettings,
   findShippingSettings,
   presentShippingSettings,
-  saveShippingSettings,
   type ShippingSettings,
   type ShippingSettingsBody,
+  saveShippingSettings,
   shippingSealedColumns,
 } from './shipping-settings.js';
