@@ -6,6 +6,7 @@ import type { ConsoleSection } from './console-section.js';
 import { deliverySection } from './delivery-console.js';
 import { freightRowsSection } from './freight-rows-console.js';
 import { operatorSection } from './operator-console.js';
+import { overviewSection } from './overview-console.js';
 import { recordsSection } from './records-console.js';
 import { shippingSection } from './shipping-console.js';
 import { shippingPreviewSection } from './shipping-preview-console.js';
@@ -19,6 +20,7 @@ import { webhooksSection } from './webhooks-console.js';
  */
 export const CONSOLE_SECTIONS: readonly ConsoleSection[] = [
   homeSection,
+  overviewSection,
   webhooksSection,
   deliverySection,
   subscriptionSection,

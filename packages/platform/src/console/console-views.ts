@@ -57,7 +57,7 @@ ${hiddenFields({ csrf: input.csrf, ...(input.next ? { next: input.next } : {}) }
 
 export function storesView(t: Translator, stores: Array<{ id: string; name: string }>): string {
   const items = stores
-    .map((s) => `<li><a href="/console/stores/${encodeURIComponent(s.id)}/webhooks">${escapeHtml(s.name)}</a></li>`)
+    .map((s) => `<li><a href="/console/stores/${encodeURIComponent(s.id)}/overview">${escapeHtml(s.name)}</a></li>`)
     .join('\n');
   return `<h1>${t.html('console.stores.title')}</h1>
 ${stores.length > 0 ? `<ul>${items}</ul>` : `<p>${t.html('console.stores.none')}</p>`}`;

@@ -158,7 +158,7 @@ describe.each(testDatabaseTargets())('shipping settings in the console on $diale
     expect(await narrow.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
     expect(await seriousAxeViolations(narrow)).toEqual([]);
     await narrow.context().close();
-  }, 120_000);
+  }, 300_000);
 
   it("a freight table no method reads says so and turns the method on; a form without the CSRF token changes nothing; another seller's store is a 404", async () => {
     const seller = await platform.createSeller({ tenants: 1 });
@@ -195,5 +195,5 @@ describe.each(testDatabaseTargets())('shipping settings in the console on $diale
     const foreign = await page.goto(`${platform.url}/console/stores/${other.tenantIds[0]}/shipping/settings`);
     expect(foreign?.status()).toBe(404);
     await page.context().close();
-  }, 120_000);
+  }, 300_000);
 });
