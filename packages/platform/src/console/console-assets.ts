@@ -104,6 +104,17 @@ table.stack td.num{text-align:left}
 table.stack td.nowrap,table.stack td.nowrap code{white-space:normal}
 }
 @media (max-width:40rem){dl.facts{grid-template-columns:1fr}}
+/* Shipping settings forms (shipping-settings-views.ts): a checkbox beside its label, a row per method or centre. */
+section.settings-part{border-top:1px solid var(--border);margin-top:1.5rem}
+.settings-form fieldset label{margin:0}
+.method-row{display:grid;grid-template-columns:auto 1fr auto 4.5rem;gap:.5rem .75rem;align-items:center;margin:.5rem 0}
+.method-row label.order-label{color:var(--muted);font-size:.85rem}
+.centre-row{display:grid;grid-template-columns:repeat(2,minmax(0,1fr));gap:0 1rem}
+.centre-row label{margin:.5rem 0 .25rem}
+.settings-form input[type=url]{width:100%}
+.settings-form input[type=checkbox]+label{display:inline;margin:0 0 0 .35rem}
+.freight-unused form{margin:.5rem 0 0}
+@media (max-width:37.5rem){.method-row{grid-template-columns:auto 1fr 4.5rem}.method-row label.order-label{grid-column:2}.centre-row{grid-template-columns:1fr}}
 `;
 
 const CONSOLE_JS = `// Feira console: live updates over server-sent events (the pages work without this file).

@@ -178,6 +178,7 @@ const NOTICES = {
   expired: (t: Translator) => t.text('notice.expired'),
   zoneSaved: (t: Translator) => t.text('notice.zoneSaved', { zone: timeZoneLabel(t) }),
   freightDeleted: (t: Translator) => t.text('notice.freightDeleted'),
+  freightOn: (t: Translator) => t.text('notice.freightOn'),
 } as const;
 export type NoticeName = keyof typeof NOTICES;
 

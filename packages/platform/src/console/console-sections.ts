@@ -5,10 +5,13 @@ import { homeSection } from './console-home.js';
 import { pagesSection } from './console-pages.js';
 import type { ConsoleSection } from './console-section.js';
 import { deliverySection } from './delivery-console.js';
+import { freightRowsSection } from './freight-rows-console.js';
 import { operatorSection } from './operator-console.js';
+import { overviewSection } from './overview-console.js';
 import { recordsSection } from './records-console.js';
 import { shippingSection } from './shipping-console.js';
 import { shippingPreviewSection } from './shipping-preview-console.js';
+import { shippingSettingsSection } from './shipping-settings-console.js';
 import { subscriptionSection } from './subscription-console.js';
 import { webhooksSection } from './webhooks-console.js';
 
@@ -18,6 +21,7 @@ import { webhooksSection } from './webhooks-console.js';
  */
 export const CONSOLE_SECTIONS: readonly ConsoleSection[] = [
   homeSection,
+  overviewSection,
   webhooksSection,
   deliverySection,
   subscriptionSection,
@@ -27,6 +31,10 @@ export const CONSOLE_SECTIONS: readonly ConsoleSection[] = [
   shippingSection,
   // The quote preview (D61): reached from the shipping page, no nav entry of its own.
   shippingPreviewSection,
+  // The shipping settings forms (D147): reached from the shipping page.
+  shippingSettingsSection,
+  // A freight table's rows (D148): reached from the shipping page's table list.
+  freightRowsSection,
   recordsSection,
   operatorSection,
   // The time-zone choice and the console-styled 404 of unknown console addresses.

@@ -57,7 +57,7 @@ ${hiddenFields({ csrf: input.csrf, ...(input.next ? { next: input.next } : {}) }
 
 export function storesView(t: Translator, stores: Array<{ id: string; name: string }>): string {
   const items = stores
-    .map((s) => `<li><a href="/console/stores/${encodeURIComponent(s.id)}/webhooks">${escapeHtml(s.name)}</a></li>`)
+    .map((s) => `<li><a href="/console/stores/${encodeURIComponent(s.id)}/overview">${escapeHtml(s.name)}</a></li>`)
     .join('\n');
   return `<h1>${t.html('console.stores.title')}</h1>
 ${stores.length > 0 ? `<ul>${items}</ul>` : `<p>${t.html('console.stores.none')}</p>`}`;
@@ -69,7 +69,7 @@ export function notFoundView(t: Translator): string {
 <p><a href="/console">${t.html('console.back', { place: t.text('console.stores.title') })}</a></p>`;
 }
 
-function crumbs(items: Array<{ href?: string; label: string }>, t: Translator): string {
+export function crumbs(items: Array<{ href?: string; label: string }>, t: Translator): string {
   const li = items
     .map((item) =>
       item.href

@@ -95,6 +95,7 @@ async function shippingConsoleRoutes(app: FastifyInstance, kit: ConsoleKit): Pro
           rows: Number(table.row_count),
           updatedAt: table.updated_at,
         })),
+        freightUse: settings?.methods.includes('freight_table') ? 'method' : settings?.fallback ? 'fallback' : 'unused',
         uploaded: typeof request.query.uploaded === 'string' ? request.query.uploaded.slice(0, 32) : null,
         calls: rows as QuoteCallRecord[],
         stats,
@@ -271,7 +272,9 @@ if (upload) {
     const button = upload.querySelector('button[type="submit"]');
     const xhr = new XMLHttpRequest();
     xhr.open('PUT', upload.dataset.api + '/' + encodeURIComponent(id) + '?' + query);
-    xhr.setRequestHeader('content-type', 'text/csv');
+    // A workbook declares its own type, so the API reads it as one (D62); anything else goes as CSV.
+    const workbook = /.xlsx$/i.test(file.name) || file.type === upload.dataset.xlsx;
+    xhr.setRequestHeader('content-type', workbook ? upload.dataset.xlsx : 'text/csv');
     xhr.setRequestHeader('x-csrf-token', upload.dataset.csrf);
     xhr.upload.addEventListener('progress', (e) => { if (e.lengthComputable) progress.value = Math.round((e.loaded / e.total) * 100); });
     xhr.addEventListener('load', () => {
@@ -298,14 +301,22 @@ if (upload) {
       const list = document.createElement('ul');
       for (const detail of details.slice(0, 100)) {
         const item = document.createElement('li');
-        const where = /^lines\\.([0-9]+)\\.(.+)$/.exec(detail.field || '');
-        const said = String(detail.message || '').replace(/^line [0-9]+, [^:]+: /, '');
+        const field = detail.field || '';
+        // A CSV's problem is at a line and column; a workbook's at a sheet, row and column (D62).
+        const line = /^lines\\.([0-9]+)\\.(.+)$/.exec(field);
+        const cell = /^sheets\\.(.+)\\.rows\\.([0-9]+)\\.([^.]+)$/.exec(field);
+        const said = String(detail.message || '')
+          .replace(/^line [0-9]+, [^:]+: /, '')
+          .replace(/^sheet "(?:[^"]|"")*", row [0-9]+, (?:column [^:(]+?(?: \\(cell [A-Z]+[0-9]+\\))?|cell [A-Z]+[0-9]+(?: \\([^)]*\\))?): /, '')
+          .replace(/^part [^:]+: /, '');
         const known = words.reasons.find(([pattern]) => new RegExp(pattern).test(said));
         if (known) {
           const groups = new RegExp(known[0]).exec(said).slice(1).map(figure);
           const reason = known[1].replace(/\\$([12])/g, (m, n) => groups[Number(n) - 1] ?? '');
           // A bound of the whole body (an upload limit) names no line: the reason alone.
-          item.textContent = where ? words.line.replace('{line}', where[1]).replace('{column}', where[2]).replace('{reason}', reason) : reason;
+          item.textContent = line ? words.line.replace('{line}', line[1]).replace('{column}', line[2]).replace('{reason}', reason)
+            : cell ? words.cell.replace('{sheet}', cell[1]).replace('{line}', cell[2]).replace('{column}', cell[3]).replace('{reason}', reason)
+            : reason;
         } else {
           item.lang = 'en';
           item.textContent = detail.message;

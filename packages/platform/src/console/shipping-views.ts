@@ -174,16 +174,31 @@ function freightProblemCatalogue(t: Translator) {
     ['^a row has more than ([0-9,]+) cells$', 'freight.problem.limitColumns'],
     ['^the spreadsheet has more than ([0-9,]+) rows$', 'freight.problem.limitRows'],
     ['^the spreadsheet is over ([0-9,]+) bytes$', 'freight.problem.limitBytes'],
+    // A workbook's own sentences (freight-xlsx.ts) and bounds (xlsx-bounds.ts, upload-limits.ts).
+    ['^the sheet has more than ([0-9,]+) rows; split it into several tables$', 'freight.problem.limitRows'],
+    ['^the first sheet is empty$', 'freight.problem.empty'],
+    ['^not readable as an \\.xlsx workbook: (.*)$', 'freight.problem.xlsx'],
+    ['^the workbook is over ([0-9,]+) bytes$', 'freight.problem.limitWorkbookBytes'],
+    ['^a part of the workbook inflates to over ([0-9,]+) bytes$', 'freight.problem.limitInflated'],
+    ['^a part of the workbook inflates to over ([0-9,]+) times its compressed size$', 'freight.problem.limitRatio'],
+    ['^the workbook has over ([0-9,]+) shared strings$', 'freight.problem.limitSharedStrings'],
+    ["^the workbook's shared strings hold over ([0-9,]+) bytes of text$", 'freight.problem.limitSharedBytes'],
+    ['^reading the workbook needs more than ([0-9,]+) MiB of memory$', 'freight.problem.limitHeap'],
+    ['^reading the workbook takes longer than ([0-9,]+) seconds$', 'freight.problem.limitSeconds'],
   ];
   return {
     one: t.text('freight.problems', { count: 1 }),
     other: t.text('freight.problems', { count: 2 }).replace('2', '#'),
     many: t.text('freight.problemsListed', { listed: 100 }).replace('100', '#'),
     line: t.text('freight.problem.line', { line: '{line}', column: '{column}', reason: '{reason}' }),
+    cell: t.text('freight.problem.cell', { sheet: '{sheet}', line: '{line}', column: '{column}', reason: '{reason}' }),
     status: t.text('console.error.generic', { status: '{status}' }),
     reasons: reasons.map(([pattern, key]) => [pattern, t.text(key, { a: '$1', b: '$2' })]),
   };
 }
+
+/** The media type a workbook upload declares (the seller API reads the body by it, D62). */
+const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
 /** What deleting a freight table asks, in the dialog and on the no-JavaScript page alike (D69). */
 export function deleteTableConfirmation(t: Translator, id: string): Confirmation {
@@ -196,7 +211,7 @@ export function deleteTableConfirmation(t: Translator, id: string): Confirmation
 }
 
 /** The store's freight tables: download, delete, and the upload form (its progress bar needs the page's module). */
-function freightView(t: Translator, store: { id: string }, tables: FreightTableView[], csrf: string): string {
+function freightView(t: Translator, store: { id: string }, tables: FreightTableView[], csrf: string, use: FreightUse): string {
   const api = `/seller/v1/stores/${encodeURIComponent(store.id)}/shipping/freight-tables`;
   const base = `/console/stores/${encodeURIComponent(store.id)}/shipping/freight-tables`;
   const rows = tables.map((table) => [
@@ -205,7 +220,7 @@ function freightView(t: Translator, store: { id: string }, tables: FreightTableV
     table.distributionCenterId ? `<code>${escapeHtml(table.distributionCenterId)}</code>` : '—',
     t.number(table.rows),
     consoleTimeHtml(t, table.updatedAt),
-    `<a href="${api}/${encodeURIComponent(table.id)}?format=original" download>${t.html('freight.download', { id: table.id })}</a> ${confirmForm(
+    `<a href="${base}/${encodeURIComponent(table.id)}">${t.html('freight.rows.view', { id: table.id })}</a> <a href="${api}/${encodeURIComponent(table.id)}?format=original" download>${t.html('freight.download', { id: table.id })}</a> ${confirmForm(
       t,
       {
         action: `${base}/${encodeURIComponent(table.id)}/delete`,
@@ -231,12 +246,13 @@ function freightView(t: Translator, store: { id: string }, tables: FreightTableV
       })
     : `<p>${t.html('freight.none')}</p>`;
   return `<h2 id="freight">${t.html('shipping.freightTables')}</h2>
+${tables.length ? freightUseView(t, store, csrf, use) : ''}
 ${list}
 <h3 id="freight-upload-heading">${t.html('freight.upload')}</h3>
 <p class="muted">${t.html('freight.uploadHint')}</p>
-<form id="freight-upload" data-api="${api}" data-csrf="${escapeHtml(csrf)}" aria-labelledby="freight-upload-heading">
+<form id="freight-upload" data-api="${api}" data-xlsx="${XLSX_TYPE}" data-csrf="${escapeHtml(csrf)}" aria-labelledby="freight-upload-heading">
 <label for="freight-file">${t.html('freight.file')}</label>
-<input type="file" id="freight-file" name="file" accept=".csv,text/csv" required>
+<input type="file" id="freight-file" name="file" accept=".csv,.xlsx,text/csv,${XLSX_TYPE}" required>
 <label for="freight-id">${t.html('freight.col.id')}</label>
 <input type="text" id="freight-id" name="table_id" required maxlength="32" pattern="[!-~]{1,32}" aria-describedby="freight-id-hint">
 <p class="muted" id="freight-id-hint">${t.html('freight.idHint')}</p>
@@ -251,6 +267,17 @@ ${list}
 </form>`;
 }
 
+/** Whether quotes read the store's freight tables: as a method, only as backup rates, or not at all. */
+export type FreightUse = 'method' | 'fallback' | 'unused';
+
+/** What the tables are used for, and the one-button way to turn them on when no method reads them (D147). */
+function freightUseView(t: Translator, store: { id: string }, csrf: string, use: FreightUse): string {
+  if (use === 'method') return `<p>${t.html('freight.use.method')}</p>`;
+  const action = `/console/stores/${encodeURIComponent(store.id)}/shipping/settings/freight-on`;
+  return `<div class="notice freight-unused"><p>${t.html(use === 'fallback' ? 'freight.use.fallback' : 'freight.use.unused')}</p>
+<form method="post" action="${action}">${hiddenFields({ csrf })}<button type="submit">${t.html('freight.use.turnOn')}</button></form></div>`;
+}
+
 export function shippingView(
   t: Translator,
   input: {
@@ -261,6 +288,7 @@ export function shippingView(
     /** A quote method's label in the catalogues (its module's `labelKey`). */
     methodLabel: (method: string) => MessageKey | LocalizedText;
     freightTables: FreightTableView[];
+    freightUse: FreightUse;
     calls: QuoteCallRecord[];
     stats: QuoteStats;
     window: QuoteWindow;
@@ -304,9 +332,10 @@ ${input.nav}
 <h1>${t.html('shipping.title', { store: input.store.name })}</h1>
 <h2>${t.html('shipping.settings')}</h2>
 ${settingsView(t, input.settings, input.methodLabel)}
+<p><a href="${base}/settings">${t.html('settings.link')}</a></p>
 <p><a href="${base}/preview">${t.html('preview.link')}</a></p>
 ${input.uploaded ? `<p class="notice" role="status">${t.html('freight.uploaded', { id: input.uploaded })}</p>` : ''}
-${freightView(t, input.store, input.freightTables, input.csrf)}
+${freightView(t, input.store, input.freightTables, input.csrf, input.freightUse)}
 <h2 id="test">${t.html('shipping.test.heading')}</h2>
 <p>${t.html('shipping.test.intro', { calls: input.testCalls, seconds: input.testCalls })}</p>
 ${input.testError ? `<p class="error" role="alert">${escapeHtml(input.testError)}</p>` : ''}

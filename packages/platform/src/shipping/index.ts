@@ -9,10 +9,13 @@ export { sellerFreightRoutes } from './freight/freight-routes.js';
 export {
   deleteFreightTable,
   deleteFreightTablesOf,
+  findFreightTable,
+  freightRowsPage,
   importFreightTable,
   MARKETPLACE_OWNER,
 } from './freight/freight-table-store.js';
 export { DEFAULT_UPLOAD_LIMITS } from './freight/upload-limits.js';
+export { GATEWAY_KINDS } from './methods/gateways/index.js';
 export {
   BUILT_IN_QUOTE_METHODS,
   QUOTE_METHOD_MODULES,
@@ -45,7 +48,9 @@ export { createShippingServices, type ShippingServices } from './shipping-servic
 export {
   configureShippingSettings,
   findShippingSettings,
+  presentShippingSettings,
   type ShippingSettings,
   type ShippingSettingsBody,
+  saveShippingSettings,
   shippingSealedColumns,
 } from './shipping-settings.js';

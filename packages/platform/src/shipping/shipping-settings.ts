@@ -1,5 +1,6 @@
 import { QUOTE_MAX_CENTRE_ID_LENGTH, ZIPCODE_PATTERN } from '@feira/contract';
 import { type Static, type TObject, type TProperties, Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 import { tenantExists } from '../accounts/index.js';
 import { invalidParameter, notFound } from '../core/platform-error.js';
 import type { Database } from '../storage/database.js';
@@ -209,6 +210,29 @@ export async function configureShippingSettings(
     .onConflict((oc) => oc.column('tenant_id').doUpdateSet(fields))
     .execute();
   return settingsFromRow(registry, tenantId, row);
+}
+
+const schemaOfRegistry = new WeakMap<QuoteMethodRegistry, ReturnType<typeof shippingSettingsSchema>>();
+
+/**
+ * Stores settings that did not come through the admin route's validator (the
+ * console's forms): the same schema that route declares, then
+ * {@link configureShippingSettings}. The first schema refusal is a 422 naming
+ * the field as the API would (`distribution_centers.0.id`).
+ */
+export async function saveShippingSettings(
+  deps: SettingsDeps & { quoteMethods: QuoteMethodRegistry },
+  tenantId: string,
+  input: ShippingSettingsBody,
+): Promise<ShippingSettings> {
+  let schema = schemaOfRegistry.get(deps.quoteMethods);
+  if (!schema) {
+    schema = shippingSettingsSchema(deps.quoteMethods);
+    schemaOfRegistry.set(deps.quoteMethods, schema);
+  }
+  const error = Value.Errors(schema, input).First();
+  if (error) throw invalidParameter(error.path.slice(1).replace(/\//g, '.') || 'body', 'body', error.message);
+  return configureShippingSettings(deps, tenantId, input);
 }
 
 /** The sealed values shipping keeps: each store's gateway credential. */

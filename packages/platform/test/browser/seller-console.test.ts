@@ -64,6 +64,8 @@ describe.each(testDatabaseTargets())('seller console in Chromium on $dialect', (
     await page.getByRole('heading', { name: 'Suas lojas' }).waitFor({ timeout: 10_000 });
     expect(await seriousAxeViolations(page)).toEqual([]);
     await page.getByRole('link', { name: 'Store 1' }).click();
+    await page.getByRole('heading', { name: 'Visão geral de Store 1' }).waitFor({ timeout: 10_000 });
+    await page.getByRole('navigation', { name: 'Seções da loja' }).getByRole('link', { name: 'Webhooks' }).click();
     await page.getByRole('heading', { name: 'Webhooks de Store 1' }).waitFor({ timeout: 10_000 });
     // The subscription: app, topic, version, URL, state and failure streak.
     const subscription = page.getByRole('table', { name: 'Assinaturas' }).getByRole('row').nth(1);

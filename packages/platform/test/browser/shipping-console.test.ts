@@ -143,7 +143,9 @@ describe.each(testDatabaseTargets())('shipping console in Chromium on $dialect',
       '01000000;39999999;SP;0;1000;12,50;0;0;;2;BRA;0',
       '01000000;39999999;SP;1001;30000;19,90;0;1,5;;3;BRA;0',
     ]);
-    await page.getByLabel('Arquivo CSV').setInputFiles({ name: 'sedex.csv', mimeType: 'text/csv', buffer: Buffer.from(good) });
+    await page
+      .getByLabel('Planilha (.csv ou .xlsx)')
+      .setInputFiles({ name: 'sedex.csv', mimeType: 'text/csv', buffer: Buffer.from(good) });
     await page.getByLabel('Id da tabela').fill('SEDEX');
     await page.getByLabel('Tabela', { exact: true }).fill('Sedex Sudeste');
     await page.getByLabel('Centro de distribuição (opcional)').fill('CD-SP');
@@ -164,7 +166,9 @@ describe.each(testDatabaseTargets())('shipping console in Chromium on $dialect',
 
     // A spreadsheet with a bad cell: its problem is listed and the table is unchanged.
     const bad = vtexCsv(['01000000;39999999;SP;0;1000;doze;0;0;;2;BRA;0']);
-    await page.getByLabel('Arquivo CSV').setInputFiles({ name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from(bad) });
+    await page
+      .getByLabel('Planilha (.csv ou .xlsx)')
+      .setInputFiles({ name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from(bad) });
     await page.getByLabel('Id da tabela').fill('SEDEX');
     await page.getByLabel('Tabela', { exact: true }).fill('Sedex Sudeste');
     await page.getByRole('button', { name: 'Enviar', exact: true }).click();
@@ -183,7 +187,7 @@ describe.each(testDatabaseTargets())('shipping console in Chromium on $dialect',
     // An upload limit (docs/security.md, "Tenant isolation"): a 40,000-character cell and a cent's fraction, in pt-BR too.
     const hostile = vtexCsv([`01000000;39999999;${'x'.repeat(40_000)};0;1000;12;0;0;;2;BRA;0`]);
     await page
-      .getByLabel('Arquivo CSV')
+      .getByLabel('Planilha (.csv ou .xlsx)')
       .setInputFiles({ name: 'hostil.csv', mimeType: 'text/csv', buffer: Buffer.from(hostile) });
     await page.getByRole('button', { name: 'Enviar', exact: true }).click();
     await expect
@@ -191,7 +195,7 @@ describe.each(testDatabaseTargets())('shipping console in Chromium on $dialect',
       .toMatch(/Linha 2, PolygonName: a célula tem mais de 32\.767 caracteres \(um limite de envio/);
     const fraction = vtexCsv(['01000000;39999999;SP;0;1000;12,905;0;0;;2;BRA;0']);
     await page
-      .getByLabel('Arquivo CSV')
+      .getByLabel('Planilha (.csv ou .xlsx)')
       .setInputFiles({ name: 'centavos.csv', mimeType: 'text/csv', buffer: Buffer.from(fraction) });
     await page.getByRole('button', { name: 'Enviar', exact: true }).click();
     await expect

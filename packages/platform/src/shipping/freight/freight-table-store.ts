@@ -509,6 +509,23 @@ export async function* freightRowsOf(
   }
 }
 
+/** One page of a version's rows in upload order, after line `afterLine` (keyset paging on the line index). */
+export function freightRowsPage(
+  database: Database,
+  versionKey: number,
+  afterLine: number,
+  limit: number,
+): Promise<Schema['freight_rows'][]> {
+  return database.db
+    .selectFrom('freight_rows')
+    .selectAll()
+    .where('version_key', '=', versionKey)
+    .where('line_no', '>', afterLine)
+    .orderBy('line_no')
+    .limit(limit)
+    .execute();
+}
+
 /** Total rows of the current versions (the benchmark's sanity check). */
 export async function countFreightRows(database: Database): Promise<number> {
   const result = await sql<{ n: number | string }>`select count(*) as n from freight_rows`.execute(database.db);
