@@ -7,14 +7,14 @@
 // 32 keep-alive connections (the dispatcher's per-endpoint limit), over HTTPS,
 // to the same receiver. Completed jobs are kept (BullMQ's default).
 import { createHmac, randomUUID } from 'node:crypto';
-import { DEFAULT_PER_ENDPOINT_IN_FLIGHT } from '@feira/platform';
+import { DEFAULT_DISPATCHER_TUNING } from '@feira/platform';
 import { testTls } from '@feira/platform/testing';
 import { Queue, Worker } from 'bullmq';
 import { Agent, request } from 'undici';
 import { serveChild } from '../lib/child-protocol.js';
 
 /** The dispatcher's per-endpoint limit: the peer gets as many connections and as much concurrency. */
-const CONNECTIONS = DEFAULT_PER_ENDPOINT_IN_FLIGHT;
+const CONNECTIONS = DEFAULT_DISPATCHER_TUNING.perEndpointInFlight;
 const connection = { host: '127.0.0.1', port: Number(process.env.FEIRA_BENCH_REDIS_PORT ?? 6379) };
 const name = `feira-bench-${process.pid}-${Date.now()}`;
 const queue = new Queue(name, { connection });

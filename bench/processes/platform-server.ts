@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { type IntervalHistogram, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
-import type { PlatformConfig, RetentionPolicy } from '@feira/platform';
+import type { PlatformConfig, PlatformConfigInput, RetentionPolicy, UploadLimits } from '@feira/platform';
 import type { FastifyInstance } from 'fastify';
 import { childOptions, type Operation, serveChild } from '../lib/child-protocol.js';
 import { BENCH_ADMIN_TOKEN } from './bench-credentials.js';
@@ -24,7 +24,7 @@ export interface PlatformServerOptions {
   /** Retention settings other than the defaults (the year-soak scenario sweeps every second). */
   retention?: Partial<RetentionPolicy>;
   /** Upload limits other than the defaults (the freight scenario imports one store's table flat out). */
-  uploads?: PlatformConfig['uploads'];
+  uploads?: Partial<UploadLimits>;
 }
 
 export type FixtureModule = {
@@ -48,7 +48,7 @@ const {
 } = platformModule;
 const database = await openDatabase(options.databaseUrl, options.searchPath ? { searchPath: options.searchPath } : {});
 await migrateToLatest(database);
-const config: PlatformConfig = {
+const given: PlatformConfigInput = {
   mode: 'sandbox',
   publicUrl: 'http://127.0.0.1',
   authUrl: 'http://127.0.0.1',
@@ -63,6 +63,9 @@ const config: PlatformConfig = {
   ...(options.retention ? { retention: options.retention } : {}),
   ...(options.uploads ? { uploads: options.uploads } : {}),
 };
+// A build that fills the defaults from the settings schema is given what it must be given; an older one took the literal.
+const config: PlatformConfig =
+  'platformConfig' in platformModule ? platformModule.platformConfig(given) : (given as unknown as PlatformConfig);
 const outbound = options.outboundCa ? { outboundCa: options.outboundCa } : {};
 
 /** The app as `feira start` builds it: the composition root, with the dispatcher role when asked. */

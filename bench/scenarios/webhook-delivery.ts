@@ -1,6 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { DEFAULT_PER_ENDPOINT_IN_FLIGHT, type QuietWindowStats } from '@feira/platform';
+import { DEFAULT_DISPATCHER_TUNING, type QuietWindowStats } from '@feira/platform';
 import { machineBusyMicros, testTls } from '@feira/platform/testing';
 import { request } from 'undici';
 import { type Arrivals, sustainedRate, waitFor } from '../lib/deliveries.js';
@@ -32,7 +32,7 @@ const BULLMQ_SENDER = new URL('../processes/bullmq-sender.ts', import.meta.url);
 const SELLER_ACCESS = new URL('../processes/fixtures/seller-access.ts', import.meta.url).href;
 const WEBHOOK_EVENTS = new URL('../processes/fixtures/webhook-events.ts', import.meta.url).href;
 /** The dispatcher's default in-flight limit per endpoint; the bare loop gets the same number of connections. */
-const CONNECTIONS = DEFAULT_PER_ENDPOINT_IN_FLIGHT;
+const CONNECTIONS = DEFAULT_DISPATCHER_TUNING.perEndpointInFlight;
 const COMMIT_RATE = 500;
 /** The machine's own Redis (.ci/run starts one when none runs). */
 const MACHINE_REDIS_PORT = Number(process.env.FEIRA_BENCH_REDIS_PORT ?? 6379);

@@ -72,19 +72,24 @@ async function side(name: string, spec: string) {
   else await seedInto(platform, file);
   const database = await platform.openDatabase(`sqlite:${file}`);
   await platform.migrateToLatest(database);
+  const given = {
+    mode: 'sandbox',
+    publicUrl: 'http://127.0.0.1',
+    authUrl: 'http://127.0.0.1',
+    adminToken: 'bench-admin-token-0123456789abcdef',
+    secretKey: 'bench-secret-key-not-for-production',
+    accessTokenTtlSeconds: platform.DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
+    refreshTokenTtlSeconds: platform.DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
+    bodyLimitBytes: platform.DEFAULT_BODY_LIMIT_BYTES,
+    // spec-notes I20: the bucket is still taken on every request, under a limit the comparison never reaches.
+    apiRateLimit: { requestsPerSecond: 100_000, burst: 1_000_000 },
+  } as const;
   const app = await platform.buildApp({
-    config: {
-      mode: 'sandbox',
-      publicUrl: 'http://127.0.0.1',
-      authUrl: 'http://127.0.0.1',
-      adminToken: 'bench-admin-token-0123456789abcdef',
-      secretKey: 'bench-secret-key-not-for-production',
-      accessTokenTtlSeconds: platform.DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
-      refreshTokenTtlSeconds: platform.DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
-      bodyLimitBytes: platform.DEFAULT_BODY_LIMIT_BYTES,
-      // spec-notes I20: the bucket is still taken on every request, under a limit the comparison never reaches.
-      apiRateLimit: { requestsPerSecond: 100_000, burst: 1_000_000 },
-    },
+    // A build that fills the defaults from the settings schema is given what it must be given; an older one took the literal.
+    config:
+      'platformConfig' in platform
+        ? platform.platformConfig(given)
+        : (given as unknown as ReturnType<PlatformModule['platformConfig']>),
     database,
     logger: false,
   });

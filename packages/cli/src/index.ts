@@ -6,7 +6,6 @@ export {
   LOG_LEVELS,
   type LogLevel,
   resolveStartSettings,
-  START_SETTINGS,
   type StartFlags,
   type StartSettings,
 } from './config/start-config.js';

@@ -92,7 +92,7 @@ describe('feira dispatch (real process, SQLite)', () => {
     expect(missing.stderr).toContain('no delivery no-such-delivery');
   }, 120_000);
 
-  it('takes its dispatcher tuning from the settings table: an out-of-bounds flag or FEIRA_DISPATCH_* value exits 2 naming the flag', async () => {
+  it('takes its dispatcher tuning from the settings table: an out-of-bounds flag or FEIRA_DISPATCH_* value exits 2 naming the flag or the variable given, with its bounds', async () => {
     const byFlag = await runCli(['dispatch', '--database', url, '--data-dir', dir, '--concurrency', '0']);
     expect(byFlag.code).toBe(2);
     expect(byFlag.stderr).toContain('feira dispatch: --concurrency must be an integer from 1 to 100000 (got "0")');
@@ -100,7 +100,7 @@ describe('feira dispatch (real process, SQLite)', () => {
       env: { FEIRA_DISPATCH_LEASE_MS: '500' },
     });
     expect(byEnv.code).toBe(2);
-    expect(byEnv.stderr).toContain('--dispatch-lease-ms must be an integer from 1000 to 3600000 (got "500")');
+    expect(byEnv.stderr).toContain('FEIRA_DISPATCH_LEASE_MS must be an integer from 1000 to 3600000 (got "500")');
   }, 120_000);
 
   it('runs until SIGTERM; one sent as soon as it says it is dispatching stops it cleanly, exit code 0', async () => {

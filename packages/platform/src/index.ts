@@ -35,6 +35,22 @@ export {
 } from './core/config.js';
 export { PlatformError } from './core/platform-error.js';
 export { cryptoRandom, type Random } from './core/random.js';
+export {
+  DEFAULT_DISPATCHER_TUNING,
+  LOG_FORMATS,
+  LOG_LEVELS,
+  type LogFormat,
+  type LogLevel,
+  PLATFORM_SETTINGS,
+  type PlatformSettings,
+  type ProcessSettings,
+  SETTING_LEAVES,
+  SETTINGS,
+  type SettingAnnotation,
+  type SettingCommand,
+  type SettingLeaf,
+  type SettingReader,
+} from './core/settings.js';
 export { DEMO_RECORD_COUNTS, seedDemoRecords } from './demo/demo-records.js';
 export {
   DEMO_CLIENT_NAME,
@@ -159,11 +175,7 @@ export { migrateToLatest } from './storage/migrate.js';
 export { backupSqliteFile } from './storage/sqlite-backup.js';
 export type { QuietWindowStats } from './storage/wal-checkpointer.js';
 export {
-  DEFAULT_BATCH_SIZE,
   DEFAULT_LEASE_MS,
-  DEFAULT_MAX_IN_FLIGHT,
-  DEFAULT_MAX_POLL_INTERVAL_MS,
-  DEFAULT_PER_ENDPOINT_IN_FLIGHT,
   redeliverDelivery,
   WebhookDispatcher,
   type WebhookDispatcherOptions,

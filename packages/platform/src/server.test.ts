@@ -79,9 +79,7 @@ describe.each(targets)('startPlatform on $dialect', (target) => {
       databaseUrl: url,
       host: '127.0.0.1',
       port: 0,
-      mode: 'sandbox',
-      adminToken: ADMIN_TOKEN,
-      secretKey: 'server-test-secret-key-0123456789',
+      config: { mode: 'sandbox', adminToken: ADMIN_TOKEN, secretKey: 'server-test-secret-key-0123456789' },
       dataDir: join(dir, 'data'),
       seed: 'demo',
       logger: false,
@@ -187,7 +185,15 @@ describe.each(targets)('startPlatform on $dialect', (target) => {
     'the server of feira start answers Node-level refusals (431) in the platform error shape with nosniff; the SQLite file is 0600; /metrics takes the metrics token',
     async () => {
       const url = await freshDatabaseUrl();
-      const r = await start(url, { seed: 'none', metricsToken: 'metrics-token-0123456789' });
+      const r = await start(url, {
+        seed: 'none',
+        config: {
+          mode: 'sandbox',
+          adminToken: ADMIN_TOKEN,
+          secretKey: 'server-test-secret-key-0123456789',
+          metricsToken: 'metrics-token-0123456789',
+        },
+      });
       const tooLong = await fetch(`${r.listenUrl}/v1/orders?q=${'a'.repeat(20_000)}`);
       expect(tooLong.status).toBe(431);
       expect(tooLong.headers.get('x-content-type-options')).toBe('nosniff');

@@ -2,20 +2,12 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { type DestinationStream, destination, pino } from 'pino';
 import { collectDefaultMetrics, Gauge } from 'prom-client';
 import type { Clock } from './core/clock.js';
-import type {
-  DispatcherTuning,
-  GatewayBaseUrls,
-  PlatformConfig,
-  RetentionPolicy,
-  SigningKeyTuning,
-  UploadLimits,
-} from './core/config.js';
 import type { Random } from './core/random.js';
 import { configureDemoGatewayShipping, startDemoGateway } from './demo/demo-gateway.js';
 import { plantOrRecallDemo, startDemoSellerFor } from './demo/demo-sandbox.js';
 import type { DemoCredentials, DemoRecordsSeeder } from './demo/demo-seed.js';
 import type { PlatformContext } from './http/platform-context.js';
-import { createPlatform } from './platform.js';
+import { createPlatform, type PlatformConfigSource } from './platform.js';
 
 /** What `feira start` hands over once its config is resolved; nothing here reads flags or environment. */
 export interface StartPlatformOptions {
@@ -24,19 +16,13 @@ export interface StartPlatformOptions {
   host: string;
   /** 0 picks a free port; the real one is in `RunningPlatform.port`. */
   port: number;
-  /** Public API URL; default `http(s)://<host>:<actual port>`. */
-  publicUrl?: string;
   /** Serve HTTPS with this certificate and key (the sandbox's, from its local CA); absent: plain HTTP. */
   tls?: { cert: string; key: string };
-  /** Identity-provider URL (spec-notes I1); default the public URL. */
-  authUrl?: string;
-  mode: PlatformConfig['mode'];
-  adminToken: string;
-  secretKey: string;
-  /** Server secrets replaced by `secretKey`, still read while the re-seal runs (PlatformConfig.previousSecretKeys). */
-  previousSecretKeys?: readonly string[];
-  /** How signing keys rotate while running (PlatformConfig.signingKeys). */
-  signingKeys?: Readonly<Partial<SigningKeyTuning>>;
+  /**
+   * The platform's settings (PlatformConfig: the settings schema's platform group, the CLI hands over what it
+   * read); a public URL left out is `http(s)://<host>:<actual port>`.
+   */
+  config: PlatformConfigSource;
   /** Data folder: where the demo credentials are kept. */
   dataDir: string;
   /** `demo` plants the demo seller and client into an empty database. */
@@ -51,12 +37,6 @@ export interface StartPlatformOptions {
   demoSeller?: boolean;
   /** Port of the demo seller's quote endpoint; 0 (the default) picks a free one. */
   demoSellerPort?: number;
-  /** Base URLs of the freight gateways' APIs (PlatformConfig.gateways); absent: their production hosts. */
-  gateways?: Readonly<Partial<GatewayBaseUrls>>;
-  /** PlatformConfig.gatewayContactEmail: the operator's contact in a gateway call's User-Agent. */
-  gatewayContactEmail?: string;
-  /** PlatformConfig.gatewayTimeoutMs: a gateway call's deadline. */
-  gatewayTimeoutMs?: number;
   /**
    * Sandbox with a demo: `melhor_envio` starts a fake Melhor Envio beside the platform (its URL the Melhor Envio
    * base URL of this run) and the first demo store quotes through it (D60). Default `none`.
@@ -64,22 +44,8 @@ export interface StartPlatformOptions {
   demoGateway?: 'melhor_envio' | 'none';
   /** Extra CA certificates (PEM) trusted by outbound calls: webhook deliveries and quote calls. */
   outboundCa?: string;
-  /** Bearer token `GET /metrics` requires; open when absent. */
-  metricsToken?: string;
-  /** Reverse proxies whose X-Forwarded-For is believed (PlatformConfig.trustProxy). */
-  trustProxy?: readonly string[];
-  /** PlatformConfig.secretRevealReauthSeconds; absent: its default. */
-  secretRevealReauthSeconds?: number;
   /** Run the webhook dispatcher in this process (default true). */
   dispatcher?: boolean;
-  /** The dispatcher's tuning (PlatformConfig.dispatcher); absent values take its defaults. */
-  dispatcherTuning?: Readonly<Partial<DispatcherTuning>>;
-  /** The bounds of a freight-table upload (PlatformConfig.uploads); absent values take their defaults. */
-  uploads?: Readonly<Partial<UploadLimits>>;
-  /** The API rate limit of an app with none of its own, per store (PlatformConfig.apiRateLimit); default DEFAULT_API_RATE_LIMIT. */
-  apiRateLimit?: Readonly<{ requestsPerSecond: number; burst: number }>;
-  /** How long what grows with use is kept (PlatformConfig.retention); absent values take its defaults. */
-  retention?: Readonly<Partial<RetentionPolicy>>;
   /** How long in-flight requests may take to finish on shutdown before their connections are cut (default 10 s). */
   shutdownGraceMs?: number;
   clock?: Clock;
@@ -138,8 +104,8 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
   let seededNow = false;
   let demoSellerUrl: string | undefined;
   // D60: the fake gateway runs before the platform, so its URL can be the config's Melhor Envio base URL.
-  const demoGateway = options.mode === 'sandbox' && options.demoGateway === 'melhor_envio' ? await startDemoGateway() : undefined;
-  const gateways = { ...options.gateways, ...(demoGateway ? { melhorEnvio: demoGateway.url } : {}) };
+  const demoGateway =
+    options.config.mode === 'sandbox' && options.demoGateway === 'melhor_envio' ? await startDemoGateway() : undefined;
   const platform = await createPlatform({
     databaseUrl: options.databaseUrl,
     roles: { api: true, dispatcher: options.dispatcher ?? true },
@@ -149,27 +115,9 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
       ...(options.tls ? { tls: options.tls } : {}),
       ...(options.shutdownGraceMs !== undefined ? { shutdownGraceMs: options.shutdownGraceMs } : {}),
     },
-    config: {
-      mode: options.mode,
-      ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
-      ...(options.authUrl ? { authUrl: options.authUrl } : {}),
-      adminToken: options.adminToken,
-      secretKey: options.secretKey,
-      ...(options.previousSecretKeys?.length ? { previousSecretKeys: options.previousSecretKeys } : {}),
-      ...(options.signingKeys ? { signingKeys: options.signingKeys } : {}),
-      ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
-      ...(options.trustProxy?.length ? { trustProxy: options.trustProxy } : {}),
-      ...(options.secretRevealReauthSeconds !== undefined
-        ? { secretRevealReauthSeconds: options.secretRevealReauthSeconds }
-        : {}),
-      ...(options.dispatcherTuning ? { dispatcher: options.dispatcherTuning } : {}),
-      ...(options.uploads ? { uploads: options.uploads } : {}),
-      ...(options.apiRateLimit ? { apiRateLimit: options.apiRateLimit } : {}),
-      ...(options.retention ? { retention: options.retention } : {}),
-      ...(Object.keys(gateways).length > 0 ? { gateways } : {}),
-      ...(options.gatewayContactEmail ? { gatewayContactEmail: options.gatewayContactEmail } : {}),
-      ...(options.gatewayTimeoutMs !== undefined ? { gatewayTimeoutMs: options.gatewayTimeoutMs } : {}),
-    },
+    config: demoGateway
+      ? { ...options.config, gateways: { ...options.config.gateways, melhorEnvio: demoGateway.url } }
+      : options.config,
     ...(logger ? { logger } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.random ? { random: options.random } : {}),
@@ -191,7 +139,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
         dataDir: options.dataDir,
         ...(options.seedRecords ? { seedRecords: options.seedRecords } : {}),
       }));
-      if (demo && options.mode === 'sandbox' && (options.demoSeller ?? true)) {
+      if (demo && options.config.mode === 'sandbox' && (options.demoSeller ?? true)) {
         // The demo stores quote shipping against the demo seller, beside the platform.
         const seller = await startDemoSellerFor(context, demo, options.demoSellerPort ?? 0);
         deferClose(() => seller.close());

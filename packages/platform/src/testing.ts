@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { SCOPE_NAMES, type Scope } from '@feira/contract';
 import type { FastifyInstance } from 'fastify';
 import { ManualClock } from './core/clock.js';
-import { type PlatformConfig, platformConfig } from './core/config.js';
+import { type PlatformConfig, type PlatformConfigInput, platformConfig } from './core/config.js';
 import { hashPassword, sha256Hex } from './core/hashing.js';
 import { ACCESS_TOKEN_TYP } from './identity/index.js';
 import { type CreatePlatformOptions, createPlatform, type Platform } from './platform.js';
@@ -33,7 +33,7 @@ export const TEST_API_RATE_LIMIT = Object.freeze({ requestsPerSecond: 100_000, b
 /** A store's upload bucket no functional test reaches under a frozen clock; the tests of the upload rate set their own. */
 export const TEST_STORE_UPLOADS = Object.freeze({ storeUploadsPerSecond: 100_000, storeUploadBurst: 1_000_000 });
 
-export function testConfig(overrides: Partial<PlatformConfig> = {}): PlatformConfig {
+export function testConfig(overrides: Partial<PlatformConfigInput> = {}): PlatformConfig {
   return platformConfig({
     mode: 'sandbox',
     publicUrl: 'http://127.0.0.1:8080',

@@ -3,7 +3,7 @@ import { basename, join } from 'node:path';
 import { backupSqliteFile, quoteLogFileOf } from '@feira/platform';
 import type { Command } from 'commander';
 import { ConfigError } from '../config/config-error.js';
-import { resolveStartSettings, START_SETTINGS } from '../config/start-config.js';
+import { resolveStartSettings, settingAt, settingFromEnv } from '../config/start-config.js';
 
 // `feira backup <folder>` and `feira restore <folder>` (docs/deploy.md "Backup
 // and restore"): a SQLite platform's database, its quote log's file and the
@@ -59,7 +59,7 @@ async function backup(folder: string, flags: Flags): Promise<string[]> {
     copySecret(join(dataDir, name), join(folder, name));
     written.push(join(folder, name));
   }
-  if (process.env.FEIRA_SECRET_KEY) {
+  if (settingFromEnv('platform.secretKey')) {
     console.error('feira backup: the secret key came from FEIRA_SECRET_KEY, not the data folder: keep it with this backup');
   }
   return written;
@@ -101,12 +101,12 @@ async function restore(folder: string, flags: Flags): Promise<string[]> {
 function withDatabaseOptions(command: Command): Command {
   return command
     .option(
-      START_SETTINGS.database.flag,
-      `database URL (env ${START_SETTINGS.database.env}; default: the data folder's SQLite file)`,
+      settingAt('database').schema.flag as string,
+      `database URL (env ${settingAt('database').schema.env}; default: the data folder's SQLite file)`,
     )
     .option(
-      START_SETTINGS.dataDir.flag,
-      `data folder (env ${START_SETTINGS.dataDir.env}; default ${START_SETTINGS.dataDir.default})`,
+      settingAt('dataDir').schema.flag as string,
+      `data folder (env ${settingAt('dataDir').schema.env}; default ${settingAt('dataDir').schema.default})`,
     );
 }
 

@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
+import { settingFromEnv } from '../config/start-config.js';
 import { AdminApi, AdminApiError } from '../sandbox/admin-api.js';
 import { findSandbox, NoSandboxError, type SandboxFlags, sandboxOptions } from '../sandbox/find-sandbox.js';
 
@@ -64,7 +65,10 @@ async function run(options: ClockOptions, action: (admin: AdminApi) => Promise<u
   }
 }
 
-const withToken = (raw: ClockOptions): ClockOptions => ({ ...raw, adminToken: raw.adminToken ?? process.env.FEIRA_ADMIN_TOKEN });
+const withToken = (raw: ClockOptions): ClockOptions => ({
+  ...raw,
+  adminToken: raw.adminToken ?? settingFromEnv('platform.adminToken'),
+});
 
 export function register(program: Command): void {
   const clock = program

@@ -1,14 +1,12 @@
 import { createPlatform, redeliverDelivery } from '@feira/platform';
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { ConfigError } from '../config/config-error.js';
 import { loadStartConfig } from '../config/load-start-config.js';
-import { type StartFlags, settingHelp, settingsOf } from '../config/start-config.js';
+import { type StartFlags, settingOption, settingsOf } from '../config/start-config.js';
 import { outboundTrustOf } from '../sandbox/local-ca.js';
 import { stopSignal } from '../stop-signals.js';
 
-interface DispatchFlags extends StartFlags {
-  redeliver?: string[];
-}
+type DispatchFlags = StartFlags & { redeliver?: string[] };
 
 /**
  * `feira dispatch`: the webhook dispatcher alone, for scale-out beside
@@ -21,9 +19,7 @@ export function register(program: Command): void {
   const command = program
     .command('dispatch')
     .description('Run only the webhook dispatcher (scale-out), or re-queue deliveries with --redeliver');
-  for (const { setting } of settingsOf('dispatch')) {
-    if (setting.flag) command.addOption(new Option(setting.flag, settingHelp(setting)));
-  }
+  for (const leaf of settingsOf('dispatch')) if (leaf.schema.flag) command.addOption(settingOption(leaf));
   command
     .option('--redeliver <deliveryIds...>', 'send these deliveries again (same X-Webhook-Id, fresh retry schedule), then exit')
     .action(async (flags: DispatchFlags) => {
@@ -44,20 +40,13 @@ export function register(program: Command): void {
       };
       const redeliver = flags.redeliver;
       // The same trust as `feira start` of this sandbox, so a split deployment delivers where one process would.
-      const { outboundCa } = outboundTrustOf(config);
+      const { outboundCa } = outboundTrustOf({ ...config, mode: config.platform.mode });
       const platform = await createPlatform({
         ...(outboundCa ? { outboundCa } : {}),
         databaseUrl: config.databaseUrl,
         roles: { api: false, dispatcher: redeliver === undefined },
-        config: {
-          mode: config.mode,
-          publicUrl: config.publicUrl ?? `http://${config.host}:${config.port}`,
-          adminToken: config.adminToken,
-          secretKey: config.secretKey,
-          previousSecretKeys: config.previousSecretKeys,
-          dispatcher: config.dispatcherTuning,
-          retention: config.retention,
-        },
+        // The platform's settings go over whole; this process serves nothing, so a public URL is only named.
+        config: { ...config.platform, publicUrl: config.platform.publicUrl ?? `http://${config.host}:${config.port}` },
         databaseLog,
         workerLog: {
           error: (obj, message) => process.stderr.write(`${message}: ${String((obj as { err?: unknown }).err)}\n`),
@@ -82,7 +71,9 @@ export function register(program: Command): void {
 
       // Listened for before the ready line: a SIGTERM sent on reading it must find the handler.
       const stopped = stopSignal('feira dispatch');
-      process.stdout.write(`Dispatching webhooks from ${platform.database.displayUrl} (${config.mode} mode). Ctrl-C to stop.\n`);
+      process.stdout.write(
+        `Dispatching webhooks from ${platform.database.displayUrl} (${config.platform.mode} mode). Ctrl-C to stop.\n`,
+      );
       await stopped;
       process.stdout.write('Stopping: finishing in-flight deliveries…\n');
       await platform.close();

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { settingFromEnv } from '../config/start-config.js';
 import { AdminApi, AdminApiError } from '../sandbox/admin-api.js';
 import { findSandbox, NoSandboxError, type SandboxFlags, sandboxOptions } from '../sandbox/find-sandbox.js';
 
@@ -90,7 +91,10 @@ async function run(options: KeysOptions, action: (admin: AdminApi) => Promise<{ 
   }
 }
 
-const withToken = (raw: KeysOptions): KeysOptions => ({ ...raw, adminToken: raw.adminToken ?? process.env.FEIRA_ADMIN_TOKEN });
+const withToken = (raw: KeysOptions): KeysOptions => ({
+  ...raw,
+  adminToken: raw.adminToken ?? settingFromEnv('platform.adminToken'),
+});
 
 export function register(program: Command): void {
   const keys = program

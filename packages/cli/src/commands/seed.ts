@@ -11,7 +11,7 @@ import {
 import { Presets, SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError } from 'commander';
 import { ConfigError } from '../config/config-error.js';
-import { resolveStartSettings, START_SETTINGS } from '../config/start-config.js';
+import { resolveStartSettings, settingAt } from '../config/start-config.js';
 
 // `feira seed`: fills one tenant with records fast, for demos and
 // benchmarks, through the platform's own seedRecords (multi-row INSERTs, many
@@ -42,12 +42,12 @@ export function register(program: Command): void {
   for (const table of tables) command.option(`--${table} <n>`, `${table} to create`, count, 0);
   command
     .option(
-      START_SETTINGS.database.flag,
-      `database URL (env ${START_SETTINGS.database.env}; default: the data folder's SQLite file)`,
+      settingAt('database').schema.flag as string,
+      `database URL (env ${settingAt('database').schema.env}; default: the data folder's SQLite file)`,
     )
     .option(
-      START_SETTINGS.dataDir.flag,
-      `data folder (env ${START_SETTINGS.dataDir.env}; default ${START_SETTINGS.dataDir.default})`,
+      settingAt('dataDir').schema.flag as string,
+      `data folder (env ${settingAt('dataDir').schema.env}; default ${settingAt('dataDir').schema.default})`,
     )
     .option('--no-progress', 'no progress bar')
     .action(async (options: SeedOptions) => {

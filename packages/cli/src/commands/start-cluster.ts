@@ -3,14 +3,14 @@ import { availableParallelism } from 'node:os';
 import { dialectOf } from '@feira/platform';
 import { ConfigError } from '../config/config-error.js';
 import { loadStartConfig } from '../config/load-start-config.js';
-import type { StartFlags } from '../config/start-config.js';
+import { type StartFlags, settingText } from '../config/start-config.js';
 
 /** What `feira start --workers` adds to the flags of `feira start`. */
-export interface ClusterFlags {
+export type ClusterFlags = {
   workers?: string;
   /** commander's `--no-dispatcher`: false when given. */
   dispatcher?: boolean;
-}
+};
 
 /** The part a process plays in `feira start --workers <n>`. */
 export interface ClusterRole {
@@ -26,9 +26,9 @@ const INDEX_ENV = 'FEIRA_CLUSTER_WORKER';
 /** A worker that dies sooner than this after its start is restarted after a pause, not at once. */
 const QUICK_DEATH_MS = 10_000;
 
-/** `--workers <n|auto>` (env FEIRA_WORKERS): the number of API processes, or 1 without the flag. */
+/** `--workers <n|auto>`: the number of API processes, or 1 without the flag. */
 function workerCount(flags: ClusterFlags, env: NodeJS.ProcessEnv = process.env): number {
-  const raw = flags.workers ?? env.FEIRA_WORKERS;
+  const raw = settingText('workers', flags, env);
   if (raw === undefined) return 1;
   if (raw === 'auto') return availableParallelism();
   const n = Number(raw);

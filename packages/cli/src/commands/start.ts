@@ -1,8 +1,8 @@
 import { demoLoginUrl, type RunningPlatform, startPlatform } from '@feira/platform';
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { ConfigError } from '../config/config-error.js';
 import { loadStartConfig, type StartConfig } from '../config/load-start-config.js';
-import { resolveStartSettings, type StartFlags, settingHelp, settingsOf } from '../config/start-config.js';
+import { resolveStartSettings, type StartFlags, settingOption, settingsOf } from '../config/start-config.js';
 import { snapshotDataDir } from '../sandbox/data-dir-snapshot.js';
 import { type LocalCa, outboundTrustOf, sandboxServerTls } from '../sandbox/local-ca.js';
 import { removeSandboxRecord, SANDBOX_RECORD_FILE, writeSandboxRecord } from '../sandbox/sandbox-record.js';
@@ -19,7 +19,7 @@ export interface StartIo {
 function banner(config: StartConfig, running: RunningPlatform, localCa: LocalCa | undefined): string[] {
   const { publicUrl, authUrl, demo } = running;
   const lines = [
-    `Feira is ready (${config.mode} mode, database ${running.platform.database.displayUrl})`,
+    `Feira is ready (${config.platform.mode} mode, database ${running.platform.database.displayUrl})`,
     '',
     `  API          ${publicUrl}`,
     `  API docs     ${publicUrl}/docs`,
@@ -35,7 +35,7 @@ function banner(config: StartConfig, running: RunningPlatform, localCa: LocalCa 
   lines.push('', 'Admin API (Authorization: Bearer <token>)');
   if (config.adminTokenSource === 'flag-or-env')
     lines.push('  token        the one given with --admin-token / FEIRA_ADMIN_TOKEN');
-  else lines.push(`  token        ${config.adminToken}`, `               kept in ${config.adminTokenPath}`);
+  else lines.push(`  token        ${config.platform.adminToken}`, `               kept in ${config.adminTokenPath}`);
   if (demo) {
     lines.push(
       '',
@@ -68,7 +68,7 @@ function banner(config: StartConfig, running: RunningPlatform, localCa: LocalCa 
     );
   }
   lines.push('', `Data folder ${config.dataDir} (other feira commands find this sandbox through ${SANDBOX_RECORD_FILE} there)`);
-  if (demo && config.mode === 'sandbox') {
+  if (demo && config.platform.mode === 'sandbox') {
     lines.push(
       'Next, in other terminals of this folder: npx feira login; node examples/webhook-receiver/receiver.mjs;',
       '  npx feira listen --forward-to http://127.0.0.1:4000/hooks; npx feira trigger order',
@@ -130,7 +130,7 @@ export async function runStart(flags: StartFlags & ClusterFlags, io: StartIo): P
   let running: RunningPlatform;
   let localCa: LocalCa | undefined;
   try {
-    const trust = outboundTrustOf(config);
+    const trust = outboundTrustOf({ ...config, mode: config.platform.mode });
     localCa = trust.localCa;
     const { outboundCa } = trust;
     const destination = logDestination(config.logFormat);
@@ -138,32 +138,18 @@ export async function runStart(flags: StartFlags & ClusterFlags, io: StartIo): P
       databaseUrl: config.databaseUrl,
       host: config.host,
       port: config.port,
-      ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
-      ...(config.https && localCa ? { tls: sandboxServerTls(localCa, config.host, config.publicUrl) } : {}),
-      mode: config.mode,
-      adminToken: config.adminToken,
-      secretKey: config.secretKey,
-      previousSecretKeys: config.previousSecretKeys,
-      signingKeys: config.signingKeys,
+      ...(config.https && localCa ? { tls: sandboxServerTls(localCa, config.host, config.platform.publicUrl) } : {}),
+      // The platform's settings go over whole, as read against the schema.
+      config: config.platform,
       dataDir: config.dataDir,
       seed: role.seed ? config.seed : 'none',
       dispatcher: role.dispatcher,
-      dispatcherTuning: config.dispatcherTuning,
-      uploads: config.uploadLimits,
-      apiRateLimit: config.apiRateLimit,
-      retention: config.retention,
       demoSeller: role.seed,
       logger: config.logLevel === 'silent' ? false : config.logLevel,
       ...(destination ? { logDestination: destination } : {}),
       demoSellerPort: config.quotePort,
-      gateways: config.gateways,
-      ...(config.gatewayContactEmail ? { gatewayContactEmail: config.gatewayContactEmail } : {}),
-      gatewayTimeoutMs: config.gatewayTimeoutMs,
       demoGateway: config.demoGateway,
       ...(outboundCa ? { outboundCa } : {}),
-      ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
-      ...(config.trustProxy.length > 0 ? { trustProxy: config.trustProxy } : {}),
-      secretRevealReauthSeconds: config.secretRevealReauthSeconds,
     });
     if (role.banner)
       writeSandboxRecord(config.dataDir, {
@@ -172,7 +158,7 @@ export async function runStart(flags: StartFlags & ClusterFlags, io: StartIo): P
         admin_token_file: config.adminTokenPath ?? null,
         demo_quote_url: running.demoSellerUrl ?? null,
         local_ca_file: localCa?.certFile ?? null,
-        mode: config.mode,
+        mode: config.platform.mode,
         database: running.platform.database.displayUrl,
         started_at: new Date().toISOString(),
       });
@@ -210,9 +196,7 @@ export async function runStart(flags: StartFlags & ClusterFlags, io: StartIo): P
 
 export function register(program: Command): void {
   const command = program.command('start').description('Run the platform sandbox: API, identity provider, webhooks, docs');
-  for (const { setting } of settingsOf('start')) {
-    if (setting.flag) command.addOption(new Option(setting.flag, settingHelp(setting)));
-  }
+  for (const leaf of settingsOf('start')) if (leaf.schema.flag) command.addOption(settingOption(leaf));
   command.action(async (flags: StartFlags & ClusterFlags) => {
     const io: StartIo = { out: (line) => process.stdout.write(`${line}\n`), err: (line) => process.stderr.write(`${line}\n`) };
     if (await startClusterIfAsked(flags, io)) return;

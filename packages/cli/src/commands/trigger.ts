@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { isTopic, TOPIC_NAMES, type Topic } from '@feira/contract';
 import { recordKindOfTopic } from '@feira/platform';
 import { type Command, InvalidArgumentError } from 'commander';
+import { settingFromEnv } from '../config/start-config.js';
 import { AdminApi, AdminApiError } from '../sandbox/admin-api.js';
 import { findSandbox, NoSandboxError, type SandboxFlags, sandboxOptions } from '../sandbox/find-sandbox.js';
 
@@ -97,7 +98,7 @@ export function register(program: Command): void {
     .option('--admin-token <token>', 'admin API token (env FEIRA_ADMIN_TOKEN; default <data-dir>/admin-token)')
     .option('--json', 'print the result as JSON');
   sandboxOptions(command).action(async (topic: Topic, raw: Omit<TriggerOptions, 'adminToken'> & { adminToken?: string }) => {
-    const options: TriggerOptions = { ...raw, adminToken: raw.adminToken ?? process.env.FEIRA_ADMIN_TOKEN };
+    const options: TriggerOptions = { ...raw, adminToken: raw.adminToken ?? settingFromEnv('platform.adminToken') };
     try {
       const result = await trigger(topic, options);
       console.log(options.json ? JSON.stringify(result) : summary(result));

@@ -4,14 +4,17 @@ import { resolveStartSettings } from './start-config.js';
 
 describe('freight gateway settings (D57, D60)', () => {
   it('takes each gateway base URL from its flag or environment, without a trailing slash; none by default', () => {
-    expect(resolveStartSettings({}, {}, '/srv', false).gateways).toEqual({});
+    expect(resolveStartSettings({}, {}, '/srv', false).platform.gateways).toEqual({});
     const settings = resolveStartSettings(
       { melhorEnvioUrl: 'https://sandbox.melhorenvio.com.br/' },
       { FEIRA_FRENET_URL: 'http://127.0.0.1:4100', FEIRA_DEMO_GATEWAY: 'melhor_envio' },
       '/srv',
       false,
     );
-    expect(settings.gateways).toEqual({ melhorEnvio: 'https://sandbox.melhorenvio.com.br', frenet: 'http://127.0.0.1:4100' });
+    expect(settings.platform.gateways).toEqual({
+      melhorEnvio: 'https://sandbox.melhorenvio.com.br',
+      frenet: 'http://127.0.0.1:4100',
+    });
     expect(settings.demoGateway).toBe('melhor_envio');
   });
 

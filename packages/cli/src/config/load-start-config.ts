@@ -1,16 +1,17 @@
 import { randomBytes } from 'node:crypto';
+import type { PlatformSettings } from '@feira/platform';
 import { loadOrCreateSecretFile } from './data-dir-secrets.js';
 import { resolveStartSettings, type StartFlags, type StartSettings } from './start-config.js';
 
 /** Where a secret came from, so the banner can say it without echoing what the operator passed. */
 export type SecretSource = 'flag-or-env' | 'data-dir' | 'generated';
 
-export interface StartConfig extends Omit<StartSettings, 'adminToken' | 'secretKey'> {
-  adminToken: string;
+export interface StartConfig extends Omit<StartSettings, 'platform'> {
+  /** The platform's settings, the admin token and server secret always there (given, or kept in the data folder). */
+  platform: PlatformSettings & { adminToken: string; secretKey: string };
   adminTokenSource: SecretSource;
   /** Path of the admin-token file when the token lives in the data folder. */
   adminTokenPath: string | undefined;
-  secretKey: string;
 }
 
 const generateSecret = () => randomBytes(32).toString('base64url');
@@ -27,7 +28,7 @@ export function loadStartConfig(
   cwd: string = process.cwd(),
 ): Readonly<StartConfig> {
   const settings = resolveStartSettings(flags, env, cwd);
-  let adminToken = settings.adminToken;
+  let adminToken = settings.platform.adminToken;
   let adminTokenSource: SecretSource = 'flag-or-env';
   let adminTokenPath: string | undefined;
   if (adminToken === undefined) {
@@ -36,6 +37,11 @@ export function loadStartConfig(
     adminTokenSource = kept.generated ? 'generated' : 'data-dir';
     adminTokenPath = kept.path;
   }
-  const secretKey = settings.secretKey ?? loadOrCreateSecretFile(settings.dataDir, 'secret-key', generateSecret).value;
-  return Object.freeze({ ...settings, adminToken, adminTokenSource, adminTokenPath, secretKey });
+  const secretKey = settings.platform.secretKey ?? loadOrCreateSecretFile(settings.dataDir, 'secret-key', generateSecret).value;
+  return Object.freeze({
+    ...settings,
+    platform: Object.freeze({ ...settings.platform, adminToken, secretKey }),
+    adminTokenSource,
+    adminTokenPath,
+  });
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { settingAt, settingFromEnv } from '../config/start-config.js';
 import { processIsAlive, readJsonFile } from './private-file.js';
 import { readSandboxRecord, SANDBOX_RECORD_FILE, type SandboxRecord } from './sandbox-record.js';
 import { trustSandboxCa } from './sandbox-trust.js';
@@ -37,7 +38,7 @@ export class NoSandboxError extends Error {}
 
 /** The data folder: `--data-dir`, else FEIRA_DATA_DIR, else `./.feira` (as `feira start`). */
 export function dataDirOf(flag: string | undefined, env = process.env, cwd = process.cwd()): string {
-  const raw = flag ?? (env.FEIRA_DATA_DIR || './.feira');
+  const raw = flag ?? settingFromEnv('dataDir', env) ?? (settingAt('dataDir').schema.default as string);
   return isAbsolute(raw) ? raw : resolve(cwd, raw);
 }
 
@@ -61,7 +62,7 @@ export function findSandbox(flags: SandboxFlags, env = process.env): Sandbox {
   const record = readSandboxRecord(dataDir);
   const explicitUrl = flags.url ?? (env.FEIRA_URL || undefined);
   const adminTokenFile = record?.admin_token_file ?? join(dataDir, 'admin-token');
-  const adminToken = env.FEIRA_ADMIN_TOKEN || readText(adminTokenFile);
+  const adminToken = settingFromEnv('platform.adminToken', env) ?? readText(adminTokenFile);
   const demo = readJsonFile<DemoFile>(join(dataDir, 'demo-credentials.json'));
   if (explicitUrl) {
     const url = explicitUrl.replace(/\/+$/, '');

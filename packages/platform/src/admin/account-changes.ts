@@ -15,8 +15,8 @@ import {
 } from '../accounts/index.js';
 import type { Clock } from '../core/clock.js';
 import { hashPassword } from '../core/hashing.js';
-import { notFound, PlatformError } from '../core/platform-error.js';
 import type { Random } from '../core/random.js';
+import { refuse, refuseField } from '../core/refusals.js';
 import {
   deleteConsentsAndCodes,
   endSellerSessions,
@@ -52,11 +52,7 @@ import { deleteClientSubscriptions } from '../webhooks/index.js';
  *   event is sent to it again), then the app.
  */
 
-const loginTaken = () =>
-  new PlatformError('CONFLICT', {
-    message: 'A seller with this login already exists',
-    details: [{ field: 'login', location: 'body', message: 'is already taken', slug: 'DUPLICATE_VALUE' }],
-  });
+const loginTaken = () => refuseField('ADMIN_LOGIN_TAKEN', 'login', 'body');
 
 export interface SellerChanges {
   name?: string;
@@ -71,7 +67,7 @@ export async function updateSeller(
   deps: { clock: Clock; random: Random },
 ): Promise<{ seller: Seller; endedSessions: number }> {
   const existing = await findSellerById(db, id);
-  if (!existing) throw notFound('Seller');
+  if (!existing) throw refuse('ADMIN_SELLER_NOT_FOUND');
   const set: Partial<{ name: string; login: string; password_hash: string }> = {};
   if (changes.name !== undefined) set.name = changes.name;
   if (changes.login !== undefined && changes.login !== existing.login) {
@@ -103,7 +99,7 @@ export interface SellerDeletion {
 export async function deleteSeller(database: Database, id: string, now: Date): Promise<SellerDeletion> {
   const { db } = database;
   const tenants = await listTenantsOfSeller(db, id);
-  if (!(await sellerExists(db, id))) throw notFound('Seller');
+  if (!(await sellerExists(db, id))) throw refuse('ADMIN_SELLER_NOT_FOUND');
   // Freight tables are keyed by owner, not a foreign key: removed first, the way the freight API does.
   await deleteFreightTablesOf(
     database,
@@ -125,14 +121,14 @@ export async function addStore(
   name: string,
   deps: { clock: Clock; random: Random },
 ): Promise<{ id: string; name: string }> {
-  if (!(await sellerExists(db, sellerId))) throw notFound('Seller');
+  if (!(await sellerExists(db, sellerId))) throw refuse('ADMIN_SELLER_NOT_FOUND');
   const id = deps.random.uuid();
   await insertTenant(db, { id, sellerId, name, createdAt: deps.clock.now().toISOString() });
   return { id, name };
 }
 
 export async function renameStore(db: Kysely<Schema>, sellerId: string, tenantId: string, name: string): Promise<void> {
-  if (!(await renameTenant(db, sellerId, tenantId, name))) throw notFound('Store');
+  if (!(await renameTenant(db, sellerId, tenantId, name))) throw refuse('ADMIN_STORE_NOT_FOUND');
 }
 
 export interface StoreDeletion {
@@ -143,7 +139,7 @@ export interface StoreDeletion {
 export async function deleteStore(database: Database, sellerId: string, tenantId: string): Promise<StoreDeletion> {
   const { db } = database;
   const stores = await listTenantsOfSeller(db, sellerId);
-  if (!stores.some((store) => store.id === tenantId)) throw notFound('Store');
+  if (!stores.some((store) => store.id === tenantId)) throw refuse('ADMIN_STORE_NOT_FOUND');
   // Freight tables are keyed by owner, not a foreign key: removed first, as for a deleted seller.
   await deleteFreightTablesOf(database, [tenantId]);
   return db.transaction().execute(async (trx) => {
@@ -162,7 +158,7 @@ export interface ClientDeletion {
 
 export async function deleteClient(db: Kysely<Schema>, id: string, now: Date): Promise<ClientDeletion> {
   return db.transaction().execute(async (trx) => {
-    if (!(await clientExists(trx, id))) throw notFound('Client');
+    if (!(await clientExists(trx, id))) throw refuse('ADMIN_CLIENT_NOT_FOUND');
     const revokedGrants = await revokeGrant({ db: trx, now }, { clientId: id }, 'client_deleted');
     await deleteConsentsAndCodes(trx, { clientId: id });
     // Deliveries and their attempts follow the subscriptions by ON DELETE CASCADE.

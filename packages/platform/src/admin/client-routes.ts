@@ -9,7 +9,7 @@ import {
   setClientRateLimit,
   validateNewClient,
 } from '../accounts/index.js';
-import { notFound } from '../core/platform-error.js';
+import { refuse } from '../core/refusals.js';
 import { listRoute } from '../lists/list-route.js';
 import { deleteClient } from './account-changes.js';
 import { clientList } from './admin-lists.js';
@@ -81,7 +81,7 @@ export async function clientRoutes(instance: FastifyInstance): Promise<void> {
     },
     async (request) => {
       const client = await findPublicClientById(db(), request.params.id);
-      if (!client) throw notFound('Client');
+      if (!client) throw refuse('ADMIN_CLIENT_NOT_FOUND');
       return view(client);
     },
   );
@@ -108,7 +108,7 @@ export async function clientRoutes(instance: FastifyInstance): Promise<void> {
         limit && { requestsPerSecond: limit.requests_per_second, burst: limit.burst },
       );
       const client = changed ? await findPublicClientById(db(), request.params.id) : undefined;
-      if (!client) throw notFound('Client');
+      if (!client) throw refuse('ADMIN_CLIENT_NOT_FOUND');
       return view(client);
     },
   );

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { DURATION_PATTERN, durationMs } from '../core/duration.js';
-import { invalidParameter, PlatformError } from '../core/platform-error.js';
+import { refuse, refuseField } from '../core/refusals.js';
 import type { SandboxClock } from '../storage/sandbox-clock.js';
 import { ErrorResponse } from './admin-schemas.js';
 import { ADMIN_ERRORS as errors, ADMIN_SECURITY as security } from './admin-views.js';
@@ -30,9 +30,6 @@ const AdvanceBody = Type.Object(
   { additionalProperties: false },
 );
 
-const SANDBOX_ONLY =
-  'The platform clock can be moved only in sandbox mode (this platform runs with --mode strict): production time is the host clock';
-
 /**
  * The sandbox clock (storage/sandbox-clock.ts): read it, move it forward.
  * Sandbox mode only; in strict mode both routes answer 403 in the platform
@@ -42,7 +39,7 @@ export async function clockRoutes(instance: FastifyInstance): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { platform } = app;
   const sandboxClock = (): SandboxClock => {
-    if (!platform.sandboxClock) throw new PlatformError('FORBIDDEN', { message: SANDBOX_ONLY });
+    if (!platform.sandboxClock) throw refuse('ADMIN_CLOCK_SANDBOX_ONLY');
     return platform.sandboxClock;
   };
   const view = (clock: SandboxClock) => ({
@@ -88,7 +85,7 @@ export async function clockRoutes(instance: FastifyInstance): Promise<void> {
       const clock = sandboxClock();
       const ms = durationMs(request.body.duration);
       if (ms === null || ms < 1000 || ms > MAX_CLOCK_STEP_MS) {
-        throw invalidParameter('duration', 'body', 'must be from 1s to 366d', 'INVALID_PARAMETER_VALUE');
+        throw refuseField('ADMIN_CLOCK_DURATION_INVALID', 'duration', 'body');
       }
       await clock.advance(ms);
       return view(clock);

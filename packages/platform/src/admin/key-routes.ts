@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { PlatformError } from '../core/platform-error.js';
+import { refuse } from '../core/refusals.js';
 import { rotateSigningKey, type SigningKeyView, signingKeyViews } from '../identity/index.js';
 import { type SealedColumn, sealedStatus } from '../storage/secret-reseal.js';
 import { ErrorResponse } from './admin-schemas.js';
@@ -112,8 +112,10 @@ export async function keyRoutes(instance: FastifyInstance, options: { sealedColu
     async (_request, reply) => {
       const rotation = await rotateSigningKey(platform.database, platform, timings());
       if (!rotation.created) {
-        throw new PlatformError('CONFLICT', {
-          message: `Signing key ${rotation.kid} was published at ${rotation.publishedAt} and waits to sign from ${rotation.signsFrom}: rotate again after that`,
+        throw refuse('ADMIN_KEY_ROTATION_PENDING', {
+          kid: rotation.kid,
+          publishedAt: rotation.publishedAt,
+          signsFrom: rotation.signsFrom,
         });
       }
       // The process that rotated publishes the key at once; the others within their refresh.

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { createSeller, findSellerById, listTenantsOfSellers, type Seller, sellerListQuery } from '../accounts/index.js';
-import { notFound } from '../core/platform-error.js';
+import { refuse } from '../core/refusals.js';
 import { listRoute } from '../lists/list-route.js';
 import { addStore, deleteSeller, deleteStore, renameStore, updateSeller } from './account-changes.js';
 import { sellerList } from './admin-lists.js';
@@ -93,7 +93,7 @@ export async function sellerRoutes(instance: FastifyInstance): Promise<void> {
     },
     async (request) => {
       const seller = await findSellerById(db(), request.params.id);
-      if (!seller) throw notFound('Seller');
+      if (!seller) throw refuse('ADMIN_SELLER_NOT_FOUND');
       return sellerView(seller);
     },
   );

@@ -13,6 +13,8 @@ interface Refusal {
   message: string;
   detail?: string;
   title?: string;
+  /** Response headers the refusal always carries (the challenge of a 401). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -21,7 +23,7 @@ interface Refusal {
  * docs/errors.md lists them (generated: `FEIRA_WRITE_DOCS=1 npx vitest run
  * packages/platform/src/core/refusals.test.ts`), and that test fails on a code
  * declared and never used, or used and not declared. Areas migrated so far:
- * lists and records.
+ * lists, records and the admin API.
  */
 export const REFUSALS = {
   // Lists (spec-notes L1–L9): each names one query parameter; a query's problems come back together in one 422.
@@ -161,6 +163,36 @@ export const REFUSALS = {
     detail: 'INVALID_PARAMETER_VALUE',
     message: 'must be an amount with at most 2 decimal places',
   },
+
+  // The admin API (docs/admin-api.md): its guard, its resources, the sandbox clock, signing-key rotation.
+  ADMIN_TOKEN_REQUIRED: {
+    slug: 'UNAUTHORIZED',
+    message: 'A valid admin token is required',
+    headers: { 'www-authenticate': 'Bearer realm="feira-admin"' },
+  },
+  ADMIN_SELLER_NOT_FOUND: { slug: 'NOT_FOUND', message: 'Seller not found' },
+  ADMIN_STORE_NOT_FOUND: { slug: 'NOT_FOUND', message: 'Store not found' },
+  ADMIN_CLIENT_NOT_FOUND: { slug: 'NOT_FOUND', message: 'Client not found' },
+  ADMIN_LOGIN_TAKEN: {
+    slug: 'CONFLICT',
+    title: 'A seller with this login already exists',
+    detail: 'DUPLICATE_VALUE',
+    message: 'is already taken',
+  },
+  ADMIN_CLOCK_SANDBOX_ONLY: {
+    slug: 'FORBIDDEN',
+    message:
+      'The platform clock can be moved only in sandbox mode (this platform runs with --mode strict): production time is the host clock',
+  },
+  ADMIN_CLOCK_DURATION_INVALID: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'must be from 1s to 366d',
+  },
+  ADMIN_KEY_ROTATION_PENDING: {
+    slug: 'CONFLICT',
+    message: 'Signing key {kid} was published at {publishedAt} and waits to sign from {signsFrom}: rotate again after that',
+  },
 } as const satisfies Record<string, Refusal>;
 
 export type RefusalCode = keyof typeof REFUSALS;
@@ -192,7 +224,11 @@ export function refusalDetail<C extends RefusalCode>(
 
 /** The error of a refusal that names no field. */
 export function refuse<C extends RefusalCode>(code: C, ...values: RefusalValues<C>): PlatformError {
-  return new PlatformError(REFUSALS[code].slug, { message: refusalMessage(code, ...values) });
+  const refusal: Refusal = REFUSALS[code];
+  return new PlatformError(refusal.slug, {
+    message: refusalMessage(code, ...values),
+    ...(refusal.headers ? { headers: { ...refusal.headers } } : {}),
+  });
 }
 
 /** The error of a refusal that names one field: its one `details[]` entry. */

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { PlatformError } from '../core/platform-error.js';
+import { refuse } from '../core/refusals.js';
 import { bearerTokenMatches } from './bearer-token.js';
 
 /**
@@ -8,9 +8,6 @@ import { bearerTokenMatches } from './bearer-token.js';
  */
 export async function requireAdminToken(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
   if (!bearerTokenMatches(request.headers.authorization, request.server.platform.config.adminToken)) {
-    throw new PlatformError('UNAUTHORIZED', {
-      message: 'A valid admin token is required',
-      headers: { 'www-authenticate': 'Bearer realm="feira-admin"' },
-    });
+    throw refuse('ADMIN_TOKEN_REQUIRED');
   }
 }

@@ -39,11 +39,7 @@ export {
   webhookSealedColumns,
 } from './subscription-store.js';
 export {
-  DEFAULT_BATCH_SIZE,
   DEFAULT_LEASE_MS,
-  DEFAULT_MAX_IN_FLIGHT,
-  DEFAULT_MAX_POLL_INTERVAL_MS,
-  DEFAULT_PER_ENDPOINT_IN_FLIGHT,
   dispatcherWorkerName,
   WebhookDispatcher,
   type WebhookDispatcherOptions,

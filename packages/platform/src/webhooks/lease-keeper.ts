@@ -1,9 +1,10 @@
 import type { Clock } from '../core/clock.js';
+import { DEFAULT_DISPATCHER_TUNING } from '../core/settings.js';
 import type { Database } from '../storage/database.js';
 import type { ClaimedDelivery } from './claim-queries.js';
 
 /** Deliveries of a crashed dispatcher are due again after at most this long (docs/deploy.md). */
-export const DEFAULT_LEASE_MS = 10_000;
+export const DEFAULT_LEASE_MS = DEFAULT_DISPATCHER_TUNING.leaseMs;
 
 /** Ids per renewal statement. */
 const RENEWAL_CHUNK = 500;

@@ -4,6 +4,7 @@ import type { Clock } from '../core/clock.js';
 import { epochSeconds } from '../core/clock.js';
 import type { Random } from '../core/random.js';
 import type { SecretBox } from '../core/secret-box.js';
+import { DEFAULT_DISPATCHER_TUNING, type DispatcherTuning } from '../core/settings.js';
 import type { Database } from '../storage/database.js';
 import { type ClaimedDelivery, claimDueDeliveries } from './claim-queries.js';
 import { type DeliveryJob, type FanOutReads, prepareJobs } from './delivery-jobs.js';
@@ -33,21 +34,13 @@ export interface WebhookDispatcherDeps {
   log?: { error(obj: object, message: string): void };
 }
 
-export interface WebhookDispatcherOptions {
+/**
+ * The operator's tuning (the settings schema's dispatcher group: each knob's meaning, default and bounds are
+ * declared there), and what only tests and benchmarks change.
+ */
+export type WebhookDispatcherOptions = Partial<DispatcherTuning> & {
   /** Names this worker in leases and attempt records. */
   worker?: string;
-  /** Events fanned out, and deliveries claimed, per query (default 500). */
-  batchSize?: number;
-  /** Requests in flight (or queued) in this worker, over all endpoints (default 1,000). */
-  maxInFlight?: number;
-  /** Requests in flight per endpoint origin, so one slow receiver cannot hold up the others. */
-  perEndpointInFlight?: number;
-  /**
-   * How long a claim is exclusive unless renewed; after it, another worker may
-   * take the delivery. The running loop renews the leases it holds every
-   * `leaseRenewMs`, so this bounds how long deliveries wait after a crash.
-   */
-  leaseMs?: number;
   /** How often the running loop renews its leases (default a quarter of the lease). */
   leaseRenewMs?: number;
   /** spec-notes W4: success is a 2xx within 10 s (whole exchange). */
@@ -59,13 +52,11 @@ export interface WebhookDispatcherOptions {
    * the poll only finds retries falling due and events whose signal was lost.
    */
   pollIntervalMs?: number;
-  /** The longest idle wait (default 250 ms). */
-  maxPollIntervalMs?: number;
   /** Finished attempts are recorded in one transaction once this many are waiting (default 1,000)… */
   flushBatch?: number;
   /** …or this long after the first of them finished (default 50 ms). */
   flushDelayMs?: number;
-}
+};
 
 /**
  * What one claim or fan-out took. `full`: as many as it asked for, so more may be waiting; one that
@@ -75,20 +66,6 @@ interface Batch {
   taken: number;
   full: boolean;
 }
-
-/**
- * Requests in flight (and queued) per dispatcher, over all endpoints. A worker
- * with room for a thousand leases fans out 500 events per transaction and
- * records up to 1,000 results per transaction: fewer, larger commits, and a
- * faster SQLite drain than with 256 and 200 (docs/decisions.md D6).
- */
-export const DEFAULT_MAX_IN_FLIGHT = 1_000;
-/** Requests in flight per endpoint origin (the bare-loop baseline gets as many connections). */
-export const DEFAULT_PER_ENDPOINT_IN_FLIGHT = 32;
-/** Outbox events fanned out, and deliveries claimed, per query. */
-export const DEFAULT_BATCH_SIZE = 500;
-/** The longest wait of an idle loop; new events wake it sooner, so this bounds only retries and lost signals. */
-export const DEFAULT_MAX_POLL_INTERVAL_MS = 250;
 
 /** A dispatcher's default name, in leases, attempt records and its connections' `application_name`: host, pid and a random tag. */
 export function dispatcherWorkerName(random: Random): string {
@@ -153,11 +130,11 @@ export class WebhookDispatcher {
   constructor(deps: WebhookDispatcherDeps, options: WebhookDispatcherOptions = {}) {
     this.#deps = deps;
     this.worker = options.worker ?? dispatcherWorkerName(deps.random);
-    this.#batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-    this.#maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+    this.#batchSize = options.batchSize ?? DEFAULT_DISPATCHER_TUNING.batchSize;
+    this.#maxInFlight = options.maxInFlight ?? DEFAULT_DISPATCHER_TUNING.maxInFlight;
     this.#timeoutMs = options.requestTimeoutMs ?? 10_000;
     this.#pollMs = options.pollIntervalMs ?? 20;
-    this.#maxPollMs = Math.max(this.#pollMs, options.maxPollIntervalMs ?? DEFAULT_MAX_POLL_INTERVAL_MS);
+    this.#maxPollMs = Math.max(this.#pollMs, options.maxPollIntervalMs ?? DEFAULT_DISPATCHER_TUNING.maxPollIntervalMs);
     this.#refillAt = Math.max(1, Math.floor(Math.min(this.#batchSize, this.#maxInFlight) / 4));
     this.#metrics = webhookMetrics(deps.metrics);
     this.#secrets = new OpenedSecrets(deps.box);
@@ -166,7 +143,7 @@ export class WebhookDispatcher {
       { database: deps.database, random: deps.random, metrics: this.#metrics, log: deps.log },
       { flushBatch: options.flushBatch, flushDelayMs: options.flushDelayMs },
     );
-    this.#queues = new OriginQueues<DeliveryJob>(options.perEndpointInFlight ?? DEFAULT_PER_ENDPOINT_IN_FLIGHT, {
+    this.#queues = new OriginQueues<DeliveryJob>(options.perEndpointInFlight ?? DEFAULT_DISPATCHER_TUNING.perEndpointInFlight, {
       admit: (job) => {
         if (this.#leases.canSend(job.claim.id, job.leaseUntil)) return true;
         this.#giveBack(job.claim);

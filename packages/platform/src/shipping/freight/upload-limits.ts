@@ -1,31 +1,10 @@
 import type { ErrorDetail } from '@feira/contract';
 import type { UploadLimits } from '../../core/config.js';
 import { PlatformError } from '../../core/platform-error.js';
+import { DEFAULT_UPLOAD_LIMITS } from '../../core/settings.js';
 
-/**
- * The defaults of the freight upload's bounds (PlatformConfig.uploads; each is
- * a row of the CLI's settings table). They leave room for the largest table a
- * seller sends on purpose (Excel's 1,048,576 rows, a CSV of a few million
- * rows) and refuse what only a hostile or broken file is: a part inflating
- * far past its compressed size, a cell no freight row needs.
- */
-export const DEFAULT_UPLOAD_LIMITS: Readonly<UploadLimits> = Object.freeze({
-  csvBytes: 256 * 1024 * 1024,
-  workbookBytes: 128 * 1024 * 1024,
-  partInflatedBytes: 1024 * 1024 * 1024,
-  compressionRatio: 100,
-  sharedStrings: 3_000_000,
-  sharedStringsBytes: 64 * 1024 * 1024,
-  // Excel's own longest cell; a freight cell keeps 200 characters at most.
-  cellChars: 32_767,
-  columns: 256,
-  rows: 4_000_000,
-  workbookHeapMb: 512,
-  workbookSeconds: 300,
-  // A seller uploads a few tables a day; a store sending more than one a second is not maintaining freight tables.
-  storeUploadsPerSecond: 1,
-  storeUploadBurst: 5,
-});
+/** The defaults of the freight upload's bounds: the settings schema's (core/settings.ts says why each). */
+export { DEFAULT_UPLOAD_LIMITS } from '../../core/settings.js';
 
 export function uploadLimitsOf(config: { uploads?: Readonly<Partial<UploadLimits>> }): UploadLimits {
   return { ...DEFAULT_UPLOAD_LIMITS, ...config.uploads };
