@@ -109,6 +109,8 @@ describe.each(testDatabaseTargets())('operational webhooks on $dialect', (target
       },
       { deadlineMs: 90_000 },
     );
+    // A day on, the disabled subscription's deliveries still waiting for a retry are given up when they fall due.
+    platform.clock.advance(24 * 3_600_000);
     await dispatcherOf(platform).runOnce();
     const received = await alerts.waitFor(2);
     const disabled = received.find((r) => JSON.parse(r.raw.toString()).type === 'endpoint.disabled');
