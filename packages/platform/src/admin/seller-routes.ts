@@ -19,7 +19,7 @@ import {
 } from './admin-schemas.js';
 import { ADMIN_LIST_DESCRIPTION, ADMIN_ERRORS as errors, ADMIN_SECURITY as security, sellerView } from './admin-views.js';
 
-const StoreParams = Type.Object(
+const SellerStoreParams = Type.Object(
   { id: Type.String({ minLength: 1, maxLength: 200 }), tenantId: Type.String({ minLength: 1, maxLength: 200 }) },
   { additionalProperties: false },
 );
@@ -160,7 +160,7 @@ export async function sellerRoutes(instance: FastifyInstance): Promise<void> {
         operationId: 'adminRenameStore',
         summary: "Rename one of a seller's stores",
         security,
-        params: StoreParams,
+        params: SellerStoreParams,
         body: StoreBody,
         response: { 200: SellerView, 404: ErrorResponse, ...errors },
       },
@@ -180,7 +180,7 @@ export async function sellerRoutes(instance: FastifyInstance): Promise<void> {
         summary:
           "Delete one of a seller's stores with its records, webhook subscriptions and deliveries, shipping settings and freight tables; apps' consents for it are withdrawn",
         security,
-        params: StoreParams,
+        params: SellerStoreParams,
         response: { 200: StoreDeletionView, 404: ErrorResponse, ...errors },
       },
     },

@@ -1,10 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { tenantExists } from '../accounts/index.js';
 import { notFound } from '../core/platform-error.js';
 import { requireAdminToken } from '../http/admin-auth.js';
 import { documentedList, documentedObject, errorResponse } from '../http/openapi-document.js';
+import { TenantParams } from '../http/route-params.js';
 import { listRoute } from '../lists/list-route.js';
 import { presentCartQuote, quoteCart } from './cart-quote.js';
 import { checkout } from './checkout.js';
@@ -22,7 +22,6 @@ import {
 } from './shipping-settings.js';
 import { CheckoutBody, StorefrontQuoteBody, storefrontQuoteResult } from './storefront-schemas.js';
 
-const TenantParams = Type.Object({ tenant_id: Type.String({ minLength: 1, maxLength: 64 }) });
 const adminSecurity = [{ adminToken: [] }];
 
 /**

@@ -9,6 +9,7 @@ import type { UploadLimits } from '../../core/config.js';
 import { invalidParameter, notFound, PlatformError } from '../../core/platform-error.js';
 import { requireAdminToken } from '../../http/admin-auth.js';
 import { documentedList, errorResponse, type RawBodyRouteConfig } from '../../http/openapi-document.js';
+import { TenantParams } from '../../http/route-params.js';
 import { csrfTokenValid, sessionSellerId } from '../../identity/index.js';
 import { defineListResource } from '../../lists/list-resource.js';
 import { listRoute } from '../../lists/list-route.js';
@@ -376,7 +377,7 @@ export async function freightRoutes(instance: FastifyInstance): Promise<void> {
   await tableRoutes(instance, [
     {
       prefix: '/admin/v1/tenants/:tenant_id/shipping/freight-tables',
-      params: Type.Object({ tenant_id: Type.String({ minLength: 1, maxLength: 64 }) }),
+      params: TenantParams,
       tag: 'shipping',
       operation: 'StoreFreightTable',
       guard: requireAdminToken,
@@ -403,7 +404,7 @@ export async function sellerFreightRoutes(instance: FastifyInstance): Promise<vo
   await tableRoutes(instance, [
     {
       prefix: '/seller/v1/stores/:tenant_id/shipping/freight-tables',
-      params: Type.Object({ tenant_id: Type.String({ minLength: 1, maxLength: 64 }) }),
+      params: TenantParams,
       tag: 'shipping',
       operation: 'SellerFreightTable',
       guard: sellerStoreGuard,
