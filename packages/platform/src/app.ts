@@ -6,14 +6,13 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
 import type { Dispatcher } from 'undici';
 import { adminRoutes } from './admin/admin-routes.js';
-import { consoleRoutes } from './console/console-routes.js';
+import { browserPages } from './browser-pages.js';
 import type { ConsoleSection } from './console/console-section.js';
 import { type Clock, systemClock } from './core/clock.js';
 import type { PlatformConfig } from './core/config.js';
 import { PlatformError } from './core/platform-error.js';
 import { cryptoRandom, type Random } from './core/random.js';
 import { SecretBox } from './core/secret-box.js';
-import { demoCallback } from './demo/demo-callback.js';
 import { bearerTokenMatches } from './http/bearer-token.js';
 import { clientErrorHandler } from './http/client-error.js';
 import { installErrorHandlers, platformErrorHandler } from './http/error-handler.js';
@@ -28,7 +27,6 @@ import { postmanRoute } from './http/postman-route.js';
 import { rootRoute } from './http/root-route.js';
 import { installRouteCatalogue } from './http/route-catalogue.js';
 import { installUnavailableAnswers } from './http/service-unavailable.js';
-import { languageRoute } from './i18n/language-route.js';
 import type { KeyRing } from './identity/index.js';
 import { browserCors, createIdentityServices, identityRoutes } from './identity/index.js';
 import { outboundPolicyOf } from './outbound/address-policy.js';
@@ -219,9 +217,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await app.register(adminRoutes, { sealedColumns: sealedColumns() });
-  await app.register(identityRoutes, {
-    pages: [languageRoute, consoleRoutes(deps.consoleSections), ...(deps.config.mode === 'sandbox' ? [demoCallback] : [])],
-  });
+  // The pages before the identity API: the OpenAPI document lists the paths in the order they are registered.
+  await app.register(browserPages, { consoleSections: deps.consoleSections });
+  await app.register(identityRoutes);
   await app.register(recordRoutes);
   await app.register(webhookRoutes);
   await app.register(shippingRoutes);
