@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 
 /**
  * The path parameters many routes share, declared once: a store (tenant) id is
@@ -12,3 +12,4 @@ export const StoreParams = Type.Object({ tenantId: STORE_ID });
 
 /** A store in an API path (`…/stores/:tenant_id/…`, `…/tenants/:tenant_id/…`). */
 export const TenantParams = Type.Object({ tenant_id: STORE_ID });
+export type TenantParams = Static<typeof TenantParams>;
