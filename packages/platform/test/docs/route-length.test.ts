@@ -20,7 +20,6 @@ const NOT_YET_CUT: Record<string, number> = {
   'console/subscription-console.ts subscriptionRoutes': 341,
   'console/shipping-console.ts shippingConsoleRoutes': 206,
   'console/webhooks-console.ts webhooksRoutes': 203,
-  'admin/seller-routes.ts sellerRoutes': 162,
   'demo/demo-callback.ts demoCallback': 137,
   'identity/login-pages.ts loginPages': 132,
   'webhooks/seller-webhook-routes.ts sellerWebhookRoutes': 107,
