@@ -8,7 +8,7 @@
  *   storage/ outbound/ lists/ i18n/ http/   foundations every capability builds on
  *   accounts/ identity/ records/ webhooks/ shipping/   capabilities
  *   admin/ console/ demo/          operator and seller faces over the capabilities
- *   app.ts platform.ts prepare-database.ts server.ts workers.ts testing.ts test-databases.ts index.ts   composition
+ *   app.ts browser-pages.ts platform.ts prepare-database.ts server.ts workers.ts testing.ts test-databases.ts index.ts   composition
  */
 const src = '^packages/platform/src/';
 const capabilities = '(accounts|identity|lists|records|webhooks|shipping|outbound|storage|http|i18n|core)';
@@ -103,7 +103,7 @@ module.exports = {
       name: 'no-composition-import',
       severity: 'error',
       comment:
-        'The files at the root of src/ compose the platform (app, platform, prepare-database, server, workers, testing, test-databases, index); a folder below them imports none of them. Tests may (testing.ts is the test kit).',
+        'The files at the root of src/ compose the platform (app, browser-pages, platform, prepare-database, server, workers, testing, test-databases, index); a folder below them imports none of them. Tests may (testing.ts is the test kit).',
       from: { path: `${src}[^/]+/`, pathNot: '\\.test\\.ts$' },
       to: { path: `${src}${rootFiles}` },
     },

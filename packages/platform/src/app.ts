@@ -1,4 +1,4 @@
-import swagger from '@fastify/swagger';
+import swagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { PlatformErrorBody, SCOPES } from '@feira/contract';
@@ -6,29 +6,32 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
 import type { Dispatcher } from 'undici';
 import { adminRoutes } from './admin/admin-routes.js';
-import { consoleRoutes } from './console/console-routes.js';
+import { browserPages } from './browser-pages.js';
 import type { ConsoleSection } from './console/console-section.js';
 import { type Clock, systemClock } from './core/clock.js';
 import type { PlatformConfig } from './core/config.js';
-import { PlatformError } from './core/platform-error.js';
 import { cryptoRandom, type Random } from './core/random.js';
 import { SecretBox } from './core/secret-box.js';
-import { demoCallback } from './demo/demo-callback.js';
-import { bearerTokenMatches } from './http/bearer-token.js';
 import { clientErrorHandler } from './http/client-error.js';
 import { installErrorHandlers, platformErrorHandler } from './http/error-handler.js';
 import { createReadiness, healthRoutes } from './http/health-routes.js';
 import { installHttpConventions, RouteMethods } from './http/http-conventions.js';
 import { installJsonBodyParser } from './http/json-body-parser.js';
+import { metricsRoute } from './http/metrics-route.js';
 import { installNulGuard } from './http/nul-guard.js';
-import { docsPageOptions, OPENAPI_TAGS, openapiObjectTransform, openapiRouteTransform } from './http/openapi-document.js';
+import {
+  docsPageOptions,
+  OPENAPI_TAGS,
+  openapiJsonRoute,
+  openapiObjectTransform,
+  openapiRouteTransform,
+} from './http/openapi-document.js';
 import { openapiWebhooks, webhookComponentSchemas } from './http/openapi-webhooks.js';
 import type { PlatformContext } from './http/platform-context.js';
 import { postmanRoute } from './http/postman-route.js';
 import { rootRoute } from './http/root-route.js';
 import { installRouteCatalogue } from './http/route-catalogue.js';
 import { installUnavailableAnswers } from './http/service-unavailable.js';
-import { languageRoute } from './i18n/language-route.js';
 import type { KeyRing } from './identity/index.js';
 import { browserCors, createIdentityServices, identityRoutes } from './identity/index.js';
 import { outboundPolicyOf } from './outbound/address-policy.js';
@@ -153,7 +156,30 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await browserCors(app);
   app.addSchema(PlatformErrorBody);
 
-  await app.register(swagger, {
+  await app.register(swagger, swaggerOptions(deps.config, recordKinds));
+  await app.register(swaggerUi, docsPageOptions);
+
+  await app.register(openapiJsonRoute);
+  await app.register(rootRoute);
+  await app.register(postmanRoute);
+  const readiness = createReadiness(platform.database);
+  app.decorate('readiness', readiness);
+  await app.register(healthRoutes, { database: platform.database, readiness });
+  await app.register(metricsRoute);
+
+  await app.register(adminRoutes, { sealedColumns: sealedColumns() });
+  // The pages before the identity API: the OpenAPI document lists the paths in the order they are registered.
+  await app.register(browserPages, { consoleSections: deps.consoleSections });
+  await app.register(identityRoutes);
+  await app.register(recordRoutes);
+  await app.register(webhookRoutes);
+  await app.register(shippingRoutes);
+  return app;
+}
+
+/** What the swagger plugin builds the OpenAPI document from, beside the routes' own schemas. */
+function swaggerOptions(config: PlatformConfig, recordKinds: RecordKindRegistry): FastifyDynamicSwaggerOptions {
+  return {
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -162,7 +188,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         description: 'Identity provider, record APIs with list conventions, webhooks and shipping quotes.',
         license: { name: 'MIT', identifier: 'MIT' },
       },
-      servers: [{ url: deps.config.publicUrl }],
+      servers: [{ url: config.publicUrl }],
       webhooks: openapiWebhooks,
       // The seller API first: the order viewers and generators list the groups in.
       tags: [...recordKinds.kinds.map((kind) => ({ name: kind.table, description: kind.openApiTag })), ...OPENAPI_TAGS],
@@ -174,9 +200,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
             description: 'A seller grants your client access through the authorization code flow (PKCE S256 supported).',
             flows: {
               authorizationCode: {
-                authorizationUrl: `${deps.config.authUrl}/login`,
-                tokenUrl: `${deps.config.authUrl}/oauth/token`,
-                refreshUrl: `${deps.config.authUrl}/oauth/token`,
+                authorizationUrl: `${config.authUrl}/login`,
+                tokenUrl: `${config.authUrl}/oauth/token`,
+                refreshUrl: `${config.authUrl}/oauth/token`,
                 scopes: Object.fromEntries(Object.entries(SCOPES).map(([name, { description }]) => [name, description])),
               },
             },
@@ -197,33 +223,5 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
-  });
-  await app.register(swaggerUi, docsPageOptions);
-
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  await app.register(rootRoute);
-  await app.register(postmanRoute);
-  const readiness = createReadiness(platform.database);
-  app.decorate('readiness', readiness);
-  await app.register(healthRoutes, { database: platform.database, readiness });
-  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
-    // With --metrics-token (docs/security.md, metrics disclosure), Prometheus must send it as a bearer token.
-    if (deps.config.metricsToken !== undefined && !bearerTokenMatches(request.headers.authorization, deps.config.metricsToken)) {
-      throw new PlatformError('UNAUTHORIZED', {
-        message: 'The metrics token is required',
-        headers: { 'www-authenticate': 'Bearer realm="feira-metrics"' },
-      });
-    }
-    reply.header('content-type', platform.metrics.contentType);
-    return platform.metrics.metrics();
-  });
-
-  await app.register(adminRoutes, { sealedColumns: sealedColumns() });
-  await app.register(identityRoutes, {
-    pages: [languageRoute, consoleRoutes(deps.consoleSections), ...(deps.config.mode === 'sandbox' ? [demoCallback] : [])],
-  });
-  await app.register(recordRoutes);
-  await app.register(webhookRoutes);
-  await app.register(shippingRoutes);
-  return app;
+  };
 }

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { findClientById } from '../accounts/index.js';
+import { StoreParams } from '../http/route-params.js';
 import { requestTranslator } from '../i18n/i18n.js';
 import { csrfTokenValid } from '../identity/index.js';
 import { confirmationView, isConfirmed } from './confirm-views.js';
@@ -9,7 +10,6 @@ import { type ConsoleKit, formBody, storePath, withNotice } from './console-kit.
 import type { ConsoleSection } from './console-section.js';
 import { appsView, disconnectConfirmation } from './console-views.js';
 
-const StoreParams = Type.Object({ tenantId: Type.String({ minLength: 1, maxLength: 64 }) });
 const AppParams = Type.Object({
   tenantId: Type.String({ minLength: 1, maxLength: 64 }),
   id: Type.String({ minLength: 1, maxLength: 64 }),

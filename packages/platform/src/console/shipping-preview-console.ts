@@ -1,7 +1,7 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { tenantExists } from '../accounts/index.js';
 import { PlatformError } from '../core/platform-error.js';
+import { StoreParams } from '../http/route-params.js';
 import { requestTranslator, type Translator } from '../i18n/i18n.js';
 import { csrfTokenValid } from '../identity/index.js';
 import { firstProductSkus } from '../records/index.js';
@@ -10,8 +10,6 @@ import { type ConsoleKit, formBody } from './console-kit.js';
 import type { ConsoleSection } from './console-section.js';
 import { isOperator } from './operator-session.js';
 import { PREVIEW_LINES, type PreviewForm, previewView } from './shipping-preview-views.js';
-
-const StoreParams = Type.Object({ tenantId: Type.String({ minLength: 1, maxLength: 64 }) });
 
 /** The form's values as sent: text only, cut to their field lengths. */
 function readForm(body: Record<string, unknown>): PreviewForm {

@@ -5,6 +5,7 @@ import type { Seller } from '../accounts/index.js';
 import { clientNamesById } from '../accounts/index.js';
 import { DEFAULT_SECRET_REVEAL_REAUTH_SECONDS } from '../core/config.js';
 import { PlatformError } from '../core/platform-error.js';
+import { StoreParams } from '../http/route-params.js';
 import { SECRET_PAGE_ROUTE } from '../http/secret-page.js';
 import { requestTranslator, type Translator } from '../i18n/i18n.js';
 import type { MessageKey } from '../i18n/messages-en.js';
@@ -39,7 +40,6 @@ import {
 } from './webhook-views.js';
 import { deliveryRowOf, endpointView } from './webhooks-console.js';
 
-const StoreParams = Type.Object({ tenantId: Type.String({ minLength: 1, maxLength: 64 }) });
 const SubscriptionParams = Type.Object({
   tenantId: Type.String({ minLength: 1, maxLength: 64 }),
   id: Type.String({ minLength: 1, maxLength: 64 }),

@@ -2,6 +2,7 @@ import { TOPIC_NAMES } from '@feira/contract';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { clientNamesById } from '../accounts/index.js';
+import { StoreParams } from '../http/route-params.js';
 import { requestTranslator, type Translator } from '../i18n/i18n.js';
 import { csrfTokenValid } from '../identity/index.js';
 import {
@@ -35,7 +36,6 @@ import {
   webhooksView,
 } from './webhook-views.js';
 
-const StoreParams = Type.Object({ tenantId: Type.String({ minLength: 1, maxLength: 64 }) });
 const SubscriptionParams = Type.Object({
   tenantId: Type.String({ minLength: 1, maxLength: 64 }),
   id: Type.String({ minLength: 1, maxLength: 64 }),

@@ -1,4 +1,5 @@
 import type { FastifySwaggerUiOptions } from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
 import { DEFAULT_OPERATORS, type ListResource } from '../lists/list-resource.js';
 import type { ListRouteConfig } from '../lists/list-route.js';
 
@@ -275,3 +276,8 @@ export const docsPageOptions: FastifySwaggerUiOptions = {
   },
   uiConfig: { docExpansion: 'list', deepLinking: true, displayOperationId: true },
 };
+
+/** `GET /openapi.json`: the document the swagger plugin builds from the routes' schemas. */
+export async function openapiJsonRoute(app: FastifyInstance): Promise<void> {
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}

@@ -13,6 +13,7 @@ export { authorizationCodeIssue, deleteConsentsAndCodes, lastTokenIssuedAt } fro
 export { identityRetentionRules } from './identity-retention.js';
 export { identityRoutes } from './identity-routes.js';
 export { createIdentityServices, type IdentityServices } from './identity-services.js';
+export { loginPages } from './login-pages.js';
 export {
   csrfToken,
   csrfTokenValid,

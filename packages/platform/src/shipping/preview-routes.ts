@@ -1,13 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { requireAdminToken } from '../http/admin-auth.js';
 import { errorResponse } from '../http/openapi-document.js';
+import { TenantParams } from '../http/route-params.js';
 import { sellerStoreGuard } from './freight/freight-routes.js';
 import { previewStoreQuote, quotePreviewResult } from './quote-preview.js';
 import { PreviewBody, storefrontQuoteResult } from './storefront-schemas.js';
-
-const TenantParams = Type.Object({ tenant_id: Type.String({ minLength: 1, maxLength: 64 }) });
 
 const SUMMARY = 'Quote preview: what a shopper would see for a zipcode and a cart, with every method raw, merged and shown (D61)';
 const DESCRIPTION =

@@ -1,8 +1,8 @@
 import { PassThrough, Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { type Static, Type } from '@sinclair/typebox';
+import { type Static, type TObject, Type } from '@sinclair/typebox';
 import ExcelJS from 'exceljs';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import Papa from 'papaparse';
 import {
   type ApiRateDecision,
@@ -15,11 +15,13 @@ import type { UploadLimits } from '../../core/config.js';
 import { invalidParameter, notFound, PlatformError } from '../../core/platform-error.js';
 import { requireAdminToken } from '../../http/admin-auth.js';
 import { documentedList, errorResponse, type RawBodyRouteConfig } from '../../http/openapi-document.js';
+import { TenantParams } from '../../http/route-params.js';
 import { csrfTokenValid, sessionSellerId } from '../../identity/index.js';
 import { defineListResource } from '../../lists/list-resource.js';
 import { listRoute } from '../../lists/list-route.js';
 import type { Database } from '../../storage/database.js';
 import type { Schema } from '../../storage/schema.js';
+import type { ShippingServices } from '../shipping-services.js';
 import { FREIGHT_COLUMNS, type FreightRowProblem, FREIGHT_CELL_MAXIMUMS as MAX } from './freight-csv.js';
 import {
   deleteFreightTable,
@@ -429,7 +431,7 @@ export async function freightRoutes(instance: FastifyInstance): Promise<void> {
   await tableRoutes(instance, [
     {
       prefix: '/admin/v1/tenants/:tenant_id/shipping/freight-tables',
-      params: Type.Object({ tenant_id: Type.String({ minLength: 1, maxLength: 64 }) }),
+      params: TenantParams,
       tag: 'shipping',
       operation: 'StoreFreightTable',
       guard: requireAdminToken,
@@ -458,7 +460,7 @@ export async function sellerFreightRoutes(instance: FastifyInstance): Promise<vo
   await tableRoutes(instance, [
     {
       prefix: '/seller/v1/stores/:tenant_id/shipping/freight-tables',
-      params: Type.Object({ tenant_id: Type.String({ minLength: 1, maxLength: 64 }) }),
+      params: TenantParams,
       tag: 'shipping',
       operation: 'SellerFreightTable',
       guard: sellerStoreGuard,
@@ -481,175 +483,195 @@ async function tableRoutes(instance: FastifyInstance, scopes: TableScope[]): Pro
   for (const scope of scopes) {
     const itemParams = Type.Object({ ...scope.params.properties, table_id: TABLE_ID });
 
-    app.put(
-      `${scope.prefix}/:table_id`,
-      {
-        preHandler: [uploadHeadersWithinBounds(limits), scope.guard],
-        bodyLimit: Math.max(limits.csvBytes, limits.workbookBytes),
-        config: { rawBody: FREIGHT_UPLOAD_BODY },
-        schema: {
-          operationId: `put${scope.operation}`,
-          tags: [scope.tag],
-          summary: 'Create or replace a freight table from a VTEX-layout spreadsheet (text/csv or .xlsx); atomic, all or nothing',
-          description: `Columns ${FREIGHT_COLUMNS.join(', ')}; header names case-insensitive; ; or , between cells; decimal comma or point; UTF-8 with or without BOM. Numeric cells at most: money ${MAX.money.toLocaleString('en')} reais (PriceByExtraWeight per kg), with at most 2 decimal places (spec-notes R1), weights ${MAX.weightGrams.toLocaleString('en')} g, MaxVolume ${MAX.volumeCm3.toLocaleString('en')} cm³, PricePercent ${MAX.percent}, TimeCost ${MAX.deliveryDays} days; a leading ' before = + - @ in a text cell (a download's formula mark) is dropped. Quotes keep reading the previous rows until the new ones are committed. A spreadsheet with problems is refused with a 422 listing each bad cell (at most 100) and nothing changes. ${limitsText(limits)}`,
-          security: scope.security,
-          params: itemParams,
-          querystring: ImportQuery,
-          response: {
-            ...GUARD_REFUSALS,
-            200: Type.Ref(FreightTableSummary),
-            201: Type.Ref(FreightTableSummary),
-            404: errorResponse('No such store'),
-            409: errorResponse('The same table is being imported by another request'),
-            413: errorResponse(
-              "An upload limit was passed (the body, a workbook part inflated or its compression ratio, shared strings, rows, the reading thread's memory or time); the one detail names the limit (slug UPLOAD_LIMIT_…) and where it was hit",
-            ),
-            415: errorResponse('The body is neither text/csv nor an .xlsx workbook'),
-            422: Type.Ref(FreightImportProblems),
-            429: errorResponse(
-              'The store sends uploads faster than its upload rate (store_uploads_per_second, store_upload_burst); Retry-After says when; the body is not read',
-            ),
-          },
-        },
-      },
-      async (request, reply) => {
-        const format = uploadFormat(request);
-        const bodyLimitName = format === 'xlsx' ? 'workbookBytes' : 'csvBytes';
-        const body = request.body as CsvBody;
-        const store = scope.storeNamed(request);
-        if (store !== null) refuseRememberedStoreUpload(platform, store, limits, reply);
-        const owner = await scope.ownerOf(request);
-        if (owner !== MARKETPLACE_OWNER) await admitStoreUpload(platform, owner, limits, reply);
-        const { table_id: tableId } = request.params as { table_id: string };
-        const query = request.query as ImportQuery;
-        const existing = await findFreightTable(platform.database, owner, tableId);
-        const name = query.name ?? existing?.name;
-        if (!name) throw invalidParameter('name', 'query', 'is required for a new table', 'MISSING_PARAMETER');
-        const factorText = query.cubic_weight_factor;
-        const factor =
-          factorText === undefined ? (existing?.cubic_weight_factor ?? null) : Number(factorText.replace(',', '.')) || null;
-        if (factor !== null && !(factor <= MAX_CUBIC_WEIGHT_FACTOR)) {
-          throw invalidParameter(
-            'cubic_weight_factor',
-            'query',
-            `must be at most ${MAX_CUBIC_WEIGHT_FACTOR.toLocaleString('en')} kg per m³`,
-          );
-        }
-
-        const result = await importFreightTable(
-          platform,
-          {
-            owner,
-            tableId,
-            name,
-            distributionCenterId: query.distribution_center_id ?? existing?.distribution_center_id ?? null,
-            cubicWeightFactor: factor,
-            format,
-          },
-          capped(body.stream, limits[bodyLimitName], bodyLimitName),
-          limits,
-        );
-        if (!result.ok) {
-          const { csv } = result;
-          const listed = csv.problems.length < csv.problemCount ? ` (the first ${csv.problems.length} are listed)` : '';
-          return reply.code(422).send({
-            message: `The spreadsheet has ${csv.problemCount} problem(s)${listed}; the table was not changed`,
-            slug: 'UNPROCESSABLE_ENTITY',
-            details: csv.problems.map(problemDetail),
-            request_id: String(request.id),
-          });
-        }
-        return reply.code(result.created ? 201 : 200).send(presentFreightTable(result.table));
-      },
-    );
-
-    app.get(
-      `${scope.prefix}/:table_id`,
-      {
-        preHandler: scope.guard,
-        schema: {
-          operationId: `get${scope.operation}`,
-          tags: [scope.tag],
-          summary:
-            'A freight table: its summary (JSON), or its rows in the VTEX layout: Accept text/csv or .xlsx, or ?format=csv|xlsx|original (the format it was uploaded in)',
-          description:
-            "The CSV download neutralises text cells a spreadsheet would run as formulas (OWASP CSV injection): a cell beginning with = + - @, a tab or a carriage return gets a leading '. Numeric cells are written as numbers (none is negative). Uploaded again, the download gives the same table.",
-          security: scope.security,
-          params: itemParams,
-          produces: ['application/json', 'text/csv', XLSX_MEDIA_TYPE],
-          response: {
-            ...GUARD_REFUSALS,
-            200: Type.Ref(FreightTableSummary),
-            404: errorResponse('No such store or freight table'),
-          },
-        },
-      },
-      async (request, reply: FastifyReply) => {
-        const owner = await scope.ownerOf(request);
-        const table = await findFreightTable(platform.database, owner, (request.params as { table_id: string }).table_id);
-        if (!table) throw notFound('Freight table');
-        const wanted = downloadFormat(request, table);
-        if (wanted === 'json') return presentFreightTable(table);
-        const filename = table.table_id.replace(/[^A-Za-z0-9._-]/g, '_');
-        if (wanted === 'xlsx') {
-          return reply
-            .type(XLSX_MEDIA_TYPE)
-            .header('content-disposition', `attachment; filename="${filename}.xlsx"`)
-            .send(tableXlsx(platform.database, table.version_key));
-        }
-        const comma = table.decimal_mark === 'comma';
-        return reply
-          .type('text/csv; charset=utf-8')
-          .header('content-disposition', `attachment; filename="${filename}.csv"`)
-          .send(Readable.from(tableCsv(platform.database, table.version_key, comma)));
-      },
-    );
-
-    app.delete(
-      `${scope.prefix}/:table_id`,
-      {
-        preHandler: scope.guard,
-        schema: {
-          operationId: `delete${scope.operation}`,
-          tags: [scope.tag],
-          summary: 'Remove a freight table (quotes stop using it at once)',
-          security: scope.security,
-          params: itemParams,
-          response: {
-            ...GUARD_REFUSALS,
-            204: { type: 'null', description: 'Removed' },
-            404: errorResponse('No such store or freight table'),
-          },
-        },
-      },
-      async (request, reply) => {
-        const owner = await scope.ownerOf(request);
-        const deleted = await deleteFreightTable(platform.database, owner, (request.params as { table_id: string }).table_id);
-        if (!deleted) throw notFound('Freight table');
-        return reply.code(204).send();
-      },
-    );
-
-    listRoute(instance, {
-      url: scope.prefix,
-      list: freightTableList,
-      preHandler: scope.guard,
-      schema: {
-        operationId: `list${scope.operation}s`,
-        tags: [scope.tag],
-        summary: 'The freight tables, with the list conventions (filters on id, name, distribution_center_id, row_count, dates)',
-        security: scope.security,
-        params: scope.params,
-        response: {
-          ...GUARD_REFUSALS,
-          200: documentedList('Freight tables (list conventions)'),
-          404: errorResponse('No such store'),
-        },
-      },
-      base: async (request) => {
-        const owner = await scope.ownerOf(request);
-        return platform.database.db.selectFrom('freight_tables').selectAll().where('owner', '=', owner);
-      },
-    });
+    instance.put(`${scope.prefix}/:table_id`, putTableOptions(scope, itemParams, limits), putTable(platform, scope, limits));
+    instance.get(`${scope.prefix}/:table_id`, getTableOptions(scope, itemParams), getTable(platform, scope));
+    instance.delete(`${scope.prefix}/:table_id`, deleteTableOptions(scope, itemParams), deleteTable(platform, scope));
+    listRoute(instance, tableListOptions(platform, scope));
   }
+}
+
+/** PUT of a table: what it takes (a spreadsheet, read as a stream) and answers. */
+function putTableOptions(scope: TableScope, itemParams: TObject, limits: UploadLimits): RouteShorthandOptions {
+  return {
+    preHandler: [uploadHeadersWithinBounds(limits), scope.guard],
+    bodyLimit: Math.max(limits.csvBytes, limits.workbookBytes),
+    config: { rawBody: FREIGHT_UPLOAD_BODY },
+    schema: {
+      operationId: `put${scope.operation}`,
+      tags: [scope.tag],
+      summary: 'Create or replace a freight table from a VTEX-layout spreadsheet (text/csv or .xlsx); atomic, all or nothing',
+      description: `Columns ${FREIGHT_COLUMNS.join(', ')}; header names case-insensitive; ; or , between cells; decimal comma or point; UTF-8 with or without BOM. Numeric cells at most: money ${MAX.money.toLocaleString('en')} reais (PriceByExtraWeight per kg), with at most 2 decimal places (spec-notes R1), weights ${MAX.weightGrams.toLocaleString('en')} g, MaxVolume ${MAX.volumeCm3.toLocaleString('en')} cm³, PricePercent ${MAX.percent}, TimeCost ${MAX.deliveryDays} days; a leading ' before = + - @ in a text cell (a download's formula mark) is dropped. Quotes keep reading the previous rows until the new ones are committed. A spreadsheet with problems is refused with a 422 listing each bad cell (at most 100) and nothing changes. ${limitsText(limits)}`,
+      security: scope.security,
+      params: itemParams,
+      querystring: ImportQuery,
+      response: {
+        ...GUARD_REFUSALS,
+        200: Type.Ref(FreightTableSummary),
+        201: Type.Ref(FreightTableSummary),
+        404: errorResponse('No such store'),
+        409: errorResponse('The same table is being imported by another request'),
+        413: errorResponse(
+          "An upload limit was passed (the body, a workbook part inflated or its compression ratio, shared strings, rows, the reading thread's memory or time); the one detail names the limit (slug UPLOAD_LIMIT_…) and where it was hit",
+        ),
+        415: errorResponse('The body is neither text/csv nor an .xlsx workbook'),
+        422: Type.Ref(FreightImportProblems),
+        429: errorResponse(
+          'The store sends uploads faster than its upload rate (store_uploads_per_second, store_upload_burst); Retry-After says when; the body is not read',
+        ),
+      },
+    },
+  };
+}
+
+/** Creates or replaces a table from the uploaded spreadsheet, all or nothing. */
+function putTable(platform: ShippingServices, scope: TableScope, limits: UploadLimits) {
+  return async function putTable(request: FastifyRequest, reply: FastifyReply) {
+    const format = uploadFormat(request);
+    const bodyLimitName = format === 'xlsx' ? 'workbookBytes' : 'csvBytes';
+    const body = request.body as CsvBody;
+    const store = scope.storeNamed(request);
+    if (store !== null) refuseRememberedStoreUpload(platform, store, limits, reply);
+    const owner = await scope.ownerOf(request);
+    if (owner !== MARKETPLACE_OWNER) await admitStoreUpload(platform, owner, limits, reply);
+    const { table_id: tableId } = request.params as { table_id: string };
+    const query = request.query as ImportQuery;
+    const existing = await findFreightTable(platform.database, owner, tableId);
+    const name = query.name ?? existing?.name;
+    if (!name) throw invalidParameter('name', 'query', 'is required for a new table', 'MISSING_PARAMETER');
+    const factorText = query.cubic_weight_factor;
+    const factor =
+      factorText === undefined ? (existing?.cubic_weight_factor ?? null) : Number(factorText.replace(',', '.')) || null;
+    if (factor !== null && !(factor <= MAX_CUBIC_WEIGHT_FACTOR)) {
+      throw invalidParameter(
+        'cubic_weight_factor',
+        'query',
+        `must be at most ${MAX_CUBIC_WEIGHT_FACTOR.toLocaleString('en')} kg per m³`,
+      );
+    }
+
+    const result = await importFreightTable(
+      platform,
+      {
+        owner,
+        tableId,
+        name,
+        distributionCenterId: query.distribution_center_id ?? existing?.distribution_center_id ?? null,
+        cubicWeightFactor: factor,
+        format,
+      },
+      capped(body.stream, limits[bodyLimitName], bodyLimitName),
+      limits,
+    );
+    if (!result.ok) {
+      const { csv } = result;
+      const listed = csv.problems.length < csv.problemCount ? ` (the first ${csv.problems.length} are listed)` : '';
+      return reply.code(422).send({
+        message: `The spreadsheet has ${csv.problemCount} problem(s)${listed}; the table was not changed`,
+        slug: 'UNPROCESSABLE_ENTITY',
+        details: csv.problems.map(problemDetail),
+        request_id: String(request.id),
+      });
+    }
+    return reply.code(result.created ? 201 : 200).send(presentFreightTable(result.table));
+  };
+}
+
+/** GET of a table: its summary, or its rows as a download. */
+function getTableOptions(scope: TableScope, itemParams: TObject): RouteShorthandOptions {
+  return {
+    preHandler: scope.guard,
+    schema: {
+      operationId: `get${scope.operation}`,
+      tags: [scope.tag],
+      summary:
+        'A freight table: its summary (JSON), or its rows in the VTEX layout: Accept text/csv or .xlsx, or ?format=csv|xlsx|original (the format it was uploaded in)',
+      description:
+        "The CSV download neutralises text cells a spreadsheet would run as formulas (OWASP CSV injection): a cell beginning with = + - @, a tab or a carriage return gets a leading '. Numeric cells are written as numbers (none is negative). Uploaded again, the download gives the same table.",
+      security: scope.security,
+      params: itemParams,
+      produces: ['application/json', 'text/csv', XLSX_MEDIA_TYPE],
+      response: {
+        ...GUARD_REFUSALS,
+        200: Type.Ref(FreightTableSummary),
+        404: errorResponse('No such store or freight table'),
+      },
+    },
+  };
+}
+
+/** A table as JSON, or its rows as CSV or .xlsx, as the request asks. */
+function getTable(platform: ShippingServices, scope: TableScope) {
+  return async function getTable(request: FastifyRequest, reply: FastifyReply) {
+    const owner = await scope.ownerOf(request);
+    const table = await findFreightTable(platform.database, owner, (request.params as { table_id: string }).table_id);
+    if (!table) throw notFound('Freight table');
+    const wanted = downloadFormat(request, table);
+    if (wanted === 'json') return presentFreightTable(table);
+    const filename = table.table_id.replace(/[^A-Za-z0-9._-]/g, '_');
+    if (wanted === 'xlsx') {
+      return reply
+        .type(XLSX_MEDIA_TYPE)
+        .header('content-disposition', `attachment; filename="${filename}.xlsx"`)
+        .send(tableXlsx(platform.database, table.version_key));
+    }
+    const comma = table.decimal_mark === 'comma';
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="${filename}.csv"`)
+      .send(Readable.from(tableCsv(platform.database, table.version_key, comma)));
+  };
+}
+
+/** DELETE of a table. */
+function deleteTableOptions(scope: TableScope, itemParams: TObject): RouteShorthandOptions {
+  return {
+    preHandler: scope.guard,
+    schema: {
+      operationId: `delete${scope.operation}`,
+      tags: [scope.tag],
+      summary: 'Remove a freight table (quotes stop using it at once)',
+      security: scope.security,
+      params: itemParams,
+      response: {
+        ...GUARD_REFUSALS,
+        204: { type: 'null', description: 'Removed' },
+        404: errorResponse('No such store or freight table'),
+      },
+    },
+  };
+}
+
+/** Removes a table; quotes stop using it at once. */
+function deleteTable(platform: ShippingServices, scope: TableScope) {
+  return async function deleteTable(request: FastifyRequest, reply: FastifyReply) {
+    const owner = await scope.ownerOf(request);
+    const deleted = await deleteFreightTable(platform.database, owner, (request.params as { table_id: string }).table_id);
+    if (!deleted) throw notFound('Freight table');
+    return reply.code(204).send();
+  };
+}
+
+/** The list of a scope's tables, with the list conventions. */
+function tableListOptions(platform: ShippingServices, scope: TableScope): Parameters<typeof listRoute>[1] {
+  return {
+    url: scope.prefix,
+    list: freightTableList,
+    preHandler: scope.guard,
+    schema: {
+      operationId: `list${scope.operation}s`,
+      tags: [scope.tag],
+      summary: 'The freight tables, with the list conventions (filters on id, name, distribution_center_id, row_count, dates)',
+      security: scope.security,
+      params: scope.params,
+      response: {
+        ...GUARD_REFUSALS,
+        200: documentedList('Freight tables (list conventions)'),
+        404: errorResponse('No such store'),
+      },
+    },
+    base: async (request) => {
+      const owner = await scope.ownerOf(request);
+      return platform.database.db.selectFrom('freight_tables').selectAll().where('owner', '=', owner);
+    },
+  };
 }
