@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import { listTenantsOfSeller } from '../accounts/index.js';
 import { invalidParameter, PlatformError } from '../core/platform-error.js';
 import { documentedList, documentedObject, errorResponse } from '../http/openapi-document.js';
+import { StoreParams } from '../http/route-params.js';
 import { requestTranslator } from '../i18n/i18n.js';
 import { csrfTokenValid, sessionSellerId } from '../identity/index.js';
 import { listRoute } from '../lists/list-route.js';
@@ -27,6 +28,7 @@ import {
   quoteTestRecorder,
   runQuoteCheck,
 } from '../shipping/index.js';
+import type { Database } from '../storage/database.js';
 import { confirmationView, isConfirmed } from './confirm-views.js';
 import { serveAsset } from './console-assets.js';
 import { type ConsoleKit, withNotice } from './console-kit.js';
@@ -36,6 +38,12 @@ import { deleteTableConfirmation, shippingView } from './shipping-views.js';
 /** Calls per "Test my endpoint" beyond the edge cases: enough for a p50/p99, at most ~12 s. */
 const TEST_REPEAT = 5;
 
+type StorePageRequest = { Params: { tenantId: string }; Querystring: Record<string, string | undefined> };
+type TablePageRequest = { Params: { tenantId: string; tableId: string } };
+type QuoteStatsRequest = { Querystring: { tenant_id: string; window?: string } };
+
+const OUTCOME_FILTERS = ['ok', 'failed'] as const;
+
 /**
  * The console's shipping page: the store's quote methods and
  * settings, "Test my endpoint" (the platform's conformance check against the
@@ -44,19 +52,39 @@ const TEST_REPEAT = 5;
  * the page reads, usable with the console session.
  */
 async function shippingConsoleRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<void> {
-  const platform = app.platform;
-  const { db } = platform.database;
   // One test per store at a time: a test makes a dozen calls to the seller's server.
   const testing = new Set<string>();
+  const renderPage = shippingPage(app, kit);
   // uPlot (minified) and its stylesheet are console-assets.ts's, beside the chart module that imports it.
   serveAsset(app, '/console/assets/shipping.js', 'text/javascript', SHIPPING_JS);
+  app.get<StorePageRequest>('/console/stores/:tenantId/shipping', storePageOptions, showShippingPage(renderPage));
+  app.post<StorePageRequest>(
+    '/console/stores/:tenantId/shipping/test',
+    storePageOptions,
+    testEndpoint(app, kit, renderPage, testing),
+  );
+  app.post<TablePageRequest>(
+    '/console/stores/:tenantId/shipping/freight-tables/:tableId/delete',
+    deleteTableOptions,
+    deleteTable(app, kit),
+  );
+  listRoute(app, quoteCallListOptions(app));
+  app.get<QuoteStatsRequest>('/seller/v1/shipping/quote-stats', quoteStatsOptions, getQuoteStats(app));
+}
 
-  const StoreParams = Type.Object({ tenantId: Type.String({ minLength: 1, maxLength: 64 }) });
-  const OUTCOME_FILTERS = ['ok', 'failed'] as const;
+type ShippingPage = (
+  request: FastifyRequest<StorePageRequest>,
+  reply: FastifyReply,
+  report: QuoteCheckReport | null,
+  testError: string | null,
+) => Promise<FastifyReply>;
 
-  async function renderPage(
-    request: import('fastify').FastifyRequest<{ Params: { tenantId: string }; Querystring: Record<string, string | undefined> }>,
-    reply: import('fastify').FastifyReply,
+/** The shipping page of the store in the path, with a test's report or refusal if there is one. */
+function shippingPage(app: FastifyInstance, kit: ConsoleKit): ShippingPage {
+  const platform = app.platform;
+  return async function renderPage(
+    request: FastifyRequest<StorePageRequest>,
+    reply: FastifyReply,
     report: QuoteCheckReport | null,
     testError: string | null,
   ) {
@@ -107,103 +135,116 @@ async function shippingConsoleRoutes(app: FastifyInstance, kit: ConsoleKit): Pro
         testCalls: 7 + TEST_REPEAT,
       }),
     });
-  }
+  };
+}
 
-  app.get<{ Params: { tenantId: string }; Querystring: Record<string, string | undefined> }>(
-    '/console/stores/:tenantId/shipping',
-    { schema: { hide: true, params: StoreParams } },
-    (request, reply) => renderPage(request, reply, null, null),
-  );
+/** A store's shipping page and its endpoint test: the store named in the path. */
+const storePageOptions: RouteShorthandOptions = { schema: { hide: true, params: StoreParams } };
 
-  app.post<{ Params: { tenantId: string }; Querystring: Record<string, string | undefined> }>(
-    '/console/stores/:tenantId/shipping/test',
-    { schema: { hide: true, params: StoreParams } },
-    async (request, reply) => {
-      const found = await kit.storeOf(request, reply, request.params.tenantId);
-      if (!found) return reply;
-      const back = `/console/stores/${encodeURIComponent(found.store.id)}/shipping`;
-      if (!csrfTokenValid(request, (request.body as Record<string, unknown> | undefined)?.csrf))
-        return kit.seeOther(reply, withNotice(back, 'expired'));
-      const t = requestTranslator(request);
-      const settings = await findShippingSettings(platform.database, found.store.id, app.shipping.quoteMethods);
-      if (!settings?.url) return renderPage(request, reply.code(409), null, t.text('shipping.test.noUrl'));
-      if (testing.has(found.store.id)) return renderPage(request, reply.code(429), null, t.text('shipping.test.busy'));
-      testing.add(found.store.id);
+/** The shipping page as it stands: no test run. */
+function showShippingPage(renderPage: ShippingPage) {
+  return function showShippingPage(request: FastifyRequest<StorePageRequest>, reply: FastifyReply) {
+    return renderPage(request, reply, null, null);
+  };
+}
+
+/** "Test my endpoint": the conformance check against the store's seller API, one at a time per store. */
+function testEndpoint(app: FastifyInstance, kit: ConsoleKit, renderPage: ShippingPage, testing: Set<string>) {
+  const platform = app.platform;
+  const { db } = platform.database;
+  return async function testEndpoint(request: FastifyRequest<StorePageRequest>, reply: FastifyReply) {
+    const found = await kit.storeOf(request, reply, request.params.tenantId);
+    if (!found) return reply;
+    const back = `/console/stores/${encodeURIComponent(found.store.id)}/shipping`;
+    if (!csrfTokenValid(request, (request.body as Record<string, unknown> | undefined)?.csrf))
+      return kit.seeOther(reply, withNotice(back, 'expired'));
+    const t = requestTranslator(request);
+    const settings = await findShippingSettings(platform.database, found.store.id, app.shipping.quoteMethods);
+    if (!settings?.url) return renderPage(request, reply.code(409), null, t.text('shipping.test.noUrl'));
+    if (testing.has(found.store.id)) return renderPage(request, reply.code(429), null, t.text('shipping.test.busy'));
+    testing.add(found.store.id);
+    try {
+      let target: Awaited<ReturnType<typeof checkQuoteUrl>>;
       try {
-        let target: Awaited<ReturnType<typeof checkQuoteUrl>>;
-        try {
-          target = await checkQuoteUrl(settings.url, outboundPolicyOf(platform.config));
-        } catch (error) {
-          const detail = (error as { details?: Array<{ message: string }> }).details?.[0]?.message ?? '';
-          return renderPage(request, reply.code(422), null, t.text('shipping.test.badUrl', { detail }));
-        }
-        // SKUs the store sells, so a seller that checks them can answer; the demo's otherwise.
-        const skus = await firstProductSkus(db, found.store.id, 3);
-        const report = await runQuoteCheck(platform.outbound, target, settings.url, {
-          zipcode: DEFAULT_ZIPCODE,
-          sku: skus.length > 0 ? skus : DEFAULT_SKUS,
-          invalidZipcode: '00000000',
-          distributionCenter: settings.distributionCenterIds,
-          repeat: TEST_REPEAT,
-          keepBody: 2000,
-          record: quoteTestRecorder(app.shipping, found.store.id),
-        });
-        return renderPage(request, reply, report, null);
-      } finally {
-        testing.delete(found.store.id);
+        target = await checkQuoteUrl(settings.url, outboundPolicyOf(platform.config));
+      } catch (error) {
+        const detail = (error as { details?: Array<{ message: string }> }).details?.[0]?.message ?? '';
+        return renderPage(request, reply.code(422), null, t.text('shipping.test.badUrl', { detail }));
       }
-    },
-  );
+      // SKUs the store sells, so a seller that checks them can answer; the demo's otherwise.
+      const skus = await firstProductSkus(db, found.store.id, 3);
+      const report = await runQuoteCheck(platform.outbound, target, settings.url, {
+        zipcode: DEFAULT_ZIPCODE,
+        sku: skus.length > 0 ? skus : DEFAULT_SKUS,
+        invalidZipcode: '00000000',
+        distributionCenter: settings.distributionCenterIds,
+        repeat: TEST_REPEAT,
+        keepBody: 2000,
+        record: quoteTestRecorder(app.shipping, found.store.id),
+      });
+      return renderPage(request, reply, report, null);
+    } finally {
+      testing.delete(found.store.id);
+    }
+  };
+}
 
-  app.post<{ Params: { tenantId: string; tableId: string } }>(
-    '/console/stores/:tenantId/shipping/freight-tables/:tableId/delete',
-    {
-      schema: {
-        hide: true,
-        params: Type.Object({
-          tenantId: Type.String({ minLength: 1, maxLength: 64 }),
-          tableId: Type.String({ minLength: 1, maxLength: 32 }),
+/** The removal of a freight table from the shipping page (a POST, confirmed). */
+const deleteTableOptions: RouteShorthandOptions = {
+  schema: {
+    hide: true,
+    params: Type.Object({
+      tenantId: Type.String({ minLength: 1, maxLength: 64 }),
+      tableId: Type.String({ minLength: 1, maxLength: 32 }),
+    }),
+  },
+};
+
+/** Removes a freight table once confirmed; without JavaScript, asks first on a page of its own. */
+function deleteTable(app: FastifyInstance, kit: ConsoleKit) {
+  const platform = app.platform;
+  return async function deleteTable(request: FastifyRequest<TablePageRequest>, reply: FastifyReply) {
+    const found = await kit.storeOf(request, reply, request.params.tenantId);
+    if (!found) return reply;
+    const back = `/console/stores/${encodeURIComponent(found.store.id)}/shipping`;
+    if (!csrfTokenValid(request, (request.body as Record<string, unknown> | undefined)?.csrf))
+      return kit.seeOther(reply, withNotice(`${back}#freight`, 'expired'));
+    if (!isConfirmed(request.body)) {
+      // Without JavaScript the button lands here: the dialog's question on a page (D69).
+      const t = requestTranslator(request);
+      return kit.page(request, reply, t, found.seller, {
+        title: t.text('confirm.title'),
+        body: confirmationView(t, {
+          confirm: deleteTableConfirmation(t, request.params.tableId),
+          action: `${back}/freight-tables/${encodeURIComponent(request.params.tableId)}/delete`,
+          csrf: kit.csrfToken(request, reply),
+          back: `${back}#freight`,
         }),
-      },
-    },
-    async (request, reply) => {
-      const found = await kit.storeOf(request, reply, request.params.tenantId);
-      if (!found) return reply;
-      const back = `/console/stores/${encodeURIComponent(found.store.id)}/shipping`;
-      if (!csrfTokenValid(request, (request.body as Record<string, unknown> | undefined)?.csrf))
-        return kit.seeOther(reply, withNotice(`${back}#freight`, 'expired'));
-      if (!isConfirmed(request.body)) {
-        // Without JavaScript the button lands here: the dialog's question on a page (D69).
-        const t = requestTranslator(request);
-        return kit.page(request, reply, t, found.seller, {
-          title: t.text('confirm.title'),
-          body: confirmationView(t, {
-            confirm: deleteTableConfirmation(t, request.params.tableId),
-            action: `${back}/freight-tables/${encodeURIComponent(request.params.tableId)}/delete`,
-            csrf: kit.csrfToken(request, reply),
-            back: `${back}#freight`,
-          }),
-        });
-      }
-      await deleteFreightTable(platform.database, found.store.id, request.params.tableId);
-      return kit.seeOther(reply, withNotice(`${back}#freight`, 'freightDeleted'));
-    },
-  );
+      });
+    }
+    await deleteFreightTable(platform.database, found.store.id, request.params.tableId);
+    return kit.seeOther(reply, withNotice(`${back}#freight`, 'freightDeleted'));
+  };
+}
 
-  /** The stores of the console session's seller; a 401 without one. */
-  async function sessionTenants(request: import('fastify').FastifyRequest): Promise<string[]> {
-    const sellerId = await sessionSellerId(request);
-    if (!sellerId) throw new PlatformError('UNAUTHORIZED', { message: 'Sign in to the console first' });
-    return (await listTenantsOfSeller(db, sellerId)).map((tenant) => tenant.id);
-  }
-  const sellerRoute = (operationId: string, summary: string) => ({
-    tags: ['shipping'],
-    operationId,
-    summary,
-    security: [{ consoleSession: [] as string[] }] as Array<Record<string, string[]>>,
-  });
+/** The stores of the console session's seller; a 401 without one. */
+async function sessionTenants(db: Database['db'], request: FastifyRequest): Promise<string[]> {
+  const sellerId = await sessionSellerId(request);
+  if (!sellerId) throw new PlatformError('UNAUTHORIZED', { message: 'Sign in to the console first' });
+  return (await listTenantsOfSeller(db, sellerId)).map((tenant) => tenant.id);
+}
 
-  listRoute(app, {
+const sellerRoute = (operationId: string, summary: string) => ({
+  tags: ['shipping'],
+  operationId,
+  summary,
+  security: [{ consoleSession: [] as string[] }] as Array<Record<string, string[]>>,
+});
+
+/** The quote log of the session's stores, with the list conventions. */
+function quoteCallListOptions(app: FastifyInstance): Parameters<typeof listRoute>[1] {
+  const { db } = app.platform.database;
+  return {
     url: '/seller/v1/shipping/quote-calls',
     list: quoteCallList,
     schema: {
@@ -215,40 +256,44 @@ async function shippingConsoleRoutes(app: FastifyInstance, kit: ConsoleKit): Pro
       },
     },
     base: async (request) => {
-      const tenants = await sessionTenants(request);
+      const tenants = await sessionTenants(db, request);
       return quoteCallsOf(app.shipping.quoteLog, tenants);
     },
-  });
+  };
+}
 
-  app.get<{ Querystring: { tenant_id: string; window?: string } }>(
-    '/seller/v1/shipping/quote-stats',
-    {
-      schema: {
-        ...sellerRoute(
-          'getSellerQuoteStats',
-          "Latency p50/p99 and outcomes of one store's quotes, bucketed over the last hour or day",
-        ),
-        querystring: Type.Object({
-          tenant_id: Type.String({ minLength: 1, maxLength: 64 }),
-          window: Type.Optional(Type.Union([Type.Literal('1h'), Type.Literal('24h')])),
-        }),
-        response: {
-          200: documentedObject('Buckets of {start, calls, ok, failed, p50Ms, p99Ms} and the 1.0 s deadline'),
-          401: errorResponse('No console session'),
-          404: errorResponse('No such store among yours'),
-          422: errorResponse('A bad query parameter'),
-        },
-      },
+/** GET of one store's quote statistics. */
+const quoteStatsOptions: RouteShorthandOptions = {
+  schema: {
+    ...sellerRoute(
+      'getSellerQuoteStats',
+      "Latency p50/p99 and outcomes of one store's quotes, bucketed over the last hour or day",
+    ),
+    querystring: Type.Object({
+      tenant_id: Type.String({ minLength: 1, maxLength: 64 }),
+      window: Type.Optional(Type.Union([Type.Literal('1h'), Type.Literal('24h')])),
+    }),
+    response: {
+      200: documentedObject('Buckets of {start, calls, ok, failed, p50Ms, p99Ms} and the 1.0 s deadline'),
+      401: errorResponse('No console session'),
+      404: errorResponse('No such store among yours'),
+      422: errorResponse('A bad query parameter'),
     },
-    async (request) => {
-      const tenants = await sessionTenants(request);
-      if (!tenants.includes(request.query.tenant_id)) throw new PlatformError('NOT_FOUND', { message: 'Store not found' });
-      const window = request.query.window ?? '1h';
-      if (!isQuoteWindow(window)) throw invalidParameter('window', 'query', 'must be 1h or 24h');
-      await app.shipping.quoteLog.flush();
-      return quoteStats(await app.shipping.quoteLog.store.reader(), request.query.tenant_id, platform.clock.now(), window);
-    },
-  );
+  },
+};
+
+/** Latency and outcomes of one of the session's stores, bucketed over the window asked for. */
+function getQuoteStats(app: FastifyInstance) {
+  const platform = app.platform;
+  const { db } = platform.database;
+  return async function getQuoteStats(request: FastifyRequest<QuoteStatsRequest>) {
+    const tenants = await sessionTenants(db, request);
+    if (!tenants.includes(request.query.tenant_id)) throw new PlatformError('NOT_FOUND', { message: 'Store not found' });
+    const window = request.query.window ?? '1h';
+    if (!isQuoteWindow(window)) throw invalidParameter('window', 'query', 'must be 1h or 24h');
+    await app.shipping.quoteLog.flush();
+    return quoteStats(await app.shipping.quoteLog.store.reader(), request.query.tenant_id, platform.clock.now(), window);
+  };
 }
 
 /**
