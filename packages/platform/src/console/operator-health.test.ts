@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendEvent } from '../records/outbox.js';
 import { createTestPlatform, type TestPlatform, testDatabaseTargets } from '../testing.js';
 import { signUp } from '../webhooks/subscription-store.js';
-import { healthOverHour } from './operator-console.js';
+import { healthOverHour } from './operator-health-console.js';
 
 const MINUTE_MS = 60_000;
 
