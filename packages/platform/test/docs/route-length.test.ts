@@ -19,7 +19,6 @@ const NOT_YET_CUT: Record<string, number> = {
   'console/operator-console.ts operatorConsoleRoutes': 445,
   'console/subscription-console.ts subscriptionRoutes': 341,
   'console/shipping-console.ts shippingConsoleRoutes': 206,
-  'console/webhooks-console.ts webhooksRoutes': 203,
   'demo/demo-callback.ts demoCallback': 137,
   'identity/login-pages.ts loginPages': 132,
   'webhooks/seller-webhook-routes.ts sellerWebhookRoutes': 107,
