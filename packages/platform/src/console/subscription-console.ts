@@ -1,6 +1,6 @@
 import { TOPIC_NAMES, TOPICS, type Topic } from '@feira/contract';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import type { Seller } from '../accounts/index.js';
 import { clientNamesById } from '../accounts/index.js';
 import { DEFAULT_SECRET_REVEAL_REAUTH_SECONDS } from '../core/config.js';
@@ -108,6 +108,8 @@ function statsOf(attempts: Array<{ started_at: string; outcome: string; duration
   };
 }
 
+type Platform = FastifyInstance['platform'];
+
 /**
  * A subscription's own page (D66): what it is, its recent deliveries, its
  * success rate and latency over 24 h (chart and table), a test event, the
@@ -116,347 +118,436 @@ function statsOf(attempts: Array<{ started_at: string; outcome: string; duration
  */
 async function subscriptionRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<void> {
   const platform = app.platform;
-  const { db } = platform.database;
   serveAsset(app, '/console/assets/webhooks.js', 'text/javascript', WEBHOOKS_JS);
-
-  async function subscriptionPage(
-    request: FastifyRequest<{ Params: Params; Querystring: { done?: string } }>,
-    reply: FastifyReply,
-    edit: { status: number; urlError?: string | null; urlValue?: string | null; topicError?: string | null } = { status: 200 },
-  ) {
-    const found = await kit.storeOf(request, reply, request.params.tenantId);
-    if (!found) return reply;
-    const sub = await storeSubscription(db, found.store.id, request.params.id);
-    if (!sub) return kit.notFoundPage(request, reply, found.seller);
-    const t = requestTranslator(request);
-    const now = platform.clock.now();
-    const appName = (await clientNamesById(db, [sub.client_id])).get(sub.client_id) ?? sub.client_id;
-    const view = endpointView(sub, appName);
-    const [page, attempts] = await Promise.all([
-      storeDeliveryPage(db, platform.config, { tenantId: found.store.id, filters: { subscriptionId: sub.id }, limit: 10 }),
-      subscriptionAttemptsSince(db, sub.id, new Date(now.getTime() - 24 * 3600 * 1000).toISOString(), STATS_LIMIT),
-    ]);
-    const hasQuery = hasQueryOrCredentials(sub.url);
-    return kit.page(request, reply.code(edit.status), t, found.seller, {
-      status: edit.status,
-      title: t.text('subscription.title', { topic: topicLabel(t, sub.topic), app: appName }),
-      scripts: ['/console/assets/webhooks.js'],
-      styles: ['/console/assets/uplot.css'],
-      body: subscriptionView(t, {
-        store: found.store,
-        subscription: { ...view, createdAt: sub.created_at, rawUrlHasQuery: hasQuery },
-        deliveries: page.entries.map((d) => deliveryRowOf(d, new Map([[sub.id, view]]))),
-        stats: statsOf(attempts, now),
-        csrf: kit.csrfToken(request, reply),
-        now,
-        ...subscriptionNotices(t, request.query.done),
-        urlError: edit.urlError ?? null,
-        urlValue: edit.urlValue ?? (hasQuery ? '' : sub.url),
-        topics: TOPIC_NAMES,
-        topicError: edit.topicError ?? null,
-        chartsModule: assetUrl('/console/assets/charts.js'),
-      }),
-    });
-  }
-
   app.get<{ Params: Params; Querystring: { done?: string } }>(
     '/console/stores/:tenantId/webhooks/subscriptions/:id',
-    { schema: { hide: true, params: SubscriptionParams } },
-    (request, reply) => subscriptionPage(request, reply),
+    subscriptionOptions(),
+    showSubscription(platform, kit),
   );
-
-  /** The store's subscription of a POST, after the CSRF check; a reply already sent otherwise. */
-  async function postedSubscription(
-    request: FastifyRequest<{ Params: Params }>,
-    reply: FastifyReply,
-  ): Promise<{
-    found: NonNullable<Awaited<ReturnType<ConsoleKit['storeOf']>>>;
-    sub: StoreSubscriptionDetail;
-    page: string;
-  } | null> {
-    const found = await kit.storeOf(request, reply, request.params.tenantId);
-    if (!found) return null;
-    const page = storePath(found.store.id, `/webhooks/subscriptions/${encodeURIComponent(request.params.id)}`);
-    if (!csrfTokenValid(request, formBody(request).csrf)) {
-      kit.seeOther(reply, `${page}?done=expired`);
-      return null;
-    }
-    const sub = await storeSubscription(db, found.store.id, request.params.id);
-    if (!sub) {
-      kit.notFoundPage(request, reply, found.seller);
-      return null;
-    }
-    return { found, sub, page };
-  }
-
-  // A test event (D66): the topic's message for a record no store has, sent to this subscription only, signed as any.
   app.post<{ Params: Params }>(
     '/console/stores/:tenantId/webhooks/subscriptions/:id/test',
-    { schema: { hide: true, params: SubscriptionParams } },
-    async (request, reply) => {
-      const posted = await postedSubscription(request, reply);
-      if (!posted) return reply;
-      const { sub } = posted;
-      const topic = sub.topic as Topic;
-      const now = platform.clock.now();
-      await db.transaction().execute(async (trx) => {
-        const event = await appendUndispatchedTestEvent(
-          trx,
-          {
-            tenantId: sub.tenant_id,
-            topic,
-            status: 'UPDATE',
-            recordId: TEST_EVENT_RECORD_ID,
-            resource: recordPath(recordKindOfTopic(topic), TEST_EVENT_RECORD_ID),
-          },
-          platform,
-        );
-        await queueDelivery(trx, { event, subscriptionId: sub.id, tenantId: sub.tenant_id }, now);
-      });
-      platform.database.outboxSignal.notify();
-      return kit.seeOther(reply, `${posted.page}?done=testSent#deliveries`);
-    },
+    subscriptionOptions(),
+    sendTestEvent(platform, kit),
   );
-
-  const reauthWindowSeconds = platform.config.secretRevealReauthSeconds ?? DEFAULT_SECRET_REVEAL_REAUTH_SECONDS;
-
-  /**
-   * The confirmation a secret is shown behind (D98): GET /secret answers it, and
-   * so does a reveal POST without `confirmed`, or without the password once the
-   * re-authentication window is over. It never holds the secret.
-   */
-  function revealForm(
-    request: FastifyRequest<{ Params: Params }>,
-    reply: FastifyReply,
-    input: { seller: Seller; page: string; rotated: boolean; reauth: boolean; status: number; error: string | null },
-  ) {
-    const t = requestTranslator(request);
-    return kit.page(request, reply.code(input.status), t, input.seller, {
-      status: input.status,
-      title: t.text(input.rotated ? 'rotated.ready' : 'subscription.confirm.reveal'),
-      body: revealConfirmView(t, {
-        action: `${input.page}/reveal`,
-        csrf: kit.csrfToken(request, reply),
-        back: input.page,
-        rotated: input.rotated,
-        reauthMinutes: input.reauth ? Math.max(1, Math.floor(reauthWindowSeconds / 60)) : null,
-        error: input.error,
-      }),
-    });
-  }
-
-  /** Whether the session's sign-in is older than the re-authentication window (D98), by the injected clock. */
-  async function reauthNeeded(request: FastifyRequest): Promise<boolean> {
-    const session = await currentSession(request);
-    if (!session) return true;
-    const age = platform.clock.now().getTime() - Date.parse(session.startedAt);
-    return age > reauthWindowSeconds * 1000;
-  }
-
-  // The secret is shown only in the answer to this POST (D98): confirmed, CSRF-checked, with the password
-  // again when the sign-in is older than the window; never compressed, never stored, nothing reflected.
   app.post<{ Params: Params }>(
     '/console/stores/:tenantId/webhooks/subscriptions/:id/reveal',
-    { schema: { hide: true, params: SubscriptionParams }, ...SECRET_PAGE_ROUTE },
-    async (request, reply) => {
-      const posted = await postedSubscription(request, reply);
-      if (!posted) return reply;
-      const { found, sub, page } = posted;
-      const body = formBody(request);
-      const rotated = body.rotated === '1';
-      const reauth = await reauthNeeded(request);
-      const form = (status: number, error: string | null) =>
-        revealForm(request, reply, { seller: found.seller, page, rotated, reauth, status, error });
-      if (body.confirmed !== '1') return form(200, null);
-      const t = requestTranslator(request);
-      if (reauth) {
-        // Coming from the dialog (no password field yet): the form, asking; an empty one posted: say what is missing.
-        if (body.password === undefined) return form(401, null);
-        const password = typeof body.password === 'string' ? body.password : '';
-        if (!password || password.length > 1024) return form(422, t.text('secret.reauth.missing'));
-        // The sign-in's own check: the same throttle counts a wrong password here as a failed sign-in.
-        const checked = await checkCredentials(request.server.identity, {
-          login: found.seller.login,
-          password,
-          address: request.ip,
-        });
-        if (checked.kind === 'wrong') return form(401, t.text('secret.reauth.wrong'));
-        if (checked.kind !== 'ok') {
-          reply.header('retry-after', String(checked.retryAfterSeconds));
-          return form(
-            429,
-            checked.kind === 'busy'
-              ? t.text('login.error.busy')
-              : t.text('login.error.throttled', { seconds: checked.retryAfterSeconds }),
-          );
-        }
-        if (checked.seller.id !== found.seller.id) return form(401, t.text('secret.reauth.wrong'));
-      }
-      const secret = await storeSubscriptionSecret(db, { tenantId: found.store.id, id: sub.id }, platform.box);
-      if (!secret) return kit.notFoundPage(request, reply, found.seller);
-      const appName = (await clientNamesById(db, [sub.client_id])).get(sub.client_id) ?? sub.client_id;
-      return kit.secretPage(request, reply, t, found.seller, {
-        back: page,
-        title: t.text(rotated ? 'rotated.title' : 'secret.title'),
-        scripts: ['/console/assets/webhooks.js'],
-        body: secretView(t, {
-          store: found.store,
-          subscription: { id: sub.id, topic: sub.topic, appName },
-          secret: secret.secret,
-          graceUntil: secret.graceUntil,
-          rotated,
-          now: platform.clock.now(),
-        }),
-      });
-    },
+    revealSecretOptions(),
+    revealSecret(platform, kit),
   );
-
-  // Where a rotation lands (post/redirect/get, D64) and a bookmark of the secret: the confirmation, never the secret.
   app.get<{ Params: Params; Querystring: { rotated?: string } }>(
     '/console/stores/:tenantId/webhooks/subscriptions/:id/secret',
-    { schema: { hide: true, params: SubscriptionParams } },
-    async (request, reply) => {
-      const found = await kit.storeOf(request, reply, request.params.tenantId);
-      if (!found) return reply;
-      const sub = await storeSubscription(db, found.store.id, request.params.id);
-      // A subscription without a secret to show (v0) has no such page, as before.
-      const secret = sub ? await storeSubscriptionSecret(db, { tenantId: found.store.id, id: sub.id }, platform.box) : null;
-      if (!sub || !secret) return kit.notFoundPage(request, reply, found.seller);
-      const page = storePath(found.store.id, `/webhooks/subscriptions/${encodeURIComponent(sub.id)}`);
-      reply.header('cache-control', 'no-store');
-      return revealForm(request, reply, {
-        seller: found.seller,
-        page,
-        rotated: request.query.rotated === '1',
-        reauth: await reauthNeeded(request),
-        status: 200,
-        error: null,
-      });
-    },
+    subscriptionOptions(),
+    secretConfirmation(platform, kit),
   );
-
   app.post<{ Params: Params; Querystring: { done?: string } }>(
     '/console/stores/:tenantId/webhooks/subscriptions/:id/url',
-    { schema: { hide: true, params: SubscriptionParams } },
-    async (request, reply) => {
-      const posted = await postedSubscription(request, reply);
-      if (!posted) return reply;
-      const raw = String(formBody(request).url ?? '')
-        .trim()
-        .slice(0, 2048);
-      const t = requestTranslator(request);
-      const checked = raw ? await checkedUrl(t, raw, posted.sub.version, app) : t.text('endpoint.error.url');
-      if (typeof checked === 'string') return subscriptionPage(request, reply, { status: 422, urlError: checked, urlValue: raw });
-      await setStoreSubscriptionUrl(
-        db,
-        { tenantId: posted.sub.tenant_id, id: posted.sub.id, url: checked.href },
-        platform.clock.now(),
-      );
-      return kit.seeOther(reply, `${posted.page}?done=urlSaved`);
-    },
+    subscriptionOptions(),
+    saveSubscriptionUrl(app, kit),
   );
-
-  // The subscription's topic (spec-notes W1: one subscription per app, store and topic), checked
-  // against the contract's topics and the scopes the seller granted the app, as a new endpoint's are.
   app.post<{ Params: Params; Querystring: { done?: string } }>(
     '/console/stores/:tenantId/webhooks/subscriptions/:id/topic',
-    { schema: { hide: true, params: SubscriptionParams } },
-    async (request, reply) => {
-      const posted = await postedSubscription(request, reply);
-      if (!posted) return reply;
-      const { found, sub } = posted;
-      const t = requestTranslator(request);
-      const raw = formBody(request).topic;
-      const refuse = (topicError: string) => subscriptionPage(request, reply, { status: 422, topicError });
-      if (typeof raw !== 'string' || !(TOPIC_NAMES as readonly string[]).includes(raw))
-        return refuse(t.text('subscription.topic.error.unknown'));
-      const topic = raw as Topic;
-      const granted = (await connectedApps(db, found.seller.id, found.store.id)).find((a) => a.clientId === sub.client_id);
-      if (!granted?.scopes.includes(TOPICS[topic].scope)) {
-        const appName = granted?.name ?? (await clientNamesById(db, [sub.client_id])).get(sub.client_id) ?? sub.client_id;
-        return refuse(t.text('endpoint.error.scope', { app: appName, topics: topicLabel(t, topic) }));
-      }
-      const saved = await setStoreSubscriptionTopic(db, { tenantId: sub.tenant_id, id: sub.id, topic }, platform.clock.now());
-      if (saved === 'missing') return kit.notFoundPage(request, reply, found.seller);
-      if (saved === 'exists') return refuse(t.text('endpoint.error.exists', { topics: topicLabel(t, topic) }));
-      return kit.seeOther(reply, `${posted.page}?done=topicSaved`);
-    },
+    subscriptionOptions(),
+    saveSubscriptionTopic(platform, kit),
   );
+  app.get<{ Params: { tenantId: string } }>(
+    '/console/stores/:tenantId/webhooks/subscriptions/new',
+    storeOptions(),
+    newEndpointForm(platform, kit),
+  );
+  app.post<{ Params: { tenantId: string } }>(
+    '/console/stores/:tenantId/webhooks/subscriptions/new',
+    storeOptions(),
+    createEndpoint(app, kit),
+  );
+}
 
-  async function newEndpointPage(
-    request: FastifyRequest<{ Params: { tenantId: string } }>,
+/** A console page or form of one of a store's subscriptions (kept out of the OpenAPI document). */
+function subscriptionOptions(): RouteShorthandOptions {
+  return { schema: { hide: true, params: SubscriptionParams } };
+}
+
+/** A console page or form of one store (kept out of the OpenAPI document). */
+function storeOptions(): RouteShorthandOptions {
+  return { schema: { hide: true, params: StoreParams } };
+}
+
+/** The subscription's page, with the refusal of an edit when one is shown. */
+async function subscriptionPage(
+  platform: Platform,
+  kit: ConsoleKit,
+  request: FastifyRequest<{ Params: Params; Querystring: { done?: string } }>,
+  reply: FastifyReply,
+  edit: { status: number; urlError?: string | null; urlValue?: string | null; topicError?: string | null } = { status: 200 },
+) {
+  const { db } = platform.database;
+  const found = await kit.storeOf(request, reply, request.params.tenantId);
+  if (!found) return reply;
+  const sub = await storeSubscription(db, found.store.id, request.params.id);
+  if (!sub) return kit.notFoundPage(request, reply, found.seller);
+  const t = requestTranslator(request);
+  const now = platform.clock.now();
+  const appName = (await clientNamesById(db, [sub.client_id])).get(sub.client_id) ?? sub.client_id;
+  const view = endpointView(sub, appName);
+  const [page, attempts] = await Promise.all([
+    storeDeliveryPage(db, platform.config, { tenantId: found.store.id, filters: { subscriptionId: sub.id }, limit: 10 }),
+    subscriptionAttemptsSince(db, sub.id, new Date(now.getTime() - 24 * 3600 * 1000).toISOString(), STATS_LIMIT),
+  ]);
+  const hasQuery = hasQueryOrCredentials(sub.url);
+  return kit.page(request, reply.code(edit.status), t, found.seller, {
+    status: edit.status,
+    title: t.text('subscription.title', { topic: topicLabel(t, sub.topic), app: appName }),
+    scripts: ['/console/assets/webhooks.js'],
+    styles: ['/console/assets/uplot.css'],
+    body: subscriptionView(t, {
+      store: found.store,
+      subscription: { ...view, createdAt: sub.created_at, rawUrlHasQuery: hasQuery },
+      deliveries: page.entries.map((d) => deliveryRowOf(d, new Map([[sub.id, view]]))),
+      stats: statsOf(attempts, now),
+      csrf: kit.csrfToken(request, reply),
+      now,
+      ...subscriptionNotices(t, request.query.done),
+      urlError: edit.urlError ?? null,
+      urlValue: edit.urlValue ?? (hasQuery ? '' : sub.url),
+      topics: TOPIC_NAMES,
+      topicError: edit.topicError ?? null,
+      chartsModule: assetUrl('/console/assets/charts.js'),
+    }),
+  });
+}
+
+/** GET of the subscription's page. */
+function showSubscription(platform: Platform, kit: ConsoleKit) {
+  return function showSubscription(
+    request: FastifyRequest<{ Params: Params; Querystring: { done?: string } }>,
     reply: FastifyReply,
-    form: { status: number; error: string | null; values: { app: string; url: string; topics: string[] } },
+  ) {
+    return subscriptionPage(platform, kit, request, reply);
+  };
+}
+
+/** The store's subscription of a POST, after the CSRF check; a reply already sent otherwise. */
+async function postedSubscription(
+  platform: Platform,
+  kit: ConsoleKit,
+  request: FastifyRequest<{ Params: Params }>,
+  reply: FastifyReply,
+): Promise<{
+  found: NonNullable<Awaited<ReturnType<ConsoleKit['storeOf']>>>;
+  sub: StoreSubscriptionDetail;
+  page: string;
+} | null> {
+  const { db } = platform.database;
+  const found = await kit.storeOf(request, reply, request.params.tenantId);
+  if (!found) return null;
+  const page = storePath(found.store.id, `/webhooks/subscriptions/${encodeURIComponent(request.params.id)}`);
+  if (!csrfTokenValid(request, formBody(request).csrf)) {
+    kit.seeOther(reply, `${page}?done=expired`);
+    return null;
+  }
+  const sub = await storeSubscription(db, found.store.id, request.params.id);
+  if (!sub) {
+    kit.notFoundPage(request, reply, found.seller);
+    return null;
+  }
+  return { found, sub, page };
+}
+
+/** A test event (D66): the topic's message for a record no store has, sent to this subscription only, signed as any. */
+function sendTestEvent(platform: Platform, kit: ConsoleKit) {
+  const { db } = platform.database;
+  return async function sendTestEvent(request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) {
+    const posted = await postedSubscription(platform, kit, request, reply);
+    if (!posted) return reply;
+    const { sub } = posted;
+    const topic = sub.topic as Topic;
+    const now = platform.clock.now();
+    await db.transaction().execute(async (trx) => {
+      const event = await appendUndispatchedTestEvent(
+        trx,
+        {
+          tenantId: sub.tenant_id,
+          topic,
+          status: 'UPDATE',
+          recordId: TEST_EVENT_RECORD_ID,
+          resource: recordPath(recordKindOfTopic(topic), TEST_EVENT_RECORD_ID),
+        },
+        platform,
+      );
+      await queueDelivery(trx, { event, subscriptionId: sub.id, tenantId: sub.tenant_id }, now);
+    });
+    platform.database.outboxSignal.notify();
+    return kit.seeOther(reply, `${posted.page}?done=testSent#deliveries`);
+  };
+}
+
+/** How long a sign-in lets a secret be shown without the password again (D98). */
+function reauthWindowSecondsOf(platform: Platform): number {
+  return platform.config.secretRevealReauthSeconds ?? DEFAULT_SECRET_REVEAL_REAUTH_SECONDS;
+}
+
+/**
+ * The confirmation a secret is shown behind (D98): GET /secret answers it, and
+ * so does a reveal POST without `confirmed`, or without the password once the
+ * re-authentication window is over. It never holds the secret.
+ */
+function revealForm(
+  platform: Platform,
+  kit: ConsoleKit,
+  request: FastifyRequest<{ Params: Params }>,
+  reply: FastifyReply,
+  input: { seller: Seller; page: string; rotated: boolean; reauth: boolean; status: number; error: string | null },
+) {
+  const reauthWindowSeconds = reauthWindowSecondsOf(platform);
+  const t = requestTranslator(request);
+  return kit.page(request, reply.code(input.status), t, input.seller, {
+    status: input.status,
+    title: t.text(input.rotated ? 'rotated.ready' : 'subscription.confirm.reveal'),
+    body: revealConfirmView(t, {
+      action: `${input.page}/reveal`,
+      csrf: kit.csrfToken(request, reply),
+      back: input.page,
+      rotated: input.rotated,
+      reauthMinutes: input.reauth ? Math.max(1, Math.floor(reauthWindowSeconds / 60)) : null,
+      error: input.error,
+    }),
+  });
+}
+
+/** Whether the session's sign-in is older than the re-authentication window (D98), by the injected clock. */
+async function reauthNeeded(platform: Platform, request: FastifyRequest): Promise<boolean> {
+  const reauthWindowSeconds = reauthWindowSecondsOf(platform);
+  const session = await currentSession(request);
+  if (!session) return true;
+  const age = platform.clock.now().getTime() - Date.parse(session.startedAt);
+  return age > reauthWindowSeconds * 1000;
+}
+
+/** POST of a secret's reveal: never compressed, never stored (a secret page). */
+function revealSecretOptions(): RouteShorthandOptions {
+  return { schema: { hide: true, params: SubscriptionParams }, ...SECRET_PAGE_ROUTE };
+}
+
+/**
+ * The secret is shown only in the answer to this POST (D98): confirmed, CSRF-checked, with the password
+ * again when the sign-in is older than the window; never compressed, never stored, nothing reflected.
+ */
+function revealSecret(platform: Platform, kit: ConsoleKit) {
+  const { db } = platform.database;
+  return async function revealSecret(request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) {
+    const posted = await postedSubscription(platform, kit, request, reply);
+    if (!posted) return reply;
+    const { found, sub, page } = posted;
+    const body = formBody(request);
+    const rotated = body.rotated === '1';
+    const reauth = await reauthNeeded(platform, request);
+    const form = (status: number, error: string | null) =>
+      revealForm(platform, kit, request, reply, { seller: found.seller, page, rotated, reauth, status, error });
+    if (body.confirmed !== '1') return form(200, null);
+    const t = requestTranslator(request);
+    if (reauth) {
+      // Coming from the dialog (no password field yet): the form, asking; an empty one posted: say what is missing.
+      if (body.password === undefined) return form(401, null);
+      const password = typeof body.password === 'string' ? body.password : '';
+      if (!password || password.length > 1024) return form(422, t.text('secret.reauth.missing'));
+      // The sign-in's own check: the same throttle counts a wrong password here as a failed sign-in.
+      const checked = await checkCredentials(request.server.identity, {
+        login: found.seller.login,
+        password,
+        address: request.ip,
+      });
+      if (checked.kind === 'wrong') return form(401, t.text('secret.reauth.wrong'));
+      if (checked.kind !== 'ok') {
+        reply.header('retry-after', String(checked.retryAfterSeconds));
+        return form(
+          429,
+          checked.kind === 'busy'
+            ? t.text('login.error.busy')
+            : t.text('login.error.throttled', { seconds: checked.retryAfterSeconds }),
+        );
+      }
+      if (checked.seller.id !== found.seller.id) return form(401, t.text('secret.reauth.wrong'));
+    }
+    const secret = await storeSubscriptionSecret(db, { tenantId: found.store.id, id: sub.id }, platform.box);
+    if (!secret) return kit.notFoundPage(request, reply, found.seller);
+    const appName = (await clientNamesById(db, [sub.client_id])).get(sub.client_id) ?? sub.client_id;
+    return kit.secretPage(request, reply, t, found.seller, {
+      back: page,
+      title: t.text(rotated ? 'rotated.title' : 'secret.title'),
+      scripts: ['/console/assets/webhooks.js'],
+      body: secretView(t, {
+        store: found.store,
+        subscription: { id: sub.id, topic: sub.topic, appName },
+        secret: secret.secret,
+        graceUntil: secret.graceUntil,
+        rotated,
+        now: platform.clock.now(),
+      }),
+    });
+  };
+}
+
+/** Where a rotation lands (post/redirect/get, D64) and a bookmark of the secret: the confirmation, never the secret. */
+function secretConfirmation(platform: Platform, kit: ConsoleKit) {
+  const { db } = platform.database;
+  return async function secretConfirmation(
+    request: FastifyRequest<{ Params: Params; Querystring: { rotated?: string } }>,
+    reply: FastifyReply,
   ) {
     const found = await kit.storeOf(request, reply, request.params.tenantId);
     if (!found) return reply;
-    const t = requestTranslator(request);
-    const apps = await connectedApps(db, found.seller.id, found.store.id);
-    return kit.page(request, reply.code(form.status), t, found.seller, {
-      status: form.status,
-      title: t.text('endpoint.title'),
-      body: newEndpointView(t, {
-        store: found.store,
-        apps: apps.map((a) => ({ clientId: a.clientId, name: a.name })),
-        topics: TOPIC_NAMES,
-        csrf: kit.csrfToken(request, reply),
-        values: form.values,
-        error: form.error,
-      }),
+    const sub = await storeSubscription(db, found.store.id, request.params.id);
+    // A subscription without a secret to show (v0) has no such page, as before.
+    const secret = sub ? await storeSubscriptionSecret(db, { tenantId: found.store.id, id: sub.id }, platform.box) : null;
+    if (!sub || !secret) return kit.notFoundPage(request, reply, found.seller);
+    const page = storePath(found.store.id, `/webhooks/subscriptions/${encodeURIComponent(sub.id)}`);
+    reply.header('cache-control', 'no-store');
+    return revealForm(platform, kit, request, reply, {
+      seller: found.seller,
+      page,
+      rotated: request.query.rotated === '1',
+      reauth: await reauthNeeded(platform, request),
+      status: 200,
+      error: null,
     });
-  }
+  };
+}
 
-  app.get<{ Params: { tenantId: string } }>(
-    '/console/stores/:tenantId/webhooks/subscriptions/new',
-    { schema: { hide: true, params: StoreParams } },
-    (request, reply) => newEndpointPage(request, reply, { status: 200, error: null, values: { app: '', url: '', topics: [] } }),
-  );
+/** The subscription's URL, checked as signup checks it (SSRF guard). */
+function saveSubscriptionUrl(app: FastifyInstance, kit: ConsoleKit) {
+  const platform = app.platform;
+  const { db } = platform.database;
+  return async function saveSubscriptionUrl(
+    request: FastifyRequest<{ Params: Params; Querystring: { done?: string } }>,
+    reply: FastifyReply,
+  ) {
+    const posted = await postedSubscription(platform, kit, request, reply);
+    if (!posted) return reply;
+    const raw = String(formBody(request).url ?? '')
+      .trim()
+      .slice(0, 2048);
+    const t = requestTranslator(request);
+    const checked = raw ? await checkedUrl(t, raw, posted.sub.version, app) : t.text('endpoint.error.url');
+    if (typeof checked === 'string')
+      return subscriptionPage(platform, kit, request, reply, { status: 422, urlError: checked, urlValue: raw });
+    await setStoreSubscriptionUrl(
+      db,
+      { tenantId: posted.sub.tenant_id, id: posted.sub.id, url: checked.href },
+      platform.clock.now(),
+    );
+    return kit.seeOther(reply, `${posted.page}?done=urlSaved`);
+  };
+}
 
-  app.post<{ Params: { tenantId: string } }>(
-    '/console/stores/:tenantId/webhooks/subscriptions/new',
-    { schema: { hide: true, params: StoreParams } },
-    async (request, reply) => {
-      const found = await kit.storeOf(request, reply, request.params.tenantId);
-      if (!found) return reply;
-      const back = storePath(found.store.id, '/webhooks');
-      const body = formBody(request);
-      if (!csrfTokenValid(request, body.csrf)) return kit.seeOther(reply, `${back}/subscriptions/new?done=expired`);
-      const t = requestTranslator(request);
-      const values = {
-        app: typeof body.app === 'string' ? body.app.slice(0, 64) : '',
-        url: typeof body.url === 'string' ? body.url.trim().slice(0, 2048) : '',
-        topics: (Array.isArray(body.topics) ? body.topics : [body.topics]).filter(
-          (topic): topic is Topic => typeof topic === 'string' && (TOPIC_NAMES as readonly string[]).includes(topic),
-        ),
-      };
-      const refuse = (error: string) => newEndpointPage(request, reply, { status: 422, error, values });
-      const chosen = (await connectedApps(db, found.seller.id, found.store.id)).find((a) => a.clientId === values.app);
-      if (!chosen) return refuse(t.text('endpoint.error.app'));
-      if (values.topics.length === 0) return refuse(t.text('endpoint.error.topics'));
-      const unscoped = values.topics.filter((topic) => !chosen.scopes.includes(TOPICS[topic].scope));
-      if (unscoped.length > 0)
-        return refuse(
-          t.text('endpoint.error.scope', { app: chosen.name, topics: unscoped.map((u) => topicLabel(t, u)).join(', ') }),
-        );
-      const existing = (await storeSubscriptions(db, found.store.id)).filter(
-        (s) => s.client_id === chosen.clientId && (values.topics as string[]).includes(s.topic),
+/**
+ * The subscription's topic (spec-notes W1: one subscription per app, store and topic), checked
+ * against the contract's topics and the scopes the seller granted the app, as a new endpoint's are.
+ */
+function saveSubscriptionTopic(platform: Platform, kit: ConsoleKit) {
+  const { db } = platform.database;
+  return async function saveSubscriptionTopic(
+    request: FastifyRequest<{ Params: Params; Querystring: { done?: string } }>,
+    reply: FastifyReply,
+  ) {
+    const posted = await postedSubscription(platform, kit, request, reply);
+    if (!posted) return reply;
+    const { found, sub } = posted;
+    const t = requestTranslator(request);
+    const raw = formBody(request).topic;
+    const refuse = (topicError: string) => subscriptionPage(platform, kit, request, reply, { status: 422, topicError });
+    if (typeof raw !== 'string' || !(TOPIC_NAMES as readonly string[]).includes(raw))
+      return refuse(t.text('subscription.topic.error.unknown'));
+    const topic = raw as Topic;
+    const granted = (await connectedApps(db, found.seller.id, found.store.id)).find((a) => a.clientId === sub.client_id);
+    if (!granted?.scopes.includes(TOPICS[topic].scope)) {
+      const appName = granted?.name ?? (await clientNamesById(db, [sub.client_id])).get(sub.client_id) ?? sub.client_id;
+      return refuse(t.text('endpoint.error.scope', { app: appName, topics: topicLabel(t, topic) }));
+    }
+    const saved = await setStoreSubscriptionTopic(db, { tenantId: sub.tenant_id, id: sub.id, topic }, platform.clock.now());
+    if (saved === 'missing') return kit.notFoundPage(request, reply, found.seller);
+    if (saved === 'exists') return refuse(t.text('endpoint.error.exists', { topics: topicLabel(t, topic) }));
+    return kit.seeOther(reply, `${posted.page}?done=topicSaved`);
+  };
+}
+
+/** The new-endpoint form, with the refusal of a posted one when one is shown. */
+async function newEndpointPage(
+  platform: Platform,
+  kit: ConsoleKit,
+  request: FastifyRequest<{ Params: { tenantId: string } }>,
+  reply: FastifyReply,
+  form: { status: number; error: string | null; values: { app: string; url: string; topics: string[] } },
+) {
+  const { db } = platform.database;
+  const found = await kit.storeOf(request, reply, request.params.tenantId);
+  if (!found) return reply;
+  const t = requestTranslator(request);
+  const apps = await connectedApps(db, found.seller.id, found.store.id);
+  return kit.page(request, reply.code(form.status), t, found.seller, {
+    status: form.status,
+    title: t.text('endpoint.title'),
+    body: newEndpointView(t, {
+      store: found.store,
+      apps: apps.map((a) => ({ clientId: a.clientId, name: a.name })),
+      topics: TOPIC_NAMES,
+      csrf: kit.csrfToken(request, reply),
+      values: form.values,
+      error: form.error,
+    }),
+  });
+}
+
+/** GET of the new-endpoint form, empty. */
+function newEndpointForm(platform: Platform, kit: ConsoleKit) {
+  return function newEndpointForm(request: FastifyRequest<{ Params: { tenantId: string } }>, reply: FastifyReply) {
+    return newEndpointPage(platform, kit, request, reply, { status: 200, error: null, values: { app: '', url: '', topics: [] } });
+  };
+}
+
+/** An endpoint for a connected app: one subscription per topic chosen, each within the scopes the seller granted. */
+function createEndpoint(app: FastifyInstance, kit: ConsoleKit) {
+  const platform = app.platform;
+  const { db } = platform.database;
+  return async function createEndpoint(request: FastifyRequest<{ Params: { tenantId: string } }>, reply: FastifyReply) {
+    const found = await kit.storeOf(request, reply, request.params.tenantId);
+    if (!found) return reply;
+    const back = storePath(found.store.id, '/webhooks');
+    const body = formBody(request);
+    if (!csrfTokenValid(request, body.csrf)) return kit.seeOther(reply, `${back}/subscriptions/new?done=expired`);
+    const t = requestTranslator(request);
+    const values = {
+      app: typeof body.app === 'string' ? body.app.slice(0, 64) : '',
+      url: typeof body.url === 'string' ? body.url.trim().slice(0, 2048) : '',
+      topics: (Array.isArray(body.topics) ? body.topics : [body.topics]).filter(
+        (topic): topic is Topic => typeof topic === 'string' && (TOPIC_NAMES as readonly string[]).includes(topic),
+      ),
+    };
+    const refuse = (error: string) => newEndpointPage(platform, kit, request, reply, { status: 422, error, values });
+    const chosen = (await connectedApps(db, found.seller.id, found.store.id)).find((a) => a.clientId === values.app);
+    if (!chosen) return refuse(t.text('endpoint.error.app'));
+    if (values.topics.length === 0) return refuse(t.text('endpoint.error.topics'));
+    const unscoped = values.topics.filter((topic) => !chosen.scopes.includes(TOPICS[topic].scope));
+    if (unscoped.length > 0)
+      return refuse(
+        t.text('endpoint.error.scope', { app: chosen.name, topics: unscoped.map((u) => topicLabel(t, u)).join(', ') }),
       );
-      if (existing.length > 0)
-        return refuse(t.text('endpoint.error.exists', { topics: existing.map((s) => topicLabel(t, s.topic)).join(', ') }));
-      const url = values.url ? await checkedUrl(t, values.url, 'v1', app) : t.text('endpoint.error.url');
-      if (typeof url === 'string') return refuse(url);
-      const created = await signUp(
-        db,
-        { clientId: chosen.clientId, tenantId: found.store.id, topics: values.topics, url: url.href, version: 'v1' },
-        platform,
-      );
-      const first = created[0];
-      return kit.seeOther(
-        reply,
-        first ? `${back}/subscriptions/${encodeURIComponent(first.id)}?done=created` : `${back}?done=created`,
-      );
-    },
-  );
+    const existing = (await storeSubscriptions(db, found.store.id)).filter(
+      (s) => s.client_id === chosen.clientId && (values.topics as string[]).includes(s.topic),
+    );
+    if (existing.length > 0)
+      return refuse(t.text('endpoint.error.exists', { topics: existing.map((s) => topicLabel(t, s.topic)).join(', ') }));
+    const url = values.url ? await checkedUrl(t, values.url, 'v1', app) : t.text('endpoint.error.url');
+    if (typeof url === 'string') return refuse(url);
+    const created = await signUp(
+      db,
+      { clientId: chosen.clientId, tenantId: found.store.id, topics: values.topics, url: url.href, version: 'v1' },
+      platform,
+    );
+    const first = created[0];
+    return kit.seeOther(
+      reply,
+      first ? `${back}/subscriptions/${encodeURIComponent(first.id)}?done=created` : `${back}?done=created`,
+    );
+  };
 }
 
 /** The page's notice after an action; the test event's sits beside the deliveries, where its redirect lands. */

@@ -1,6 +1,6 @@
 import { TOPIC_NAMES } from '@feira/contract';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import { clientNamesById } from '../accounts/index.js';
 import { StoreParams } from '../http/route-params.js';
 import { requestTranslator, type Translator } from '../i18n/i18n.js';
@@ -135,6 +135,10 @@ function logFilters(query: LogQuery, zone: string): { shown: LogFilterView; filt
   return { shown, filters, query: params.toString() };
 }
 
+type Platform = FastifyInstance['platform'];
+type StoreRequest = FastifyRequest<{ Params: { tenantId: string } }>;
+type SubscriptionRequest = FastifyRequest<{ Params: { tenantId: string; id: string } }>;
+
 /**
  * A store's webhooks page: its subscriptions (open one, disable with a
  * confirmation, re-enable, rotate the secret with a chosen grace) and its
@@ -145,74 +149,115 @@ function logFilters(query: LogQuery, zone: string): { shown: LogFilterView; filt
  */
 async function webhooksRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<void> {
   const platform = app.platform;
-  const { db } = platform.database;
   await app.register(sellerWebhookRoutes);
-
-  async function logPage(tenantId: string, filters: DeliveryLogFilters, nextToken: string | undefined) {
-    return storeDeliveryPage(db, platform.config, { tenantId, filters, nextToken, limit: DELIVERY_PAGE });
-  }
-
   app.get<{ Params: { tenantId: string }; Querystring: LogQuery }>(
     '/console/stores/:tenantId/webhooks',
-    { schema: { hide: true, params: StoreParams } },
-    async (request, reply) => {
-      const found = await kit.storeOf(request, reply, request.params.tenantId);
-      if (!found) return reply;
-      const t = requestTranslator(request);
-      const q = request.query;
-      const { shown, filters, query } = logFilters(q, t.timeZone);
-      const endpoints = await endpointsOf(db, found.store.id);
-      const byId = new Map(endpoints.map((e) => [e.id, e]));
-      const cursor = /^[A-Za-z0-9._~-]{1,2048}$/.test(q.cursor ?? '') ? q.cursor : undefined;
-      let page: Awaited<ReturnType<typeof logPage>>;
-      let notice = noticeOf(t, isWebhookNotice(q.done) ? q.done : null, resentText(t, q));
-      try {
-        page = await logPage(found.store.id, filters, cursor);
-      } catch {
-        // A cursor from other filters, or one tampered with: the first page, said so.
-        page = await logPage(found.store.id, filters, undefined);
-        notice = noticeOf(t, null, t.html('webhooks.notice.badCursor'));
-      }
-      const now = platform.clock.now();
-      return kit.page(request, reply, t, found.seller, {
-        title: t.text('webhooks.title', { store: found.store.name }),
-        scripts: ['/console/assets/webhooks.js'],
-        body: webhooksView(t, {
-          store: found.store,
-          nav: kit.storeNav(t, found.store.id, 'webhooks'),
-          subscriptions: endpoints,
-          topics: TOPIC_NAMES,
-          deliveries: page.entries.map((d) => deliveryRowOf(d, byId)),
-          filters: shown,
-          filterQuery: query,
-          nextToken: page.nextToken,
-          paged: cursor !== undefined,
-          csrf: kit.csrfToken(request, reply),
-          now,
-          sinceDefault: toZonedInput(new Date(now.getTime() - 24 * 3600 * 1000), t.timeZone),
-          untilDefault: toZonedInput(new Date(now.getTime() + 60_000), t.timeZone),
-          zoneLabel: timeZoneLabel(t),
-          notice,
-        }),
-      });
-    },
+    storePageOptions(),
+    webhooksPage(platform, kit),
   );
-
-  function resentText(t: Translator, q: LogQuery): string {
-    if (!/^[0-9]{1,9}$/.test(q.resentFailed ?? '')) return '';
-    const skipped = /^[0-9]{1,9}$/.test(q.skipped ?? '') ? Number(q.skipped) : 0;
-    const resent = t.html('webhooks.resentFailed', { count: Number(q.resentFailed) });
-    return skipped > 0 ? `${resent} ${t.html('webhooks.resentFailed.skipped', { count: skipped })}` : resent;
-  }
-
   app.post<{ Params: { tenantId: string } }>(
     '/console/stores/:tenantId/webhooks/deliveries/resend-failed',
-    { schema: { hide: true, params: StoreParams } },
-    (request, reply) => resendFailed(request, reply),
+    storePageOptions(),
+    resendFailed(platform, kit),
   );
+  app.post<{ Params: { tenantId: string; id: string } }>(
+    '/console/stores/:tenantId/webhooks/subscriptions/:id/state',
+    subscriptionFormOptions(),
+    subscriptionState(platform, kit),
+  );
+  app.post<{ Params: { tenantId: string; id: string } }>(
+    '/console/stores/:tenantId/webhooks/subscriptions/:id/delete',
+    subscriptionFormOptions(),
+    deleteSubscription(platform, kit),
+  );
+  app.post<{ Params: { tenantId: string; id: string } }>(
+    '/console/stores/:tenantId/webhooks/subscriptions/:id/rotate',
+    subscriptionFormOptions(),
+    rotateSecret(platform, kit),
+  );
+  app.get<{ Params: { tenantId: string }; Querystring: LogQuery }>(
+    '/console/stores/:tenantId/webhooks/deliveries/live',
+    storePageOptions(),
+    liveDeliveries(platform, kit),
+  );
+}
 
-  /** "Resend all failed" of a period, after the confirmation (D69); disabled subscriptions' deliveries left out and counted. */
-  async function resendFailed(request: FastifyRequest<{ Params: { tenantId: string } }>, reply: FastifyReply) {
+/** A console page or form of one store (kept out of the OpenAPI document). */
+function storePageOptions(): RouteShorthandOptions {
+  return { schema: { hide: true, params: StoreParams } };
+}
+
+/** A form posted about one of a store's subscriptions (kept out of the OpenAPI document). */
+function subscriptionFormOptions(): RouteShorthandOptions {
+  return { schema: { hide: true, params: SubscriptionParams } };
+}
+
+/** One page of the store's delivery log. */
+async function logPage(platform: Platform, tenantId: string, filters: DeliveryLogFilters, nextToken: string | undefined) {
+  const { db } = platform.database;
+  return storeDeliveryPage(db, platform.config, { tenantId, filters, nextToken, limit: DELIVERY_PAGE });
+}
+
+/** The webhooks page: subscriptions, the filtered delivery log and the "resend all failed" form. */
+function webhooksPage(platform: Platform, kit: ConsoleKit) {
+  const { db } = platform.database;
+  return async function webhooksPage(
+    request: FastifyRequest<{ Params: { tenantId: string }; Querystring: LogQuery }>,
+    reply: FastifyReply,
+  ) {
+    const found = await kit.storeOf(request, reply, request.params.tenantId);
+    if (!found) return reply;
+    const t = requestTranslator(request);
+    const q = request.query;
+    const { shown, filters, query } = logFilters(q, t.timeZone);
+    const endpoints = await endpointsOf(db, found.store.id);
+    const byId = new Map(endpoints.map((e) => [e.id, e]));
+    const cursor = /^[A-Za-z0-9._~-]{1,2048}$/.test(q.cursor ?? '') ? q.cursor : undefined;
+    let page: Awaited<ReturnType<typeof logPage>>;
+    let notice = noticeOf(t, isWebhookNotice(q.done) ? q.done : null, resentText(t, q));
+    try {
+      page = await logPage(platform, found.store.id, filters, cursor);
+    } catch {
+      // A cursor from other filters, or one tampered with: the first page, said so.
+      page = await logPage(platform, found.store.id, filters, undefined);
+      notice = noticeOf(t, null, t.html('webhooks.notice.badCursor'));
+    }
+    const now = platform.clock.now();
+    return kit.page(request, reply, t, found.seller, {
+      title: t.text('webhooks.title', { store: found.store.name }),
+      scripts: ['/console/assets/webhooks.js'],
+      body: webhooksView(t, {
+        store: found.store,
+        nav: kit.storeNav(t, found.store.id, 'webhooks'),
+        subscriptions: endpoints,
+        topics: TOPIC_NAMES,
+        deliveries: page.entries.map((d) => deliveryRowOf(d, byId)),
+        filters: shown,
+        filterQuery: query,
+        nextToken: page.nextToken,
+        paged: cursor !== undefined,
+        csrf: kit.csrfToken(request, reply),
+        now,
+        sinceDefault: toZonedInput(new Date(now.getTime() - 24 * 3600 * 1000), t.timeZone),
+        untilDefault: toZonedInput(new Date(now.getTime() + 60_000), t.timeZone),
+        zoneLabel: timeZoneLabel(t),
+        notice,
+      }),
+    });
+  };
+}
+
+function resentText(t: Translator, q: LogQuery): string {
+  if (!/^[0-9]{1,9}$/.test(q.resentFailed ?? '')) return '';
+  const skipped = /^[0-9]{1,9}$/.test(q.skipped ?? '') ? Number(q.skipped) : 0;
+  const resent = t.html('webhooks.resentFailed', { count: Number(q.resentFailed) });
+  return skipped > 0 ? `${resent} ${t.html('webhooks.resentFailed.skipped', { count: skipped })}` : resent;
+}
+
+/** "Resend all failed" of a period, after the confirmation (D69); disabled subscriptions' deliveries left out and counted. */
+function resendFailed(platform: Platform, kit: ConsoleKit) {
+  const { db } = platform.database;
+  return async function resendFailed(request: StoreRequest, reply: FastifyReply) {
     const found = await kit.storeOf(request, reply, request.params.tenantId);
     if (!found) return reply;
     const back = storePath(found.store.id, '/webhooks');
@@ -249,148 +294,151 @@ async function webhooksRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<vo
       failedOfDisabledSince(db, found.store.id, since, until),
     ]);
     return kit.seeOther(reply, `${back}?resentFailed=${count}${skipped > 0 ? `&skipped=${skipped}` : ''}#deliveries`);
-  }
+  };
+}
 
-  /** The store's own subscription named in the URL, after the CSRF check; a reply already sent otherwise. */
-  async function subscriptionOf(request: FastifyRequest<{ Params: { tenantId: string; id: string } }>, reply: FastifyReply) {
-    const found = await kit.storeOf(request, reply, request.params.tenantId);
-    if (!found) return null;
-    const back = storePath(found.store.id, '/webhooks');
-    if (!csrfTokenValid(request, formBody(request).csrf)) {
-      kit.seeOther(reply, `${back}?done=expired`);
-      return null;
-    }
-    const row = await findStoreSubscription(db, found.store.id, request.params.id);
-    if (!row) {
-      kit.notFoundPage(request, reply, found.seller);
-      return null;
-    }
-    // Back where the form was: the subscription's page (its forms say so) or the store's webhooks page.
-    const page = storePath(found.store.id, `/webhooks/subscriptions/${encodeURIComponent(row.id)}`);
-    return { ...found, back: formBody(request).from === 'subscription' ? page : back, subscription: row };
+/** The store's own subscription named in the URL, after the CSRF check; a reply already sent otherwise. */
+async function subscriptionOf(platform: Platform, kit: ConsoleKit, request: SubscriptionRequest, reply: FastifyReply) {
+  const { db } = platform.database;
+  const found = await kit.storeOf(request, reply, request.params.tenantId);
+  if (!found) return null;
+  const back = storePath(found.store.id, '/webhooks');
+  if (!csrfTokenValid(request, formBody(request).csrf)) {
+    kit.seeOther(reply, `${back}?done=expired`);
+    return null;
   }
+  const row = await findStoreSubscription(db, found.store.id, request.params.id);
+  if (!row) {
+    kit.notFoundPage(request, reply, found.seller);
+    return null;
+  }
+  // Back where the form was: the subscription's page (its forms say so) or the store's webhooks page.
+  const page = storePath(found.store.id, `/webhooks/subscriptions/${encodeURIComponent(row.id)}`);
+  return { ...found, back: formBody(request).from === 'subscription' ? page : back, subscription: row };
+}
 
-  /** Without the console module a confirmed form arrives unconfirmed: the same question on a page (no-JS fallback). */
-  function confirmFirst(
-    request: FastifyRequest<{ Params: { tenantId: string; id: string } }>,
-    reply: FastifyReply,
-    found: NonNullable<Awaited<ReturnType<typeof subscriptionOf>>>,
-    ask: { question: string; effect: string; yes: string; fields: Record<string, string>; danger?: boolean },
-  ): FastifyReply | null {
-    if (formBody(request).confirmed === '1') return null;
-    const t = requestTranslator(request);
-    return kit.page(request, reply, t, found.seller, {
-      title: t.text('confirm.title'),
-      body: confirmPageView(t, {
-        ...ask,
-        action: request.url,
-        csrf: kit.csrfToken(request, reply),
-        back: found.back,
-      }),
+/** Without the console module a confirmed form arrives unconfirmed: the same question on a page (no-JS fallback). */
+function confirmFirst(
+  kit: ConsoleKit,
+  request: SubscriptionRequest,
+  reply: FastifyReply,
+  found: NonNullable<Awaited<ReturnType<typeof subscriptionOf>>>,
+  ask: { question: string; effect: string; yes: string; fields: Record<string, string>; danger?: boolean },
+): FastifyReply | null {
+  if (formBody(request).confirmed === '1') return null;
+  const t = requestTranslator(request);
+  return kit.page(request, reply, t, found.seller, {
+    title: t.text('confirm.title'),
+    body: confirmPageView(t, {
+      ...ask,
+      action: request.url,
+      csrf: kit.csrfToken(request, reply),
+      back: found.back,
+    }),
+  });
+}
+
+/** Disables a subscription (asked first) or enables it again. */
+function subscriptionState(platform: Platform, kit: ConsoleKit) {
+  const { db } = platform.database;
+  return async function subscriptionState(request: SubscriptionRequest, reply: FastifyReply) {
+    const found = await subscriptionOf(platform, kit, request, reply);
+    if (!found) return reply;
+    const state = formBody(request).state === 'active' ? 'active' : 'disabled';
+    if (state === 'disabled') {
+      const t = requestTranslator(request);
+      const sub = (await storeSubscriptions(db, found.store.id)).find((s) => s.id === found.subscription.id);
+      const appName = sub ? ((await clientNamesById(db, [sub.client_id])).get(sub.client_id) ?? sub.client_id) : '';
+      const asked = confirmFirst(kit, request, reply, found, {
+        question: t.text('webhooks.confirm.disable', { topic: topicLabel(t, sub?.topic ?? ''), app: appName }),
+        effect: t.text('webhooks.confirm.disableEffect'),
+        yes: t.text('webhooks.disable'),
+        fields: { state: 'disabled', ...fromField(request) },
+      });
+      if (asked) return asked;
+    }
+    await setSubscriptionState(db, found.subscription.id, state, platform.clock.now());
+    return kit.seeOther(reply, `${found.back}?done=${state === 'active' ? 'enabled' : 'disabled'}`);
+  };
+}
+
+/** Deletes a subscription (asked first, as a destruction): its deliveries and their attempts go with it. */
+function deleteSubscription(platform: Platform, kit: ConsoleKit) {
+  const { db } = platform.database;
+  return async function deleteSubscription(request: SubscriptionRequest, reply: FastifyReply) {
+    const found = await subscriptionOf(platform, kit, request, reply);
+    if (!found) return reply;
+    const t = kit.translator(request);
+    const sub = (await endpointsOf(db, found.store.id)).find((s) => s.id === found.subscription.id);
+    const asked = confirmFirst(kit, request, reply, found, {
+      question: t.text('webhooks.confirm.delete', { topic: topicLabel(t, sub?.topic ?? ''), app: sub?.appName ?? '' }),
+      effect: t.text('webhooks.confirm.deleteEffect'),
+      yes: t.text('webhooks.delete'),
+      fields: fromField(request),
+      danger: true,
     });
-  }
+    if (asked) return asked;
+    await deleteStoreSubscription(db, found.store.id, found.subscription.id);
+    return kit.seeOther(reply, `${storePath(found.store.id, '/webhooks')}?done=deleted`);
+  };
+}
 
-  app.post<{ Params: { tenantId: string; id: string } }>(
-    '/console/stores/:tenantId/webhooks/subscriptions/:id/state',
-    { schema: { hide: true, params: SubscriptionParams } },
-    async (request, reply) => {
-      const found = await subscriptionOf(request, reply);
-      if (!found) return reply;
-      const state = formBody(request).state === 'active' ? 'active' : 'disabled';
-      if (state === 'disabled') {
-        const t = requestTranslator(request);
-        const sub = (await storeSubscriptions(db, found.store.id)).find((s) => s.id === found.subscription.id);
-        const appName = sub ? ((await clientNamesById(db, [sub.client_id])).get(sub.client_id) ?? sub.client_id) : '';
-        const asked = confirmFirst(request, reply, found, {
-          question: t.text('webhooks.confirm.disable', { topic: topicLabel(t, sub?.topic ?? ''), app: appName }),
-          effect: t.text('webhooks.confirm.disableEffect'),
-          yes: t.text('webhooks.disable'),
-          fields: { state: 'disabled', ...fromField(request) },
-        });
-        if (asked) return asked;
-      }
-      await setSubscriptionState(db, found.subscription.id, state, platform.clock.now());
-      return kit.seeOther(reply, `${found.back}?done=${state === 'active' ? 'enabled' : 'disabled'}`);
-    },
-  );
+/** Rotates a subscription's secret with the chosen grace (asked first), then shows the new one on its own page. */
+function rotateSecret(platform: Platform, kit: ConsoleKit) {
+  const { db } = platform.database;
+  return async function rotateSecret(request: SubscriptionRequest, reply: FastifyReply) {
+    const found = await subscriptionOf(platform, kit, request, reply);
+    if (!found) return reply;
+    const raw = formBody(request).grace_hours;
+    const hours = typeof raw === 'string' && /^[0-9]{1,2}$/.test(raw) ? Math.min(24, Number(raw)) : 1;
+    const t = requestTranslator(request);
+    const asked = confirmFirst(kit, request, reply, found, {
+      question: t.text('webhooks.confirm.rotateShort'),
+      effect: t.text('webhooks.confirm.rotateEffect'),
+      yes: t.text('webhooks.rotate'),
+      fields: { grace_hours: String(hours), ...fromField(request) },
+    });
+    if (asked) return asked;
+    const rotated = await rotateStoreSubscriptionSecret(
+      db,
+      { tenantId: found.store.id, id: found.subscription.id, graceMs: hours * 3600 * 1000 },
+      platform,
+    );
+    if (!rotated) return kit.seeOther(reply, found.back);
+    // Post/redirect/get (D64): the page that shows the new secret reads it; reloading it rotates nothing.
+    return kit.seeOther(
+      reply,
+      storePath(found.store.id, `/webhooks/subscriptions/${encodeURIComponent(found.subscription.id)}/secret?rotated=1`),
+    );
+  };
+}
 
-  // Deleting a subscription (asked first, as a destruction): its deliveries and their attempts go with it.
-  app.post<{ Params: { tenantId: string; id: string } }>(
-    '/console/stores/:tenantId/webhooks/subscriptions/:id/delete',
-    { schema: { hide: true, params: SubscriptionParams } },
-    async (request, reply) => {
-      const found = await subscriptionOf(request, reply);
-      if (!found) return reply;
-      const t = kit.translator(request);
-      const sub = (await endpointsOf(db, found.store.id)).find((s) => s.id === found.subscription.id);
-      const asked = confirmFirst(request, reply, found, {
-        question: t.text('webhooks.confirm.delete', { topic: topicLabel(t, sub?.topic ?? ''), app: sub?.appName ?? '' }),
-        effect: t.text('webhooks.confirm.deleteEffect'),
-        yes: t.text('webhooks.delete'),
-        fields: fromField(request),
-        danger: true,
-      });
-      if (asked) return asked;
-      await deleteStoreSubscription(db, found.store.id, found.subscription.id);
-      return kit.seeOther(reply, `${storePath(found.store.id, '/webhooks')}?done=deleted`);
-    },
-  );
-
-  app.post<{ Params: { tenantId: string; id: string } }>(
-    '/console/stores/:tenantId/webhooks/subscriptions/:id/rotate',
-    { schema: { hide: true, params: SubscriptionParams } },
-    async (request, reply) => {
-      const found = await subscriptionOf(request, reply);
-      if (!found) return reply;
-      const raw = formBody(request).grace_hours;
-      const hours = typeof raw === 'string' && /^[0-9]{1,2}$/.test(raw) ? Math.min(24, Number(raw)) : 1;
-      const t = requestTranslator(request);
-      const asked = confirmFirst(request, reply, found, {
-        question: t.text('webhooks.confirm.rotateShort'),
-        effect: t.text('webhooks.confirm.rotateEffect'),
-        yes: t.text('webhooks.rotate'),
-        fields: { grace_hours: String(hours), ...fromField(request) },
-      });
-      if (asked) return asked;
-      const rotated = await rotateStoreSubscriptionSecret(
-        db,
-        { tenantId: found.store.id, id: found.subscription.id, graceMs: hours * 3600 * 1000 },
-        platform,
-      );
-      if (!rotated) return kit.seeOther(reply, found.back);
-      // Post/redirect/get (D64): the page that shows the new secret reads it; reloading it rotates nothing.
-      return kit.seeOther(
-        reply,
-        storePath(found.store.id, `/webhooks/subscriptions/${encodeURIComponent(found.subscription.id)}/secret?rotated=1`),
-      );
-    },
-  );
-
-  // Server-sent events: the webhooks page's deliveries table (first page, same filters), re-rendered when a delivery is added or changes.
-  app.get<{ Params: { tenantId: string }; Querystring: LogQuery }>(
-    '/console/stores/:tenantId/webhooks/deliveries/live',
-    { schema: { hide: true, params: StoreParams } },
-    async (request, reply) => {
-      const seller = await kit.signedIn(request);
-      const store = seller?.tenants.find((s) => s.id === request.params.tenantId);
-      if (!seller || !store)
-        return reply.code(404).send({ message: 'Not found', slug: 'NOT_FOUND', details: [], request_id: request.id });
-      const t = requestTranslator(request);
-      const { filters } = logFilters(request.query, t.timeZone);
-      const read = async () => {
-        const endpoints = await endpointsOf(db, store.id);
-        const byId = new Map(endpoints.map((e) => [e.id, e]));
-        return (await logPage(store.id, filters, undefined)).entries.map((d) => deliveryRowOf(d, byId));
-      };
-      kit.liveRegion(request, reply, {
-        event: 'deliveries',
-        first: await read(),
-        read,
-        fingerprint: (rows) => rows.map((d) => `${d.id}:${d.status}:${d.attempts}:${d.lastStatusCode}`).join(','),
-        render: (rows) => ({ html: deliveriesRegion(t, store.id, rows) }),
-      });
-    },
-  );
+/** Server-sent events: the webhooks page's deliveries table (first page, same filters), re-rendered when a delivery is added or changes. */
+function liveDeliveries(platform: Platform, kit: ConsoleKit) {
+  const { db } = platform.database;
+  return async function liveDeliveries(
+    request: FastifyRequest<{ Params: { tenantId: string }; Querystring: LogQuery }>,
+    reply: FastifyReply,
+  ) {
+    const seller = await kit.signedIn(request);
+    const store = seller?.tenants.find((s) => s.id === request.params.tenantId);
+    if (!seller || !store)
+      return reply.code(404).send({ message: 'Not found', slug: 'NOT_FOUND', details: [], request_id: request.id });
+    const t = requestTranslator(request);
+    const { filters } = logFilters(request.query, t.timeZone);
+    const read = async () => {
+      const endpoints = await endpointsOf(db, store.id);
+      const byId = new Map(endpoints.map((e) => [e.id, e]));
+      return (await logPage(platform, store.id, filters, undefined)).entries.map((d) => deliveryRowOf(d, byId));
+    };
+    kit.liveRegion(request, reply, {
+      event: 'deliveries',
+      first: await read(),
+      read,
+      fingerprint: (rows) => rows.map((d) => `${d.id}:${d.status}:${d.attempts}:${d.lastStatusCode}`).join(','),
+      render: (rows) => ({ html: deliveriesRegion(t, store.id, rows) }),
+    });
+  };
 }
 
 export const webhooksSection: ConsoleSection = {
