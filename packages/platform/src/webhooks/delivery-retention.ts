@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { uuidV7TimePrefix } from '../core/uuid-v7.js';
-import type { RetentionRule } from '../storage/retention-sweeper.js';
+import { deleteBeforeBatch, type RetentionRule } from '../storage/retention-sweeper.js';
 import type { Schema } from '../storage/schema.js';
 
 const HOUR_MS = 3_600_000;
@@ -15,6 +15,9 @@ const HOUR_MS = 3_600_000;
  *   and no delivery of it is left: a delivery sends its event's body, on
  *   every attempt and redelivery (spec-notes W6). An event never fanned out
  *   stays, whatever its age.
+ * - An operational alert (operational-alerts.ts) `deliveryDays` after it was
+ *   made, once it was sent or given up; one still waiting for its next
+ *   attempt stays.
  *
  * Neither table has an index on time: their keys are time-ordered (a
  * delivery's id is a UUID v7 of its event's time, delivery-id.ts; an event's
@@ -33,6 +36,20 @@ export function deliveryRetentionRules(
       name: 'webhook_deliveries',
       tables: ['webhook_deliveries', 'webhook_delivery_attempts'],
       sweep: (batch) => sweepDeliveries(db, { ...batch, cutoffMs: batch.now.getTime() - policy.deliveryDays * 24 * HOUR_MS }),
+    });
+  }
+  if (policy.deliveryDays > 0) {
+    rules.push({
+      name: 'store_alerts',
+      sweep: (batch) =>
+        deleteBeforeBatch(db, {
+          table: 'store_alerts',
+          key: 'id',
+          time: 'created_at',
+          cutoffIso: new Date(batch.now.getTime() - policy.deliveryDays * 24 * HOUR_MS).toISOString(),
+          limit: batch.limit,
+          also: sql`next_attempt_at is null`,
+        }),
     });
   }
   if (policy.outboxHours > 0) {

@@ -49,6 +49,7 @@ describe.each(testDatabaseTargets())('retention sweep ($dialect)', (target) => {
       'operator_sessions',
       'auth_throttle',
       'background_leases',
+      'store_alerts',
     ] as const) {
       await db.deleteFrom(table).execute();
     }
@@ -391,6 +392,37 @@ describe.each(testDatabaseTargets())('retention sweep ($dialect)', (target) => {
     expect((await keys()).throttle).toEqual([]);
   });
 
+  it('operational alerts go 30 days after they were made once sent or given up; one still waiting for its next attempt stays', async () => {
+    const { db } = platform.database;
+    const t0 = platform.clock.now().getTime();
+    const alert = (id: string, state: 'sent' | 'given up' | 'waiting') =>
+      db
+        .insertInto('store_alerts')
+        .values({
+          id,
+          tenant_id: tenantId,
+          type: 'endpoint.failing',
+          body: '{}',
+          attempts: 1,
+          next_attempt_at: state === 'waiting' ? iso(t0 + 40 * DAY_MS) : null,
+          last_status_code: state === 'sent' ? 200 : 500,
+          last_error: null,
+          sent_at: state === 'sent' ? iso(t0) : null,
+          created_at: iso(t0),
+        })
+        .execute();
+    await alert('sent', 'sent');
+    await alert('given-up', 'given up');
+    await alert('waiting', 'waiting');
+    const alerts = async () => (await db.selectFrom('store_alerts').select('id').orderBy('id').execute()).map((r) => r.id);
+    platform.clock.advance(30 * DAY_MS - 60_000);
+    await sweeper().sweepOnce();
+    expect(await alerts()).toEqual(['given-up', 'sent', 'waiting']);
+    platform.clock.advance(2 * 60_000);
+    await sweeper().sweepOnce();
+    expect(await alerts()).toEqual(['waiting']);
+  });
+
   it('quote calls go 30 days after they were made, from wherever the quote log is kept', async () => {
     const quoteLog = platform.app.shipping.quoteLog;
     const t0 = platform.clock.now().getTime();
@@ -589,13 +621,28 @@ describe.each(testDatabaseTargets())('retention statements read through indexes 
         .insertInto('auth_throttle')
         .values({ key: 'k', window_started_at: iso(t0), reserved: 1, failures: 0, blocked_until: null })
         .execute();
+      await db
+        .insertInto('store_alerts')
+        .values({
+          id: 'a',
+          tenant_id: tenant,
+          type: 'endpoint.failing',
+          body: '{}',
+          attempts: 1,
+          next_attempt_at: null,
+          last_status_code: 200,
+          last_error: null,
+          sent_at: iso(t0),
+          created_at: iso(t0),
+        })
+        .execute();
       platform.clock.advance(40 * DAY_MS);
       const sweeper = new RetentionSweeper(
         { database: loggedDatabase, clock: platform.clock },
         { rules, holder: 'h', batchRows: 3, intervalMs: 1 },
       );
       const swept = await sweeper.sweepOnce();
-      expect(swept).toMatchObject({ outbox_events: 1, token_families: 1, auth_throttle: 1 });
+      expect(swept).toMatchObject({ outbox_events: 1, token_families: 1, auth_throttle: 1, store_alerts: 1 });
       expect(Object.keys(swept ?? {}).sort()).toEqual([
         'auth_throttle',
         'authorization_codes',
@@ -604,6 +651,7 @@ describe.each(testDatabaseTargets())('retention statements read through indexes 
         'outbox_events',
         'quote_calls',
         'refresh_tokens',
+        'store_alerts',
         'token_families',
         'webhook_deliveries',
       ]);

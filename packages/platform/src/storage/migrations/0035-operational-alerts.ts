@@ -33,5 +33,7 @@ export const operationalAlerts: MigrationFactory = () => ({
     // The sender's claim: due, unsent alerts, oldest first.
     await db.schema.createIndex('store_alerts_due_idx').on('store_alerts').columns(['next_attempt_at']).execute();
     await db.schema.createIndex('store_alerts_tenant_idx').on('store_alerts').columns(['tenant_id', 'created_at']).execute();
+    // The retention sweep's: alerts sent or given up go by age (webhooks/delivery-retention.ts).
+    await db.schema.createIndex('store_alerts_created_at_idx').on('store_alerts').column('created_at').execute();
   },
 });
