@@ -90,7 +90,7 @@ describe.each(testDatabaseTargets())('freight tables in the console on $dialect'
     await page.getByRole('button', { name: 'Enviar', exact: true }).click();
     await page.locator('#freight-result [role="alert"]').waitFor({ timeout: 90_000 });
     const said = await page.locator('#freight-result').textContent();
-    expect(said).toMatch(/A planilha tem 1 problema; a tabela não foi alterada\./);
+    expect(said).toMatch(/A tabela não foi alterada: A planilha tem 1 problema\./);
     expect(said).toContain('Planilha "Frete", linha 2, AbsoluteMoneyCost: "doze" não é um número');
     expect(said).not.toContain('coluna ausente');
     expect(await seriousAxeViolations(page)).toEqual([]);
