@@ -578,7 +578,9 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     await page.locator('input[name="topic"][value="sac_ticket"]').check();
     await page.getByRole('button', { name: 'Save topic' }).click();
     await page.getByRole('alert').waitFor({ timeout: 10_000 });
-    await expect(page.getByRole('alert').textContent()).resolves.toContain('already has a subscription for: Customer service tickets');
+    await expect(page.getByRole('alert').textContent()).resolves.toContain(
+      'already has a subscription for: Customer service tickets',
+    );
     expect((await subscriptionRow(subscription.id)).topic).toBe('order');
     expect(await axeViolations(page)).toEqual([]);
     await page.context().close();
