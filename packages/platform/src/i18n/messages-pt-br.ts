@@ -788,7 +788,7 @@ export const ptBR: Record<MessageKey, string> = {
   'settings.fallback.submit': 'Salvar a contingência',
   'settings.gateway.heading': 'Gateway de frete',
   'settings.gateway.hint': 'Um gateway cota com a própria interface e a sua credencial. Salvar liga o método Gateway de frete.',
-  'settings.gateway.kind': 'Gateway',
+  'settings.gateway.kind': 'Tipo de gateway',
   'settings.gateway.idHint':
     'Só para um gateway que segue o contrato da API do vendedor: o identificador com que o operador o cadastrou.',
   'settings.gateway.credentialKept':

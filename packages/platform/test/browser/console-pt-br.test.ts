@@ -35,6 +35,8 @@ const SAME_IN_BOTH = [
   /^[\d.,]+ ms$/,
   // A word pt-BR uses as is.
   /^Endpoint$/,
+  // The freight gateways' product names.
+  /^(Melhor Envio|Frenet)$/,
   // The records fixtures' product titles (data, with %, _ and accents on purpose).
   /^(Camiseta|Mochila|Caneca|Caderno|Luminária|Tênis|Jaqueta|Garrafa|Vela|Chaveiro)[^a-z]?.* \d$/,
   /^America\/[A-Za-z_ ]+( \([A-Z0-9+-]+\))?$/,
