@@ -2,28 +2,14 @@ import { PassThrough } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FREIGHT_COLUMNS } from '../../src/shipping/freight/freight-csv.js';
+import { XLSX_MEDIA_TYPE } from '../../src/shipping/freight/freight-xlsx.js';
 import { testDatabaseTargets } from '../../src/test-databases.js';
 import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform } from '../../src/testing.js';
 import { vtexCsv } from '../shipping/freight-kit.js';
 import { admin } from '../shipping/shipping-kit.js';
 import { seriousAxeViolations } from './axe.js';
 import { signInToConsole } from './console-sign-in.js';
-
-const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
-const HEADER = [
-  'ZipCodeStart',
-  'ZipCodeEnd',
-  'PolygonName',
-  'WeightStart',
-  'WeightEnd',
-  'AbsoluteMoneyCost',
-  'PricePercent',
-  'PriceByExtraWeight',
-  'MaxVolume',
-  'TimeCost',
-  'Country',
-  'MinimumValueInsurance',
-];
 
 /** A one-sheet workbook in the VTEX layout, written by exceljs (the platform's own library). */
 async function workbook(rows: Array<Array<string | number | null>>): Promise<Buffer> {
@@ -33,7 +19,7 @@ async function workbook(rows: Array<Array<string | number | null>>): Promise<Buf
   const done = new Promise((resolve) => out.on('end', resolve));
   const writer = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out });
   const sheet = writer.addWorksheet('Frete');
-  for (const row of [HEADER, ...rows]) sheet.addRow(row).commit();
+  for (const row of [[...FREIGHT_COLUMNS], ...rows]) sheet.addRow(row).commit();
   sheet.commit();
   await writer.commit();
   await done;
@@ -69,7 +55,9 @@ describe.each(testDatabaseTargets())('freight tables in the console on $dialect'
       ['01000000', '39999999', 'SP', 0, 1000, 12.5, 0, 0, null, 2, 'BRA', 0],
       ['01000000', '39999999', 'SP', 1001, 30000, '19,90', 0, '1,5', null, 3, 'BRA', 0],
     ]);
-    await page.getByLabel('Planilha (.csv ou .xlsx)').setInputFiles({ name: 'pac.xlsx', mimeType: XLSX, buffer: good });
+    await page
+      .getByLabel('Planilha (.csv ou .xlsx)')
+      .setInputFiles({ name: 'pac.xlsx', mimeType: XLSX_MEDIA_TYPE, buffer: good });
     await page.getByLabel('Id da tabela').fill('PAC');
     await page.getByLabel('Tabela', { exact: true }).fill('PAC Sudeste');
     await page.getByRole('button', { name: 'Enviar', exact: true }).click();
@@ -84,7 +72,9 @@ describe.each(testDatabaseTargets())('freight tables in the console on $dialect'
 
     // A workbook with a word where a price goes: the API's problem, by sheet, row and column, in Portuguese.
     const bad = await workbook([['01000000', '39999999', 'SP', 0, 1000, 'doze', 0, 0, null, 2, 'BRA', 0]]);
-    await page.getByLabel('Planilha (.csv ou .xlsx)').setInputFiles({ name: 'ruim.xlsx', mimeType: XLSX, buffer: bad });
+    await page
+      .getByLabel('Planilha (.csv ou .xlsx)')
+      .setInputFiles({ name: 'ruim.xlsx', mimeType: XLSX_MEDIA_TYPE, buffer: bad });
     await page.getByLabel('Id da tabela').fill('PAC');
     await page.getByLabel('Tabela', { exact: true }).fill('PAC Sudeste');
     await page.getByRole('button', { name: 'Enviar', exact: true }).click();
