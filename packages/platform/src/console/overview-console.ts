@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { escapeHtml } from '../http/html-page.js';
 import type { Translator } from '../i18n/i18n.js';
 import { freightTablesOf } from '../shipping/index.js';
-import { storeSubscriptions } from '../webhooks/index.js';
+import { storeDeliveriesSince, storeSubscriptions } from '../webhooks/index.js';
 import { assetUrl, serveAsset } from './console-assets.js';
 import { type ConsoleKit, consoleTimeHtml, storePath } from './console-kit.js';
 import type { ConsoleSection } from './console-section.js';
@@ -138,14 +138,7 @@ async function overviewRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<vo
       const now = platform.clock.now();
       const since = new Date(now.getTime() - WINDOWS[window].ms - WINDOWS[window].bucketMs).toISOString();
       const [rows, subscriptions, tables] = await Promise.all([
-        platform.database.db
-          .selectFrom('webhook_deliveries')
-          .select(['created_at', 'state'])
-          .where('tenant_id', '=', found.store.id)
-          .where('created_at', '>=', since)
-          .orderBy('created_at', 'desc')
-          .limit(DELIVERY_LIMIT + 1)
-          .execute(),
+        storeDeliveriesSince(platform.database.db, found.store.id, since, DELIVERY_LIMIT + 1),
         storeSubscriptions(platform.database.db, found.store.id),
         freightTablesOf(platform.database, [found.store.id]),
       ]);

@@ -35,3 +35,20 @@ export function deliveryAttemptsSince(
     .limit(limit)
     .execute();
 }
+
+/** A store's deliveries created since `sinceIso`, newest first, at most `limit` (the store overview's chart). */
+export function storeDeliveriesSince(
+  db: Kysely<Schema>,
+  tenantId: string,
+  sinceIso: string,
+  limit: number,
+): Promise<Array<{ created_at: string; state: DeliveryState }>> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .select(['created_at', 'state'])
+    .where('tenant_id', '=', tenantId)
+    .where('created_at', '>=', sinceIso)
+    .orderBy('created_at', 'desc')
+    .limit(limit)
+    .execute();
+}

@@ -3,7 +3,7 @@
  * Every other folder imports webhooks/ through this file only (dependency-cruiser rule
  * 'capability-public-face'); files inside webhooks/ import each other directly.
  */
-export { deliveriesInWindow, deliveryAttemptsSince } from './delivery-health.js';
+export { deliveriesInWindow, deliveryAttemptsSince, storeDeliveriesSince } from './delivery-health.js';
 export { deliveryRetentionRules } from './delivery-retention.js';
 export {
   type DeliveryLogEntry,

@@ -108,12 +108,12 @@ describe.each(testDatabaseTargets())('shipping settings in the console on $diale
 
     // A gateway: the credential is required the first time, then write-only.
     const gateway = () => section(page, 'Gateway de frete');
-    await gateway().getByLabel('Gateway', { exact: true }).selectOption('melhor_envio');
+    await gateway().getByLabel('Tipo de gateway', { exact: true }).selectOption('melhor_envio');
     await gateway().getByRole('button', { name: 'Salvar o gateway' }).click();
     await expect(alertOf(page, 'Gateway de frete').textContent()).resolves.toBe(
       'Credencial (token): é obrigatória na primeira vez que este gateway é configurado',
     );
-    await gateway().getByLabel('Gateway', { exact: true }).selectOption('melhor_envio');
+    await gateway().getByLabel('Tipo de gateway', { exact: true }).selectOption('melhor_envio');
     await gateway().getByLabel('Credencial (token)').fill('me-secret-token-123');
     await gateway().getByRole('button', { name: 'Salvar o gateway' }).click();
     await gateway().getByRole('status').waitFor({ timeout: 10_000 });
