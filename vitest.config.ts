@@ -10,6 +10,7 @@ export default defineConfig({
     alias: [
       { find: /^@feira\/contract$/, replacement: src('contract') },
       { find: /^@feira\/platform\/testing$/, replacement: src('platform', 'testing.ts') },
+      { find: /^@feira\/platform\/cli$/, replacement: src('platform', 'cli.ts') },
       { find: /^@feira\/platform$/, replacement: src('platform') },
       { find: /^@feira\/sdk$/, replacement: src('sdk') },
     ],

@@ -1,6 +1,5 @@
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { backupSqliteFile, quoteLogFileOf } from '@feira/platform';
 import type { Command } from 'commander';
 import { ConfigError } from '../config/config-error.js';
 import { resolveStartSettings, settingAt, settingFromEnv } from '../config/start-config.js';
@@ -41,6 +40,7 @@ function copySecret(from: string, to: string): void {
 }
 
 async function backup(folder: string, flags: Flags): Promise<string[]> {
+  const { backupSqliteFile, quoteLogFileOf } = await import('@feira/platform');
   const { file, dataDir } = sqliteFileOf(flags);
   if (!existsSync(file)) throw new BackupError(`no database at ${file}`);
   if (existsSync(folder) && readdirSync(folder).length > 0) throw new BackupError(`${folder} is not empty: name a new folder`);
@@ -66,6 +66,7 @@ async function backup(folder: string, flags: Flags): Promise<string[]> {
 }
 
 async function restore(folder: string, flags: Flags): Promise<string[]> {
+  const { quoteLogFileOf } = await import('@feira/platform');
   const { file, dataDir } = sqliteFileOf(flags);
   const saved = join(folder, basename(file));
   if (!existsSync(saved)) throw new BackupError(`${folder} holds no ${basename(file)}`);

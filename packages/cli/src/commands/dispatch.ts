@@ -1,4 +1,3 @@
-import { createPlatform, redeliverDelivery } from '@feira/platform';
 import type { Command } from 'commander';
 import { ConfigError } from '../config/config-error.js';
 import { loadStartConfig } from '../config/load-start-config.js';
@@ -41,6 +40,7 @@ export function register(program: Command): void {
       const redeliver = flags.redeliver;
       // The same trust as `feira start` of this sandbox, so a split deployment delivers where one process would.
       const { outboundCa } = outboundTrustOf({ ...config, mode: config.platform.mode });
+      const { createPlatform, redeliverDelivery } = await import('@feira/platform');
       const platform = await createPlatform({
         ...(outboundCa ? { outboundCa } : {}),
         databaseUrl: config.databaseUrl,

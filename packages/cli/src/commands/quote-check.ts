@@ -1,15 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { QUOTE_MAX_SKU_LENGTH } from '@feira/contract';
-import {
-  checkQuoteUrl,
-  createOutboundAgent,
-  DEFAULT_SKUS,
-  DEFAULT_ZIPCODE,
-  type QuoteCheckOptions,
-  type QuoteCheckReport,
-  runQuoteCheck,
-} from '@feira/platform';
+import type { QuoteCheckOptions, QuoteCheckReport } from '@feira/platform';
+import { DEFAULT_SKUS, DEFAULT_ZIPCODE } from '@feira/platform/cli';
 import { SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError } from 'commander';
 
@@ -89,6 +82,7 @@ export function register(program: Command): void {
         distributionCenter: raw.distributionCenter ?? [],
         repeat: raw.repeat ?? 20,
       };
+      const { checkQuoteUrl, createOutboundAgent, runQuoteCheck } = await import('@feira/platform');
       let target: Awaited<ReturnType<typeof checkQuoteUrl>>;
       try {
         // Sandbox policy: local development may use http://, ports and loopback (spec-notes Q1).

@@ -1,13 +1,5 @@
-import {
-  cryptoRandom,
-  type Database,
-  prepareDatabase,
-  RECORD_KINDS,
-  type RecordTable,
-  type SeedCounts,
-  seedRecords,
-  systemClock,
-} from '@feira/platform';
+import type { Database, SeedCounts } from '@feira/platform';
+import { RECORD_KINDS, type RecordTable } from '@feira/platform/cli';
 import { Presets, SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError } from 'commander';
 import { ConfigError } from '../config/config-error.js';
@@ -67,6 +59,7 @@ export function register(program: Command): void {
       }
       const counts: SeedCounts = Object.fromEntries(tables.map((table) => [table, options[table]]));
       const total = Object.values(counts).reduce((sum, n) => sum + (n ?? 0), 0);
+      const { cryptoRandom, prepareDatabase, seedRecords, systemClock } = await import('@feira/platform');
       let database: Database;
       try {
         database = await prepareDatabase(databaseUrl);

@@ -1,6 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import { dialectOf } from '@feira/platform';
+import { dialectOf } from '@feira/platform/cli';
 import { ConfigError } from '../config/config-error.js';
 import { loadStartConfig } from '../config/load-start-config.js';
 import { type StartFlags, settingText } from '../config/start-config.js';

@@ -1,4 +1,4 @@
-import { demoLoginUrl, type RunningPlatform, startPlatform } from '@feira/platform';
+import type { RunningPlatform } from '@feira/platform';
 import type { Command } from 'commander';
 import { ConfigError } from '../config/config-error.js';
 import { loadStartConfig, type StartConfig } from '../config/load-start-config.js';
@@ -16,7 +16,12 @@ export interface StartIo {
   err(line: string): void;
 }
 
-function banner(config: StartConfig, running: RunningPlatform, localCa: LocalCa | undefined): string[] {
+function banner(
+  config: StartConfig,
+  running: RunningPlatform,
+  localCa: LocalCa | undefined,
+  demoLoginUrl: (authUrl: string, demo: NonNullable<RunningPlatform['demo']>) => string,
+): string[] {
   const { publicUrl, authUrl, demo } = running;
   const lines = [
     `Feira is ready (${config.platform.mode} mode, database ${running.platform.database.displayUrl})`,
@@ -134,6 +139,8 @@ export async function runStart(flags: StartFlags & ClusterFlags, io: StartIo): P
     localCa = trust.localCa;
     const { outboundCa } = trust;
     const destination = logDestination(config.logFormat);
+    // The server is loaded only once a start is really asked for: `feira --help` and the client commands never pay for it.
+    const { startPlatform } = await import('@feira/platform');
     running = await startPlatform({
       databaseUrl: config.databaseUrl,
       host: config.host,
@@ -181,7 +188,7 @@ export async function runStart(flags: StartFlags & ClusterFlags, io: StartIo): P
     return running;
   }
   // In a cluster the primary says Listening once every worker is ready (start-cluster.ts).
-  const lines = banner(config, running, localCa);
+  const lines = banner(config, running, localCa, (await import('@feira/platform')).demoLoginUrl);
   for (const line of inCluster() ? lines.slice(0, -2) : lines) io.out(line);
   clusterReady(running.listenUrl);
   const close = running.close;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isTopic, TOPIC_NAMES, type Topic } from '@feira/contract';
-import { recordKindOfTopic } from '@feira/platform';
+import { recordKindOfTopic } from '@feira/platform/cli';
 import { type Command, InvalidArgumentError } from 'commander';
 import { settingFromEnv } from '../config/start-config.js';
 import { AdminApi, AdminApiError } from '../sandbox/admin-api.js';

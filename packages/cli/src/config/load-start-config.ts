@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { PlatformSettings } from '@feira/platform';
+import type { PlatformSettings } from '@feira/platform/cli';
 import { loadOrCreateSecretFile } from './data-dir-secrets.js';
 import { resolveStartSettings, type StartFlags, type StartSettings } from './start-config.js';
 

@@ -12,11 +12,11 @@ import {
   type SettingCommand,
   type SettingLeaf,
   type SettingReader,
-} from '@feira/platform';
+} from '@feira/platform/cli';
 import { Option } from 'commander';
 import { ConfigError } from './config-error.js';
 
-export { LOG_LEVELS, type LogFormat, type LogLevel } from '@feira/platform';
+export { LOG_LEVELS, type LogFormat, type LogLevel } from '@feira/platform/cli';
 
 /**
  * The settings of `feira start` and `feira dispatch`, read from flags and `FEIRA_*` environment variables here

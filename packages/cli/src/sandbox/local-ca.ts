@@ -3,16 +3,16 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import forge from 'node-forge';
+import { LOCAL_CA_CERT_FILE, LOCAL_CA_KEY_FILE } from './local-ca-files.js';
 import { writePrivateFile } from './private-file.js';
+
+export { LOCAL_CA_CERT_FILE, LOCAL_CA_KEY_FILE } from './local-ca-files.js';
 
 // The sandbox's local certificate authority: `feira start` keeps
 // one in its data folder and its outbound client trusts it, and `feira listen`
 // has it sign a certificate for its HTTPS receiver, so signed (v1) webhook
 // deliveries to a local receiver need no certificate work from the developer.
 // Keys come from node:crypto; node-forge only writes the X.509 structures.
-
-export const LOCAL_CA_CERT_FILE = 'local-ca.pem';
-export const LOCAL_CA_KEY_FILE = 'local-ca-key.pem';
 
 export interface LocalCa {
   certPem: string;

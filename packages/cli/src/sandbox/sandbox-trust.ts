@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { defaultTrustedCertificates } from '@feira/platform';
+import { defaultTrustedCertificates } from '@feira/platform/cli';
 import { Agent, setGlobalDispatcher } from 'undici';
-import { LOCAL_CA_CERT_FILE } from './local-ca.js';
+import { LOCAL_CA_CERT_FILE } from './local-ca-files.js';
 
 const trusted = new Set<string>();
 

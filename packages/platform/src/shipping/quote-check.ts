@@ -61,9 +61,7 @@ export function quoteTestRecorder(
   };
 }
 
-/** What the demo seller of `feira start` serves, so a bare `feira quote-check <demo url>` passes. */
-export const DEFAULT_ZIPCODE = '20040002';
-export const DEFAULT_SKUS = ['CAM-AZUL-M', 'CANECA-100'];
+export { DEFAULT_SKUS, DEFAULT_ZIPCODE } from './quote-check-defaults.js';
 
 /** One generated request and what a conforming seller does with it. */
 interface QuoteCase {

@@ -5,13 +5,14 @@ import { Kysely, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { CurrentSchemaPostgresDialect } from './current-schema-dialect.js';
 import { isSqliteBusy } from './database-errors.js';
+import { type DialectName, dialectOf, redactUrl } from './database-url.js';
 import { type DatabaseLog, lostConnectionFields } from './lost-connection.js';
 import { localOutboxSignal, type OutboxSignal, postgresOutboxSignal } from './outbox-signal.js';
 import type { Schema } from './schema.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
 
-export type DialectName = 'sqlite' | 'postgres';
+export { type DialectName, dialectOf, redactUrl } from './database-url.js';
 
 /** The storage handle every repository takes first. One code path, two dialects. */
 export interface Database {
@@ -39,16 +40,6 @@ export interface OpenDatabaseOptions {
   walCheckpoint?: { intervalMs?: number; quietAtPages?: number };
   /** PostgreSQL: where a lost connection is reported (a pino logger fits); nothing is reported without one. */
   log?: DatabaseLog;
-}
-
-export function dialectOf(url: string): DialectName {
-  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return 'postgres';
-  if (url.startsWith('sqlite:')) return 'sqlite';
-  throw new Error(`unsupported database URL (expected sqlite:<path> or postgres://…): ${redactUrl(url)}`);
-}
-
-export function redactUrl(url: string): string {
-  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
 }
 
 /**
