@@ -74,6 +74,14 @@ export interface TestPlatform {
   close(): Promise<void>;
 }
 
+/**
+ * The scrypt cost of the sellers the kit plants. A hash carries its own cost and the login verifies
+ * under it, so a planted seller signs in through the same code as any other, at a cost that does not
+ * make every test that needs a seller pay for a real password hash; the platform's own accounts keep
+ * the full cost (core/hashing.ts).
+ */
+const PLANTED_SELLER_SCRYPT = { N: 1024, r: 8, p: 1 };
+
 /** What a test platform needs of its target: how to open its (migrated) database. */
 type PlatformTarget = Pick<TestDatabaseTarget, 'dialect' | 'open'>;
 
@@ -135,7 +143,7 @@ export function testKit(platform: Platform, clock: ManualClock): TestPlatform {
         id: sellerId,
         name: `Seller ${counter}`,
         login,
-        password_hash: await hashPassword(password, random.bytes(16)),
+        password_hash: await hashPassword(password, random.bytes(16), PLANTED_SELLER_SCRYPT),
         created_at: now,
       })
       .execute();

@@ -3,13 +3,24 @@ import { promisify } from 'node:util';
 
 const scrypt = promisify(scryptCallback) as (password: string, salt: Buffer, keylen: number, options: object) => Promise<Buffer>;
 
-// scrypt parameters (N=2^15, r=8, p=1): OWASP's recommended minimum for scrypt.
-const SCRYPT = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+/** scrypt's cost parameters; a hash carries its own, so a stored hash verifies under the ones it was made with. */
+export interface ScryptCost {
+  N: number;
+  r: number;
+  p: number;
+}
 
-/** Password hash `scrypt$N$r$p$salt$hash` (base64url). Passwords are never stored or logged in clear. */
-export async function hashPassword(password: string, salt: Buffer): Promise<string> {
-  const hash = await scrypt(password, salt, 32, SCRYPT);
-  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), hash.toString('base64url')].join('$');
+// scrypt parameters (N=2^15, r=8, p=1): OWASP's recommended minimum for scrypt.
+const SCRYPT: ScryptCost = { N: 32768, r: 8, p: 1 };
+const SCRYPT_MAXMEM = 64 * 1024 * 1024;
+
+/**
+ * Password hash `scrypt$N$r$p$salt$hash` (base64url). Passwords are never stored or logged in clear.
+ * Every account the platform creates gets the default cost; only the test kit's planted sellers pass a lower one.
+ */
+export async function hashPassword(password: string, salt: Buffer, cost: ScryptCost = SCRYPT): Promise<string> {
+  const hash = await scrypt(password, salt, 32, { ...cost, maxmem: SCRYPT_MAXMEM });
+  return ['scrypt', cost.N, cost.r, cost.p, salt.toString('base64url'), hash.toString('base64url')].join('$');
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
@@ -20,7 +31,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
     N: Number(n),
     r: Number(r),
     p: Number(p),
-    maxmem: SCRYPT.maxmem,
+    maxmem: SCRYPT_MAXMEM,
   });
   return timingSafeEqual(actual, expected);
 }

@@ -45,9 +45,12 @@ describe.each(testDatabaseTargets())('login and client-authentication throttle o
     const { seller, attempt } = await loginForm();
     const answers = await Promise.all(Array.from({ length: 200 }, () => attempt(seller.login, 'wrong password')));
     const statuses = countBy(answers.map((a) => a.status));
-    // 401 is the answer of a password that was hashed and compared: never more than the allowance.
-    expect(statuses.get(401)).toBe(LOGIN_ACCOUNT_POLICY.allowance);
-    expect(statuses.get(429)).toBe(200 - LOGIN_ACCOUNT_POLICY.allowance);
+    // 401 is the answer of a password that was hashed and compared: never more than the allowance. Fewer when
+    // checks finish fast enough for the account's back-off to block it before the allowance is used up.
+    const checked = statuses.get(401) ?? 0;
+    expect(checked).toBeGreaterThanOrEqual(LOGIN_ACCOUNT_POLICY.backoff?.freeFailures ?? 1);
+    expect(checked).toBeLessThanOrEqual(LOGIN_ACCOUNT_POLICY.allowance);
+    expect(statuses.get(429)).toBe(200 - checked);
     const refused = answers.find((a) => a.status === 429);
     expect(Number(refused?.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(refused?.body).toContain('Too many failed attempts');
