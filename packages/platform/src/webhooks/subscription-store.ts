@@ -82,7 +82,8 @@ export async function signUp(
             tenant_id: input.tenantId,
             topic,
             created_at: nowIso,
-            description: input.description ?? null,
+            // Named only when given: a signup writes the columns it always wrote.
+            ...(input.description ? { description: input.description } : {}),
             ...fields,
           })
           .execute();
