@@ -354,6 +354,17 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
 
     // The subscription page: the event type is chosen beside the button; the body sent is the catalogue's example.
     await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks/subscriptions/${subscription.id}`);
+    // A type the catalogue does not have (a hand-made form) sends nothing and says so.
+    await page
+      .locator('#test-status option')
+      .first()
+      .evaluate((option: HTMLOptionElement) => {
+        option.value = 'PURGE';
+      });
+    await page.getByRole('button', { name: 'Enviar um evento de teste' }).click();
+    await expect(page.getByRole('status').textContent()).resolves.toBe(
+      'Nada foi enviado: escolha um dos tipos de evento da lista.',
+    );
     await page.getByLabel('Tipo do evento de teste').selectOption({ label: 'Criação (CREATION)' });
     const before = hooks.received.length;
     await page.getByRole('button', { name: 'Enviar um evento de teste' }).click();
