@@ -2,10 +2,14 @@ import { createHmac } from 'node:crypto';
 import { type Static, Type } from '@sinclair/typebox';
 import { TOPIC_NAMES } from './scopes.js';
 
+/** The changes a message announces, its `data.status`: with the topic, a message's event type (D153). */
+export const WEBHOOK_CHANGE_STATUSES = ['CREATION', 'UPDATE', 'DELETION'] as const;
+export type WebhookChangeStatus = (typeof WEBHOOK_CHANGE_STATUSES)[number];
+
 /** Spec "Webhook message": signals a change only; the subscriber reads `data.resource` for the details. */
 export const WebhookMessage = Type.Object({
   data: Type.Object({
-    status: Type.Union([Type.Literal('CREATION'), Type.Literal('UPDATE'), Type.Literal('DELETION')]),
+    status: Type.Union(WEBHOOK_CHANGE_STATUSES.map((status) => Type.Literal(status))),
     params: Type.Object({ id: Type.String() }),
     resource: Type.String({ description: 'URI path of the changed record, usable to read its current data' }),
   }),
@@ -13,6 +17,44 @@ export const WebhookMessage = Type.Object({
   topic: Type.String({ description: '`sac_ticket`, `order`, `product` or `financial_transaction` (spec-notes W7)' }),
 });
 export type WebhookMessage = Static<typeof WebhookMessage>;
+
+/**
+ * The message of one topic: {@link WebhookMessage} with its `topic` fixed, the
+ * schema the event catalogue shows for that topic (D153). Built from the
+ * message's own properties, so the two cannot say different things.
+ */
+export function webhookTopicMessage(topic: string) {
+  return Type.Object({
+    ...WebhookMessage.properties,
+    topic: Type.Literal(topic, { description: 'The topic this message is about (spec-notes W7)' }),
+  });
+}
+
+/**
+ * The message of a record change, in the spec's shape and key order: what the
+ * outbox serializes once and delivers byte for byte, and what the event
+ * catalogue shows as a topic's example (D153).
+ */
+export function webhookMessage(change: {
+  status: WebhookChangeStatus;
+  recordId: string;
+  resource: string;
+  tenantId: string;
+  topic: string;
+}): WebhookMessage {
+  return {
+    data: { status: change.status, params: { id: change.recordId }, resource: change.resource },
+    tenant_id: change.tenantId,
+    topic: change.topic,
+  };
+}
+
+/** What a seller may write about a subscription (D154): one line of at most 200 characters, no control characters. */
+export const WebhookSubscriptionDescription = Type.String({
+  maxLength: 200,
+  pattern: '^[^\\u0000-\\u001F\\u007F-\\u009F]*$',
+  description: "The seller's own note about the endpoint: at most 200 characters on one line",
+});
 
 export const WebhookTopic = Type.Union(TOPIC_NAMES.map((topic) => Type.Literal(topic)));
 

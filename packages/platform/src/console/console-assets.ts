@@ -52,6 +52,8 @@ td ul{margin:0;padding-left:var(--s4)}
 .pill.st-failing{color:var(--st-failing)}.pill.st-failing::before{border-radius:0;transform:rotate(45deg)}
 .pill.st-dead{color:var(--st-dead)}.pill.st-dead::before{border-radius:1px}
 .pill.st-disabled{color:var(--st-disabled);border-style:dashed}.pill.st-disabled::before{height:2px;border-radius:0}
+/* A test delivery's tag (D153): a label, not a state, so neither a pill nor a state's colour. */
+.tag{display:inline-block;padding:0 var(--s2);border:1px dashed var(--fg);border-radius:4px;font-size:var(--t-xs);font-weight:600;line-height:1.6;text-transform:uppercase;letter-spacing:.04em;vertical-align:middle}
 form.inline{display:flex;gap:var(--s2);align-items:center;flex-wrap:wrap}
 form.inline label{margin:0}
 form.filters{display:grid;grid-template-columns:repeat(auto-fill,minmax(13rem,1fr));gap:var(--s2) var(--s4);align-items:end;margin:var(--s2) 0 var(--s4)}form.filters label{display:block;margin:0 0 var(--s1)}form.filters select,form.filters input{width:100%;box-sizing:border-box}
@@ -102,6 +104,7 @@ table.stack td,table.stack th[scope=row]{border:0;padding:var(--s1) 0;text-align
 table.stack td[data-label]::before{content:attr(data-label);display:block;font-size:var(--t-xs);color:var(--muted);font-weight:600}
 table.stack td.num{text-align:left}
 table.stack td.nowrap,table.stack td.nowrap code{white-space:normal}
+table.stack td.opt:empty{display:none}
 }
 @media (max-width:40rem){dl.facts{grid-template-columns:1fr}}
 /* Shipping settings forms (shipping-settings-views.ts): a checkbox beside its label, a row per method or centre. */

@@ -5,6 +5,7 @@ import { homeSection } from './console-home.js';
 import { pagesSection } from './console-pages.js';
 import type { ConsoleSection } from './console-section.js';
 import { deliverySection } from './delivery-console.js';
+import { eventCatalogueSection } from './event-catalogue-console.js';
 import { freightRowsSection } from './freight-rows-console.js';
 import { operatorSection } from './operator-console.js';
 import { overviewSection } from './overview-console.js';
@@ -25,6 +26,8 @@ export const CONSOLE_SECTIONS: readonly ConsoleSection[] = [
   webhooksSection,
   deliverySection,
   subscriptionSection,
+  // The event catalogue (D153): reached from the webhooks and subscription pages.
+  eventCatalogueSection,
   // Operational webhooks (D141): reached from the webhooks page, no nav entry of its own.
   alertsSection,
   appsSection,

@@ -1,5 +1,6 @@
-import { TOPIC_NAMES, TOPICS, type Topic } from '@feira/contract';
+import { TOPIC_NAMES, TOPICS, type Topic, WebhookSubscriptionDescription } from '@feira/contract';
 import { Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import type { Seller } from '../accounts/index.js';
 import { clientNamesById } from '../accounts/index.js';
@@ -11,11 +12,12 @@ import { requestTranslator, type Translator } from '../i18n/i18n.js';
 import type { MessageKey } from '../i18n/messages-en.js';
 import { checkCredentials, csrfTokenValid, currentSession } from '../identity/index.js';
 import { outboundPolicyOf } from '../outbound/address-policy.js';
-import { appendUndispatchedTestEvent, recordKindOfTopic, recordPath } from '../records/index.js';
+import { appendUndispatchedTestEvent, type RecordKindRegistry } from '../records/index.js';
 import {
   checkWebhookUrl,
-  queueDelivery,
+  queueTestDelivery,
   type StoreSubscriptionDetail,
+  setStoreSubscriptionDescription,
   setStoreSubscriptionTopic,
   setStoreSubscriptionUrl,
   signUp,
@@ -29,6 +31,7 @@ import { connectedApps } from './connected-apps.js';
 import { assetUrl, serveAsset } from './console-assets.js';
 import { type ConsoleKit, formBody, storePath, topicLabel } from './console-kit.js';
 import type { ConsoleSection } from './console-section.js';
+import { exampleChange, isChangeStatus } from './event-catalogue-console.js';
 import {
   isWebhookNotice,
   newEndpointView,
@@ -45,8 +48,6 @@ const SubscriptionParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64 }),
 });
 type Params = { tenantId: string; id: string };
-/** The record id a test event names (D66): no record has it, so a receiver that reads it back gets a 404, as it should for a test. */
-const TEST_EVENT_RECORD_ID = '00000000-0000-7000-8000-000000000000';
 /** Attempts read for a subscription's 24-hour chart at most. */
 const STATS_LIMIT = 5000;
 
@@ -127,7 +128,7 @@ async function subscriptionRoutes(app: FastifyInstance, kit: ConsoleKit): Promis
   app.post<{ Params: Params }>(
     '/console/stores/:tenantId/webhooks/subscriptions/:id/test',
     subscriptionOptions(),
-    sendTestEvent(platform, kit),
+    sendTestEvent(platform, kit, app.recordKinds),
   );
   app.post<{ Params: Params }>(
     '/console/stores/:tenantId/webhooks/subscriptions/:id/reveal',
@@ -143,6 +144,11 @@ async function subscriptionRoutes(app: FastifyInstance, kit: ConsoleKit): Promis
     '/console/stores/:tenantId/webhooks/subscriptions/:id/url',
     subscriptionOptions(),
     saveSubscriptionUrl(app, kit),
+  );
+  app.post<{ Params: Params; Querystring: { done?: string } }>(
+    '/console/stores/:tenantId/webhooks/subscriptions/:id/description',
+    subscriptionOptions(),
+    saveSubscriptionDescription(platform, kit),
   );
   app.post<{ Params: Params; Querystring: { done?: string } }>(
     '/console/stores/:tenantId/webhooks/subscriptions/:id/topic',
@@ -177,7 +183,14 @@ async function subscriptionPage(
   kit: ConsoleKit,
   request: FastifyRequest<{ Params: Params; Querystring: { done?: string } }>,
   reply: FastifyReply,
-  edit: { status: number; urlError?: string | null; urlValue?: string | null; topicError?: string | null } = { status: 200 },
+  edit: {
+    status: number;
+    urlError?: string | null;
+    urlValue?: string | null;
+    topicError?: string | null;
+    descriptionError?: string | null;
+    descriptionValue?: string;
+  } = { status: 200 },
 ) {
   const { db } = platform.database;
   const found = await kit.storeOf(request, reply, request.params.tenantId);
@@ -201,6 +214,7 @@ async function subscriptionPage(
     body: subscriptionView(t, {
       store: found.store,
       subscription: { ...view, createdAt: sub.created_at, rawUrlHasQuery: hasQuery },
+      catalogue: storePath(found.store.id, '/webhooks/events'),
       deliveries: page.entries.map((d) => deliveryRowOf(d, new Map([[sub.id, view]]))),
       stats: statsOf(attempts, now),
       csrf: kit.csrfToken(request, reply),
@@ -210,6 +224,8 @@ async function subscriptionPage(
       urlValue: edit.urlValue ?? (hasQuery ? '' : sub.url),
       topics: TOPIC_NAMES,
       topicError: edit.topicError ?? null,
+      descriptionError: edit.descriptionError ?? null,
+      descriptionValue: edit.descriptionValue ?? sub.description ?? '',
       chartsModule: assetUrl('/console/assets/charts.js'),
     }),
   });
@@ -252,31 +268,68 @@ async function postedSubscription(
   return { found, sub, page };
 }
 
-/** A test event (D66): the topic's message for a record no store has, sent to this subscription only, signed as any. */
-function sendTestEvent(platform: Platform, kit: ConsoleKit) {
+/**
+ * A test event (D66): the catalogue's example of the event type the seller chose
+ * (D153), for a record no store has, sent to this subscription only, signed as
+ * any, and marked as a test in the log.
+ */
+function sendTestEvent(platform: Platform, kit: ConsoleKit, registry: Pick<RecordKindRegistry, 'findByTopic'>) {
   const { db } = platform.database;
   return async function sendTestEvent(request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) {
     const posted = await postedSubscription(platform, kit, request, reply);
     if (!posted) return reply;
     const { sub } = posted;
-    const topic = sub.topic as Topic;
+    // A form from before the choice existed sends none: the update it always sent.
+    const status = formBody(request).status ?? 'UPDATE';
+    const kind = registry.findByTopic(sub.topic);
+    if (!isChangeStatus(status) || !kind) return kit.seeOther(reply, `${posted.page}?done=badEvent`);
     const now = platform.clock.now();
     await db.transaction().execute(async (trx) => {
-      const event = await appendUndispatchedTestEvent(
-        trx,
-        {
-          tenantId: sub.tenant_id,
-          topic,
-          status: 'UPDATE',
-          recordId: TEST_EVENT_RECORD_ID,
-          resource: recordPath(recordKindOfTopic(topic), TEST_EVENT_RECORD_ID),
-        },
-        platform,
-      );
-      await queueDelivery(trx, { event, subscriptionId: sub.id, tenantId: sub.tenant_id }, now);
+      const event = await appendUndispatchedTestEvent(trx, exampleChange(kind, status, sub.tenant_id), platform);
+      await queueTestDelivery(trx, { event, subscriptionId: sub.id, tenantId: sub.tenant_id }, now);
     });
     platform.database.outboxSignal.notify();
     return kit.seeOther(reply, `${posted.page}?done=testSent#deliveries`);
+  };
+}
+
+/**
+ * A posted description held to the contract's bounds (D154), spaces around it
+ * dropped: null for none (an empty field clears it), undefined when refused.
+ */
+function postedDescription(raw: unknown): string | null | undefined {
+  if (raw === undefined) return null;
+  if (typeof raw !== 'string') return undefined;
+  const value = raw.trim();
+  if (value === '') return null;
+  return Value.Check(WebhookSubscriptionDescription, value) ? value : undefined;
+}
+
+/** The subscription's description (D154): the seller's note, bounded and shown escaped. */
+function saveSubscriptionDescription(platform: Platform, kit: ConsoleKit) {
+  const { db } = platform.database;
+  return async function saveSubscriptionDescription(
+    request: FastifyRequest<{ Params: Params; Querystring: { done?: string } }>,
+    reply: FastifyReply,
+  ) {
+    const posted = await postedSubscription(platform, kit, request, reply);
+    if (!posted) return reply;
+    const raw = formBody(request).description;
+    const description = postedDescription(raw);
+    if (description === undefined) {
+      const t = requestTranslator(request);
+      return subscriptionPage(platform, kit, request, reply, {
+        status: 422,
+        descriptionError: t.text('subscription.description.error'),
+        descriptionValue: typeof raw === 'string' ? raw.slice(0, 1000) : '',
+      });
+    }
+    await setStoreSubscriptionDescription(
+      db,
+      { tenantId: posted.sub.tenant_id, id: posted.sub.id, description },
+      platform.clock.now(),
+    );
+    return kit.seeOther(reply, `${posted.page}?done=descriptionSaved`);
   };
 }
 
@@ -475,7 +528,7 @@ async function newEndpointPage(
   kit: ConsoleKit,
   request: FastifyRequest<{ Params: { tenantId: string } }>,
   reply: FastifyReply,
-  form: { status: number; error: string | null; values: { app: string; url: string; topics: string[] } },
+  form: { status: number; error: string | null; values: { app: string; url: string; topics: string[]; description: string } },
 ) {
   const { db } = platform.database;
   const found = await kit.storeOf(request, reply, request.params.tenantId);
@@ -499,7 +552,11 @@ async function newEndpointPage(
 /** GET of the new-endpoint form, empty. */
 function newEndpointForm(platform: Platform, kit: ConsoleKit) {
   return function newEndpointForm(request: FastifyRequest<{ Params: { tenantId: string } }>, reply: FastifyReply) {
-    return newEndpointPage(platform, kit, request, reply, { status: 200, error: null, values: { app: '', url: '', topics: [] } });
+    return newEndpointPage(platform, kit, request, reply, {
+      status: 200,
+      error: null,
+      values: { app: '', url: '', topics: [], description: '' },
+    });
   };
 }
 
@@ -520,11 +577,14 @@ function createEndpoint(app: FastifyInstance, kit: ConsoleKit) {
       topics: (Array.isArray(body.topics) ? body.topics : [body.topics]).filter(
         (topic): topic is Topic => typeof topic === 'string' && (TOPIC_NAMES as readonly string[]).includes(topic),
       ),
+      description: typeof body.description === 'string' ? body.description.slice(0, 1000) : '',
     };
     const refuse = (error: string) => newEndpointPage(platform, kit, request, reply, { status: 422, error, values });
     const chosen = (await connectedApps(db, found.seller.id, found.store.id)).find((a) => a.clientId === values.app);
     if (!chosen) return refuse(t.text('endpoint.error.app'));
     if (values.topics.length === 0) return refuse(t.text('endpoint.error.topics'));
+    const description = postedDescription(body.description);
+    if (description === undefined) return refuse(t.text('subscription.description.error'));
     const unscoped = values.topics.filter((topic) => !chosen.scopes.includes(TOPICS[topic].scope));
     if (unscoped.length > 0)
       return refuse(
@@ -539,7 +599,7 @@ function createEndpoint(app: FastifyInstance, kit: ConsoleKit) {
     if (typeof url === 'string') return refuse(url);
     const created = await signUp(
       db,
-      { clientId: chosen.clientId, tenantId: found.store.id, topics: values.topics, url: url.href, version: 'v1' },
+      { clientId: chosen.clientId, tenantId: found.store.id, topics: values.topics, url: url.href, version: 'v1', description },
       platform,
     );
     const first = created[0];

@@ -1,8 +1,10 @@
+import { WEBHOOK_CHANGE_STATUSES, type WebhookChangeStatus } from '@feira/contract';
 import { escapeHtml, hiddenFields } from '../http/html-page.js';
 import type { Translator } from '../i18n/i18n.js';
 import type { MessageKey } from '../i18n/messages-en.js';
 import { consoleTimeHtml, formatConsoleTime, topicLabel } from './console-kit.js';
 import { postButton, remaining, storeCrumbs } from './console-views.js';
+import { catalogueAnchor } from './event-catalogue-views.js';
 
 /**
  * HTML of the webhook pages (a store's log, one delivery, one subscription,
@@ -25,6 +27,8 @@ export interface EndpointView {
   health: 'ok' | 'failing' | 'autoDisabled' | 'disabled';
   failingSince: string | null;
   disabledAt: string | null;
+  /** The seller's own note (D154), shown escaped; null when none. */
+  description: string | null;
 }
 
 export interface DeliveryRowView {
@@ -36,6 +40,8 @@ export interface DeliveryRowView {
   lastStatusCode: number | null;
   createdAt: string;
   nextAttemptAt: string | null;
+  /** A test event sent from the console (D153). */
+  test: boolean;
   endpoint: EndpointView | null;
 }
 
@@ -44,6 +50,11 @@ type ShownDeliveryState = 'pending' | 'succeeded' | 'failing' | 'dead';
 
 function shownState(d: { status: 'pending' | 'succeeded' | 'dead'; attempts: number }): ShownDeliveryState {
   return d.status === 'pending' && d.attempts > 0 ? 'failing' : d.status;
+}
+
+/** The tag a test delivery carries wherever it is shown (D153). */
+function testTag(t: Translator, d: { test: boolean }): string {
+  return d.test ? ` <span class="tag">${t.html('webhooks.test')}</span>` : '';
 }
 
 /** A delivery's state as a pill: each state its own colour and mark (console.css). */
@@ -75,6 +86,8 @@ const NOTICES = {
   testSent: 'webhooks.notice.testSent',
   urlSaved: 'webhooks.notice.urlSaved',
   topicSaved: 'webhooks.notice.topicSaved',
+  descriptionSaved: 'webhooks.notice.descriptionSaved',
+  badEvent: 'webhooks.notice.badEvent',
   created: 'webhooks.notice.created',
   deleted: 'webhooks.notice.deleted',
   expired: 'webhooks.notice.expired',
@@ -227,7 +240,7 @@ export function webhooksView(
     .map((s, i) => {
       const action = `${base}/subscriptions/${encodeURIComponent(s.id)}`;
       const name = t.text('webhooks.openSubscription', { topic: topicLabel(t, s.topic), app: s.appName });
-      return `<tr><td data-label="${escapeHtml(t.text('webhooks.col.app'))}">${escapeHtml(s.appName)}</td><td class="nowrap" data-label="${escapeHtml(t.text('webhooks.col.topic'))}"><a href="${action}" aria-label="${escapeHtml(name)}">${escapeHtml(topicLabel(t, s.topic))}</a> <code>${escapeHtml(s.topic)}</code></td><td data-label="${escapeHtml(t.text('webhooks.col.version'))}">${escapeHtml(s.version)}</td><td data-label="URL"><code class="url">${escapeHtml(s.url)}</code></td><td data-label="${escapeHtml(t.text('webhooks.col.state'))}">${subscriptionPill(t, s.state)}</td><td class="num" data-label="${escapeHtml(t.text('webhooks.col.streak'))}">${t.number(s.failureStreak)}</td><td data-label="${escapeHtml(t.text('webhooks.col.secret'))}">${secretCell(t, s, input.now)}</td><td data-label="${escapeHtml(t.text('webhooks.col.actions'))}">${disableForm(t, action, input.csrf, s)}${rotateForm(t, action, input.csrf, s, i)}</td></tr>`;
+      return `<tr><td data-label="${escapeHtml(t.text('webhooks.col.app'))}">${escapeHtml(s.appName)}</td><td class="nowrap" data-label="${escapeHtml(t.text('webhooks.col.topic'))}"><a href="${action}" aria-label="${escapeHtml(name)}">${escapeHtml(topicLabel(t, s.topic))}</a> <code>${escapeHtml(s.topic)}</code></td><td data-label="${escapeHtml(t.text('webhooks.col.version'))}">${escapeHtml(s.version)}</td><td data-label="URL"><code class="url">${escapeHtml(s.url)}</code></td><td class="opt" data-label="${escapeHtml(t.text('webhooks.col.description'))}">${s.description ? escapeHtml(s.description) : ''}</td><td data-label="${escapeHtml(t.text('webhooks.col.state'))}">${subscriptionPill(t, s.state)}</td><td class="num" data-label="${escapeHtml(t.text('webhooks.col.streak'))}">${t.number(s.failureStreak)}</td><td data-label="${escapeHtml(t.text('webhooks.col.secret'))}">${secretCell(t, s, input.now)}</td><td data-label="${escapeHtml(t.text('webhooks.col.actions'))}">${disableForm(t, action, input.csrf, s)}${rotateForm(t, action, input.csrf, s, i)}</td></tr>`;
     })
     .join('\n');
   const f = input.filters;
@@ -260,11 +273,11 @@ ${input.nav}
 ${input.notice}
 ${endpointAlerts(t, base, input.subscriptions)}
 <h2 id="subs">${t.html('webhooks.subscriptions')}</h2>
-<p><a href="${base}/subscriptions/new">${t.html('webhooks.addEndpoint')}</a></p>
+<ul class="inline-list"><li><a href="${base}/subscriptions/new">${t.html('webhooks.addEndpoint')}</a></li><li><a href="${base}/events">${t.html('catalogue.link')}</a></li></ul>
 ${
   input.subscriptions.length === 0
     ? `<p>${t.html('webhooks.noSubscriptions')}</p>`
-    : `<div class="table-wrap"><table class="stack" aria-labelledby="subs"><thead><tr><th scope="col">${t.html('webhooks.col.app')}</th><th scope="col">${t.html('webhooks.col.topic')}</th><th scope="col">${t.html('webhooks.col.version')}</th><th scope="col">${t.html('webhooks.col.url')}</th><th scope="col">${t.html('webhooks.col.state')}</th><th scope="col">${t.html('webhooks.col.streak')}</th><th scope="col">${t.html('webhooks.col.secret')}</th><th scope="col">${t.html('webhooks.col.actions')}</th></tr></thead><tbody>${subs}</tbody></table></div>`
+    : `<div class="table-wrap"><table class="stack" aria-labelledby="subs"><thead><tr><th scope="col">${t.html('webhooks.col.app')}</th><th scope="col">${t.html('webhooks.col.topic')}</th><th scope="col">${t.html('webhooks.col.version')}</th><th scope="col">${t.html('webhooks.col.url')}</th><th scope="col">${t.html('webhooks.col.description')}</th><th scope="col">${t.html('webhooks.col.state')}</th><th scope="col">${t.html('webhooks.col.streak')}</th><th scope="col">${t.html('webhooks.col.secret')}</th><th scope="col">${t.html('webhooks.col.actions')}</th></tr></thead><tbody>${subs}</tbody></table></div>`
 }
 <h2 id="deliveries">${t.html('webhooks.deliveries')}</h2>
 <form method="post" action="${base}/deliveries/resend-failed" class="inline resend" data-confirm="${escapeHtml(t.text('webhooks.resendFailed.question'))}" data-confirm-effect="${escapeHtml(t.text('webhooks.resendFailed.effect'))}" data-confirm-yes="${escapeHtml(t.text('webhooks.resendFailed.submit'))}" data-confirm-no="${escapeHtml(t.text('confirm.cancel'))}">
@@ -321,7 +334,7 @@ export function deliveriesRegion(t: Translator, storeId: string, deliveries: Del
       const endpoint = d.endpoint
         ? `${escapeHtml(d.endpoint.appName)}<br><code class="url">${escapeHtml(d.endpoint.url)}</code>`
         : t.html('webhooks.endpointGone');
-      return `<tr><td data-label="ID"><a href="${base}/deliveries/${encodeURIComponent(d.id)}" aria-label="${escapeHtml(t.text('webhooks.open', { id: d.id }))}"><code>${escapeHtml(idTail(d.id))}</code></a> ${copyButton(t, d.id)}</td><td data-label="${escapeHtml(t.text('webhooks.col.created'))}">${consoleTimeHtml(t, d.createdAt)}</td><td class="nowrap" data-label="${escapeHtml(t.text('webhooks.col.topic'))}">${escapeHtml(topicLabel(t, d.topic))}</td><td data-label="${escapeHtml(t.text('webhooks.col.endpoint'))}">${endpoint}</td><td data-label="${escapeHtml(t.text('webhooks.col.status'))}">${deliveryPill(t, shownState(d))}</td><td class="num" data-label="${escapeHtml(t.text('webhooks.col.attempts'))}">${t.number(d.attempts)}</td><td class="num" data-label="${escapeHtml(t.text('webhooks.col.lastStatus'))}">${d.lastStatusCode ?? '—'}</td></tr>`;
+      return `<tr><td data-label="ID"><a href="${base}/deliveries/${encodeURIComponent(d.id)}" aria-label="${escapeHtml(t.text('webhooks.open', { id: d.id }))}"><code>${escapeHtml(idTail(d.id))}</code></a> ${copyButton(t, d.id)}</td><td data-label="${escapeHtml(t.text('webhooks.col.created'))}">${consoleTimeHtml(t, d.createdAt)}</td><td class="nowrap" data-label="${escapeHtml(t.text('webhooks.col.topic'))}">${escapeHtml(topicLabel(t, d.topic))}${testTag(t, d)}</td><td data-label="${escapeHtml(t.text('webhooks.col.endpoint'))}">${endpoint}</td><td data-label="${escapeHtml(t.text('webhooks.col.status'))}">${deliveryPill(t, shownState(d))}</td><td class="num" data-label="${escapeHtml(t.text('webhooks.col.attempts'))}">${t.number(d.attempts)}</td><td class="num" data-label="${escapeHtml(t.text('webhooks.col.lastStatus'))}">${d.lastStatusCode ?? '—'}</td></tr>`;
     })
     .join('\n');
   return deliveries.length === 0
@@ -400,7 +413,8 @@ export function deliveryView(
 <dt>URL</dt><dd><code>${escapeHtml(e.url)}</code></dd>`
     : `<dt>${t.html('delivery.subscription')}</dt><dd>${t.html('webhooks.endpointGone')}</dd>`;
   return `${crumbs(t, input.store, idTail(d.id))}
-<h1>${t.html('delivery.title', { id: d.id })}</h1>
+<h1>${t.html('delivery.title', { id: d.id })}${testTag(t, d)}</h1>
+${d.test ? `<p>${t.html('delivery.test')}</p>` : ''}
 ${input.notice}
 <dl class="facts">
 <dt>${t.html('delivery.id')}</dt><dd>${copyableId(t, d.id)}</dd>
@@ -454,6 +468,8 @@ export function subscriptionView(
   input: {
     store: { id: string; name: string };
     subscription: EndpointView & { createdAt: string; rawUrlHasQuery: boolean };
+    /** The event catalogue's page (D153), whose examples the test events are. */
+    catalogue: string;
     deliveries: DeliveryRowView[];
     stats: SubscriptionStats;
     csrf: string;
@@ -466,6 +482,9 @@ export function subscriptionView(
     /** The topics this subscription may be moved to (the contract's), and why the last choice was refused. */
     topics: readonly string[];
     topicError: string | null;
+    /** The description field's value and why it was refused (D154). */
+    descriptionValue: string;
+    descriptionError: string | null;
     /** The chart module's URL (hashed, D68), loaded only on this page. */
     chartsModule: string;
   },
@@ -510,13 +529,14 @@ ${input.notice}
 <dt>${t.html('webhooks.col.topic')}</dt><dd>${escapeHtml(topicLabel(t, s.topic))} <code>${escapeHtml(s.topic)}</code></dd>
 <dt>${t.html('webhooks.col.version')}</dt><dd>${escapeHtml(s.version)}</dd>
 <dt>URL</dt><dd><code>${escapeHtml(s.url)}</code></dd>
+<dt>${t.html('webhooks.col.description')}</dt><dd>${s.description ? escapeHtml(s.description) : '—'}</dd>
 <dt>${t.html('webhooks.col.state')}</dt><dd>${subscriptionPill(t, s.state)}</dd>
 <dt>${t.html('webhooks.col.streak')}</dt><dd>${t.number(s.failureStreak)}</dd>
 <dt>${t.html('webhooks.col.secret')}</dt><dd>${secretCell(t, s, input.now)}</dd>
 <dt>${t.html('subscription.since')}</dt><dd>${consoleTimeHtml(t, s.createdAt)}</dd>
 </dl>
 <div class="actions">
-${postButton(`${action}/test`, input.csrf, t.text('subscription.test'), {}, false)}
+${testEventForm(t, action, input.csrf, s.topic, input.catalogue)}
 ${disableForm(t, action, input.csrf, s, { from: 'subscription' })}
 ${rotateForm(t, action, input.csrf, s, 0, { from: 'subscription' })}
 ${confirmedForm(t, {
@@ -564,6 +584,12 @@ ${hiddenFields({ csrf: input.csrf })}
 ${urlError}
 <div class="actions"><button type="submit">${t.html('subscription.save')}</button></div>
 </form>
+<h2 id="description-title">${t.html('webhooks.col.description')}</h2>
+<form method="post" action="${action}/description">
+${hiddenFields({ csrf: input.csrf })}
+${descriptionField(t, input.descriptionValue, input.descriptionError)}
+<div class="actions"><button type="submit">${t.html('subscription.description.save')}</button></div>
+</form>
 <h2 id="topic">${t.html('subscription.topic.title')}</h2>
 <form method="post" action="${action}/topic">
 ${hiddenFields({ csrf: input.csrf })}
@@ -572,6 +598,31 @@ ${hiddenFields({ csrf: input.csrf })}
 ${topicError}
 <div class="actions"><button type="submit">${t.html('subscription.topic.save')}</button></div>
 </form>`;
+}
+
+/**
+ * "Send a test event" with its event type (D153): one per change of the
+ * subscription's topic, the update first (what it always sent), and a link to
+ * the catalogue's examples, which are the bodies sent.
+ */
+function testEventForm(t: Translator, action: string, csrf: string, topic: string, catalogue: string): string {
+  const order: WebhookChangeStatus[] = ['UPDATE', ...WEBHOOK_CHANGE_STATUSES.filter((status) => status !== 'UPDATE')];
+  const options = order
+    .map(
+      (status) =>
+        `<option value="${status}">${escapeHtml(t.text('catalogue.option', { type: t.text(`catalogue.status.${status}`), status }))}</option>`,
+    )
+    .join('');
+  return `<form method="post" action="${escapeHtml(`${action}/test`)}" class="cell-form">${hiddenFields({ csrf })}<label for="test-status">${t.html('subscription.test.type')}</label> <select id="test-status" name="status">${options}</select> <button type="submit">${t.html('subscription.test')}</button> <a href="${escapeHtml(`${catalogue}#${catalogueAnchor(topic)}`)}">${t.html('subscription.test.example')}</a></form>`;
+}
+
+/** The description's field (D154): optional, one line, bounded as the contract bounds it, its refusal beside it. */
+function descriptionField(t: Translator, value: string, error: string | null): string {
+  const described = error ? 'description-error description-help' : 'description-help';
+  return `<label for="description">${t.html('subscription.description.label')}</label>
+<input type="text" id="description" name="description" maxlength="200" value="${escapeHtml(value)}" aria-describedby="${described}"${error ? ' aria-invalid="true"' : ''}>
+<p class="muted" id="description-help">${t.html('subscription.description.help')}</p>
+${error ? `<p class="error" role="alert" id="description-error">${escapeHtml(error)}</p>` : ''}`;
 }
 
 export function secretView(
@@ -646,7 +697,7 @@ export function newEndpointView(
     apps: Array<{ clientId: string; name: string }>;
     topics: readonly string[];
     csrf: string;
-    values: { app: string; url: string; topics: string[] };
+    values: { app: string; url: string; topics: string[]; description: string };
     error: string | null;
   },
 ): string {
@@ -678,6 +729,7 @@ ${hiddenFields({ csrf: input.csrf })}
 <label for="url">${t.html('subscription.url')}</label>
 <input type="url" id="url" name="url" required maxlength="2048" placeholder="https://" value="${escapeHtml(input.values.url)}"${input.error ? ' aria-describedby="new-error"' : ''}>
 <fieldset><legend>${t.html('endpoint.topics')}</legend><ul class="plain">${topics}</ul></fieldset>
+${descriptionField(t, input.values.description, null)}
 <div class="actions"><button type="submit">${t.html('endpoint.create')}</button> <a href="${base}">${t.html('confirm.cancel')}</a></div>
 </form>`
 }`;

@@ -90,6 +90,7 @@ export function endpointView(s: StoreSubscription, appName: string): EndpointVie
     state: s.state,
     failureStreak: Number(s.failure_streak),
     graceUntil: s.previous_secret_grace_until,
+    description: s.description ?? null,
   };
 }
 
@@ -103,6 +104,7 @@ export function deliveryRowOf(d: DeliveryLogEntry, endpoints: Map<string, Endpoi
     lastStatusCode: d.last_status_code,
     createdAt: d.created_at,
     nextAttemptAt: d.next_attempt_at,
+    test: d.test,
     endpoint: endpoints.get(d.subscription_id) ?? null,
   };
 }

@@ -1,4 +1,4 @@
-import type { Topic } from '@feira/contract';
+import { type Topic, type WebhookChangeStatus, webhookMessage } from '@feira/contract';
 import type { Insertable, Kysely } from 'kysely';
 import type { Clock } from '../core/clock.js';
 import type { Random } from '../core/random.js';
@@ -7,7 +7,7 @@ import type { Database } from '../storage/database.js';
 import type { Schema } from '../storage/schema.js';
 import type { RecordTables } from './record-tables.js';
 
-export type ChangeStatus = 'CREATION' | 'UPDATE' | 'DELETION';
+export type ChangeStatus = WebhookChangeStatus;
 
 export interface RecordChange {
   tenantId: string;
@@ -46,11 +46,7 @@ export function outboxEventRow(
     status: change.status,
     record_id: change.recordId,
     resource: change.resource,
-    body: JSON.stringify({
-      data: { status: change.status, params: { id: change.recordId }, resource: change.resource },
-      tenant_id: change.tenantId,
-      topic: change.topic,
-    }),
+    body: JSON.stringify(webhookMessage(change)),
     created_at: createdAt.toISOString(),
     dispatched_at: null,
   };

@@ -30,6 +30,8 @@ export function presentDelivery(row: DeliveryRow) {
     created_at: row.created_at,
     updated_at: row.updated_at,
     delivered_at: row.delivered_at,
+    /** A test event sent from the console (D153). */
+    test: Number(row.is_test) === 1,
   };
 }
 
@@ -88,6 +90,7 @@ export function presentSubscription(row: SubscriptionRow) {
     failing_since: row.failing_since,
     disabled_at: row.disabled_at,
     secret_rotation_grace_until: row.previous_secret_grace_until,
+    description: row.description ?? null,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

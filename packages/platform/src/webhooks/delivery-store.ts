@@ -86,9 +86,10 @@ export function subscriptionAttemptsSince(
 /**
  * Queues one delivery of an event already in the outbox to one subscription,
  * due now (a test event from the console, D66): the dispatcher sends it as
- * any other, signed with the subscription's secrets, and it shows in the log.
+ * any other, signed with the subscription's secrets, and it shows in the log
+ * marked as a test (D153), on every attempt and resend.
  */
-export async function queueDelivery(
+export async function queueTestDelivery(
   db: Kysely<Schema>,
   input: { event: { id: string; created_at: string; topic: string }; subscriptionId: string; tenantId: string },
   now: Date,
@@ -113,6 +114,7 @@ export async function queueDelivery(
       lease_owner: null,
       lease_until: null,
       delivered_at: null,
+      is_test: 1,
     })
     .execute();
   return id;

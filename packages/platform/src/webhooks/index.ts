@@ -8,7 +8,7 @@ export { deliveryRetentionRules } from './delivery-retention.js';
 export {
   type DeliveryLogEntry,
   type DeliveryLogFilters,
-  queueDelivery,
+  queueTestDelivery,
   storeDeliveryPage,
   subscriptionAttemptsSince,
 } from './delivery-store.js';
@@ -29,6 +29,7 @@ export {
   rotateStoreSubscriptionSecret,
   type StoreSubscription,
   type StoreSubscriptionDetail,
+  setStoreSubscriptionDescription,
   setStoreSubscriptionTopic,
   setStoreSubscriptionUrl,
   setSubscriptionState,

@@ -17,6 +17,8 @@ export interface SignupInput {
   version: WebhookVersion;
   /** v1: also send the Standard Webhooks headers (spec-notes W10). */
   standardWebhooks?: boolean;
+  /** The seller's note for the subscriptions it creates (D154, checked by the caller); a signup that updates one keeps its own. */
+  description?: string | null;
 }
 
 export interface SignedUpSubscription {
@@ -74,7 +76,16 @@ export async function signUp(
         id = deps.random.uuid();
         await trx
           .insertInto('webhook_subscriptions')
-          .values({ id, client_id: input.clientId, tenant_id: input.tenantId, topic, created_at: nowIso, ...fields })
+          .values({
+            id,
+            client_id: input.clientId,
+            tenant_id: input.tenantId,
+            topic,
+            created_at: nowIso,
+            // Named only when given: a signup writes the columns it always wrote.
+            ...(input.description ? { description: input.description } : {}),
+            ...fields,
+          })
           .execute();
       }
       out.push({ id, topic, url: input.url, standardWebhooks: fields.standard_webhooks === 1, ...(secret ? { secret } : {}) });
@@ -159,6 +170,7 @@ export type StoreSubscription = Pick<
   | 'previous_secret_grace_until'
   | 'failing_since'
   | 'disabled_at'
+  | 'description'
 >;
 
 /** Every subscription of a store, newest first (the console's webhooks page). */
@@ -176,6 +188,7 @@ export function storeSubscriptions(db: Kysely<Schema>, tenantId: string): Promis
       'previous_secret_grace_until',
       'failing_since',
       'disabled_at',
+      'description',
     ])
     .where('tenant_id', '=', tenantId)
     .orderBy('created_at', 'desc')
@@ -223,6 +236,7 @@ export function storeSubscription(
       'disabled_at',
       'failing_since',
       'standard_webhooks',
+      'description',
     ])
     .where('id', '=', id)
     .where('tenant_id', '=', tenantId)
@@ -286,6 +300,21 @@ export async function setStoreSubscriptionUrl(
   const result = await db
     .updateTable('webhook_subscriptions')
     .set({ url: subject.url, updated_at: now.toISOString() })
+    .where('id', '=', subject.id)
+    .where('tenant_id', '=', subject.tenantId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** The seller's description of a store's subscription (D154, checked by the caller; null clears it); false for another store's or an unknown id. */
+export async function setStoreSubscriptionDescription(
+  db: Kysely<Schema>,
+  subject: { tenantId: string; id: string; description: string | null },
+  now: Date,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_subscriptions')
+    .set({ description: subject.description, updated_at: now.toISOString() })
     .where('id', '=', subject.id)
     .where('tenant_id', '=', subject.tenantId)
     .executeTakeFirst();

@@ -48,6 +48,8 @@ export interface WebhookTables {
     failing_since: string | null;
     failure_streak: Generated<number>;
     disabled_at: string | null;
+    /** The seller's own note about the endpoint (D154), at most 200 characters; null when none (and on rows before migration 0036). */
+    description: string | null;
     created_at: string;
     updated_at: string;
   };
@@ -74,6 +76,8 @@ export interface WebhookTables {
     created_at: string;
     updated_at: string;
     delivered_at: string | null;
+    /** 1 for a test event sent from the console (D153); null otherwise (and on rows before migration 0036). */
+    is_test: number | null;
   };
   webhook_delivery_attempts: {
     seq: Generated<number>;

@@ -96,6 +96,7 @@ describe.skipIf(!enabled)('console screenshots', () => {
       ['webhooks', `/console/stores/${tenantId}/webhooks`],
       ['delivery', `/console/stores/${tenantId}/webhooks/deliveries/${delivery.id}`],
       ['subscription', `/console/stores/${tenantId}/webhooks/subscriptions/${subscription.id}`],
+      ['events', `/console/stores/${tenantId}/webhooks/events`],
       ['alerts', `/console/stores/${tenantId}/webhooks/alerts`],
       ['apps', `/console/stores/${tenantId}/apps`],
       ['records', `/console/stores/${tenantId}/records/orders`],

@@ -82,8 +82,18 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     return { seller, tenantId, app, token, subscriptions };
   }
 
-  async function signIn(seller: { login: string; password: string }, locale: 'pt-BR' | 'en-US', viewport = DESKTOP) {
-    const context = await browser.newContext({ locale, viewport, permissions: ['clipboard-read', 'clipboard-write'] });
+  async function signIn(
+    seller: { login: string; password: string },
+    locale: 'pt-BR' | 'en-US',
+    viewport = DESKTOP,
+    colorScheme: 'light' | 'dark' = 'light',
+  ) {
+    const context = await browser.newContext({
+      locale,
+      viewport,
+      colorScheme,
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
     context.setDefaultTimeout(15_000);
     const page = await context.newPage();
     await signInOn(page, platform.url, seller);
@@ -304,6 +314,154 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     expect(await page.content()).not.toContain('key=abc');
     await page.context().close();
   }, 180_000);
+
+  it('D153: the event catalogue lists every topic with its schema and an example per event type; a test event of the chosen type is sent with the example as its body and is tagged as a test in the log and on its page; pt-BR at 375 px dark, en at 1280 px light, axe clean', async () => {
+    receiverSecret = null;
+    failing = false;
+    const { seller, tenantId, subscriptions } = await storeWithApp(['order'], '/catalogue');
+    const subscription = subscriptions[0] as { id: string };
+    // A real order event first: its delivery is no test, and its row carries no tag.
+    await recordChange(platform, { tenantId, topic: 'order' });
+    await deliverAll(tenantId);
+    // The test event comes a second later, so it is the newest row.
+    platform.clock.advance(1000);
+
+    const page = await signIn(seller, 'pt-BR', PHONE, 'dark');
+    await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
+    await page.getByRole('link', { name: 'Catálogo de eventos: cada evento com seu esquema e exemplos' }).click();
+    await page.getByRole('heading', { name: 'Catálogo de eventos', level: 1 }).waitFor({ timeout: 10_000 });
+    // Every topic, by its label with its slug as code, and an example per event type.
+    for (const name of [
+      'Pedidos order',
+      'Produtos product',
+      'Atendimentos (SAC) sac_ticket',
+      'Transações financeiras financial_transaction',
+    ])
+      await page.getByRole('heading', { name, level: 2 }).waitFor({ timeout: 10_000 });
+    await expect(page.locator('[id^="event-"][id$="-json"]').count()).resolves.toBe(12);
+    const example = JSON.parse((await page.locator('#event-order-CREATION-json').textContent()) as string);
+    expect(example).toEqual({
+      data: {
+        status: 'CREATION',
+        params: { id: '00000000-0000-7000-8000-000000000000' },
+        resource: '/v1/orders/00000000-0000-7000-8000-000000000000',
+      },
+      tenant_id: tenantId,
+      topic: 'order',
+    });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth)).toBe(false);
+    expect(await axeViolations(page)).toEqual([]);
+
+    // The subscription page: the event type is chosen beside the button; the body sent is the catalogue's example.
+    await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks/subscriptions/${subscription.id}`);
+    // A type the catalogue does not have (a hand-made form) sends nothing and says so.
+    await page
+      .locator('#test-status option')
+      .first()
+      .evaluate((option: HTMLOptionElement) => {
+        option.value = 'PURGE';
+      });
+    await page.getByRole('button', { name: 'Enviar um evento de teste' }).click();
+    await expect(page.getByRole('status').textContent()).resolves.toBe(
+      'Nada foi enviado: escolha um dos tipos de evento da lista.',
+    );
+    await page.getByLabel('Tipo do evento de teste').selectOption({ label: 'Criação (CREATION)' });
+    const before = hooks.received.length;
+    await page.getByRole('button', { name: 'Enviar um evento de teste' }).click();
+    await page.getByRole('status').waitFor({ timeout: 10_000 });
+    await deliverAll(tenantId);
+    await hooks.waitFor(before + 1);
+    const received = hooks.received[before] as ReceivedRequest;
+    expect(received.raw.toString()).toBe(JSON.stringify(example));
+    // Tagged in the subscription's recent deliveries (the real order's row is not), on the delivery's page, and stored so.
+    await page.goto(page.url().split('?')[0] as string);
+    const rows = page.locator('#deliveries ~ .table-wrap tbody tr');
+    await expect(rows.count()).resolves.toBe(2);
+    await expect(rows.first().locator('.tag').textContent()).resolves.toBe('teste');
+    await expect(rows.nth(1).locator('.tag').count()).resolves.toBe(0);
+    await rows.first().locator('a').first().click();
+    await page.getByRole('heading', { level: 1, name: /teste$/ }).waitFor({ timeout: 10_000 });
+    await expect(page.locator('main').textContent()).resolves.toContain('Um evento de teste enviado pelo console');
+    expect(await axeViolations(page)).toEqual([]);
+    const stored = await platform.database.db
+      .selectFrom('webhook_deliveries')
+      .select(['is_test'])
+      .where('subscription_id', '=', subscription.id)
+      .orderBy('created_at')
+      .execute();
+    expect(stored.map((row) => Number(row.is_test ?? 0))).toEqual([0, 1]);
+    await page.context().close();
+
+    // en at 1280 px, light: the log's row says "test", and the catalogue is clean there too.
+    const en = await signIn(seller, 'en-US', DESKTOP);
+    await en.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
+    await expect(en.locator('#delivery-list tbody tr').first().locator('.tag').textContent()).resolves.toBe('test');
+    await en.goto(`${platform.url}/console/stores/${tenantId}/webhooks/events`);
+    await en.getByRole('heading', { name: 'Event catalogue', level: 1 }).waitFor({ timeout: 10_000 });
+    expect(await axeViolations(en)).toEqual([]);
+    await en.context().close();
+  }, 120_000);
+
+  it("D154: a subscription carries the seller's description: set when adding an endpoint, edited on its page (escaped, one line of at most 200 characters, empty removes it), shown in the subscriptions table and in the seller API; pt-BR at 375 px dark, en at 1280 px light, axe clean", async () => {
+    receiverSecret = null;
+    failing = false;
+    const { seller, tenantId, subscriptions, token } = await storeWithApp(['sac_ticket'], '/described');
+    const subscription = subscriptions[0] as { id: string };
+    const page = await signIn(seller, 'pt-BR', PHONE, 'dark');
+    // Adding an endpoint with a description: the new subscription has it.
+    await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks/subscriptions/new`);
+    await page.getByLabel('URL (HTTPS na v1)').fill(`${hooks.url}/orders`);
+    await page.locator('input[name="topics"][value="order"]').check();
+    await page.getByLabel('Descrição (opcional)').fill('  Pedidos do ERP  ');
+    await page.getByRole('button', { name: 'Adicionar endpoint' }).click();
+    await page.getByRole('status').waitFor({ timeout: 10_000 });
+    await expect(page.locator('dl.facts').textContent()).resolves.toContain('Pedidos do ERP');
+
+    // Edited on the tickets subscription's page; markup is shown as text.
+    await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks/subscriptions/${subscription.id}`);
+    const field = page.getByLabel('Descrição (opcional)');
+    await field.fill('<b>SAC</b> & "Zendesk"');
+    await page.getByRole('button', { name: 'Salvar descrição' }).click();
+    await page.getByRole('status').waitFor({ timeout: 10_000 });
+    await expect(page.getByRole('status').textContent()).resolves.toContain('Descrição salva');
+    await expect(page.locator('dl.facts').textContent()).resolves.toContain('<b>SAC</b> & "Zendesk"');
+    await expect(page.locator('dl.facts b').count()).resolves.toBe(0);
+    // Longer than 200 characters (the field's own limit lifted, as a hand-made request would): refused beside the field, kept.
+    await field.evaluate((input) => input.removeAttribute('maxlength'));
+    await field.fill('x'.repeat(201));
+    await page.getByRole('button', { name: 'Salvar descrição' }).click();
+    await page.getByRole('alert').waitFor({ timeout: 10_000 });
+    await expect(page.getByRole('alert').textContent()).resolves.toBe(
+      'A descrição deve ter uma linha de no máximo 200 caracteres.',
+    );
+    expect((await subscriptionRow(subscription.id)).description).toBe('<b>SAC</b> & "Zendesk"');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.context().close();
+
+    // en at 1280 px: the subscriptions table shows both descriptions; the seller API returns them.
+    const en = await signIn(seller, 'en-US', DESKTOP);
+    await en.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
+    const table = en.locator('table[aria-labelledby="subs"]');
+    await expect(table.textContent()).resolves.toContain('<b>SAC</b> & "Zendesk"');
+    await expect(table.textContent()).resolves.toContain('Pedidos do ERP');
+    expect(await axeViolations(en)).toEqual([]);
+    const listed = await platform.app.inject({
+      url: '/seller/v1/webhooks/subscriptions',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(
+      (listed.json() as { results: Array<{ id: string; description: string | null }> }).results.find(
+        (r) => r.id === subscription.id,
+      )?.description,
+    ).toBe('<b>SAC</b> & "Zendesk"');
+    // Emptied, it is removed.
+    await en.goto(`${platform.url}/console/stores/${tenantId}/webhooks/subscriptions/${subscription.id}`);
+    await en.getByLabel('Description (optional)').fill('');
+    await en.getByRole('button', { name: 'Save description' }).click();
+    await en.getByRole('status').waitFor({ timeout: 10_000 });
+    expect((await subscriptionRow(subscription.id)).description).toBeNull();
+    await en.context().close();
+  }, 120_000);
 
   it('D98: past the re-authentication window the reveal asks for the password, in the page language; a wrong one is refused with a clear message, the right one shows the secret; the confirm button is not styled as destructive; en and pt-BR', async () => {
     const { seller, tenantId, subscriptions } = await storeWithApp();

@@ -27,6 +27,7 @@ import { signingKeyStates } from './0031-signing-key-states.js';
 import { deliveryAttemptsTotal } from './0032-delivery-attempts-total.js';
 import { retentionVacuum } from './0034-retention-vacuum.js';
 import { operationalAlerts } from './0035-operational-alerts.js';
+import { testDeliveriesAndDescriptions } from './0036-test-deliveries-and-descriptions.js';
 import type { MigrationFactory } from './helpers.js';
 
 /**
@@ -63,4 +64,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '0032-delivery-attempts-total': deliveryAttemptsTotal,
   '0034-retention-vacuum': retentionVacuum,
   '0035-operational-alerts': operationalAlerts,
+  '0036-test-deliveries-and-descriptions': testDeliveriesAndDescriptions,
 };
