@@ -690,6 +690,8 @@ export const en = {
   'webhooks.filter.to': 'Until',
   'webhooks.filter.search': 'Delivery or event id',
   'webhooks.older': 'Older deliveries',
+  'webhooks.count':
+    '{first, number}–{last, number} of {more, select, yes {{total, number}+ deliveries} other {{total, plural, one {# delivery} other {# deliveries}}}}',
   'webhooks.newest': 'Newest deliveries',
   'webhooks.addEndpoint': 'Add an endpoint',
   'webhooks.resendFailed.sinceIn': 'Failed since ({zone})',

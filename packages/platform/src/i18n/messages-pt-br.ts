@@ -697,6 +697,8 @@ export const ptBR: Record<MessageKey, string> = {
   'webhooks.filter.to': 'Até',
   'webhooks.filter.search': 'ID da entrega ou do evento',
   'webhooks.older': 'Entregas anteriores',
+  'webhooks.count':
+    '{first, number}–{last, number} de {more, select, yes {{total, number}+ entregas} other {{total, plural, one {# entrega} other {# entregas}}}}',
   'webhooks.newest': 'Entregas mais recentes',
   'webhooks.addEndpoint': 'Adicionar um endpoint',
   'webhooks.resendFailed.sinceIn': 'Com falha desde ({zone})',

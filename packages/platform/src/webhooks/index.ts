@@ -6,6 +6,7 @@
 export { deliveriesInWindow, deliveryAttemptsSince, storeDeliveriesSince } from './delivery-health.js';
 export { deliveryRetentionRules } from './delivery-retention.js';
 export {
+  countStoreDeliveries,
   type DeliveryLogEntry,
   type DeliveryLogFilters,
   queueDelivery,
