@@ -42,16 +42,16 @@ export interface DeliveryRowView {
 /** A delivery's state as the seller reads it: pending with a failed attempt behind it is failing (still retrying). */
 type ShownDeliveryState = 'pending' | 'succeeded' | 'failing' | 'dead';
 
-function shownState(d: { status: 'pending' | 'succeeded' | 'dead'; attempts: number }): ShownDeliveryState {
+export function shownState(d: { status: 'pending' | 'succeeded' | 'dead'; attempts: number }): ShownDeliveryState {
   return d.status === 'pending' && d.attempts > 0 ? 'failing' : d.status;
 }
 
 /** A delivery's state as a pill: each state its own colour and mark (console.css). */
-function deliveryPill(t: Translator, state: ShownDeliveryState): string {
+export function deliveryPill(t: Translator, state: ShownDeliveryState): string {
   return `<span class="pill st-${state}">${t.html(`webhooks.status.${state}`)}</span>`;
 }
 
-function subscriptionPill(t: Translator, state: 'active' | 'disabled'): string {
+export function subscriptionPill(t: Translator, state: 'active' | 'disabled'): string {
   return `<span class="pill st-${state}">${t.html(`webhooks.state.${state}`)}</span>`;
 }
 
@@ -94,7 +94,7 @@ export function noticeOf(t: Translator, name: WebhookNotice | null, extra = ''):
 }
 
 /** The part of an id that tells it apart: a UUID v7 starts with its time, so deliveries of one minute share their start (D63). */
-function idTail(id: string): string {
+export function idTail(id: string): string {
   return id.length > 12 ? `…${id.slice(-12)}` : id;
 }
 

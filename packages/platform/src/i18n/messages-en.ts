@@ -629,7 +629,26 @@ export const en = {
   'records.search.invalid': 'Type what to search for: up to {max, number} characters, no control characters.',
   'records.search.found':
     '{more, select, yes {More than {count, number} records match “{term}”: the first {count, number} are shown. Type more of it to narrow the search.} other {{count, plural, =0 {No record matches “{term}”.} one {One record matches “{term}”.} other {# records match “{term}”.}}}}',
-  'operator.search': 'Search sellers and apps',
+  'operator.search': 'Search sellers, stores, apps and deliveries',
+  'operator.search.hint': 'A name, a login, a store or app id, or a delivery’s whole id.',
+  'operator.webhooks.title': 'Webhooks of {store}',
+  'operator.webhooks.readOnly':
+    'Read only, for support: what the seller sees on their webhooks page, without secrets, signatures, event bodies or receivers’ answers.',
+  'operator.webhooks.disabledAt': 'disabled {when}',
+  'operator.webhooks.failingSince': 'failing since {when}',
+  'operator.webhooks.col.since': 'Since',
+  'operator.webhooks.recent': 'Recent deliveries',
+  'operator.col.store': 'Store',
+  'operator.col.storeId': 'Store id',
+  'operator.col.seller': 'Seller',
+  'operator.delivery.next': 'Next attempt',
+  'operator.delivery.leftOut':
+    'The event’s body, the signed headers and the receiver’s answers are left out: the seller sees them on their own page of this delivery.',
+  'operator.found.delivery': 'Delivery',
+  'operator.found.deliveryOf': 'Delivery {id} belongs to the store {store} ({seller}).',
+  'operator.found.openDelivery': 'Open the delivery',
+  'operator.found.stores':
+    '{more, select, yes {The first {count, number} stores that match; type more to narrow the search.} other {{count, plural, =0 {No store matches.} one {One store matches.} other {# stores match.}}}}',
   'operator.search.submit': 'Search',
   'operator.search.clear': 'Show all',
   'operator.sellers.count':

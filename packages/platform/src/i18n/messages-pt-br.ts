@@ -636,7 +636,26 @@ export const ptBR: Record<MessageKey, string> = {
   'records.search.invalid': 'Digite o que buscar: até {max, number} caracteres, sem caracteres de controle.',
   'records.search.found':
     '{more, select, yes {Mais de {count, number} registros correspondem a “{term}”: os {count, number} primeiros estão abaixo. Digite mais para restringir a busca.} other {{count, plural, =0 {Nenhum registro corresponde a “{term}”.} one {Um registro corresponde a “{term}”.} other {# registros correspondem a “{term}”.}}}}',
-  'operator.search': 'Buscar vendedores e aplicativos',
+  'operator.search': 'Buscar vendedores, lojas, aplicativos e entregas',
+  'operator.search.hint': 'Um nome, um login, o ID de uma loja ou de um aplicativo, ou o ID completo de uma entrega.',
+  'operator.webhooks.title': 'Webhooks de {store}',
+  'operator.webhooks.readOnly':
+    'Somente leitura, para o suporte: o que o vendedor vê na página de webhooks, sem segredos, assinaturas, corpos de eventos ou respostas dos receptores.',
+  'operator.webhooks.disabledAt': 'desativada em {when}',
+  'operator.webhooks.failingSince': 'falhando desde {when}',
+  'operator.webhooks.col.since': 'Desde',
+  'operator.webhooks.recent': 'Entregas recentes',
+  'operator.col.store': 'Loja',
+  'operator.col.storeId': 'ID da loja',
+  'operator.col.seller': 'Vendedor',
+  'operator.delivery.next': 'Próxima tentativa',
+  'operator.delivery.leftOut':
+    'O corpo do evento, os cabeçalhos assinados e as respostas do receptor ficam de fora: o vendedor os vê na própria página desta entrega.',
+  'operator.found.delivery': 'Entrega',
+  'operator.found.deliveryOf': 'A entrega {id} é da loja {store} ({seller}).',
+  'operator.found.openDelivery': 'Abrir a entrega',
+  'operator.found.stores':
+    '{more, select, yes {As {count, number} primeiras lojas que correspondem; digite mais para restringir a busca.} other {{count, plural, =0 {Nenhuma loja corresponde.} one {Uma loja corresponde.} other {# lojas correspondem.}}}}',
   'operator.search.submit': 'Buscar',
   'operator.search.clear': 'Mostrar todos',
   'operator.sellers.count':

@@ -101,6 +101,12 @@ export async function countStoreDeliveries(
   return { total: Math.min(n, cap), more: n > cap };
 }
 
+/** The store a delivery belongs to, by the delivery's whole id (the operator's search, D157); undefined when there is none. */
+export async function deliveryStoreId(db: Kysely<Schema>, id: string): Promise<string | undefined> {
+  const row = await db.selectFrom('webhook_deliveries').select('tenant_id').where('id', '=', id).executeTakeFirst();
+  return row?.tenant_id;
+}
+
 /** The attempts made for one subscription's deliveries since `sinceIso`, oldest first, at most `limit` (its page's chart). */
 export function subscriptionAttemptsSince(
   db: Kysely<Schema>,

@@ -9,6 +9,7 @@ export {
   countStoreDeliveries,
   type DeliveryLogEntry,
   type DeliveryLogFilters,
+  deliveryStoreId,
   queueDelivery,
   storeDeliveryPage,
   subscriptionAttemptsSince,
