@@ -52,7 +52,7 @@ export function accountsPageOf(app: FastifyInstance, kit: ConsoleKit, operator: 
   ) {
     const t = requestTranslator(request);
     const query = (request.query ?? {}) as Record<string, string | undefined>;
-    const q = (query.q ?? '').trim().slice(0, 200);
+    const q = typeof query.q === 'string' ? query.q.trim().slice(0, 200) : '';
     const offsetOf = (raw: string | undefined) => (/^[0-9]{1,6}$/.test(raw ?? '') ? Number(raw) : 0);
     const sellersOffset = offsetOf(query.sellers_offset);
     const clientsOffset = offsetOf(query.clients_offset);

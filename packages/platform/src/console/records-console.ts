@@ -7,6 +7,7 @@ import { requestTranslator, type Translator } from '../i18n/i18n.js';
 import { runList } from '../lists/list-engine.js';
 import {
   type AnyRecordList,
+  RECORD_SEARCH_MAX_LENGTH,
   type RegisteredRecordKind,
   recordSearchFields,
   recordSearchTerm,
@@ -91,7 +92,13 @@ function showRecords(platform: Platform, kinds: readonly RegisteredRecordKind[],
     const kind = kinds.find((k) => k.table === request.params.table);
     if (!kind) return kit.notFoundPage(request, reply, found.seller);
     const { shown, engine } = listQueryOf(request.query);
-    const search: RecordSearchView = { raw: shown.q ?? '', fields: recordSearchFields(kind), found: null, invalid: false };
+    const search: RecordSearchView = {
+      // A repeated `q` arrives as a list: refused below, shown as nothing.
+      raw: typeof shown.q === 'string' ? shown.q.slice(0, RECORD_SEARCH_MAX_LENGTH) : '',
+      fields: recordSearchFields(kind),
+      found: null,
+      invalid: false,
+    };
     let page: ListEnvelopeOf<Record<string, unknown>> | null = null;
     let error: string | null = null;
     if (shown.q !== undefined) {

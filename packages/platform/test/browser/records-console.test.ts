@@ -149,6 +149,7 @@ describe.each(testDatabaseTargets())('records console in Chromium on $dialect', 
     await expect(en.getByRole('alert').textContent()).resolves.toBe(
       'Type what to search for: up to 100 characters, no control characters.',
     );
+    expect((await en.goto(`${path}?q=a&q=b`))?.status()).toBe(422);
     await en.context().close();
   }, 60_000);
 });
