@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Clock } from '../core/clock.js';
 import { hashPassword } from '../core/hashing.js';
 import { PlatformError } from '../core/platform-error.js';
@@ -141,6 +141,57 @@ export async function listTenantsOfSeller(db: Kysely<Schema>, sellerId: string):
     .orderBy('id')
     .execute();
   return rows.map((row) => ({ id: row.id, sellerId: row.seller_id, name: row.name, createdAt: row.created_at }));
+}
+
+/** A store with its seller's name: what the operator finds and opens (D157). */
+export interface StoreWithSeller {
+  id: string;
+  name: string;
+  sellerId: string;
+  sellerName: string;
+  createdAt: string;
+}
+
+function storesWithSellers(db: Kysely<Schema>) {
+  return db
+    .selectFrom('tenants')
+    .innerJoin('sellers', 'sellers.id', 'tenants.seller_id')
+    .select([
+      'tenants.id as id',
+      'tenants.name as name',
+      'tenants.seller_id as sellerId',
+      'sellers.name as sellerName',
+      'tenants.created_at as createdAt',
+    ]);
+}
+
+/** One store with its seller's name, by id. */
+export async function findStoreWithSeller(db: Kysely<Schema>, id: string): Promise<StoreWithSeller | undefined> {
+  return storesWithSellers(db).where('tenants.id', '=', id).executeTakeFirst();
+}
+
+/**
+ * The stores the operator's search box names (D157): the store whose id it is,
+ * then those whose name contains it (any case; % and _ literal), by name, at
+ * most `limit`; `more` when there were more.
+ */
+export async function searchStores(
+  db: Kysely<Schema>,
+  q: string,
+  limit: number,
+): Promise<{ stores: StoreWithSeller[]; more: boolean }> {
+  const pattern = `%${q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+  const [byId, byName] = await Promise.all([
+    findStoreWithSeller(db, q),
+    storesWithSellers(db)
+      .where(sql<boolean>`lower(tenants.name) like lower(${pattern}) escape '\\'`)
+      .orderBy('tenants.name')
+      .orderBy('tenants.id')
+      .limit(limit + 1)
+      .execute(),
+  ]);
+  const stores = [...(byId ? [byId] : []), ...byName.filter((store) => store.id !== byId?.id)];
+  return { stores: stores.slice(0, limit), more: stores.length > limit };
 }
 
 /** True when a store (tenant) of this id exists: the one look-up other capabilities make before naming a store. */

@@ -12,6 +12,7 @@ import type { ConsoleKit } from './console-kit.js';
 import { field, type OperatorFrame, refusalText } from './operator-frame.js';
 import { rateLimitText } from './operator-rate-limit.js';
 import { isOperator } from './operator-session.js';
+import { foundForOperator } from './operator-store-console.js';
 import { accountsView } from './operator-views.js';
 
 /** Rows per page of the operator's lists of sellers and of apps. */
@@ -51,7 +52,7 @@ export function accountsPageOf(app: FastifyInstance, kit: ConsoleKit, operator: 
   ) {
     const t = requestTranslator(request);
     const query = (request.query ?? {}) as Record<string, string | undefined>;
-    const q = (query.q ?? '').trim().slice(0, 200);
+    const q = typeof query.q === 'string' ? query.q.trim().slice(0, 200) : '';
     const offsetOf = (raw: string | undefined) => (/^[0-9]{1,6}$/.test(raw ?? '') ? Number(raw) : 0);
     const sellersOffset = offsetOf(query.sellers_offset);
     const clientsOffset = offsetOf(query.clients_offset);
@@ -102,10 +103,13 @@ export function accountsPageOf(app: FastifyInstance, kit: ConsoleKit, operator: 
         platform.config.apiRateLimit,
       ),
     }));
-    const stores = await listTenantsOfSellers(
-      db,
-      sellers.map((s) => s.id),
-    );
+    const [stores, found] = await Promise.all([
+      listTenantsOfSellers(
+        db,
+        sellers.map((s) => s.id),
+      ),
+      foundForOperator(t, db, q),
+    ]);
     return page(request, reply, t, true, {
       status: extra.status ?? 200,
       title: t.text('operator.accounts.title'),
@@ -120,6 +124,7 @@ export function accountsPageOf(app: FastifyInstance, kit: ConsoleKit, operator: 
         })),
         clients,
         search: q,
+        found,
         paging: {
           sellers: { offset: sellersOffset, total: sellerPage.meta.total ?? sellers.length },
           clients: { offset: clientsOffset, total: clientPage.meta.total ?? clients.length },

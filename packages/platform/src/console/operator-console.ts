@@ -29,11 +29,20 @@ import {
   updateSellerAccount,
 } from './operator-seller-console.js';
 import { signInOperator, signOutOperator } from './operator-session.js';
+import {
+  type OperatorDeliveryRoute,
+  type OperatorStoreRoute,
+  operatorDeliveryPageOptions,
+  operatorStorePageOptions,
+  showStoreDelivery,
+  showStoreWebhooks,
+} from './operator-store-console.js';
 
 /**
  * The operator console at `/console/operator`: signed in with the
  * admin token turned into an operator session (operator-session.ts), it
- * creates, edits and deletes sellers, adds and renames stores, sets client
+ * creates, edits and deletes sellers, adds and renames stores, finds a store
+ * or a delivery and reads a store's webhooks (operator-store-console.ts), sets client
  * apps' API rate limits (operator-rate-limit.ts) and deletes them (admin/account-changes.ts states what happens to tokens and
  * subscriptions), and charts the platform's health over the last hour from its
  * own tables. A seller's session never reaches it.
@@ -80,6 +89,16 @@ async function operatorConsoleRoutes(app: FastifyInstance, kit: ConsoleKit): Pro
     deleteSellerStore(app, kit, operator, sellerPage),
   );
   app.post<IdRoute>('/console/operator/clients/:id/delete', idPageOptions, deleteClientApp(app, kit, operator));
+  app.get<OperatorStoreRoute>(
+    '/console/operator/stores/:tenantId/webhooks',
+    operatorStorePageOptions,
+    showStoreWebhooks(app, operator),
+  );
+  app.get<OperatorDeliveryRoute>(
+    '/console/operator/stores/:tenantId/webhooks/deliveries/:id',
+    operatorDeliveryPageOptions,
+    showStoreDelivery(app, operator),
+  );
   app.get('/console/operator/health', operatorPageOptions, showHealth(operator, healthPage));
   app.post('/console/operator/clock', operatorPageOptions, advanceSandboxClock(app, kit, operator, healthPage));
 }

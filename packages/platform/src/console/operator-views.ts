@@ -70,6 +70,8 @@ export function accountsView(
     clients: Array<{ id: string; name: string; createdAt: string; rateLimit: string }>;
     /** The search box's words ('' for none). */
     search: string;
+    /** What the search found besides sellers and apps: stores, a delivery (HTML, '' without a search). */
+    found: string;
     paging: { sellers: { offset: number; total: number }; clients: { offset: number; total: number }; size: number };
     message: string | null;
     error: string | null;
@@ -107,10 +109,12 @@ export function accountsView(
 ${notice(input.message)}
 <form method="get" action="/console/operator" class="inline" role="search">
 <label for="q">${t.html('operator.search')}</label>
-<input type="search" id="q" name="q" maxlength="200" value="${escapeHtml(input.search)}">
+<input type="search" id="q" name="q" maxlength="200" value="${escapeHtml(input.search)}" aria-describedby="q-hint">
 <button type="submit" class="secondary">${t.html('operator.search.submit')}</button>
 ${input.search ? `<a href="/console/operator">${t.html('operator.search.clear')}</a>` : ''}
 </form>
+<p class="muted" id="q-hint">${t.html('operator.search.hint')}</p>
+${input.found}
 <h2 id="sellers">${t.html('operator.sellers')}</h2>
 ${count('operator.sellers.count', p.sellers)}
 ${
@@ -177,7 +181,7 @@ export function sellerView(
   const stores = input.seller.tenants
     .map(
       (store, i) =>
-        `<li><form method="post" action="${base}/stores/${encodeURIComponent(store.id)}" class="inline">${hiddenFields({ csrf: input.csrf })}<label for="store-${i}">${t.html('operator.store.nameOf', { n: i + 1 })}</label><input type="text" id="store-${i}" name="name" required maxlength="200" value="${escapeHtml(store.name)}"><button type="submit" class="secondary">${t.html('operator.store.rename')}</button></form> <a href="/console/operator/stores/${encodeURIComponent(store.id)}/shipping/preview">${t.html('preview.operatorLink', { store: store.name })}</a> ${confirmForm(
+        `<li><form method="post" action="${base}/stores/${encodeURIComponent(store.id)}" class="inline">${hiddenFields({ csrf: input.csrf })}<label for="store-${i}">${t.html('operator.store.nameOf', { n: i + 1 })}</label><input type="text" id="store-${i}" name="name" required maxlength="200" value="${escapeHtml(store.name)}"><button type="submit" class="secondary">${t.html('operator.store.rename')}</button></form> <a href="/console/operator/stores/${encodeURIComponent(store.id)}/webhooks">${t.html('operator.webhooks.title', { store: store.name })}</a> <a href="/console/operator/stores/${encodeURIComponent(store.id)}/shipping/preview">${t.html('preview.operatorLink', { store: store.name })}</a> ${confirmForm(
           t,
           {
             action: `${base}/stores/${encodeURIComponent(store.id)}/delete`,

@@ -3,7 +3,7 @@ import { escapeHtml } from '../http/html-page.js';
 import { type LocalizedText, labelText, type Translator } from '../i18n/i18n.js';
 import type { MessageKey } from '../i18n/messages-en.js';
 import type { ListField } from '../lists/list-resource.js';
-import type { RegisteredRecordKind } from '../records/index.js';
+import { RECORD_SEARCH_MAX_LENGTH, type RecordSearchField, type RegisteredRecordKind } from '../records/index.js';
 import { formatConsoleTime } from './console-kit.js';
 import { storeCrumbs } from './console-views.js';
 import { dataTable } from './table-views.js';
@@ -91,6 +91,35 @@ function nextTokenOf(next: string | null): string | null {
   }
 }
 
+/** The search box of a kind's page and, once searched, what it found (D155). */
+export interface RecordSearchView {
+  /** The term as typed ('' before a search). */
+  raw: string;
+  /** What the kind's search matches, the id first. */
+  fields: readonly RecordSearchField[];
+  /** What the search found; null on the list (no search, or a term refused). */
+  found: { results: unknown[]; more: boolean } | null;
+  /** The term was empty past its spaces, too long, or held a control character. */
+  invalid: boolean;
+}
+
+/** The search form: one box, what it matches said beside it in the page's language. */
+function searchForm(t: Translator, path: string, kind: RegisteredRecordKind, search: RecordSearchView): string {
+  const fields = search.fields
+    .map(({ field, match }) =>
+      t.text(match === 'prefix' ? 'records.search.prefix' : 'records.search.exact', { field: fieldLabel(t, field, kind) }),
+    )
+    .join(', ');
+  const label = t.text('records.search.label', { kind: kindLabel(t, kind) });
+  return `<form method="get" action="${path}" class="inline" role="search" aria-label="${escapeHtml(label)}">
+<label for="q">${escapeHtml(label)}</label>
+<input type="search" id="q" name="q" maxlength="${RECORD_SEARCH_MAX_LENGTH}" value="${escapeHtml(search.raw)}" aria-describedby="q-hint">
+<button type="submit" class="secondary">${t.html('records.search.submit')}</button>
+${search.found || search.invalid ? `<a href="${path}">${t.html('records.search.clear')}</a>` : ''}
+</form>
+<p class="muted" id="q-hint">${t.html('records.search.hint', { fields })}</p>`;
+}
+
 export function recordsView(
   t: Translator,
   input: {
@@ -104,6 +133,7 @@ export function recordsView(
     error: string | null;
     /** The page's query (filters, `_sort`, `_limit`, cursor and trail), empty values dropped. */
     query: Record<string, string>;
+    search: RecordSearchView;
   },
 ): string {
   const base = `/console/stores/${encodeURIComponent(input.store.id)}/records`;
@@ -142,7 +172,8 @@ export function recordsView(
     (limit) => `<option value="${limit}"${limitNow === String(limit) ? ' selected' : ''}>${t.number(limit)}</option>`,
   ).join('');
   const columns = columnsOf(input.kind);
-  const results = input.page?.results ?? [];
+  const searched = input.search.found;
+  const results = (searched ? searched.results : (input.page?.results ?? [])) as Array<Record<string, unknown>>;
   const rows = results.map((record, i) => {
     const id = String(record.id ?? '');
     return [
@@ -152,7 +183,10 @@ export function recordsView(
     ];
   });
   const path = `${base}/${input.kind.table}`;
-  const links = pagingLinks(path, input.query, nextTokenOf(input.page?.meta.links.next ?? null));
+  // A search's results are one page of their own.
+  const links = searched
+    ? { first: null, previous: null, next: null }
+    : pagingLinks(path, input.query, nextTokenOf(input.page?.meta.links.next ?? null));
   const paging = [
     links.first ? `<a href="${escapeHtml(links.first)}">${t.html('records.first')}</a>` : '',
     links.previous ? `<a href="${escapeHtml(links.previous)}" rel="prev">${t.html('records.previous')}</a>` : '',
@@ -163,17 +197,25 @@ export function recordsView(
 ${input.nav}
 <h1>${t.html('records.title', { store: input.store.name })}</h1>
 <nav class="sections" aria-label="${escapeHtml(t.text('records.kinds'))}"><ul>${tabs}</ul></nav>
-<form method="get" action="${path}" class="inline">
+${searchForm(t, path, input.kind, input.search)}
+${input.search.invalid ? `<p class="error" role="alert">${t.html('records.search.invalid', { max: RECORD_SEARCH_MAX_LENGTH })}</p>` : ''}
+${
+  searched
+    ? `<p role="status">${t.html('records.search.found', { count: results.length, more: searched.more ? 'yes' : 'no', term: input.search.raw })}</p>`
+    : `<form method="get" action="${path}" class="inline">
 ${selects}
 <label for="sort">${t.html('records.sort')}</label><select id="sort" name="_sort">${sortOptions}</select>
 <label for="limit">${t.html('records.limit')}</label><select id="limit" name="_limit">${limitOptions}</select>
 <button type="submit" class="secondary">${t.html('webhooks.filter.apply')}</button>
 </form>
-<p class="muted">${t.html('records.api', { path: { html: `<code>${escapeHtml(input.kind.readPath)}</code>` } })}</p>
+<p class="muted">${t.html('records.api', { path: { html: `<code>${escapeHtml(input.kind.readPath)}</code>` } })}</p>`
+}
 ${input.error ? `<p class="error" role="alert">${escapeHtml(input.error)}</p>` : ''}
 ${
   results.length === 0
-    ? `<p>${t.html('records.none')}</p>`
+    ? searched || input.search.invalid
+      ? ''
+      : `<p>${t.html('records.none')}</p>`
     : dataTable({
         caption,
         label: caption,
@@ -199,6 +241,6 @@ export function listQueryOf(query: Record<string, string | undefined>): {
   const shown = Object.fromEntries(
     Object.entries(query).filter((entry): entry is [string, string] => entry[1] !== '' && entry[1] !== undefined),
   );
-  const { _trail: _ignored, notice: _notice, ...engine } = shown;
+  const { _trail: _ignored, notice: _notice, q: _search, ...engine } = shown;
   return { shown, engine };
 }

@@ -48,7 +48,7 @@ export interface DeliveryRowView {
 /** A delivery's state as the seller reads it: pending with a failed attempt behind it is failing (still retrying). */
 type ShownDeliveryState = 'pending' | 'succeeded' | 'failing' | 'dead';
 
-function shownState(d: { status: 'pending' | 'succeeded' | 'dead'; attempts: number }): ShownDeliveryState {
+export function shownState(d: { status: 'pending' | 'succeeded' | 'dead'; attempts: number }): ShownDeliveryState {
   return d.status === 'pending' && d.attempts > 0 ? 'failing' : d.status;
 }
 
@@ -58,11 +58,11 @@ function testTag(t: Translator, d: { test: boolean }): string {
 }
 
 /** A delivery's state as a pill: each state its own colour and mark (console.css). */
-function deliveryPill(t: Translator, state: ShownDeliveryState): string {
+export function deliveryPill(t: Translator, state: ShownDeliveryState): string {
   return `<span class="pill st-${state}">${t.html(`webhooks.status.${state}`)}</span>`;
 }
 
-function subscriptionPill(t: Translator, state: 'active' | 'disabled'): string {
+export function subscriptionPill(t: Translator, state: 'active' | 'disabled'): string {
   return `<span class="pill st-${state}">${t.html(`webhooks.state.${state}`)}</span>`;
 }
 
@@ -107,7 +107,7 @@ export function noticeOf(t: Translator, name: WebhookNotice | null, extra = ''):
 }
 
 /** The part of an id that tells it apart: a UUID v7 starts with its time, so deliveries of one minute share their start (D63). */
-function idTail(id: string): string {
+export function idTail(id: string): string {
   return id.length > 12 ? `…${id.slice(-12)}` : id;
 }
 
@@ -226,6 +226,8 @@ export function webhooksView(
     nextToken: string | null;
     /** True on a page after the first (the live region then stays still). */
     paged: boolean;
+    /** How many deliveries match the filters (D156) and where this page starts among them. */
+    count: LogCount;
     csrf: string;
     now: Date;
     sinceDefault: string;
@@ -263,8 +265,10 @@ export function webhooksView(
     .concat(input.subscriptions.map((s) => option(s.id, `${s.appName} · ${topicLabel(t, s.topic)} · ${s.url}`, f.subscription)))
     .join('');
   const liveQuery = input.filterQuery ? `?${input.filterQuery}` : '';
+  // The next page starts after this one's rows: its position among the matches travels with its cursor.
+  const olderAt = input.count.at + input.deliveries.length;
   const older = input.nextToken
-    ? `<a href="${base}?${input.filterQuery ? `${escapeHtml(input.filterQuery)}&amp;` : ''}cursor=${encodeURIComponent(input.nextToken)}#deliveries" rel="next">${t.html('webhooks.older')}</a>`
+    ? `<a href="${base}?${input.filterQuery ? `${escapeHtml(input.filterQuery)}&amp;` : ''}cursor=${encodeURIComponent(input.nextToken)}&amp;at=${olderAt}#deliveries" rel="next">${t.html('webhooks.older')}</a>`
     : '';
   const newest = input.paged ? `<a href="${base}${escapeHtml(liveQuery)}#deliveries">${t.html('webhooks.newest')}</a>` : '';
   return `${storeCrumbs(t, input.store)}
@@ -300,7 +304,7 @@ ${hiddenFields({ csrf: input.csrf })}
 <p class="muted" id="filter-zone">${t.html('webhooks.filter.zone', { zone: input.zoneLabel })}</p>
 </form>
 <section id="delivery-list" aria-live="polite"${input.paged ? '' : ` data-live="${base}/deliveries/live${escapeHtml(liveQuery)}"`}>
-${deliveriesRegion(t, input.store.id, input.deliveries)}
+${deliveriesRegion(t, input.store.id, input.deliveries, input.count)}
 </section>
 <p class="paging">${newest} ${older}</p>`;
 }
@@ -326,8 +330,26 @@ function endpointAlerts(t: Translator, base: string, subscriptions: EndpointView
   return `<section class="notice warn" role="status" aria-labelledby="endpoint-alerts" id="alerts"><h2 id="endpoint-alerts">${t.html('webhooks.alert.title')}</h2><ul>${items}</ul><p>${t.html('webhooks.alert.where', { link: { html: `<a href="${base}/alerts">${t.html('webhooks.alert.settings')}</a>` } })}</p></section>`;
 }
 
-/** The deliveries table, also sent whole over server-sent events when a delivery is added or changes. */
-export function deliveriesRegion(t: Translator, storeId: string, deliveries: DeliveryRowView[]): string {
+/** How many deliveries the log's filters match, counted up to a cap (D156), and the index of a page's first row among them. */
+export interface LogCount {
+  total: number;
+  /** More than `total` match: the count stopped at its cap. */
+  more: boolean;
+  at: number;
+}
+
+/** "51–100 of 1,234 deliveries" under the log's table, beside its paging ("10,000+" past the cap). */
+function countLine(t: Translator, shown: number, count: LogCount): string {
+  if (shown === 0) return '';
+  // A position from a hand-edited URL cannot claim rows past a count that reached its end.
+  const first = count.more ? count.at + 1 : Math.min(count.at + 1, Math.max(1, count.total - shown + 1));
+  const last = first + shown - 1;
+  const total = count.more ? count.total : Math.max(count.total, last);
+  return `<p class="muted" id="delivery-count">${t.html('webhooks.count', { first, last, total, more: count.more ? 'yes' : 'no' })}</p>`;
+}
+
+/** The deliveries table (with the count of what matches, on the log), also sent whole over server-sent events when a delivery is added or changes. */
+export function deliveriesRegion(t: Translator, storeId: string, deliveries: DeliveryRowView[], count?: LogCount): string {
   const base = webhooksBase(storeId);
   const rows = deliveries
     .map((d) => {
@@ -339,7 +361,7 @@ export function deliveriesRegion(t: Translator, storeId: string, deliveries: Del
     .join('\n');
   return deliveries.length === 0
     ? `<p>${t.html('webhooks.noDeliveries')}</p>`
-    : `<div class="table-wrap"><table class="stack" aria-labelledby="deliveries"><thead><tr><th scope="col">ID</th><th scope="col">${t.html('webhooks.col.created')}</th><th scope="col">${t.html('webhooks.col.topic')}</th><th scope="col">${t.html('webhooks.col.endpoint')}</th><th scope="col">${t.html('webhooks.col.status')}</th><th scope="col">${t.html('webhooks.col.attempts')}</th><th scope="col">${t.html('webhooks.col.lastStatus')}</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+    : `<div class="table-wrap"><table class="stack" aria-labelledby="deliveries"><thead><tr><th scope="col">ID</th><th scope="col">${t.html('webhooks.col.created')}</th><th scope="col">${t.html('webhooks.col.topic')}</th><th scope="col">${t.html('webhooks.col.endpoint')}</th><th scope="col">${t.html('webhooks.col.status')}</th><th scope="col">${t.html('webhooks.col.attempts')}</th><th scope="col">${t.html('webhooks.col.lastStatus')}</th></tr></thead><tbody>${rows}</tbody></table></div>${count ? countLine(t, deliveries.length, count) : ''}`;
 }
 
 function copyButton(t: Translator, id: string): string {

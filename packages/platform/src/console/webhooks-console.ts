@@ -6,6 +6,7 @@ import { StoreParams } from '../http/route-params.js';
 import { requestTranslator, type Translator } from '../i18n/i18n.js';
 import { csrfTokenValid } from '../identity/index.js';
 import {
+  countStoreDeliveries,
   type DeliveryLogEntry,
   type DeliveryLogFilters,
   type DeliveryState,
@@ -31,6 +32,7 @@ import {
   deliveriesRegion,
   type EndpointView,
   isWebhookNotice,
+  type LogCount,
   type LogFilterView,
   noticeOf,
   webhooksView,
@@ -44,7 +46,10 @@ const SubscriptionParams = Type.Object({
 const DELIVERY_PAGE = 50;
 
 type LogQuery = Partial<
-  Record<'status' | 'topic' | 'subscription' | 'from' | 'to' | 'q' | 'cursor' | 'done' | 'resentFailed' | 'skipped', string>
+  Record<
+    'status' | 'topic' | 'subscription' | 'from' | 'to' | 'q' | 'cursor' | 'at' | 'done' | 'resentFailed' | 'skipped',
+    string
+  >
 >;
 
 /** The log's status choice: a stored state, or `failed` (dead, or still retrying after a failure). */
@@ -217,13 +222,17 @@ function webhooksPage(platform: Platform, kit: ConsoleKit) {
     const cursor = /^[A-Za-z0-9._~-]{1,2048}$/.test(q.cursor ?? '') ? q.cursor : undefined;
     let page: Awaited<ReturnType<typeof logPage>>;
     let notice = noticeOf(t, isWebhookNotice(q.done) ? q.done : null, resentText(t, q));
+    const counting = countStoreDeliveries(db, { tenantId: found.store.id, filters });
+    let at = cursor !== undefined && /^[0-9]{1,9}$/.test(q.at ?? '') ? Number(q.at) : 0;
     try {
       page = await logPage(platform, found.store.id, filters, cursor);
     } catch {
       // A cursor from other filters, or one tampered with: the first page, said so.
       page = await logPage(platform, found.store.id, filters, undefined);
       notice = noticeOf(t, null, t.html('webhooks.notice.badCursor'));
+      at = 0;
     }
+    const count = { ...(await counting), at };
     const now = platform.clock.now();
     return kit.page(request, reply, t, found.seller, {
       title: t.text('webhooks.title', { store: found.store.name }),
@@ -238,6 +247,7 @@ function webhooksPage(platform: Platform, kit: ConsoleKit) {
         filterQuery: query,
         nextToken: page.nextToken,
         paged: cursor !== undefined,
+        count,
         csrf: kit.csrfToken(request, reply),
         now,
         sinceDefault: toZonedInput(new Date(now.getTime() - 24 * 3600 * 1000), t.timeZone),
@@ -428,17 +438,26 @@ function liveDeliveries(platform: Platform, kit: ConsoleKit) {
       return reply.code(404).send({ message: 'Not found', slug: 'NOT_FOUND', details: [], request_id: request.id });
     const t = requestTranslator(request);
     const { filters } = logFilters(request.query, t.timeZone);
+    const fingerprint = (rows: DeliveryRowView[]) =>
+      rows.map((d) => `${d.id}:${d.status}:${d.attempts}:${d.lastStatusCode}`).join(',');
+    // The count is read again only when the rows changed: a still log costs one page read a poll, not a count.
+    let counted: { rows: string; count: LogCount } | null = null;
     const read = async () => {
       const endpoints = await endpointsOf(db, store.id);
       const byId = new Map(endpoints.map((e) => [e.id, e]));
-      return (await logPage(platform, store.id, filters, undefined)).entries.map((d) => deliveryRowOf(d, byId));
+      const rows = (await logPage(platform, store.id, filters, undefined)).entries.map((d) => deliveryRowOf(d, byId));
+      const print = fingerprint(rows);
+      if (counted?.rows !== print) {
+        counted = { rows: print, count: { ...(await countStoreDeliveries(db, { tenantId: store.id, filters })), at: 0 } };
+      }
+      return { rows, count: counted.count };
     };
     kit.liveRegion(request, reply, {
       event: 'deliveries',
       first: await read(),
       read,
-      fingerprint: (rows) => rows.map((d) => `${d.id}:${d.status}:${d.attempts}:${d.lastStatusCode}`).join(','),
-      render: (rows) => ({ html: deliveriesRegion(t, store.id, rows) }),
+      fingerprint: ({ rows }) => fingerprint(rows),
+      render: ({ rows, count }) => ({ html: deliveriesRegion(t, store.id, rows, count) }),
     });
   };
 }

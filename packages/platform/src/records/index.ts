@@ -15,6 +15,7 @@ export {
   type KindStorage,
   type LocalizedText,
   type RecordKind,
+  type RecordSearchField,
   type RecordTable,
   recordPath,
 } from './record-kind.js';
@@ -30,6 +31,12 @@ export {
   recordKindRegistry,
 } from './record-kinds.js';
 export { recordRoutes } from './record-routes.js';
+export {
+  RECORD_SEARCH_MAX_LENGTH,
+  recordSearchFields,
+  recordSearchTerm,
+  searchStoreRecords,
+} from './record-search.js';
 export {
   deleteRecord,
   findRecord,

@@ -97,6 +97,13 @@ export interface RecordKind<T extends RecordTable, Rec, Input, Patch> {
   schemas: { record: TSchema; input: TSchema; patch: TSchema };
   /** What its lists may filter and sort on (spec-notes L1–L9). */
   list: ListResource<RowOf<T>, Rec>;
+  /**
+   * What the console's search box finds a record by besides its id, which is
+   * always matched whole (D155): list fields whose column leads an index after
+   * tenant_id (a list index, a unique set or a migration's), matched whole or,
+   * for a `string` field, by its beginning.
+   */
+  search?: readonly RecordSearchField[];
   /** A stored row as the API returns it. */
   present(row: RowOf<T>): Rec;
   /** The columns of a new record from a validated create body (defaults applied, money in cents). */
@@ -112,6 +119,13 @@ export interface RecordKind<T extends RecordTable, Rec, Input, Patch> {
 }
 
 export type { LocalizedText };
+
+/** A field the console's record search matches (D155): whole (`exact`) or by its beginning (`prefix`, string fields only). */
+export interface RecordSearchField {
+  /** A public list field (`code`, `customer.id`). */
+  field: string;
+  match: 'exact' | 'prefix';
+}
 
 /** The SQL type of a declared column: text compares byte by byte on both dialects; money in cents is a bigint. */
 export type KindColumnType = 'text' | 'integer' | 'bigint' | 'double precision';

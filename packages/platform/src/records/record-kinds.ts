@@ -48,6 +48,13 @@ export function recordKindRegistry(kinds: readonly RegisteredRecordKind[]): Reco
     if (byTopic.has(kind.topic))
       throw new Error(`topic ${kind.topic} of record kind ${kind.table} belongs to ${byTopic.get(kind.topic)?.table} already`);
     if (paths.has(kind.readPath)) throw new Error(`read path ${kind.readPath} of record kind ${kind.table} is taken`);
+    for (const { field, match } of kind.search ?? []) {
+      const declared = (kind.list.fields as Record<string, { type: string } | undefined>)[field];
+      if (!declared) throw new Error(`record kind ${kind.table} searches ${field}, which its list does not declare`);
+      // A prefix is a byte range over text: an id or a number has no beginning to type.
+      if (match === 'prefix' && declared.type !== 'string')
+        throw new Error(`record kind ${kind.table} searches ${field} by its beginning, which only a string field has`);
+    }
     byTable.set(kind.table, kind);
     byTopic.set(kind.topic, kind);
     paths.add(kind.readPath);

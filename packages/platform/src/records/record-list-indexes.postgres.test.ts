@@ -10,8 +10,9 @@ import { type PlanNode, postgresPlanNodes } from '../storage/test-query-plans.js
 import { openPostgresTestDatabase } from '../test-databases.js';
 import type { AnyRecordList } from './record-kind.js';
 import { recordKindOf } from './record-kinds.js';
+import { searchStoreRecords } from './record-search.js';
 import { seedRecords } from './seed-records.js';
-import { recordListSortCases } from './test-support/record-list-sorts.js';
+import { recordListSortCases, recordSearchCases, searchTermOf } from './test-support/record-list-sorts.js';
 
 // The PostgreSQL twin of record-list-indexes.test.ts: "indexes so that
 // every allowed sort stays fast at a million rows", and the common filters
@@ -165,4 +166,29 @@ describe.runIf(url)('list queries use the list indexes (PostgreSQL query plans)'
       }
     }
   });
+
+  it.each(recordSearchCases())(
+    'D155: a search of %s by %s (%s) reads index ranges only (tenant_id and the column, or the primary key), no sort',
+    async (table, _field, match, kind, column) => {
+      const row = (await database.db
+        .selectFrom(table)
+        .selectAll()
+        .where('tenant_id', '=', 't')
+        .where(column as 'id', 'is not', null)
+        .executeTakeFirstOrThrow()) as Record<string, unknown>;
+      captured.length = 0;
+      const found = await searchStoreRecords(logged, kind, 't', searchTermOf(row, column, match), 5);
+      expect((found.results as Array<{ id: string }>).map((r) => r.id).includes(row.id as string) || found.more).toBe(true);
+      expect(captured.length).toBeGreaterThan(0);
+      for (const compiled of captured) {
+        const plan = await postgresPlanNodes(explainer, compiled);
+        const types = plan.map((n) => n['Node Type']);
+        expect(types, JSON.stringify(plan)).not.toContain('Sort');
+        for (const scan of plan.filter((n) => n['Relation Name'] === table)) {
+          expect(['Index Scan', 'Index Only Scan'], JSON.stringify(scan)).toContain(scan['Node Type']);
+          expect(scan['Index Cond'] ?? '', JSON.stringify(scan)).toMatch(/^\(id = |^\(\(tenant_id = [^)]*\) AND \(\w+ (=|>=) /);
+        }
+      }
+    },
+  );
 });

@@ -12,8 +12,9 @@ import { type Database, openDatabase } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import type { Schema } from '../storage/schema.js';
 import { sqlitePlan } from '../storage/test-query-plans.js';
+import { searchStoreRecords } from './record-search.js';
 import { seedRecords } from './seed-records.js';
-import { recordListSortCases } from './test-support/record-list-sorts.js';
+import { recordListSortCases, recordSearchCases, searchTermOf } from './test-support/record-list-sorts.js';
 
 // "Fetching page 1,000 costs what page 1 costs" and "indexes so that
 // every allowed sort stays fast at a million rows". Checked on the query plan:
@@ -86,6 +87,44 @@ describe('list queries use the list indexes (SQLite query plans)', () => {
         );
         // The cursor page starts its index range at the position (page N costs what page 1 costs).
         if (page === 1) expect(plan.join(' | ')).toMatch(/\(tenant_id=\? AND \w+[<>]\?\)/);
+      }
+    },
+  );
+
+  it.each(recordSearchCases())(
+    'D155: a search of %s by %s (%s) finds the record through one index range, never a scan or a sort',
+    async (table, _field, match, kind, column) => {
+      const row = (await database.db
+        .selectFrom(table)
+        .selectAll()
+        .where('tenant_id', '=', 't')
+        .where(column as 'id', 'is not', null)
+        // The first in the column's order: a prefix's first result.
+        .orderBy(column as 'id')
+        .orderBy('id')
+        .executeTakeFirstOrThrow()) as Record<string, unknown>;
+      captured.length = 0;
+      const term = searchTermOf(row, column, match);
+      const found = await searchStoreRecords(logged, kind, 't', term, 5);
+      const ids = (found.results as Array<{ id: string }>).map((r) => r.id);
+      // Whatever else it found matches too (the id field by the record's id, the others by their column).
+      expect(ids.includes(row.id as string) || found.more).toBe(true);
+      const values = await database.db
+        .selectFrom(table)
+        .select(column as 'id')
+        .where('id', 'in', ids)
+        .execute();
+      for (const value of values) {
+        const text = String((value as Record<string, unknown>)[column]);
+        if (match === 'exact') expect(text).toBe(term);
+        else expect(text.startsWith(term)).toBe(true);
+      }
+      for (const query of captured) {
+        const plan = sqlitePlan(raw, query).join(' | ');
+        expect(plan).not.toMatch(/TEMP B-TREE|^SCAN|\| SCAN/);
+        // The search reads each of the kind's fields in turn: the id by the primary key, every other field by
+        // an index it leads after tenant_id.
+        expect(plan).toMatch(new RegExp(`SEARCH ${table} USING (COVERING )?INDEX \\w+ \\((id=\\?|tenant_id=\\? AND \\w+[=>])`));
       }
     },
   );

@@ -35,16 +35,7 @@ export async function storeDeliveryPage(
   input: { tenantId: string; filters: DeliveryLogFilters; nextToken?: string | undefined; limit: number },
 ): Promise<{ entries: DeliveryLogEntry[]; nextToken: string | null }> {
   const f = input.filters;
-  let base = db.selectFrom('webhook_deliveries').selectAll().where('tenant_id', '=', input.tenantId);
-  const search = f.search?.trim().toLowerCase();
-  if (search) {
-    base = base.where((eb) =>
-      eb.or([eb('id', '=', search), eb('event_id', '=', search), eb('id', 'like', `%${search.replace(/[\\%_]/g, '')}`)]),
-    );
-  }
-  if (f.failed) {
-    base = base.where((eb) => eb.or([eb('state', '=', 'dead'), eb.and([eb('state', '=', 'pending'), eb('attempts', '>', 0)])]));
-  }
+  const base = baseOfLog(db, input.tenantId, f).selectAll();
   const query: Record<string, string> = { _paginate: 'cursor', _limit: String(input.limit), _sort: 'created_at:desc' };
   if (f.status) query.status = f.status;
   if (f.topic) query.topic = f.topic;
@@ -58,6 +49,62 @@ export async function storeDeliveryPage(
     entries: page.results,
     nextToken: next ? new URL(next, 'http://console.invalid').searchParams.get('_next_token') : null,
   };
+}
+
+/** The log's rows of one store with the conditions the list engine does not take: the search and the failed filter. */
+function baseOfLog(db: Kysely<Schema>, tenantId: string, f: DeliveryLogFilters) {
+  let base = db.selectFrom('webhook_deliveries').where('tenant_id', '=', tenantId);
+  const search = f.search?.trim().toLowerCase();
+  if (search) {
+    base = base.where((eb) =>
+      eb.or([eb('id', '=', search), eb('event_id', '=', search), eb('id', 'like', `%${search.replace(/[\\%_]/g, '')}`)]),
+    );
+  }
+  if (f.failed) {
+    base = base.where((eb) => eb.or([eb('state', '=', 'dead'), eb.and([eb('state', '=', 'pending'), eb('attempts', '>', 0)])]));
+  }
+  return base;
+}
+
+/** What a store's log counts at most (D156): past it the console says "10,000+" instead of reading on. */
+const DELIVERY_COUNT_CAP = 10_000;
+
+/**
+ * How many of a store's deliveries match the log's filters (D156), counted up
+ * to the cap: the count stops at the first row past it, so a store of millions
+ * costs what one of ten thousand does; `more` when there are more. The filters
+ * mean what the page's do.
+ */
+export async function countStoreDeliveries(
+  db: Kysely<Schema>,
+  input: { tenantId: string; filters: DeliveryLogFilters },
+): Promise<{ total: number; more: boolean }> {
+  const f = input.filters;
+  const cap = DELIVERY_COUNT_CAP;
+  let matching = baseOfLog(db, input.tenantId, f);
+  if (f.status) matching = matching.where('state', '=', f.status);
+  if (f.topic) matching = matching.where('topic', '=', f.topic);
+  if (f.subscriptionId) matching = matching.where('subscription_id', '=', f.subscriptionId);
+  // As the list engine compares a datetime filter: the UTC ISO text the column holds.
+  if (f.from) matching = matching.where('created_at', '>=', new Date(f.from).toISOString());
+  if (f.to) matching = matching.where('created_at', '<', new Date(f.to).toISOString());
+  const row = await db
+    .selectFrom(
+      matching
+        .select('id')
+        .limit(cap + 1)
+        .as('matching'),
+    )
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirst();
+  const n = Number(row?.n ?? 0);
+  return { total: Math.min(n, cap), more: n > cap };
+}
+
+/** The store a delivery belongs to, by the delivery's whole id (the operator's search, D157); undefined when there is none. */
+export async function deliveryStoreId(db: Kysely<Schema>, id: string): Promise<string | undefined> {
+  const row = await db.selectFrom('webhook_deliveries').select('tenant_id').where('id', '=', id).executeTakeFirst();
+  return row?.tenant_id;
 }
 
 /** The attempts made for one subscription's deliveries since `sinceIso`, oldest first, at most `limit` (its page's chart). */

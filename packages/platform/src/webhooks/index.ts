@@ -6,8 +6,10 @@
 export { deliveriesInWindow, deliveryAttemptsSince, storeDeliveriesSince } from './delivery-health.js';
 export { deliveryRetentionRules } from './delivery-retention.js';
 export {
+  countStoreDeliveries,
   type DeliveryLogEntry,
   type DeliveryLogFilters,
+  deliveryStoreId,
   queueTestDelivery,
   storeDeliveryPage,
   subscriptionAttemptsSince,

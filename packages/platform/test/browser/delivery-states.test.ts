@@ -75,7 +75,7 @@ describe.each(testDatabaseTargets())('delivery states in the log on $dialect', (
       }),
     );
 
-  it('spec-notes W4 / Stripe "Failed": pending, delivered, failing-retrying and dead each show distinctly; the Failed filter includes the retrying ones; pt-BR at 375 px dark and English at 1280 px light, axe clean', async () => {
+  it('spec-notes W4 / Stripe "Failed": pending, delivered, failing-retrying and dead each show distinctly; the Failed filter includes the retrying ones; D156: the log says how many match (10.000+ past its cap); pt-BR at 375 px dark and English at 1280 px light, axe clean', async () => {
     const seller = await platform.createSeller({ tenants: 1 });
     const tenantId = seller.tenantIds[0] as string;
     const app = await platform.createClient({ name: 'Acme Integrações' });
@@ -134,6 +134,8 @@ describe.each(testDatabaseTargets())('delivery states in the log on $dialect', (
       expect(byState.get('st-succeeded')?.text).toBe(pt ? 'entregue' : 'succeeded');
       // Each state its own colour.
       expect(new Set(rows.map((r) => r.colour)).size).toBe(3);
+      // D156: how many match, beside the paging.
+      await expect(page.locator('#delivery-count').textContent()).resolves.toBe(pt ? '1–3 de 3 entregas' : '1–3 of 3 deliveries');
       expect(await axeViolations(page)).toEqual([]);
 
       // "Failed" keeps the retrying one and the dead one, not the delivered one.
@@ -142,6 +144,7 @@ describe.each(testDatabaseTargets())('delivery states in the log on $dialect', (
       await page.waitForURL(/status=failed/);
       const failed = await rowsOf(page);
       expect(failed.map((r) => r.state).sort()).toEqual(['st-dead', 'st-failing']);
+      await expect(page.locator('#delivery-count').textContent()).resolves.toBe(pt ? '1–2 de 2 entregas' : '1–2 of 2 deliveries');
       expect(await axeViolations(page)).toEqual([]);
       const sideways = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
       expect(sideways).toBe(false);
@@ -160,6 +163,40 @@ describe.each(testDatabaseTargets())('delivery states in the log on $dialect', (
     const after = await rowsOf(page);
     expect(after.map((r) => r.state).sort()).toEqual(['st-dead', 'st-pending', 'st-succeeded']);
     expect(new Set(after.map((r) => r.colour)).size).toBe(3);
+    // The count follows the live log: a new delivery shows with the count it makes.
+    await page.locator('#delivery-list[data-connected]').waitFor({ state: 'attached', timeout: 10_000 });
+    await recordChange(platform, { tenantId });
+    await deliverDue(tenantId);
+    await expect.poll(() => page.locator('#delivery-count').textContent(), { timeout: 10_000 }).toBe('1–4 de 4 entregas');
+
+    // D156: a store past the count's cap says "10.000+" on every page of the log, and counts a filter as exactly as before.
+    const subscriptionId = failingRow.subscription_id;
+    const old = new Date(platform.clock.now().getTime() - 30 * 24 * 3_600_000).toISOString();
+    for (let batch = 0; batch < 11; batch++) {
+      const values = Array.from({ length: batch < 10 ? 1000 : 1 }, (_, i) => {
+        const n = `${batch}-${i}`;
+        return {
+          id: `00000000-0000-7000-8000-${String(batch * 1000 + i).padStart(12, '0')}`,
+          event_id: `bulk-${n}`,
+          subscription_id: subscriptionId,
+          tenant_id: tenantId,
+          topic: 'sac_ticket',
+          state: 'succeeded' as const,
+          event_created_at: old,
+          created_at: old,
+          updated_at: old,
+        };
+      });
+      await platform.database.db.insertInto('webhook_deliveries').values(values).execute();
+    }
+    await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
+    await expect(page.locator('#delivery-count').textContent()).resolves.toBe('1–50 de 10.000+ entregas');
+    await page.getByRole('link', { name: 'Entregas anteriores' }).click();
+    await expect(page.locator('#delivery-count').textContent()).resolves.toBe('51–100 de 10.000+ entregas');
+    await page.getByLabel('Situação').selectOption('failed');
+    await page.getByRole('button', { name: 'Filtrar' }).click();
+    await page.waitForURL(/status=failed/);
+    await expect(page.locator('#delivery-count').textContent()).resolves.toBe('1–1 de 1 entrega');
     await context.close();
   }, 240_000);
 });

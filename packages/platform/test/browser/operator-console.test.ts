@@ -1,8 +1,10 @@
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordConsent } from '../../src/identity/consent-store.js';
 import { testDatabaseTargets } from '../../src/test-databases.js';
 import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform, TEST_ADMIN_TOKEN } from '../../src/testing.js';
-import { seriousAxeViolations } from './axe.js';
+import { dispatcherOf, recordChange, SELLER_SCOPES, signup } from '../webhooks/webhook-kit.js';
+import { axeViolations, seriousAxeViolations } from './axe.js';
 import { signInToConsole } from './console-sign-in.js';
 
 /**
@@ -261,5 +263,109 @@ describe.each(testDatabaseTargets())('operator console in Chromium on $dialect',
       .executeTakeFirst();
     expect(still).toBeDefined();
     await context.close();
+  }, 120_000);
+
+  it("D157: the operator finds a store by name or id and a delivery by id, reads the store's subscriptions and deliveries and a delivery's attempts, never a secret, a body or a signature; pt-BR at 375 px dark and English at 1280 px light, axe clean; a seller's session opens none of it", async () => {
+    const seller = await platform.createSeller({ tenants: 1 });
+    const tenantId = seller.tenantIds[0] as string;
+    const storeName = `Loja Suporte ${Date.now()}`;
+    await platform.database.db.updateTable('tenants').set({ name: storeName }).where('id', '=', tenantId).execute();
+    const app = await platform.createClient({ name: 'Acme Integrações' });
+    await recordConsent(
+      platform.database.db,
+      { clientId: app.clientId, sellerId: seller.sellerId, tenants: [tenantId] },
+      [...SELLER_SCOPES],
+      platform.clock,
+    );
+    const token = await platform.mintAccessToken({ tenants: [tenantId], scopes: [...SELLER_SCOPES], clientId: app.clientId });
+    // A receiver that is not there, its URL holding a token: the delivery fails and keeps retrying.
+    const signed = await signup(
+      platform,
+      { tenantId, clientId: app.clientId, token },
+      'v1',
+      'https://127.0.0.1:9/hooks?token=s3cr3t',
+    );
+    const secret = (signed.json() as { subscriptions: Array<{ parameters: { secret: string } }> }).subscriptions[0]?.parameters
+      .secret as string;
+    const recordId = platform.app.platform.random.uuid();
+    await recordChange(platform, { tenantId, recordId });
+    await dispatcherOf(platform).runOnce();
+    const delivery = await platform.database.db
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'attempts'])
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirstOrThrow();
+    expect(Number(delivery.attempts)).toBe(1);
+    const neverShown = (html: string) => {
+      for (const hidden of ['s3cr3t', secret, recordId, 'sha256=', 'whsec_']) expect(html).not.toContain(hidden);
+    };
+
+    const context = await browser.newContext({ locale: 'pt-BR', viewport: { width: 375, height: 800 }, colorScheme: 'dark' });
+    context.setDefaultTimeout(15_000);
+    const page = await context.newPage();
+    await page.goto(`${platform.url}/console/operator`);
+    await page.locator('#admin-token').fill(TEST_ADMIN_TOKEN);
+    await page.locator('form[action="/console/operator/login"] button[type="submit"]').click();
+    await page
+      .getByRole('searchbox', { name: 'Buscar vendedores, lojas, aplicativos e entregas' })
+      .fill(storeName.slice(5).toUpperCase());
+    await page.getByRole('button', { name: 'Buscar' }).click();
+    await page.waitForURL(/[?&]q=/);
+    await expect(page.locator('#stores + p').textContent()).resolves.toBe('Uma loja corresponde.');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByRole('link', { name: `Webhooks de ${storeName}` }).click();
+    await page.getByRole('heading', { name: `Webhooks de ${storeName}` }).waitFor();
+    const subscription = page.getByRole('table', { name: 'Assinaturas' }).locator('tbody tr');
+    await expect(subscription.textContent()).resolves.toMatch(
+      /Acme Integrações.*Atendimentos.*\/hooks\?token=•••.*ativa.*1.*falhando desde/,
+    );
+    const deliveries = page.getByRole('table', { name: 'Entregas recentes' }).locator('tbody tr');
+    await expect(deliveries.locator('.pill').textContent()).resolves.toBe('falhando, tentando de novo');
+    neverShown(await page.content());
+    expect(await axeViolations(page)).toEqual([]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth)).toBe(false);
+    await page.getByRole('link', { name: 'Com falha (tentando de novo ou desistidas)' }).click();
+    await page.waitForURL(/status=failed/);
+    await expect(deliveries.count()).resolves.toBe(1);
+    await page.getByRole('link', { name: `Abrir entrega ${delivery.id}` }).click();
+    await page.getByRole('heading', { name: `Entrega ${delivery.id}` }).waitFor();
+    const attempt = page.getByRole('table', { name: 'Tentativas' }).locator('tbody tr');
+    await expect(attempt.textContent()).resolves.toMatch(/^1.*falha.*ECONNREFUSED/);
+    neverShown(await page.content());
+    expect(await axeViolations(page)).toEqual([]);
+    await context.close();
+
+    const en = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    en.setDefaultTimeout(15_000);
+    const desk = await en.newPage();
+    await desk.goto(`${platform.url}/console/operator`);
+    await desk.locator('#admin-token').fill(TEST_ADMIN_TOKEN);
+    await desk.locator('form[action="/console/operator/login"] button[type="submit"]').click();
+    // A delivery's id, pasted in capitals, leads to its store and its page.
+    await desk.goto(`${platform.url}/console/operator?q=${delivery.id.toUpperCase()}`);
+    await expect(desk.locator('#found-delivery + p').textContent()).resolves.toBe(
+      `Delivery ${delivery.id} belongs to the store ${storeName} (${(await platform.database.db.selectFrom('sellers').select('name').where('id', '=', seller.sellerId).executeTakeFirstOrThrow()).name}). Open the delivery`,
+    );
+    expect(await axeViolations(desk)).toEqual([]);
+    await desk.getByRole('link', { name: 'Open the delivery' }).click();
+    await desk.getByRole('heading', { name: `Delivery ${delivery.id}` }).waitFor();
+    expect(await axeViolations(desk)).toEqual([]);
+    // A store's id finds it too.
+    await desk.goto(`${platform.url}/console/operator?q=${tenantId}`);
+    await expect(desk.locator('#stores + p').textContent()).resolves.toBe('One store matches.');
+    await desk.getByRole('link', { name: `Webhooks of ${storeName}` }).click();
+    await desk.getByRole('heading', { name: `Webhooks of ${storeName}` }).waitFor();
+    neverShown(await desk.content());
+    await en.close();
+
+    // The pages stay the operator's: a seller's session gets the operator sign-in, an unknown store a 404.
+    const sellerPage = await signInToConsole(browser, platform.url, seller, 'en-US');
+    for (const path of [`/stores/${tenantId}/webhooks`, `/stores/${tenantId}/webhooks/deliveries/${delivery.id}`]) {
+      const answer = await sellerPage.goto(`${platform.url}/console/operator${path}`);
+      expect(answer?.status()).toBe(401);
+      await sellerPage.getByRole('heading', { name: 'Operator sign-in' }).waitFor();
+      neverShown(await sellerPage.content());
+    }
+    await sellerPage.context().close();
   }, 120_000);
 });

@@ -123,7 +123,7 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     return platform.database.db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   }
 
-  it('D63/D65: the delivery log pages past 50 by cursor, filters by event type, endpoint and period, finds a delivery by the end of its id or its event id, names each endpoint with its URL masked; pt-BR at 375 px, axe clean', async () => {
+  it('D63/D65/D156: the delivery log pages past 50 by cursor with how many match, filters by event type, endpoint and period, finds a delivery by the end of its id or its event id, names each endpoint with its URL masked; pt-BR at 375 px, axe clean', async () => {
     receiverSecret = null;
     failing = false;
     const { seller, tenantId, subscriptions } = await storeWithApp(['sac_ticket', 'order'], '/hooks?token=s3cr3t');
@@ -156,8 +156,12 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
       .click();
     await expect.poll(() => page.evaluate('navigator.clipboard.readText()'), { timeout: 5_000 }).toBe(firstId);
 
+    // D156: each page says where it is among all that match.
+    const count = page.locator('#delivery-count');
+    await expect(count.textContent()).resolves.toBe('1–50 de 60 entregas');
     await page.getByRole('link', { name: 'Entregas anteriores' }).click();
     await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(10);
+    await expect(count.textContent()).resolves.toBe('51–60 de 60 entregas');
     await expect(page.getByRole('link', { name: 'Entregas anteriores' }).count()).resolves.toBe(0);
     await page.getByRole('link', { name: 'Entregas mais recentes' }).click();
     await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(50);
@@ -166,6 +170,7 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     await page.getByLabel('Tipo de evento').selectOption('order');
     await page.getByRole('button', { name: 'Filtrar' }).click();
     await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(20);
+    await expect(count.textContent()).resolves.toBe('1–20 de 20 entregas');
     // Endpoint: the ticket subscription only, then the period from an hour after the first batch (São Paulo time).
     await page.getByLabel('Tipo de evento').selectOption('');
     const tickets = subscriptions.find((s) => s.topic === 'sac_ticket')?.id as string;

@@ -147,6 +147,11 @@ export const orderKind: RecordKind<'orders', OrderRecord, OrderInput, OrderPatch
   demoCount: 250,
   schemas: { record: Order, input: OrderInput, patch: OrderPatch },
   list: orderList,
+  // An order is looked up by the code the shopper was given, or all orders of one customer.
+  search: [
+    { field: 'code', match: 'prefix' },
+    { field: 'customer.id', match: 'exact' },
+  ],
   present: presentOrder,
   create(input, random) {
     const items = storedItems(input.items);

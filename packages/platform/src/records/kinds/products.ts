@@ -61,6 +61,7 @@ export const productKind: RecordKind<'products', ProductRecord, ProductInput, Pr
   demoCount: 60,
   schemas: { record: Product, input: ProductInput, patch: ProductPatch },
   list: productList,
+  search: [{ field: 'sku', match: 'prefix' }],
   present: presentProduct,
   create(input) {
     return {

@@ -63,6 +63,10 @@ export const ticketKind: RecordKind<'tickets', TicketRecord, TicketInput, Ticket
   demoCount: 40,
   schemas: { record: Ticket, input: TicketInput, patch: TicketPatch },
   list: ticketList,
+  search: [
+    { field: 'order_id', match: 'exact' },
+    { field: 'customer.id', match: 'exact' },
+  ],
   present: presentTicket,
   create(input) {
     return {

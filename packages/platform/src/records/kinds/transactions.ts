@@ -52,6 +52,7 @@ export const transactionKind: RecordKind<'transactions', TransactionRecord, Tran
   demoCount: 180,
   schemas: { record: Transaction, input: TransactionInput, patch: TransactionPatch },
   list: transactionList,
+  search: [{ field: 'order_id', match: 'exact' }],
   present: presentTransaction,
   create(input) {
     return {
