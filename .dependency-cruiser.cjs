@@ -79,7 +79,7 @@ module.exports = {
       name: 'capability-public-face',
       severity: 'error',
       comment:
-        'A capability (accounts, identity, records, webhooks, shipping) shows one face: its index.ts. Other folders and the composition files import that file only, so what a capability keeps to itself can change without touching its callers. Files inside a capability import each other directly. Tests may reach in. One exception: the package\'s `cli` entry (src/cli.ts) names the few light files the command line needs, since a face loads its whole capability and that entry exists not to.',
+        "A capability (accounts, identity, records, webhooks, shipping) shows one face: its index.ts. Other folders and the composition files import that file only, so what a capability keeps to itself can change without touching its callers. Files inside a capability import each other directly. Tests may reach in. One exception: the package's `cli` entry (src/cli.ts) names the few light files the command line needs, since a face loads its whole capability and that entry exists not to.",
       // $1 is the importing file's folder (or root file): inside its own folder every file is fair game.
       from: { path: '^packages/platform/src/([^/]+)', pathNot: '\\.test\\.ts$|/test-support/|^packages/platform/src/cli\\.ts$' },
       to: {
