@@ -440,6 +440,8 @@ describe.each(testDatabaseTargets())('storefront quote on $dialect', (target) =>
     const peer = await stalledHandshakePeer();
     try {
       const tenantId = await storeSellingVia(platform, `${peer.origin}/quote`);
+      const lag = monitorEventLoopDelay({ resolution: 10 });
+      lag.enable();
       const started = performance.now();
       const answers = await Promise.all(
         Array.from({ length: 40 }, async () => {
@@ -447,9 +449,11 @@ describe.each(testDatabaseTargets())('storefront quote on $dialect', (target) =>
           return { code: res.json().reason?.code, wallMs: performance.now() - started };
         }),
       );
+      lag.disable();
       expect(new Set(answers.map((a) => a.code))).toEqual(new Set(['timeout']));
-      // All 40 started together: the slowest may wait on the others' work, never on a connect timeout.
-      expect(Math.max(...answers.map((a) => a.wallMs))).toBeLessThan(QUOTE_TIMEOUT_MS + 500);
+      // All 40 started together: the slowest may wait on the others' work and on a busy host's late
+      // timers (the loop's longest stall, as quoteAgainst allows), never on a connect timeout.
+      expect(Math.max(...answers.map((a) => a.wallMs))).toBeLessThan(QUOTE_TIMEOUT_MS + 500 + lag.max / 1e6);
     } finally {
       await peer.close();
     }
