@@ -128,7 +128,8 @@ export const subscriptionsList = defineListResource<SubscriptionRow, ReturnType<
   present: presentSubscription,
 });
 
-const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+/** A delivery or subscription in a path: its id is a UUID, so 64 characters bound it (the admin and the seller routes alike). */
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 const adminRoute = (operationId: string, summary: string) => ({
   operationId,
   tags: ['admin', 'webhooks'],
