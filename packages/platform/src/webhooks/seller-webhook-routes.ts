@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import type { Kysely } from 'kysely';
 import { listTenantsOfSeller } from '../accounts/index.js';
-import { invalidParameter, notFound, PlatformError } from '../core/platform-error.js';
+import { refuse, refuseField } from '../core/refusals.js';
 import { documentedList, documentedObject, errorResponse, tenantHeaders } from '../http/openapi-document.js';
 import { csrfTokenValid, requireAccessToken, sessionSellerId } from '../identity/index.js';
 import { listRoute } from '../lists/list-route.js';
@@ -23,22 +23,16 @@ export interface WebhookViewer {
   bySession: boolean;
 }
 
-const unauthorized = () =>
-  new PlatformError('UNAUTHORIZED', {
-    message: 'Sign in to the console or send a bearer token',
-    headers: { 'www-authenticate': 'Bearer realm="feira"' },
-  });
-
 /** The viewer of a request: a bearer token (scope open:webhook:write) or the console's login session. */
 async function webhookViewer(request: FastifyRequest, reply: FastifyReply): Promise<WebhookViewer> {
   if (request.headers.authorization) {
     await requireAccessToken('open:webhook:write').call(request.server, request, reply);
     const seller = request.seller;
-    if (!seller) throw unauthorized();
+    if (!seller) throw refuse('WEBHOOK_SIGN_IN_REQUIRED');
     return { tenantIds: [...seller.tenants], clientId: seller.clientId, bySession: false };
   }
   const sellerId = await sessionSellerId(request);
-  if (!sellerId) throw unauthorized();
+  if (!sellerId) throw refuse('WEBHOOK_SIGN_IN_REQUIRED');
   const tenants = await listTenantsOfSeller(request.server.platform.database.db, sellerId);
   return { tenantIds: tenants.map((t) => t.id), clientId: null, bySession: true };
 }
@@ -100,7 +94,7 @@ const route = (summary: string, operationId: string, response: Record<number, un
 /** A POST made with the console session carries the CSRF token in `X-CSRF-Token`; one made with a token needs none. */
 function checkSessionCsrf(request: FastifyRequest, viewer: WebhookViewer): void {
   if (viewer.bySession && !csrfTokenValid(request, request.headers['x-csrf-token'])) {
-    throw new PlatformError('FORBIDDEN', { message: 'The X-CSRF-Token header is missing or wrong' });
+    throw refuse('IDENTITY_SESSION_CSRF_INVALID');
   }
 }
 
@@ -164,7 +158,7 @@ const getDeliveryOptions: RouteShorthandOptions = {
 function getDelivery(db: Kysely<Schema>) {
   return async function getDelivery(request: FastifyRequest<{ Params: DeliveryParams }>, reply: FastifyReply) {
     const delivery = await visibleDelivery(db, await webhookViewer(request, reply), request.params.id);
-    if (!delivery) throw notFound('Delivery');
+    if (!delivery) throw refuse('WEBHOOK_DELIVERY_NOT_FOUND');
     return delivery;
   };
 }
@@ -185,7 +179,7 @@ function redeliver(db: Kysely<Schema>) {
   return async function redeliver(request: FastifyRequest<{ Params: DeliveryParams }>, reply: FastifyReply) {
     const viewer = await webhookViewer(request, reply);
     checkSessionCsrf(request, viewer);
-    if (!(await visibleDelivery(db, viewer, request.params.id))) throw notFound('Delivery');
+    if (!(await visibleDelivery(db, viewer, request.params.id))) throw refuse('WEBHOOK_DELIVERY_NOT_FOUND');
     const row = await redeliverDelivery(db, request.params.id, request.server.platform.clock.now());
     return reply.code(202).send(presentDelivery(row));
   };
@@ -224,7 +218,7 @@ function redeliverFailed(db: Kysely<Schema>) {
     const now = request.server.platform.clock.now();
     const since = new Date(request.body.since);
     if (Number.isNaN(since.getTime()) || since.getTime() > now.getTime()) {
-      throw invalidParameter('since', 'body', 'must be a date-time that is not in the future');
+      throw refuseField('WEBHOOK_SINCE_INVALID', 'since', 'body');
     }
     const redelivered = await redeliverFailedSince(
       db,
