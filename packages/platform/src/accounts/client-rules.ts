@@ -1,5 +1,5 @@
 import { isScope, type Scope } from '@feira/contract';
-import { invalidParameter } from '../core/platform-error.js';
+import { refuseField } from '../core/refusals.js';
 import type { NewClient, TokenEndpointAuthMethod } from './client-repository.js';
 
 /**
@@ -39,32 +39,25 @@ const OPENID = 'openid';
  */
 export function validateNewClient(body: ClientRegistration): NewClient {
   body.redirect_uris.forEach((uri, index) => {
-    if (!isHttpUrlWithoutFragment(uri))
-      throw invalidParameter(`redirect_uris.${index}`, 'body', 'must be an absolute http(s) URL without fragment');
+    if (!isHttpUrlWithoutFragment(uri)) throw refuseField('ACCOUNT_URL_INVALID', `redirect_uris.${index}`, 'body');
   });
   const scopes: Scope[] = [];
   body.scopes.forEach((scope, index) => {
     if (scope === OPENID) return;
-    if (!isScope(scope)) throw invalidParameter(`scopes.${index}`, 'body', 'is not a scope of the catalogue');
+    if (!isScope(scope)) throw refuseField('ACCOUNT_SCOPE_UNKNOWN', `scopes.${index}`, 'body');
     scopes.push(scope);
   });
-  if (scopes.length === 0)
-    throw invalidParameter(
-      'scopes',
-      'body',
-      'needs an API scope of the catalogue: openid alone grants no API (every client may ask for openid)',
-    );
+  if (scopes.length === 0) throw refuseField('ACCOUNT_API_SCOPE_REQUIRED', 'scopes', 'body');
   const defaultScopes: Scope[] = [];
   body.default_scopes.forEach((scope, index) => {
     if (scope === OPENID) return;
-    if (!isScope(scope)) throw invalidParameter(`default_scopes.${index}`, 'body', 'is not a scope of the catalogue');
-    if (!scopes.includes(scope)) throw invalidParameter(`default_scopes.${index}`, 'body', 'must be one of the client’s scopes');
+    if (!isScope(scope)) throw refuseField('ACCOUNT_SCOPE_UNKNOWN', `default_scopes.${index}`, 'body');
+    if (!scopes.includes(scope)) throw refuseField('ACCOUNT_DEFAULT_SCOPE_NOT_GRANTED', `default_scopes.${index}`, 'body');
     defaultScopes.push(scope);
   });
   for (const field of ['terms_of_use_url', 'privacy_policy_url'] as const) {
     const value = body[field];
-    if (value !== undefined && !isHttpUrlWithoutFragment(value))
-      throw invalidParameter(field, 'body', 'must be an absolute http(s) URL without fragment');
+    if (value !== undefined && !isHttpUrlWithoutFragment(value)) throw refuseField('ACCOUNT_URL_INVALID', field, 'body');
   }
   return {
     name: body.name,

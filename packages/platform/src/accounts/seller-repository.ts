@@ -1,8 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 import type { Clock } from '../core/clock.js';
 import { hashPassword } from '../core/hashing.js';
-import { PlatformError } from '../core/platform-error.js';
 import type { Random } from '../core/random.js';
+import { refuseField } from '../core/refusals.js';
 import { isUniqueViolation } from '../storage/database-errors.js';
 import type { Schema } from '../storage/schema.js';
 
@@ -59,11 +59,7 @@ export async function createSeller(db: Kysely<Schema>, input: NewSeller, deps: A
     name: tenant.name,
     createdAt,
   }));
-  const loginTaken = () =>
-    new PlatformError('CONFLICT', {
-      message: 'A seller with this login already exists',
-      details: [{ field: 'login', location: 'body', message: 'is already taken', slug: 'DUPLICATE_VALUE' }],
-    });
+  const loginTaken = () => refuseField('ACCOUNT_LOGIN_TAKEN', 'login', 'body');
   if (await findSellerByLogin(db, input.login)) throw loginTaken();
   try {
     await db.transaction().execute(async (trx) => {

@@ -52,7 +52,7 @@ import { deleteClientSubscriptions } from '../webhooks/index.js';
  *   event is sent to it again), then the app.
  */
 
-const loginTaken = () => refuseField('ADMIN_LOGIN_TAKEN', 'login', 'body');
+const loginTaken = () => refuseField('ACCOUNT_LOGIN_TAKEN', 'login', 'body');
 
 export interface SellerChanges {
   name?: string;

@@ -30,7 +30,3 @@ export function invalidParameter(
 ): PlatformError {
   return new PlatformError('UNPROCESSABLE_ENTITY', { details: [{ field, location, message, slug }] });
 }
-
-export function notFound(what = 'Resource'): PlatformError {
-  return new PlatformError('NOT_FOUND', { message: `${what} not found` });
-}

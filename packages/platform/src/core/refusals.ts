@@ -1,4 +1,4 @@
-import type { ErrorDetail, ErrorSlug } from '@feira/contract';
+import { ERROR_SLUGS, type ErrorDetail, type ErrorSlug } from '@feira/contract';
 import { PlatformError } from './platform-error.js';
 
 /**
@@ -6,24 +6,39 @@ import { PlatformError } from './platform-error.js';
  * contract's ERROR_SLUGS gives its HTTP status), its message template (`{name}`
  * takes a value), and, for a refusal that names one field, the slug of that
  * `details[]` entry (the template is then the detail's message, and `title`
- * the error's own, when it has one of its own).
+ * the error's own, when it has one of its own). Every text of a refusal is a
+ * template of the same values: the title, the detail slug (a slug that names
+ * what was hit, `UPLOAD_LIMIT_{limit}`) and the headers, where `{message}` is
+ * the error's message (an RFC 6750 challenge repeats it as its
+ * error_description).
  */
 interface Refusal {
   slug: ErrorSlug;
   message: string;
   detail?: string;
   title?: string;
-  /** Response headers the refusal always carries (the challenge of a 401). */
+  /** Response headers the refusal always carries (the challenge of a 401, the Retry-After of a 429). */
   headers?: Readonly<Record<string, string>>;
 }
+
+/** RFC 6750 §3 challenges: each names its error and repeats the error's message as the description. */
+const INVALID_REQUEST_CHALLENGE = 'Bearer realm="feira", error="invalid_request", error_description="{message}"';
+const INVALID_TOKEN_CHALLENGE = 'Bearer realm="feira", error="invalid_token", error_description="{message}"';
+const INSUFFICIENT_SCOPE_CHALLENGE = 'Bearer realm="feira", error="insufficient_scope", error_description="{message}"';
+/** Texts that are both the error's message and its one detail's. */
+const STORE_NOT_GRANTED = 'The token is not granted for this tenant';
+const STORELESS_TOKEN =
+  'This token was granted without a store (choose_tenants=false): start the authorization again without choose_tenants, or with choose_tenants=true, and pick a store';
 
 /**
  * The catalogue, as Fastify's lib/errors.js: every refusal a code, declared
  * here and nowhere else; throw sites name the code and its values.
  * docs/errors.md lists them (generated: `FEIRA_WRITE_DOCS=1 npx vitest run
  * packages/platform/src/core/refusals.test.ts`), and that test fails on a code
- * declared and never used, or used and not declared. Areas migrated so far:
- * lists, records and the admin API.
+ * declared and never used, or used and not declared. Areas in it: lists,
+ * records, the admin API, identity, webhooks, shipping (freight included) and
+ * accounts; the token endpoint answers RFC 6749's shape (identity/oauth-error.ts)
+ * and the quote protocol its own.
  */
 export const REFUSALS = {
   // Lists (spec-notes L1–L9): each names one query parameter; a query's problems come back together in one 422.
@@ -173,12 +188,6 @@ export const REFUSALS = {
   ADMIN_SELLER_NOT_FOUND: { slug: 'NOT_FOUND', message: 'Seller not found' },
   ADMIN_STORE_NOT_FOUND: { slug: 'NOT_FOUND', message: 'Store not found' },
   ADMIN_CLIENT_NOT_FOUND: { slug: 'NOT_FOUND', message: 'Client not found' },
-  ADMIN_LOGIN_TAKEN: {
-    slug: 'CONFLICT',
-    title: 'A seller with this login already exists',
-    detail: 'DUPLICATE_VALUE',
-    message: 'is already taken',
-  },
   ADMIN_CLOCK_SANDBOX_ONLY: {
     slug: 'FORBIDDEN',
     message:
@@ -193,6 +202,425 @@ export const REFUSALS = {
     slug: 'CONFLICT',
     message: 'Signing key {kid} was published at {publishedAt} and waits to sign from {signsFrom}: rotate again after that',
   },
+
+  // Identity (spec-notes I3, I9, I14, I20; RFC 6750 §3): the access-token guard and /userinfo. Each 401 and 403
+  // carries the RFC 6750 challenge; the token endpoint's own errors are RFC 6749's (identity/oauth-error.ts).
+  IDENTITY_TOKEN_MISSING: {
+    slug: 'UNAUTHORIZED',
+    message: 'Missing bearer token',
+    // RFC 6750 §3: no error code when no token was sent at all.
+    headers: { 'www-authenticate': 'Bearer realm="feira"' },
+  },
+  IDENTITY_TOKEN_IN_QUERY: {
+    slug: 'UNAUTHORIZED',
+    title: 'The access token came in the query (access_token): send it in the Authorization header as "Bearer <token>"',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'is not read: use the Authorization header',
+    headers: { 'www-authenticate': INVALID_REQUEST_CHALLENGE },
+  },
+  IDENTITY_AUTHORIZATION_MALFORMED: {
+    slug: 'UNAUTHORIZED',
+    message: 'Malformed Authorization header',
+    headers: { 'www-authenticate': INVALID_REQUEST_CHALLENGE },
+  },
+  IDENTITY_TOKEN_EXPIRED: {
+    slug: 'UNAUTHORIZED',
+    message: 'Access token expired',
+    headers: { 'www-authenticate': INVALID_TOKEN_CHALLENGE },
+  },
+  IDENTITY_TOKEN_INVALID: {
+    slug: 'UNAUTHORIZED',
+    message: 'Access token invalid',
+    headers: { 'www-authenticate': INVALID_TOKEN_CHALLENGE },
+  },
+  IDENTITY_TOKEN_REVOKED: {
+    slug: 'UNAUTHORIZED',
+    message: 'Access token revoked',
+    headers: { 'www-authenticate': INVALID_TOKEN_CHALLENGE },
+  },
+  /** D45: a browser on another origin may use only its own app's tokens. */
+  IDENTITY_ORIGIN_REFUSED: {
+    slug: 'FORBIDDEN',
+    title: "This application's tokens are not used from this origin",
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'is not an origin of the token’s application',
+  },
+  IDENTITY_SCOPE_MISSING: {
+    slug: 'FORBIDDEN',
+    title: 'This operation needs the scope {scope}',
+    detail: 'INSUFFICIENT_SCOPE',
+    message: 'missing scope {scope}',
+    headers: { 'www-authenticate': 'Bearer realm="feira", error="insufficient_scope", scope="{scope}"' },
+  },
+  /** /userinfo (OpenID Connect Core §5.3) answers only a token granted openid. */
+  IDENTITY_OPENID_SCOPE_MISSING: {
+    slug: 'FORBIDDEN',
+    title: 'This token was not granted the {scope} scope',
+    detail: 'INSUFFICIENT_SCOPE',
+    message: 'missing scope {scope}',
+    headers: { 'www-authenticate': 'Bearer realm="feira", error="insufficient_scope", scope="{scope}"' },
+  },
+  /** spec-notes I9 / RFC 6750 §3.1: a store the token does not cover is insufficient_scope. */
+  IDENTITY_STORE_NOT_GRANTED: {
+    slug: 'FORBIDDEN',
+    title: STORE_NOT_GRANTED,
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: STORE_NOT_GRANTED,
+    headers: { 'www-authenticate': INSUFFICIENT_SCOPE_CHALLENGE },
+  },
+  /** spec-notes I9: a personal grant has no store; the message says how to get a token that has one. */
+  IDENTITY_STORELESS_TOKEN: {
+    slug: 'FORBIDDEN',
+    title: STORELESS_TOKEN,
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: STORELESS_TOKEN,
+    headers: { 'www-authenticate': INSUFFICIENT_SCOPE_CHALLENGE },
+  },
+  /**
+   * spec-notes I9 / RFC 6750 §3.1: a multi-store token that names no store is a malformed request
+   * (`invalid_request`, 400), not a missing scope: libraries read `insufficient_scope` as "ask for more scopes".
+   */
+  IDENTITY_STORE_HEADER_REQUIRED: {
+    slug: 'BAD_REQUEST',
+    title: 'The token covers several stores: name the one this call acts for in the X-Tenant-Id header',
+    detail: 'REQUIRED',
+    message: 'required for a token with several stores',
+    headers: { 'www-authenticate': INVALID_REQUEST_CHALLENGE },
+  },
+  /** spec-notes I20: the app's bucket for the store (or, for /userinfo, its seller) is empty. */
+  IDENTITY_API_RATE_LIMITED: {
+    slug: 'RATE_LIMITED',
+    message:
+      'This app is over its API rate limit for this store ({requestsPerSecond} requests per second, bursts of {burst}): retry after {retryAfter} s',
+    headers: { 'retry-after': '{retryAfter}' },
+  },
+  /** A state change made with the browser's login session (not a token) carries the session's CSRF token. */
+  IDENTITY_SESSION_CSRF_INVALID: { slug: 'FORBIDDEN', message: 'The X-CSRF-Token header is missing or wrong' },
+
+  // Accounts: the seller accounts and the client registration rules (the admin API and the operator console).
+  ACCOUNT_LOGIN_TAKEN: {
+    slug: 'CONFLICT',
+    title: 'A seller with this login already exists',
+    detail: 'DUPLICATE_VALUE',
+    message: 'is already taken',
+  },
+  ACCOUNT_URL_INVALID: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'must be an absolute http(s) URL without fragment',
+  },
+  ACCOUNT_SCOPE_UNKNOWN: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'is not a scope of the catalogue',
+  },
+  ACCOUNT_API_SCOPE_REQUIRED: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'needs an API scope of the catalogue: openid alone grants no API (every client may ask for openid)',
+  },
+  ACCOUNT_DEFAULT_SCOPE_NOT_GRANTED: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'must be one of the client’s scopes',
+  },
+
+  // Webhooks (spec "Webhook subscription", spec-notes W1, W4, W9, W10): signup and the delivery logs.
+  WEBHOOK_SIGN_IN_REQUIRED: {
+    slug: 'UNAUTHORIZED',
+    message: 'Sign in to the console or send a bearer token',
+    headers: { 'www-authenticate': 'Bearer realm="feira"' },
+  },
+  WEBHOOK_DELIVERY_NOT_FOUND: { slug: 'NOT_FOUND', message: 'Delivery not found' },
+  WEBHOOK_SUBSCRIPTION_NOT_FOUND: { slug: 'NOT_FOUND', message: 'Subscription not found' },
+  WEBHOOK_SINCE_INVALID: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'must be a date-time that is not in the future',
+  },
+  /** spec-notes W10: v0 deliveries are unsigned, so there is no Standard Webhooks signature to add. */
+  WEBHOOK_STANDARD_WEBHOOKS_V1_ONLY: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'is for v1 subscriptions only: v0 deliveries are not signed',
+  },
+  /** W1: over one detail per topic the token's scopes cannot read (WEBHOOK_TOPIC_SCOPE_MISSING). */
+  WEBHOOK_TOPICS_NOT_READABLE: { slug: 'FORBIDDEN', message: 'The token cannot read the records of these topics' },
+  WEBHOOK_TOPIC_SCOPE_MISSING: { slug: 'FORBIDDEN', detail: 'INSUFFICIENT_SCOPE', message: '{topic} needs the scope {scope}' },
+  WEBHOOK_NO_TOPIC_ALLOWED: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: "the token's scopes allow no topic",
+  },
+  // Spec "Webhook URL rejected (v1)": each names `webhook` in the body.
+  WEBHOOK_URL_NOT_ABSOLUTE: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'must be an absolute URL',
+  },
+  WEBHOOK_URL_NOT_HTTP: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'must be an http or https URL',
+  },
+  WEBHOOK_URL_NOT_HTTPS: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'must use the HTTPS scheme',
+  },
+  WEBHOOK_URL_CREDENTIALS: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'must not contain credentials',
+  },
+  WEBHOOK_URL_FRAGMENT: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'must not contain a fragment',
+  },
+  /** spec-notes W9: the SSRF policy's reason (loopback, private, link-local …). */
+  WEBHOOK_URL_ADDRESS_REFUSED: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'points to a refused address ({reason})',
+  },
+
+  // Shipping (spec "Seller-implemented shipping-quote endpoint", spec-notes Q1–Q9): settings, gateways, the
+  // storefront quote and checkout, freight tables and their uploads.
+  SHIPPING_TENANT_NOT_FOUND: { slug: 'NOT_FOUND', message: 'Tenant not found' },
+  SHIPPING_SETTINGS_NOT_FOUND: { slug: 'NOT_FOUND', message: 'Shipping settings not found' },
+  SHIPPING_GATEWAY_NOT_FOUND: { slug: 'NOT_FOUND', message: 'Gateway not found' },
+  SHIPPING_FREIGHT_TABLE_NOT_FOUND: { slug: 'NOT_FOUND', message: 'Freight table not found' },
+  /** A settings body the schema refuses, when it comes from a caller that skipped the route's schema (the console). */
+  SHIPPING_SETTINGS_INVALID: { slug: 'UNPROCESSABLE_ENTITY', detail: 'INVALID_PARAMETER_VALUE', message: '{problem}' },
+  SHIPPING_METHOD_AND_METHODS: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'give either method or methods, not both',
+  },
+  SHIPPING_METHOD_REQUIRED: { slug: 'UNPROCESSABLE_ENTITY', detail: 'MISSING_PARAMETER', message: 'is required (or methods)' },
+  SHIPPING_METHOD_UNKNOWN: { slug: 'UNPROCESSABLE_ENTITY', detail: 'INVALID_PARAMETER_VALUE', message: 'is not a quote method' },
+  SHIPPING_ZIPCODE_INVALID: { slug: 'UNPROCESSABLE_ENTITY', detail: 'INVALID_PARAMETER_VALUE', message: 'must be 8 digits' },
+  SHIPPING_CENTRE_ID_LENGTH: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'must be 1 to {max} characters',
+  },
+  /** A distribution centre's id, or a cart's sku, given twice. */
+  SHIPPING_VALUE_REPEATED: { slug: 'UNPROCESSABLE_ENTITY', detail: 'INVALID_PARAMETER_VALUE', message: 'appears twice' },
+  /** Backup rates (Q8) for methods the store does not use: `methods` the ones a fallback backs up. */
+  SHIPPING_FALLBACK_BACKS_UP_NEITHER: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'backs up a {methods} method; the store has neither',
+  },
+  SHIPPING_FALLBACK_BACKS_UP_NONE: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'backs up a {methods} method; the store has none of them',
+  },
+  SHIPPING_FALLBACK_IS_A_METHOD: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: '{fallback} is already one of the methods: its options are always merged',
+  },
+  SHIPPING_URL_REQUIRED: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'MISSING_PARAMETER',
+    message: 'is required by the seller_api method',
+  },
+  SHIPPING_URL_NOT_TAKEN: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'is only for the seller_api method',
+  },
+  SHIPPING_GATEWAY_NOT_TAKEN: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'is only for the gateway method',
+  },
+  SHIPPING_GATEWAY_REQUIRED: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'MISSING_PARAMETER',
+    message: 'is required by the gateway method',
+  },
+  SHIPPING_GATEWAY_ID_REQUIRED: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'MISSING_PARAMETER',
+    message: 'is required by a {contract} gateway',
+  },
+  SHIPPING_GATEWAY_ID_NOT_TAKEN: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'is only for a {contract} gateway',
+  },
+  SHIPPING_GATEWAY_UNKNOWN: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'is not a registered gateway',
+  },
+  SHIPPING_GATEWAY_ORIGIN_REQUIRED: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'MISSING_PARAMETER',
+    message: 'a {kind} gateway quotes from a distribution centre: give one a zipcode',
+  },
+  SHIPPING_GATEWAY_CREDENTIAL_REQUIRED: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'MISSING_PARAMETER',
+    message: 'is required when the gateway is first set',
+  },
+  // Spec-notes Q1: the seller's quote URL; each names `url` in the body.
+  SHIPPING_QUOTE_URL_TOO_LONG: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'must be at most {max} characters',
+  },
+  SHIPPING_QUOTE_URL_NOT_ASCII: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'must be printable ASCII without spaces (percent-encode other characters)',
+  },
+  SHIPPING_QUOTE_URL_NOT_ABSOLUTE: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'must be an absolute URL',
+  },
+  SHIPPING_QUOTE_URL_NOT_HTTP: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'must be an http or https URL',
+  },
+  SHIPPING_QUOTE_URL_NOT_HTTPS: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'must use the HTTPS scheme',
+  },
+  SHIPPING_QUOTE_URL_CREDENTIALS: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'must not contain credentials (put a token in the query string instead)',
+  },
+  SHIPPING_QUOTE_URL_FRAGMENT: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'must not contain a fragment (it is never sent)',
+  },
+  SHIPPING_QUOTE_URL_PORT: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'must not contain a port (spec: no server port in the quote URL)',
+  },
+  SHIPPING_QUOTE_URL_NO_HOST: { slug: 'UNPROCESSABLE_ENTITY', detail: 'INVALID_PARAMETER_VALUE', message: 'must name a host' },
+  SHIPPING_QUOTE_URL_UNRESOLVED: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'host name does not resolve',
+  },
+  /** spec-notes W9: the SSRF policy's reason (loopback, private, link-local …). */
+  SHIPPING_QUOTE_URL_ADDRESS_REFUSED: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'points to a refused address ({reason})',
+  },
+  // The storefront's quote and checkout (spec-notes Q6): each names a cart line in the body.
+  SHIPPING_SKU_UNKNOWN: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'is not a product of this store',
+  },
+  SHIPPING_ITEM_NOT_QUOTABLE: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'cannot be quoted: {problem}',
+  },
+  /** A checkout's 409 when no method answers: `reason` is the shipping-unavailable reason's message, shown to the buyer. */
+  SHIPPING_CHECKOUT_UNAVAILABLE: { slug: 'CONFLICT', title: '{reason}', detail: 'SHIPPING_UNAVAILABLE', message: '{reason}' },
+  SHIPPING_CHOICE_NOT_OFFERED: {
+    slug: 'CONFLICT',
+    title: 'The chosen delivery option is not offered by the checkout quote',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'is not among the options shown now',
+  },
+  // Freight tables (spec-notes Q9, D62, D124): the uploads and their bounds.
+  /** The seller routes of freight tables answer the console's session only. */
+  SHIPPING_SIGN_IN_REQUIRED: { slug: 'UNAUTHORIZED', message: 'Sign in to the console first' },
+  SHIPPING_UPLOAD_MEDIA_TYPE: {
+    slug: 'UNSUPPORTED_MEDIA_TYPE',
+    message: 'Send the freight spreadsheet as Content-Type: text/csv or {xlsx}',
+  },
+  /** D124: a store's upload bucket is empty; its body is not read. */
+  SHIPPING_UPLOADS_TOO_FAST: {
+    slug: 'RATE_LIMITED',
+    message:
+      'This store sends uploads faster than {perSecond} a second (bursts of {burst}): retry after {retryAfter} s; the table was not changed',
+    headers: { 'retry-after': '{retryAfter}' },
+  },
+  SHIPPING_TABLE_NAME_REQUIRED: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'MISSING_PARAMETER',
+    message: 'is required for a new table',
+  },
+  SHIPPING_CUBIC_WEIGHT_FACTOR_TOO_LARGE: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'must be at most {max} kg per m³',
+  },
+  SHIPPING_TABLE_IMPORT_BUSY: {
+    slug: 'CONFLICT',
+    message: 'This table is being imported by another request; try again when it ends',
+  },
+  /**
+   * An upload past one of its bounds (upload-limits.ts): 413 for the size of the whole, 422 for one cell's or
+   * row's shape. `what` says which bound and its value, `limit` names its setting, `where` where it was hit.
+   */
+  SHIPPING_UPLOAD_TOO_LARGE: {
+    slug: 'PAYLOAD_TOO_LARGE',
+    title: 'The spreadsheet was refused: {what} (upload limit {limit}); the table was not changed',
+    detail: 'UPLOAD_LIMIT_{limitSlug}',
+    message: '{what}',
+  },
+  SHIPPING_UPLOAD_TOO_LARGE_AT: {
+    slug: 'PAYLOAD_TOO_LARGE',
+    title: 'The spreadsheet was refused: {what} (upload limit {limit}) at {where}; the table was not changed',
+    detail: 'UPLOAD_LIMIT_{limitSlug}',
+    message: '{where}: {what}',
+  },
+  SHIPPING_UPLOAD_SHAPE: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    title: 'The spreadsheet was refused: {what} (upload limit {limit}); the table was not changed',
+    detail: 'UPLOAD_LIMIT_{limitSlug}',
+    message: '{what}',
+  },
+  SHIPPING_UPLOAD_SHAPE_AT: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    title: 'The spreadsheet was refused: {what} (upload limit {limit}) at {where}; the table was not changed',
+    detail: 'UPLOAD_LIMIT_{limitSlug}',
+    message: '{where}: {what}',
+  },
+  /** Over one detail per refused cell (SHIPPING_LINE_INVALID, SHIPPING_SHEET_CELL_INVALID, SHIPPING_SHEET_ROW_INVALID). */
+  SHIPPING_SPREADSHEET_PROBLEMS: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    message: 'The spreadsheet has {count} problem(s); the table was not changed',
+  },
+  SHIPPING_SPREADSHEET_PROBLEMS_LISTED: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    message: 'The spreadsheet has {count} problem(s) (the first {listed} are listed); the table was not changed',
+  },
+  SHIPPING_LINE_INVALID: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'line {line}, {column}: {problem}',
+  },
+  SHIPPING_SHEET_CELL_INVALID: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'sheet "{sheet}", row {line}, column {column} (cell {cell}): {problem}',
+  },
+  SHIPPING_SHEET_ROW_INVALID: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'sheet "{sheet}", row {line}, column {column}: {problem}',
+  },
 } as const satisfies Record<string, Refusal>;
 
 export type RefusalCode = keyof typeof REFUSALS;
@@ -200,15 +628,28 @@ export type RefusalCode = keyof typeof REFUSALS;
 /** The `{name}`s of a template. */
 type Placeholders<T extends string> = T extends `${string}{${infer Name}}${infer Rest}` ? Name | Placeholders<Rest> : never;
 
-/** What a code's template takes: nothing, or one value per placeholder. */
-export type RefusalValues<C extends RefusalCode> = [Placeholders<(typeof REFUSALS)[C]['message']>] extends [never]
+/** Every template of a code: its message, title, detail slug and headers. */
+type TemplatesOf<R> =
+  | (R extends { message: infer M extends string } ? M : never)
+  | (R extends { title: infer T extends string } ? T : never)
+  | (R extends { detail: infer D extends string } ? D : never)
+  | (R extends { headers: infer H } ? H[keyof H] & string : never);
+
+/** The values a code's templates take (`{message}` in a header is the error's own message, not a value). */
+type ValueNames<C extends RefusalCode> = Exclude<Placeholders<TemplatesOf<(typeof REFUSALS)[C]>>, 'message'>;
+
+/** What a code's templates take: nothing, or one value per placeholder. */
+export type RefusalValues<C extends RefusalCode> = [ValueNames<C>] extends [never]
   ? []
-  : [values: Record<Placeholders<(typeof REFUSALS)[C]['message']>, string | number>];
+  : [values: Record<ValueNames<C>, string | number>];
+
+function filled(template: string, values: Record<string, string | number>): string {
+  return template.replace(/\{(\w+)\}/g, (_, name: string) => String(values[name]));
+}
 
 /** The code's message with its values put in. */
 export function refusalMessage<C extends RefusalCode>(code: C, ...values: RefusalValues<C>): string {
-  const given: Record<string, string | number> = values[0] ?? {};
-  return REFUSALS[code].message.replace(/\{(\w+)\}/g, (_, name: string) => String(given[name]));
+  return filled(REFUSALS[code].message, values[0] ?? {});
 }
 
 /** The `details[]` entry of a refusal that names one field. */
@@ -219,16 +660,46 @@ export function refusalDetail<C extends RefusalCode>(
   ...values: RefusalValues<C>
 ): ErrorDetail {
   const refusal: Refusal = REFUSALS[code];
-  return { field, location, message: refusalMessage(code, ...values), slug: refusal.detail ?? refusal.slug };
+  const given = values[0] ?? {};
+  return { field, location, message: filled(refusal.message, given), slug: filled(refusal.detail ?? refusal.slug, given) };
+}
+
+/** The error of a code with the message and details given: its headers filled in with that message. */
+function refusalError(
+  refusal: Refusal,
+  given: Record<string, string | number>,
+  message: string | undefined,
+  details: ErrorDetail[],
+) {
+  const headers = refusal.headers
+    ? Object.fromEntries(
+        Object.entries(refusal.headers).map(([name, value]) => [
+          name,
+          filled(value, { ...given, message: message ?? ERROR_SLUGS[refusal.slug].message }),
+        ]),
+      )
+    : undefined;
+  return new PlatformError(refusal.slug, {
+    ...(message !== undefined ? { message } : {}),
+    ...(details.length > 0 ? { details } : {}),
+    ...(headers ? { headers } : {}),
+  });
 }
 
 /** The error of a refusal that names no field. */
 export function refuse<C extends RefusalCode>(code: C, ...values: RefusalValues<C>): PlatformError {
-  const refusal: Refusal = REFUSALS[code];
-  return new PlatformError(refusal.slug, {
-    message: refusalMessage(code, ...values),
-    ...(refusal.headers ? { headers: { ...refusal.headers } } : {}),
-  });
+  const given = values[0] ?? {};
+  return refusalError(REFUSALS[code], given, refusalMessage(code, ...values), []);
+}
+
+/** The error of a refusal whose fields are each a refusal of their own (`refusalDetail`): the code's message over them. */
+export function refuseDetails<C extends RefusalCode>(
+  code: C,
+  details: ErrorDetail[],
+  ...values: RefusalValues<C>
+): PlatformError {
+  const given = values[0] ?? {};
+  return refusalError(REFUSALS[code], given, refusalMessage(code, ...values), details);
 }
 
 /** The error of a refusal that names one field: its one `details[]` entry. */
@@ -239,8 +710,7 @@ export function refuseField<C extends RefusalCode>(
   ...values: RefusalValues<C>
 ): PlatformError {
   const refusal: Refusal = REFUSALS[code];
-  return new PlatformError(refusal.slug, {
-    ...(refusal.title ? { message: refusal.title } : {}),
-    details: [refusalDetail(code, field, location, ...values)],
-  });
+  const given = values[0] ?? {};
+  const title = refusal.title === undefined ? undefined : filled(refusal.title, given);
+  return refusalError(refusal, given, title, [refusalDetail(code, field, location, ...values)]);
 }

@@ -1,7 +1,8 @@
 import { RATE_LIMIT_POLICY_NAME } from '@feira/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type ApiRateDecision, rememberedApiRefusal, takeApiRequest } from '../accounts/index.js';
-import { PlatformError } from '../core/platform-error.js';
+import type { PlatformError } from '../core/platform-error.js';
+import { refuse } from '../core/refusals.js';
 
 /**
  * spec-notes I20: every request an app makes with its access token takes one
@@ -39,9 +40,10 @@ export function refuseRememberedApiRequest(request: FastifyRequest, reply: Fasti
 }
 
 function overTheLimit(taken: ApiRateDecision): PlatformError {
-  return new PlatformError('RATE_LIMITED', {
-    message: `This app is over its API rate limit for this store (${taken.limit.requestsPerSecond} requests per second, bursts of ${taken.limit.burst}): retry after ${taken.retryAfterSeconds} s`,
-    headers: { 'retry-after': String(taken.retryAfterSeconds) },
+  return refuse('IDENTITY_API_RATE_LIMITED', {
+    requestsPerSecond: taken.limit.requestsPerSecond,
+    burst: taken.limit.burst,
+    retryAfter: taken.retryAfterSeconds,
   });
 }
 

@@ -151,6 +151,8 @@ async function redirectWithCode(
   return seeOther(reply, redirectBack(request.server.platform.config.authUrl, authz.redirectUri, { code, state: authz.state }));
 }
 
+const hide = { schema: { hide: true } };
+
 /**
  * The pages of the spec's "Consent by redirect":
  * GET /login → login form, or (with a session) the store choice, or on to /consent;
@@ -159,134 +161,145 @@ async function redirectWithCode(
  * The authorization request travels in the query or hidden fields and is validated again at every step.
  */
 export async function loginPages(app: FastifyInstance): Promise<void> {
-  const hide = { schema: { hide: true } };
+  app.get('/login', hide, loginPage);
+  app.post('/login', hide, signIn);
+  app.post('/logout', hide, signOut);
+  app.post('/login/tenants', hide, chooseStores);
+  app.get('/consent', hide, consentPage);
+  app.post('/consent', hide, answerConsent);
+}
 
-  app.get('/login', hide, async (request, reply) => {
-    const authz = await authorizationRequestOrReply(request, reply, asParams(request.query));
-    if (!authz) return reply;
-    const seller = await loggedInSeller(request);
-    if (!seller) return renderLogin(request, reply, authz);
-    if (authz.chooseTenants) {
-      if (seller.tenants.length === 0) {
-        return seeOther(
-          reply,
-          redirectBack(request.server.platform.config.authUrl, authz.redirectUri, {
-            error: 'access_denied',
-            error_description: 'The seller has no store to grant',
-            state: authz.state,
-          }),
-        );
-      }
-      return renderTenantChoice(request, reply, authz, seller);
-    }
-    return seeOther(reply, withQuery('/consent', authorizationParams(authz)));
-  });
-
-  app.post('/login', hide, async (request, reply) => {
-    const body = asParams(request.body);
-    const authz = await authorizationRequestOrReply(request, reply, body);
-    if (!authz) return reply;
-    if (!csrfTokenValid(request, body.csrf)) {
-      return renderLogin(request, reply, authz, { status: 403, error: requestTranslator(request).text('login.error.expired') });
-    }
-    const login = typeof body.login === 'string' ? body.login.trim() : '';
-    const password = typeof body.password === 'string' ? body.password : '';
-    if (!login || !password || login.length > MAX_LOGIN_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
-      return renderLogin(request, reply, authz, {
-        status: 422,
-        error: requestTranslator(request).text('login.error.missing'),
-        login: login.slice(0, 256),
-      });
-    }
-    const checked = await checkCredentials(request.server.identity, { login, password, address: request.ip });
-    if (checked.kind !== 'ok') {
-      const t = requestTranslator(request);
-      if (checked.kind === 'wrong')
-        return renderLogin(request, reply, authz, { status: 401, login, error: t.text('login.error.incorrect') });
-      reply.header('retry-after', String(checked.retryAfterSeconds));
-      const error =
-        checked.kind === 'busy'
-          ? t.text('login.error.busy')
-          : t.text('login.error.throttled', { seconds: checked.retryAfterSeconds });
-      return renderLogin(request, reply, authz, { status: 429, login, error });
-    }
-    const seller = checked.seller;
-    await startSession(request, reply, seller.id);
-    return seeOther(reply, withQuery('/login', authorizationParams(authz)));
-  });
-
-  app.post('/logout', hide, async (request, reply) => {
-    const body = asParams(request.body);
-    const authz = await authorizationRequestOrReply(request, reply, body);
-    if (!authz) return reply;
-    if (csrfTokenValid(request, body.csrf)) await endSession(request, reply);
-    return seeOther(reply, withQuery('/login', authorizationParams(authz)));
-  });
-
-  app.post('/login/tenants', hide, async (request, reply) => {
-    const body = asParams(request.body);
-    const authz = await authorizationRequestOrReply(request, reply, body);
-    if (!authz) return reply;
-    const seller = await loggedInSeller(request);
-    if (!seller || !csrfTokenValid(request, body.csrf)) return seeOther(reply, withQuery('/login', authorizationParams(authz)));
-    const tenants = chosenTenants(authz, seller, body.tenant);
-    if (!tenants) return renderTenantChoice(request, reply, authz, seller, requestTranslator(request).text('tenants.error.none'));
-    return seeOther(reply, withQuery('/consent', { ...authorizationParams(authz), tenant: tenants }));
-  });
-
-  app.get('/consent', hide, async (request, reply) => {
-    const query = asParams(request.query);
-    const authz = await authorizationRequestOrReply(request, reply, query);
-    if (!authz) return reply;
-    const seller = await loggedInSeller(request);
-    if (!seller) return seeOther(reply, withQuery('/login', authorizationParams(authz)));
-    const tenants = chosenTenants(authz, seller, query.tenant);
-    if (!tenants) return seeOther(reply, withQuery('/login', authorizationParams(authz)));
-    const subject = { clientId: authz.client.id, sellerId: seller.id, tenants };
-    if (!(await consentNeeded(request.server.platform.database.db, subject, authz.scopes))) {
-      return redirectWithCode(request, reply, authz, seller, tenants);
-    }
-    const t = requestTranslator(request);
-    return sendPage(reply, {
-      title: t.text('consent.title', { client: authz.client.name }),
-      t,
-      switchBack: request.url,
-      redirectUri: authz.redirectUri,
-      body: consentView(t, {
-        clientName: authz.client.name,
-        sellerName: seller.name,
-        scopes: authz.scopes,
-        tenantNames: seller.tenants.filter((t) => tenants.includes(t.id)).map((t) => t.name),
-        termsOfUseUrl: authz.client.termsOfUseUrl,
-        privacyPolicyUrl: authz.client.privacyPolicyUrl,
-        params: authorizationParams(authz),
-        tenantIds: tenants,
-        csrf: csrfToken(request, reply),
-      }),
-    });
-  });
-
-  app.post('/consent', hide, async (request, reply) => {
-    const body = asParams(request.body);
-    const authz = await authorizationRequestOrReply(request, reply, body);
-    if (!authz) return reply;
-    const seller = await loggedInSeller(request);
-    const tenants = seller ? chosenTenants(authz, seller, body.tenant) : null;
-    if (!seller || !tenants || !csrfTokenValid(request, body.csrf)) {
-      return seeOther(reply, withQuery('/login', authorizationParams(authz)));
-    }
-    if (body.decision !== 'approve') {
+/** GET /login: the login form, or with a session the store choice, or on to /consent. */
+async function loginPage(request: FastifyRequest, reply: FastifyReply) {
+  const authz = await authorizationRequestOrReply(request, reply, asParams(request.query));
+  if (!authz) return reply;
+  const seller = await loggedInSeller(request);
+  if (!seller) return renderLogin(request, reply, authz);
+  if (authz.chooseTenants) {
+    if (seller.tenants.length === 0) {
       return seeOther(
         reply,
         redirectBack(request.server.platform.config.authUrl, authz.redirectUri, {
           error: 'access_denied',
-          error_description: 'The seller denied access',
+          error_description: 'The seller has no store to grant',
           state: authz.state,
         }),
       );
     }
-    const { database, clock } = request.server.platform;
-    await recordConsent(database.db, { clientId: authz.client.id, sellerId: seller.id, tenants }, authz.scopes, clock);
+    return renderTenantChoice(request, reply, authz, seller);
+  }
+  return seeOther(reply, withQuery('/consent', authorizationParams(authz)));
+}
+
+/** POST /login: checks the credentials (throttled) and starts the session, or shows the form again with why not. */
+async function signIn(request: FastifyRequest, reply: FastifyReply) {
+  const body = asParams(request.body);
+  const authz = await authorizationRequestOrReply(request, reply, body);
+  if (!authz) return reply;
+  if (!csrfTokenValid(request, body.csrf)) {
+    return renderLogin(request, reply, authz, { status: 403, error: requestTranslator(request).text('login.error.expired') });
+  }
+  const login = typeof body.login === 'string' ? body.login.trim() : '';
+  const password = typeof body.password === 'string' ? body.password : '';
+  if (!login || !password || login.length > MAX_LOGIN_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
+    return renderLogin(request, reply, authz, {
+      status: 422,
+      error: requestTranslator(request).text('login.error.missing'),
+      login: login.slice(0, 256),
+    });
+  }
+  const checked = await checkCredentials(request.server.identity, { login, password, address: request.ip });
+  if (checked.kind !== 'ok') {
+    const t = requestTranslator(request);
+    if (checked.kind === 'wrong')
+      return renderLogin(request, reply, authz, { status: 401, login, error: t.text('login.error.incorrect') });
+    reply.header('retry-after', String(checked.retryAfterSeconds));
+    const error =
+      checked.kind === 'busy'
+        ? t.text('login.error.busy')
+        : t.text('login.error.throttled', { seconds: checked.retryAfterSeconds });
+    return renderLogin(request, reply, authz, { status: 429, login, error });
+  }
+  const seller = checked.seller;
+  await startSession(request, reply, seller.id);
+  return seeOther(reply, withQuery('/login', authorizationParams(authz)));
+}
+
+/** POST /logout: ends the session (with a valid CSRF token) and goes back to the login form. */
+async function signOut(request: FastifyRequest, reply: FastifyReply) {
+  const body = asParams(request.body);
+  const authz = await authorizationRequestOrReply(request, reply, body);
+  if (!authz) return reply;
+  if (csrfTokenValid(request, body.csrf)) await endSession(request, reply);
+  return seeOther(reply, withQuery('/login', authorizationParams(authz)));
+}
+
+/** POST /login/tenants: the stores the seller chose, on to /consent (spec-notes I9). */
+async function chooseStores(request: FastifyRequest, reply: FastifyReply) {
+  const body = asParams(request.body);
+  const authz = await authorizationRequestOrReply(request, reply, body);
+  if (!authz) return reply;
+  const seller = await loggedInSeller(request);
+  if (!seller || !csrfTokenValid(request, body.csrf)) return seeOther(reply, withQuery('/login', authorizationParams(authz)));
+  const tenants = chosenTenants(authz, seller, body.tenant);
+  if (!tenants) return renderTenantChoice(request, reply, authz, seller, requestTranslator(request).text('tenants.error.none'));
+  return seeOther(reply, withQuery('/consent', { ...authorizationParams(authz), tenant: tenants }));
+}
+
+/** GET /consent: the consent screen when some scope is new (I10), else straight back with a code. */
+async function consentPage(request: FastifyRequest, reply: FastifyReply) {
+  const query = asParams(request.query);
+  const authz = await authorizationRequestOrReply(request, reply, query);
+  if (!authz) return reply;
+  const seller = await loggedInSeller(request);
+  if (!seller) return seeOther(reply, withQuery('/login', authorizationParams(authz)));
+  const tenants = chosenTenants(authz, seller, query.tenant);
+  if (!tenants) return seeOther(reply, withQuery('/login', authorizationParams(authz)));
+  const subject = { clientId: authz.client.id, sellerId: seller.id, tenants };
+  if (!(await consentNeeded(request.server.platform.database.db, subject, authz.scopes))) {
     return redirectWithCode(request, reply, authz, seller, tenants);
+  }
+  const t = requestTranslator(request);
+  return sendPage(reply, {
+    title: t.text('consent.title', { client: authz.client.name }),
+    t,
+    switchBack: request.url,
+    redirectUri: authz.redirectUri,
+    body: consentView(t, {
+      clientName: authz.client.name,
+      sellerName: seller.name,
+      scopes: authz.scopes,
+      tenantNames: seller.tenants.filter((t) => tenants.includes(t.id)).map((t) => t.name),
+      termsOfUseUrl: authz.client.termsOfUseUrl,
+      privacyPolicyUrl: authz.client.privacyPolicyUrl,
+      params: authorizationParams(authz),
+      tenantIds: tenants,
+      csrf: csrfToken(request, reply),
+    }),
   });
+}
+
+/** POST /consent: approved, the consent is recorded and the app gets its code; denied, it gets access_denied. */
+async function answerConsent(request: FastifyRequest, reply: FastifyReply) {
+  const body = asParams(request.body);
+  const authz = await authorizationRequestOrReply(request, reply, body);
+  if (!authz) return reply;
+  const seller = await loggedInSeller(request);
+  const tenants = seller ? chosenTenants(authz, seller, body.tenant) : null;
+  if (!seller || !tenants || !csrfTokenValid(request, body.csrf)) {
+    return seeOther(reply, withQuery('/login', authorizationParams(authz)));
+  }
+  if (body.decision !== 'approve') {
+    return seeOther(
+      reply,
+      redirectBack(request.server.platform.config.authUrl, authz.redirectUri, {
+        error: 'access_denied',
+        error_description: 'The seller denied access',
+        state: authz.state,
+      }),
+    );
+  }
+  const { database, clock } = request.server.platform;
+  await recordConsent(database.db, { clientId: authz.client.id, sellerId: seller.id, tenants }, authz.scopes, clock);
+  return redirectWithCode(request, reply, authz, seller, tenants);
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { PlatformError } from '../core/platform-error.js';
+import { refuseField } from '../core/refusals.js';
 import { documentedObject } from '../http/openapi-document.js';
 import { verifiedAccessToken } from './access-token-guard.js';
 import { admitApiRequest } from './api-rate-limit-guard.js';
@@ -28,11 +28,7 @@ export async function userinfoRoute(app: FastifyInstance): Promise<void> {
     // spec-notes I20: a UserInfo call acts for no store (a personal token has none): the app's bucket for its seller.
     await admitApiRequest(request, reply, claims.client_id, `seller:${claims.sub}`);
     if (!claims.scope.split(' ').includes(OPENID_SCOPE)) {
-      throw new PlatformError('FORBIDDEN', {
-        message: 'This token was not granted the openid scope',
-        headers: { 'www-authenticate': `Bearer realm="feira", error="insufficient_scope", scope="${OPENID_SCOPE}"` },
-        details: [{ field: 'scope', location: 'header', message: 'missing scope openid', slug: 'INSUFFICIENT_SCOPE' }],
-      });
+      throw refuseField('IDENTITY_OPENID_SCOPE_MISSING', 'scope', 'header', { scope: OPENID_SCOPE });
     }
     return reply.header('cache-control', 'no-store').send({ sub: claims.sub });
   };

@@ -1,9 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ListEnvelope } from '@feira/contract';
-import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import { type Static, Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { refuse } from '../core/refusals.js';
 import { requireAdminToken } from '../http/admin-auth.js';
+import type { PlatformContext } from '../http/platform-context.js';
 import { requireAccessToken } from '../identity/index.js';
 import { listRoute } from '../lists/list-route.js';
 import type { RecordKind, RecordTable } from './record-kind.js';
@@ -12,11 +13,14 @@ import { assertTenantExists, deleteRecord, findRecord, insertRecord, storeRecord
 
 const ErrorResponse = Type.Unsafe<unknown>({ $ref: 'PlatformError#' });
 const RecordIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
+// The record API's own bound (200), wider than the shared store parameter's (D135).
 const TenantParams = Type.Object({ tenant_id: Type.String({ minLength: 1, maxLength: 200 }) });
+type TenantParams = Static<typeof TenantParams>;
 const TenantRecordParams = Type.Object({
   tenant_id: Type.String({ minLength: 1, maxLength: 200 }),
   id: Type.String({ minLength: 1, maxLength: 200 }),
 });
+type TenantRecordParams = Static<typeof TenantRecordParams>;
 const LIST_DESCRIPTION =
   'List conventions: `_limit`, `_offset`, `_paginate=cursor`, `_next_token`, `_sort=field[:asc|:desc],…`, ' +
   'filters `field=`, `field__like`, `__in`, `__gt`, `__gte`, `__lt`, `__lte` (spec-notes L1–L9).';
@@ -92,88 +96,141 @@ function sellerReadRoutes(instance: FastifyInstance, kind: AnyKind): void {
   );
 }
 
+/** The admin record API's options, the same for each route of one kind. */
+interface AdminKindRoutes {
+  kind: AnyKind;
+  path: string;
+  tags: string[];
+  named: ReturnType<typeof componentSchemas>;
+  singular: string;
+}
+
+const ADMIN_SECURITY = [{ adminToken: [] }];
+const ADMIN_ERRORS = { 401: ErrorResponse, 404: ErrorResponse, 422: ErrorResponse };
+
 /** Marketplace-side writes of one kind (admin token): each appends its outbox event in the same transaction (spec-notes W6). */
 function adminWriteRoutes(instance: FastifyInstance, kind: AnyKind): void {
-  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-  const { platform } = app;
-  const db = () => platform.database.db;
-  const deps = { clock: platform.clock, random: platform.random, database: platform.database };
-  const security = [{ adminToken: [] }];
-  const errors = { 401: ErrorResponse, 404: ErrorResponse, 422: ErrorResponse };
-  const path = `/admin/v1/tenants/:tenant_id/${kind.table}`;
-  const tags = ['admin', kind.table];
+  const { platform } = instance;
   const { plural, singular } = operationNames(kind);
-  const named = componentSchemas(kind);
+  const routes: AdminKindRoutes = {
+    kind,
+    path: `/admin/v1/tenants/:tenant_id/${kind.table}`,
+    tags: ['admin', kind.table],
+    named: componentSchemas(kind),
+    singular,
+  };
+  adminRecordListRoute(instance, platform, routes, plural);
+  instance.post<{ Params: TenantParams; Body: unknown }>(routes.path, createRecordOptions(routes), createRecord(platform, kind));
+  instance.patch<{ Params: TenantRecordParams; Body: unknown }>(
+    `${routes.path}/:id`,
+    updateRecordOptions(routes),
+    patchRecord(platform, kind),
+  );
+  instance.delete<{ Params: TenantRecordParams }>(
+    `${routes.path}/:id`,
+    deleteRecordOptions(routes),
+    removeRecord(platform, kind),
+  );
+}
+
+/** A store's records of one kind, with the list conventions; an unknown store is a 404. */
+function adminRecordListRoute(instance: FastifyInstance, platform: PlatformContext, routes: AdminKindRoutes, plural: string) {
+  const { kind, named } = routes;
   listRoute(instance, {
-    url: path,
+    url: routes.path,
     list: kind.list,
     schema: {
       operationId: `adminList${plural}`,
-      tags,
+      tags: routes.tags,
       summary: `List a tenant's ${kind.table}`,
       description: LIST_DESCRIPTION,
-      security,
+      security: ADMIN_SECURITY,
       params: TenantParams,
-      response: { 200: named.list, ...errors },
+      response: { 200: named.list, ...ADMIN_ERRORS },
     },
     base: async (request) => {
-      await assertTenantExists(db(), request.params.tenant_id);
-      return storeRecordsQuery(db(), kind, request.params.tenant_id);
+      await assertTenantExists(platform.database.db, request.params.tenant_id);
+      return storeRecordsQuery(platform.database.db, kind, request.params.tenant_id);
     },
   });
-  app.post(
-    path,
-    {
-      schema: {
-        operationId: `adminCreate${singular}`,
-        tags,
-        summary: `Create a record; emits a CREATION event`,
-        security,
-        params: TenantParams,
-        body: named.input,
-        response: { 201: named.record, 409: ErrorResponse, ...errors },
-      },
-      config: { bodyExample: kind.trigger.create('example') },
+}
+
+function writeDeps(platform: PlatformContext) {
+  return { clock: platform.clock, random: platform.random, database: platform.database };
+}
+
+/** POST of a record. */
+function createRecordOptions({ kind, tags, named, singular }: AdminKindRoutes) {
+  return {
+    schema: {
+      operationId: `adminCreate${singular}`,
+      tags,
+      summary: `Create a record; emits a CREATION event`,
+      security: ADMIN_SECURITY,
+      params: TenantParams,
+      body: named.input,
+      response: { 201: named.record, 409: ErrorResponse, ...ADMIN_ERRORS },
     },
-    async (request, reply) => {
-      // An unknown tenant is refused by the insert's foreign key (a 404 too): one round trip, not two.
-      // Fastify has validated the body against the kind's input schema before this runs.
-      return reply.code(201).send(await insertRecord(kind, db(), request.params.tenant_id, request.body, deps));
+    config: { bodyExample: kind.trigger.create('example') },
+  };
+}
+
+/** Creates a record of the kind and its CREATION event. */
+function createRecord(platform: PlatformContext, kind: AnyKind) {
+  const deps = writeDeps(platform);
+  return async function createRecord(request: FastifyRequest<{ Params: TenantParams; Body: unknown }>, reply: FastifyReply) {
+    // An unknown tenant is refused by the insert's foreign key (a 404 too): one round trip, not two.
+    // Fastify has validated the body against the kind's input schema before this runs.
+    return reply.code(201).send(await insertRecord(kind, platform.database.db, request.params.tenant_id, request.body, deps));
+  };
+}
+
+/** PATCH of a record. */
+function updateRecordOptions({ kind, tags, named, singular }: AdminKindRoutes) {
+  return {
+    schema: {
+      operationId: `adminUpdate${singular}`,
+      tags,
+      summary: `Change the fields given; emits an UPDATE event`,
+      security: ADMIN_SECURITY,
+      params: TenantRecordParams,
+      body: named.patch,
+      response: { 200: named.record, 409: ErrorResponse, ...ADMIN_ERRORS },
     },
-  );
-  app.patch(
-    `${path}/:id`,
-    {
-      schema: {
-        operationId: `adminUpdate${singular}`,
-        tags,
-        summary: `Change the fields given; emits an UPDATE event`,
-        security,
-        params: TenantRecordParams,
-        body: named.patch,
-        response: { 200: named.record, 409: ErrorResponse, ...errors },
-      },
-      config: { bodyExample: kind.trigger.update },
+    config: { bodyExample: kind.trigger.update },
+  };
+}
+
+/** Changes the fields given and appends the UPDATE event. */
+function patchRecord(platform: PlatformContext, kind: AnyKind) {
+  const deps = writeDeps(platform);
+  return async function patchRecord(request: FastifyRequest<{ Params: TenantRecordParams; Body: unknown }>) {
+    const { tenant_id: tenantId, id } = request.params;
+    return updateRecord(kind, platform.database.db, tenantId, id, request.body, deps);
+  };
+}
+
+/** DELETE of a record. */
+function deleteRecordOptions({ tags, singular }: AdminKindRoutes) {
+  return {
+    schema: {
+      operationId: `adminDelete${singular}`,
+      tags,
+      summary: `Delete a record; emits a DELETION event`,
+      security: ADMIN_SECURITY,
+      params: TenantRecordParams,
+      response: { 204: Type.Null(), ...ADMIN_ERRORS },
     },
-    async (request) => updateRecord(kind, db(), request.params.tenant_id, request.params.id, request.body, deps),
-  );
-  app.delete(
-    `${path}/:id`,
-    {
-      schema: {
-        operationId: `adminDelete${singular}`,
-        tags,
-        summary: `Delete a record; emits a DELETION event`,
-        security,
-        params: TenantRecordParams,
-        response: { 204: Type.Null(), ...errors },
-      },
-    },
-    async (request, reply) => {
-      await deleteRecord(kind, db(), request.params.tenant_id, request.params.id, deps);
-      return reply.code(204).send(null);
-    },
-  );
+  };
+}
+
+/** Deletes a record and appends its DELETION event. */
+function removeRecord(platform: PlatformContext, kind: AnyKind) {
+  const deps = writeDeps(platform);
+  return async function removeRecord(request: FastifyRequest<{ Params: TenantRecordParams }>, reply: FastifyReply) {
+    await deleteRecord(kind, platform.database.db, request.params.tenant_id, request.params.id, deps);
+    return reply.code(204).send(null);
+  };
 }
 
 declare module 'fastify' {

@@ -9,7 +9,7 @@ import {
 } from '@feira/contract';
 import type { CompiledQuery, InferResult } from 'kysely';
 import { tenantExists } from '../accounts/index.js';
-import { invalidParameter, notFound } from '../core/platform-error.js';
+import { refuse, refuseField } from '../core/refusals.js';
 import type { Database } from '../storage/database.js';
 import type { MethodAnswer, QuoteMethod, SourcedOption } from './methods/index.js';
 import type { QuoteCallResult } from './quote-caller.js';
@@ -73,7 +73,7 @@ export type CartQuote =
 async function loadCart(platform: ShippingServices, tenantId: string, cart: CartLine[]): Promise<CatalogueLine[]> {
   cart.forEach((line, i) => {
     if (cart.findIndex((other) => other.sku === line.sku) !== i)
-      throw invalidParameter(`items.${i}.sku`, 'body', 'appears twice');
+      throw refuseField('SHIPPING_VALUE_REPEATED', `items.${i}.sku`, 'body');
   });
   const products = await platform.database.db
     .selectFrom('products')
@@ -88,7 +88,7 @@ async function loadCart(platform: ShippingServices, tenantId: string, cart: Cart
   const bySku = new Map(products.map((p) => [p.sku, p]));
   return cart.map((line, i) => {
     const product = bySku.get(line.sku);
-    if (!product) throw invalidParameter(`items.${i}.sku`, 'body', 'is not a product of this store');
+    if (!product) throw refuseField('SHIPPING_SKU_UNKNOWN', `items.${i}.sku`, 'body');
     return { product, quantity: line.quantity };
   });
 }
@@ -178,7 +178,7 @@ async function loadCartTheLongWay(
   // looked up separately only when there are none.
   const settings = await findShippingSettings(platform.database, input.tenantId, platform.quoteMethods);
   if (!settings) {
-    if (!(await tenantExists(platform.database.db, input.tenantId))) throw notFound('Tenant');
+    if (!(await tenantExists(platform.database.db, input.tenantId))) throw refuse('SHIPPING_TENANT_NOT_FOUND');
   }
   return { settings, lines: await loadCart(platform, input.tenantId, input.items) };
 }
@@ -236,7 +236,7 @@ export async function tracedCartQuote(
   const first = problems[0];
   if (first) {
     const index = /^items\[(\d+)\]/.exec(first.path)?.[1] ?? '0';
-    throw invalidParameter(`items.${index}.sku`, 'body', `cannot be quoted: ${first.message}`);
+    throw refuseField('SHIPPING_ITEM_NOT_QUOTABLE', `items.${index}.sku`, 'body', { problem: first.message });
   }
 
   const answers = await Promise.all(

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { notFound } from '../core/platform-error.js';
+import { refuse } from '../core/refusals.js';
 import { requireAdminToken } from '../http/admin-auth.js';
 import { errorResponse } from '../http/openapi-document.js';
 import { outboundPolicyOf } from '../outbound/address-policy.js';
@@ -97,7 +97,7 @@ export async function gatewayRoutes(instance: FastifyInstance): Promise<void> {
         .selectAll()
         .where('id', '=', request.params.gateway_id)
         .executeTakeFirst();
-      if (!gateway) throw notFound('Gateway');
+      if (!gateway) throw refuse('SHIPPING_GATEWAY_NOT_FOUND');
       return gateway;
     },
   );

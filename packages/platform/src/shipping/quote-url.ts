@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { invalidParameter, type PlatformError } from '../core/platform-error.js';
+import type { PlatformError } from '../core/platform-error.js';
+import { type RefusalCode, type RefusalValues, refuseField } from '../core/refusals.js';
 import { type OutboundPolicy, refusalReason } from '../outbound/address-policy.js';
 
 /** Where a quote call goes: the origin to connect to and the request target sent byte for byte. */
@@ -13,8 +14,8 @@ export interface QuoteTarget {
 
 const MAX_QUOTE_URL_LENGTH = 2048;
 
-function rejected(message: string): PlatformError {
-  return invalidParameter('url', 'body', message);
+function rejected<C extends RefusalCode>(code: C, ...values: RefusalValues<C>): PlatformError {
+  return refuseField(code, 'url', 'body', ...values);
 }
 
 const AUTHORITY = /^(https?):\/\/([^/?#]*)(.*)$/i;
@@ -28,43 +29,43 @@ const AUTHORITY = /^(https?):\/\/([^/?#]*)(.*)$/i;
  * there (spec "Authentication" rule 12). Throws a 422 naming `url`.
  */
 export async function checkQuoteUrl(raw: string, policy: OutboundPolicy): Promise<QuoteTarget> {
-  if (raw.length > MAX_QUOTE_URL_LENGTH) throw rejected(`must be at most ${MAX_QUOTE_URL_LENGTH} characters`);
+  if (raw.length > MAX_QUOTE_URL_LENGTH) throw rejected('SHIPPING_QUOTE_URL_TOO_LONG', { max: MAX_QUOTE_URL_LENGTH });
   // Printable ASCII only: the request target is sent exactly as stored, so it
   // must already be a valid one (percent-encode anything else).
-  if (!/^[\x21-\x7e]+$/.test(raw)) throw rejected('must be printable ASCII without spaces (percent-encode other characters)');
+  if (!/^[\x21-\x7e]+$/.test(raw)) throw rejected('SHIPPING_QUOTE_URL_NOT_ASCII');
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw rejected('must be an absolute URL');
+    throw rejected('SHIPPING_QUOTE_URL_NOT_ABSOLUTE');
   }
   const parts = AUTHORITY.exec(raw);
-  if (!parts) throw rejected(policy === 'strict' ? 'must use the HTTPS scheme' : 'must be an http or https URL');
+  if (!parts) throw rejected(policy === 'strict' ? 'SHIPPING_QUOTE_URL_NOT_HTTPS' : 'SHIPPING_QUOTE_URL_NOT_HTTP');
   const [, , authority = ''] = parts;
-  if (policy === 'strict' && url.protocol !== 'https:') throw rejected('must use the HTTPS scheme');
-  if (authority.includes('@')) throw rejected('must not contain credentials (put a token in the query string instead)');
-  if (raw.includes('#')) throw rejected('must not contain a fragment (it is never sent)');
+  if (policy === 'strict' && url.protocol !== 'https:') throw rejected('SHIPPING_QUOTE_URL_NOT_HTTPS');
+  if (authority.includes('@')) throw rejected('SHIPPING_QUOTE_URL_CREDENTIALS');
+  if (raw.includes('#')) throw rejected('SHIPPING_QUOTE_URL_FRAGMENT');
   // `new URL` drops a default port (`:443`), so look at the text itself.
   const hasPort = /:\d*$/.test(authority.startsWith('[') ? authority.slice(authority.indexOf(']') + 1) : authority);
-  if (policy === 'strict' && hasPort) throw rejected('must not contain a port (spec: no server port in the quote URL)');
+  if (policy === 'strict' && hasPort) throw rejected('SHIPPING_QUOTE_URL_PORT');
 
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!host) throw rejected('must name a host');
+  if (!host) throw rejected('SHIPPING_QUOTE_URL_NO_HOST');
   let addresses: string[];
   if (isIP(host)) {
     addresses = [host];
   } else if (policy === 'strict' && (host === 'localhost' || host.endsWith('.localhost'))) {
-    throw rejected('points to a refused address (loopback address)');
+    throw rejected('SHIPPING_QUOTE_URL_ADDRESS_REFUSED', { reason: 'loopback address' });
   } else {
     try {
       addresses = (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
     } catch {
-      throw rejected('host name does not resolve');
+      throw rejected('SHIPPING_QUOTE_URL_UNRESOLVED');
     }
   }
   for (const address of addresses) {
     const reason = refusalReason(address, policy);
-    if (reason) throw rejected(`points to a refused address (${reason})`);
+    if (reason) throw rejected('SHIPPING_QUOTE_URL_ADDRESS_REFUSED', { reason });
   }
   return quoteTargetOf(raw);
 }

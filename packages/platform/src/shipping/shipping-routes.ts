@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import { tenantExists } from '../accounts/index.js';
-import { notFound } from '../core/platform-error.js';
+import { refuse, refuseField } from '../core/refusals.js';
 import { requireAdminToken } from '../http/admin-auth.js';
 import { documentedList, documentedObject, errorResponse } from '../http/openapi-document.js';
 import { TenantParams } from '../http/route-params.js';
@@ -116,7 +116,7 @@ function getShippingMethod(platform: ShippingServices) {
   const { quoteMethods } = platform;
   return async function getShippingMethod(request: FastifyRequest<{ Params: TenantParams }>) {
     const settings = await findShippingSettings(platform.database, request.params.tenant_id, quoteMethods);
-    if (!settings) throw notFound('Shipping settings');
+    if (!settings) throw refuse('SHIPPING_SETTINGS_NOT_FOUND');
     return presentShippingSettings(settings, quoteMethods);
   };
 }
@@ -138,7 +138,7 @@ function quoteCallListRoute(instance: FastifyInstance, platform: ShippingService
     },
     base: async (request) => {
       const tenantId = request.params.tenant_id;
-      if (!(await tenantExists(platform.database.db, tenantId))) throw notFound('Tenant');
+      if (!(await tenantExists(platform.database.db, tenantId))) throw refuse('SHIPPING_TENANT_NOT_FOUND');
       return quoteCallsOf(quoteLog, [tenantId]);
     },
   });
@@ -198,21 +198,21 @@ function createCheckout(platform: ShippingServices, metrics: QuoteMetrics) {
     // Shipping unavailable or the choice no longer offered: 409 in the platform
     // error shape, with the reason (or the current quote) for the storefront to show.
     if (result.kind === 'unavailable') {
-      return reply.code(409).send({
-        message: result.reason.message,
-        slug: 'CONFLICT',
-        details: [{ field: 'shipping', location: 'body', message: result.reason.message, slug: 'SHIPPING_UNAVAILABLE' }],
+      const refusal = refuseField('SHIPPING_CHECKOUT_UNAVAILABLE', 'shipping', 'body', { reason: result.reason.message });
+      return reply.code(refusal.statusCode).send({
+        message: refusal.message,
+        slug: refusal.slug,
+        details: refusal.details,
         request_id: String(request.id),
         session_id: result.sessionId,
         reason: result.reason,
       });
     }
-    return reply.code(409).send({
-      message: 'The chosen delivery option is not offered by the checkout quote',
-      slug: 'CONFLICT',
-      details: [
-        { field: 'choice', location: 'body', message: 'is not among the options shown now', slug: 'INVALID_PARAMETER_VALUE' },
-      ],
+    const refusal = refuseField('SHIPPING_CHOICE_NOT_OFFERED', 'choice', 'body');
+    return reply.code(refusal.statusCode).send({
+      message: refusal.message,
+      slug: refusal.slug,
+      details: refusal.details,
       request_id: String(request.id),
       quote: result.quote,
     });

@@ -2,7 +2,7 @@ import { QUOTE_MAX_CENTRE_ID_LENGTH, ZIPCODE_PATTERN } from '@feira/contract';
 import { type Static, type TObject, type TProperties, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { tenantExists } from '../accounts/index.js';
-import { invalidParameter, notFound } from '../core/platform-error.js';
+import { refuse, refuseField } from '../core/refusals.js';
 import type { Database } from '../storage/database.js';
 import type { SealedColumn } from '../storage/secret-reseal.js';
 import {
@@ -152,26 +152,25 @@ export async function configureShippingSettings(
 ): Promise<ShippingSettings> {
   const registry = deps.quoteMethods ?? BUILT_IN_QUOTE_METHODS;
   if (input.method !== undefined && input.methods !== undefined)
-    throw invalidParameter('methods', 'body', 'give either method or methods, not both');
+    throw refuseField('SHIPPING_METHOD_AND_METHODS', 'methods', 'body');
   const methods: QuoteMethod[] = input.methods ?? (input.method ? [input.method] : []);
-  if (methods.length === 0) throw invalidParameter('method', 'body', 'is required (or methods)', 'MISSING_PARAMETER');
+  if (methods.length === 0) throw refuseField('SHIPPING_METHOD_REQUIRED', 'method', 'body');
   const centres = input.distribution_centers ?? [];
   const ids = centres.map((centre) => centre.id);
   const zipcodes = Object.fromEntries(centres.flatMap((centre) => (centre.zipcode ? [[centre.id, centre.zipcode]] : [])));
   centres.forEach((centre, i) => {
     if (centre.zipcode !== undefined && !new RegExp(ZIPCODE_PATTERN).test(centre.zipcode))
-      throw invalidParameter(`distribution_centers.${i}.zipcode`, 'body', 'must be 8 digits');
+      throw refuseField('SHIPPING_ZIPCODE_INVALID', `distribution_centers.${i}.zipcode`, 'body');
   });
   ids.forEach((id, i) => {
     if (id.length === 0 || id.length > QUOTE_MAX_CENTRE_ID_LENGTH) {
-      throw invalidParameter(`distribution_centers.${i}.id`, 'body', `must be 1 to ${QUOTE_MAX_CENTRE_ID_LENGTH} characters`);
+      throw refuseField('SHIPPING_CENTRE_ID_LENGTH', `distribution_centers.${i}.id`, 'body', { max: QUOTE_MAX_CENTRE_ID_LENGTH });
     }
-    if (ids.indexOf(id) !== i) throw invalidParameter(`distribution_centers.${i}.id`, 'body', 'appears twice');
+    if (ids.indexOf(id) !== i) throw refuseField('SHIPPING_VALUE_REPEATED', `distribution_centers.${i}.id`, 'body');
   });
   // The schema names only registered methods; a caller without it (the demo) is checked here.
   methods.forEach((method, i) => {
-    if (!registry.find(method))
-      throw invalidParameter(input.methods ? `methods.${i}` : 'method', 'body', 'is not a quote method');
+    if (!registry.find(method)) throw refuseField('SHIPPING_METHOD_UNKNOWN', input.methods ? `methods.${i}` : 'method', 'body');
   });
   const contexts = registry.modules.map((module) => ({
     module,
@@ -180,16 +179,17 @@ export async function configureShippingSettings(
   for (const { module, context } of contexts) await module.checkSettings?.(context);
   const backedUp = backedUpNames(registry);
   if (input.fallback && !methods.some((method) => backedUp.includes(method)))
-    throw invalidParameter(
+    throw refuseField(
+      backedUp.length > 2 ? 'SHIPPING_FALLBACK_BACKS_UP_NONE' : 'SHIPPING_FALLBACK_BACKS_UP_NEITHER',
       'fallback',
       'body',
-      `backs up a ${eitherOf(backedUp)} method; the store has ${backedUp.length > 2 ? 'none of them' : 'neither'}`,
+      { methods: eitherOf(backedUp) },
     );
   if (input.fallback && methods.includes(input.fallback))
-    throw invalidParameter('fallback', 'body', `${input.fallback} is already one of the methods: its options are always merged`);
+    throw refuseField('SHIPPING_FALLBACK_IS_A_METHOD', 'fallback', 'body', { fallback: input.fallback });
 
   const { db } = deps.database;
-  if (!(await tenantExists(db, tenantId))) throw notFound('Tenant');
+  if (!(await tenantExists(db, tenantId))) throw refuse('SHIPPING_TENANT_NOT_FOUND');
 
   const methodColumns: Partial<ShippingSettingsRow> = {};
   for (const { module, context } of contexts) Object.assign(methodColumns, await module.writeSettings?.(context));
@@ -231,7 +231,10 @@ export async function saveShippingSettings(
     schemaOfRegistry.set(deps.quoteMethods, schema);
   }
   const error = Value.Errors(schema, input).First();
-  if (error) throw invalidParameter(error.path.slice(1).replace(/\//g, '.') || 'body', 'body', error.message);
+  if (error)
+    throw refuseField('SHIPPING_SETTINGS_INVALID', error.path.slice(1).replace(/\//g, '.') || 'body', 'body', {
+      problem: error.message,
+    });
   return configureShippingSettings(deps, tenantId, input);
 }
 

@@ -2,7 +2,7 @@ import { TOPIC_NAMES } from '@feira/contract';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely, Selectable } from 'kysely';
-import { notFound } from '../core/platform-error.js';
+import { refuse } from '../core/refusals.js';
 import { requireAdminToken } from '../http/admin-auth.js';
 import { documentedList, documentedObject, errorResponse } from '../http/openapi-document.js';
 import { defineListResource } from '../lists/list-resource.js';
@@ -131,7 +131,8 @@ export const subscriptionsList = defineListResource<SubscriptionRow, ReturnType<
   present: presentSubscription,
 });
 
-const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+/** A delivery or subscription in a path: its id is a UUID, so 64 characters bound it (the admin and the seller routes alike). */
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 const adminRoute = (operationId: string, summary: string) => ({
   operationId,
   tags: ['admin', 'webhooks'],
@@ -166,7 +167,7 @@ export async function deliveryAdminRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request) => {
       const row = await db.selectFrom('webhook_deliveries').selectAll().where('id', '=', request.params.id).executeTakeFirst();
-      if (!row) throw notFound('Delivery');
+      if (!row) throw refuse('WEBHOOK_DELIVERY_NOT_FOUND');
       return deliveryWithAttempts(db, row);
     },
   );
@@ -212,7 +213,7 @@ export async function deliveryAdminRoutes(app: FastifyInstance): Promise<void> {
     async (request) => {
       // A new signup re-enables it, as after the 5-day rule (subscription-store.ts).
       const row = await setSubscriptionState(db, request.params.id, 'disabled', request.server.platform.clock.now());
-      if (!row) throw notFound('Subscription');
+      if (!row) throw refuse('WEBHOOK_SUBSCRIPTION_NOT_FOUND');
       return presentSubscription(row);
     },
   );

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import { notFound } from '../core/platform-error.js';
+import { refuse } from '../core/refusals.js';
 import type { Schema } from '../storage/schema.js';
 import type { WebhookTables } from './webhook-tables.js';
 
@@ -19,7 +19,7 @@ export async function redeliverDelivery(db: Kysely<Schema>, id: string, now: Dat
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirst();
-  if (!updated) throw notFound('Delivery');
+  if (!updated) throw refuse('WEBHOOK_DELIVERY_NOT_FOUND');
   return updated;
 }
 

@@ -1,13 +1,13 @@
-import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type Static, Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import type { Kysely } from 'kysely';
 import { listTenantsOfSeller } from '../accounts/index.js';
-import { invalidParameter, notFound, PlatformError } from '../core/platform-error.js';
+import { refuse, refuseField } from '../core/refusals.js';
 import { documentedList, documentedObject, errorResponse, tenantHeaders } from '../http/openapi-document.js';
 import { csrfTokenValid, requireAccessToken, sessionSellerId } from '../identity/index.js';
 import { listRoute } from '../lists/list-route.js';
 import type { Schema } from '../storage/schema.js';
-import { deliveriesList, deliveryWithAttempts, presentDelivery, subscriptionsList } from './delivery-admin-routes.js';
+import { deliveriesList, deliveryWithAttempts, IdParams, presentDelivery, subscriptionsList } from './delivery-admin-routes.js';
 import { redeliverDelivery, redeliverFailedSince } from './redelivery.js';
 
 /**
@@ -23,22 +23,16 @@ export interface WebhookViewer {
   bySession: boolean;
 }
 
-const unauthorized = () =>
-  new PlatformError('UNAUTHORIZED', {
-    message: 'Sign in to the console or send a bearer token',
-    headers: { 'www-authenticate': 'Bearer realm="feira"' },
-  });
-
 /** The viewer of a request: a bearer token (scope open:webhook:write) or the console's login session. */
 async function webhookViewer(request: FastifyRequest, reply: FastifyReply): Promise<WebhookViewer> {
   if (request.headers.authorization) {
     await requireAccessToken('open:webhook:write').call(request.server, request, reply);
     const seller = request.seller;
-    if (!seller) throw unauthorized();
+    if (!seller) throw refuse('WEBHOOK_SIGN_IN_REQUIRED');
     return { tenantIds: [...seller.tenants], clientId: seller.clientId, bySession: false };
   }
   const sellerId = await sessionSellerId(request);
-  if (!sellerId) throw unauthorized();
+  if (!sellerId) throw refuse('WEBHOOK_SIGN_IN_REQUIRED');
   const tenants = await listTenantsOfSeller(request.server.platform.database.db, sellerId);
   return { tenantIds: tenants.map((t) => t.id), clientId: null, bySession: true };
 }
@@ -73,7 +67,7 @@ export async function visibleDelivery(db: Kysely<Schema>, viewer: WebhookViewer,
   return deliveryWithAttempts(db, row);
 }
 
-const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+type DeliveryParams = Static<typeof IdParams>;
 /** The refusals every seller webhook route can answer, whether called with the console session or an app token. */
 const SELLER_REFUSALS = {
   400: errorResponse('A token for several stores named none in X-Tenant-Id, or a bad list parameter'),
@@ -97,6 +91,13 @@ const route = (summary: string, operationId: string, response: Record<number, un
   >,
 });
 
+/** A POST made with the console session carries the CSRF token in `X-CSRF-Token`; one made with a token needs none. */
+function checkSessionCsrf(request: FastifyRequest, viewer: WebhookViewer): void {
+  if (viewer.bySession && !csrfTokenValid(request, request.headers['x-csrf-token'])) {
+    throw refuse('IDENTITY_SESSION_CSRF_INVALID');
+  }
+}
+
 /**
  * The seller's own delivery log: the JSON the console reads,
  * usable by a seller's tools with their session or an app's token. List
@@ -105,7 +106,19 @@ const route = (summary: string, operationId: string, response: Record<number, un
  */
 export async function sellerWebhookRoutes(app: FastifyInstance): Promise<void> {
   const { db } = app.platform.database;
+  subscriptionListRoute(app, db);
+  deliveryListRoute(app, db);
+  app.get<{ Params: DeliveryParams }>('/seller/v1/webhooks/deliveries/:id', getDeliveryOptions, getDelivery(db));
+  app.post<{ Params: DeliveryParams }>('/seller/v1/webhooks/deliveries/:id/redeliver', redeliverOptions, redeliver(db));
+  app.post<{ Body: RedeliverFailedBody }>(
+    '/seller/v1/webhooks/deliveries/redeliver-failed',
+    redeliverFailedOptions,
+    redeliverFailed(db),
+  );
+}
 
+/** The subscriptions of the viewer's stores, with the list conventions (never their secrets). */
+function subscriptionListRoute(app: FastifyInstance, db: Kysely<Schema>): void {
   listRoute(app, {
     url: '/seller/v1/webhooks/subscriptions',
     list: subscriptionsList,
@@ -115,7 +128,10 @@ export async function sellerWebhookRoutes(app: FastifyInstance): Promise<void> {
     }),
     base: async (request, reply) => visibleSubscriptions(db, await webhookViewer(request, reply)),
   });
+}
 
+/** The deliveries of the viewer's stores, with the list conventions. */
+function deliveryListRoute(app: FastifyInstance, db: Kysely<Schema>): void {
   listRoute(app, {
     url: '/seller/v1/webhooks/deliveries',
     list: deliveriesList,
@@ -125,88 +141,91 @@ export async function sellerWebhookRoutes(app: FastifyInstance): Promise<void> {
     }),
     base: async (request, reply) => visibleDeliveries(db, await webhookViewer(request, reply)),
   });
+}
 
-  app.get<{ Params: { id: string } }>(
-    '/seller/v1/webhooks/deliveries/:id',
-    {
-      schema: {
-        ...route('One delivery of your stores with every attempt', 'getSellerWebhookDelivery', {
-          200: documentedObject('The delivery and its attempts'),
-          ...ONE_DELIVERY_REFUSALS,
-        }),
-        params: IdParams,
+/** GET of one delivery. */
+const getDeliveryOptions: RouteShorthandOptions = {
+  schema: {
+    ...route('One delivery of your stores with every attempt', 'getSellerWebhookDelivery', {
+      200: documentedObject('The delivery and its attempts'),
+      ...ONE_DELIVERY_REFUSALS,
+    }),
+    params: IdParams,
+  },
+};
+
+/** One delivery of the viewer's stores with every attempt; another store's is a 404, as an unknown one. */
+function getDelivery(db: Kysely<Schema>) {
+  return async function getDelivery(request: FastifyRequest<{ Params: DeliveryParams }>, reply: FastifyReply) {
+    const delivery = await visibleDelivery(db, await webhookViewer(request, reply), request.params.id);
+    if (!delivery) throw refuse('WEBHOOK_DELIVERY_NOT_FOUND');
+    return delivery;
+  };
+}
+
+/** POST of one delivery's redelivery. */
+const redeliverOptions: RouteShorthandOptions = {
+  schema: {
+    ...route('Send a delivery of your stores again now (spec-notes W4)', 'redeliverSellerWebhookDelivery', {
+      202: documentedObject('The delivery, due again now'),
+      ...ONE_DELIVERY_REFUSALS,
+    }),
+    params: IdParams,
+  },
+};
+
+/** Makes one delivery of the viewer's stores due again now. */
+function redeliver(db: Kysely<Schema>) {
+  return async function redeliver(request: FastifyRequest<{ Params: DeliveryParams }>, reply: FastifyReply) {
+    const viewer = await webhookViewer(request, reply);
+    checkSessionCsrf(request, viewer);
+    if (!(await visibleDelivery(db, viewer, request.params.id))) throw refuse('WEBHOOK_DELIVERY_NOT_FOUND');
+    const row = await redeliverDelivery(db, request.params.id, request.server.platform.clock.now());
+    return reply.code(202).send(presentDelivery(row));
+  };
+}
+
+const RedeliverFailedBody = Type.Object(
+  {
+    since: Type.String({ format: 'date-time', description: 'Failed deliveries created at or after this instant' }),
+    subscription_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  },
+  { additionalProperties: false },
+);
+type RedeliverFailedBody = Static<typeof RedeliverFailedBody>;
+
+/** POST of the failed deliveries' redelivery. */
+const redeliverFailedOptions: RouteShorthandOptions = {
+  schema: {
+    ...route(
+      'Send every failed delivery of your stores created since a time again now (spec-notes W4)',
+      'redeliverFailedSellerWebhookDeliveries',
+      {
+        202: Type.Object({ redelivered: Type.Integer({ minimum: 0 }) }, { description: 'How many deliveries are due again' }),
+        ...SELLER_REFUSALS,
+        422: errorResponse('since is not a date-time, or lies in the future'),
       },
-    },
-    async (request, reply) => {
-      const delivery = await visibleDelivery(db, await webhookViewer(request, reply), request.params.id);
-      if (!delivery) throw notFound('Delivery');
-      return delivery;
-    },
-  );
+    ),
+    body: RedeliverFailedBody,
+  },
+};
 
-  app.post<{ Params: { id: string } }>(
-    '/seller/v1/webhooks/deliveries/:id/redeliver',
-    {
-      schema: {
-        ...route('Send a delivery of your stores again now (spec-notes W4)', 'redeliverSellerWebhookDelivery', {
-          202: documentedObject('The delivery, due again now'),
-          ...ONE_DELIVERY_REFUSALS,
-        }),
-        params: IdParams,
-      },
-    },
-    async (request, reply) => {
-      const viewer = await webhookViewer(request, reply);
-      if (viewer.bySession && !csrfTokenValid(request, request.headers['x-csrf-token'])) {
-        throw new PlatformError('FORBIDDEN', { message: 'The X-CSRF-Token header is missing or wrong' });
-      }
-      if (!(await visibleDelivery(db, viewer, request.params.id))) throw notFound('Delivery');
-      const row = await redeliverDelivery(db, request.params.id, request.server.platform.clock.now());
-      return reply.code(202).send(presentDelivery(row));
-    },
-  );
-
-  const RedeliverFailedBody = Type.Object(
-    {
-      since: Type.String({ format: 'date-time', description: 'Failed deliveries created at or after this instant' }),
-      subscription_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    },
-    { additionalProperties: false },
-  );
-
-  app.post<{ Body: { since: string; subscription_id?: string } }>(
-    '/seller/v1/webhooks/deliveries/redeliver-failed',
-    {
-      schema: {
-        ...route(
-          'Send every failed delivery of your stores created since a time again now (spec-notes W4)',
-          'redeliverFailedSellerWebhookDeliveries',
-          {
-            202: Type.Object({ redelivered: Type.Integer({ minimum: 0 }) }, { description: 'How many deliveries are due again' }),
-            ...SELLER_REFUSALS,
-            422: errorResponse('since is not a date-time, or lies in the future'),
-          },
-        ),
-        body: RedeliverFailedBody,
-      },
-    },
-    async (request, reply) => {
-      const viewer = await webhookViewer(request, reply);
-      if (viewer.bySession && !csrfTokenValid(request, request.headers['x-csrf-token'])) {
-        throw new PlatformError('FORBIDDEN', { message: 'The X-CSRF-Token header is missing or wrong' });
-      }
-      const now = request.server.platform.clock.now();
-      const since = new Date(request.body.since);
-      if (Number.isNaN(since.getTime()) || since.getTime() > now.getTime()) {
-        throw invalidParameter('since', 'body', 'must be a date-time that is not in the future');
-      }
-      const redelivered = await redeliverFailedSince(
-        db,
-        { tenantIds: viewer.tenantIds, clientId: viewer.clientId, subscriptionId: request.body.subscription_id },
-        since,
-        now,
-      );
-      return reply.code(202).send({ redelivered });
-    },
-  );
+/** Makes every failed delivery of the viewer's stores created since a time (of one subscription, if named) due again now. */
+function redeliverFailed(db: Kysely<Schema>) {
+  return async function redeliverFailed(request: FastifyRequest<{ Body: RedeliverFailedBody }>, reply: FastifyReply) {
+    const viewer = await webhookViewer(request, reply);
+    checkSessionCsrf(request, viewer);
+    const now = request.server.platform.clock.now();
+    const since = new Date(request.body.since);
+    if (Number.isNaN(since.getTime()) || since.getTime() > now.getTime()) {
+      throw refuseField('WEBHOOK_SINCE_INVALID', 'since', 'body');
+    }
+    const redelivered = await redeliverFailedSince(
+      db,
+      { tenantIds: viewer.tenantIds, clientId: viewer.clientId, subscriptionId: request.body.subscription_id },
+      since,
+      now,
+    );
+    return reply.code(202).send({ redelivered });
+  };
 }

@@ -1,7 +1,7 @@
 import { WebhookSignupBody, WebhookSignupResponse } from '@feira/contract';
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { invalidParameter, PlatformError } from '../core/platform-error.js';
+import { refusalDetail, refuseDetails, refuseField } from '../core/refusals.js';
 import { requireAccessToken } from '../identity/index.js';
 import { outboundPolicyOf } from '../outbound/address-policy.js';
 import { signUp } from './subscription-store.js';
@@ -51,24 +51,21 @@ export async function signupRoutes(app: FastifyInstance): Promise<void> {
         const { platform } = request.server;
         if (version === 'v0' && request.body.standard_webhooks) {
           // spec-notes W10: v0 deliveries are unsigned, so there is no Standard Webhooks signature to add.
-          throw invalidParameter('standard_webhooks', 'body', 'is for v1 subscriptions only: v0 deliveries are not signed');
+          throw refuseField('WEBHOOK_STANDARD_WEBHOOKS_V1_ONLY', 'standard_webhooks', 'body');
         }
         await checkWebhookUrl(request.body.webhook, version, outboundPolicyOf(platform.config));
         const permitted = allowedTopics(registered, seller.scopes);
         const topics = request.body.topics ?? permitted;
         const refused = topics.filter((topic) => !permitted.includes(topic));
         if (refused.length > 0) {
-          throw new PlatformError('FORBIDDEN', {
-            message: 'The token cannot read the records of these topics',
-            details: refused.map((topic) => ({
-              field: 'topics',
-              location: 'body',
-              message: `${topic} needs the scope ${registered.get(topic)}`,
-              slug: 'INSUFFICIENT_SCOPE',
-            })),
-          });
+          throw refuseDetails(
+            'WEBHOOK_TOPICS_NOT_READABLE',
+            refused.map((topic) =>
+              refusalDetail('WEBHOOK_TOPIC_SCOPE_MISSING', 'topics', 'body', { topic, scope: String(registered.get(topic)) }),
+            ),
+          );
         }
-        if (topics.length === 0) throw invalidParameter('topics', 'body', "the token's scopes allow no topic");
+        if (topics.length === 0) throw refuseField('WEBHOOK_NO_TOPIC_ALLOWED', 'topics', 'body');
         const subscriptions = await signUp(
           platform.database.db,
           {

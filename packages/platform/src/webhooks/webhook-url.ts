@@ -1,12 +1,13 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { invalidParameter, type PlatformError } from '../core/platform-error.js';
+import type { PlatformError } from '../core/platform-error.js';
+import { type RefusalCode, type RefusalValues, refuseField } from '../core/refusals.js';
 import { type OutboundPolicy, refusalReason } from '../outbound/address-policy.js';
 import type { WebhookVersion } from './webhook-tables.js';
 
 /** Spec "Webhook URL rejected (v1)": the 422 names `webhook` in the body. */
-function rejected(message: string): PlatformError {
-  return invalidParameter('webhook', 'body', message);
+function rejected<C extends RefusalCode>(code: C, ...values: RefusalValues<C>): PlatformError {
+  return refuseField(code, 'webhook', 'body', ...values);
 }
 
 /**
@@ -20,12 +21,12 @@ export async function checkWebhookUrl(raw: string, version: WebhookVersion, poli
   try {
     url = new URL(raw);
   } catch {
-    throw rejected('must be an absolute URL');
+    throw rejected('WEBHOOK_URL_NOT_ABSOLUTE');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw rejected('must be an http or https URL');
-  if (version === 'v1' && url.protocol !== 'https:') throw rejected('must use the HTTPS scheme');
-  if (url.username || url.password) throw rejected('must not contain credentials');
-  if (url.hash) throw rejected('must not contain a fragment');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw rejected('WEBHOOK_URL_NOT_HTTP');
+  if (version === 'v1' && url.protocol !== 'https:') throw rejected('WEBHOOK_URL_NOT_HTTPS');
+  if (url.username || url.password) throw rejected('WEBHOOK_URL_CREDENTIALS');
+  if (url.hash) throw rejected('WEBHOOK_URL_FRAGMENT');
 
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let addresses: string[];
@@ -41,7 +42,7 @@ export async function checkWebhookUrl(raw: string, version: WebhookVersion, poli
   }
   for (const address of addresses) {
     const reason = refusalReason(address, policy);
-    if (reason) throw rejected(`points to a refused address (${reason})`);
+    if (reason) throw rejected('WEBHOOK_URL_ADDRESS_REFUSED', { reason });
   }
   return url;
 }

@@ -1,5 +1,6 @@
 import { PassThrough, Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { ErrorDetail } from '@feira/contract';
 import { type Static, type TObject, Type } from '@sinclair/typebox';
 import ExcelJS from 'exceljs';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
@@ -12,7 +13,8 @@ import {
   tenantExists,
 } from '../../accounts/index.js';
 import type { UploadLimits } from '../../core/config.js';
-import { invalidParameter, notFound, PlatformError } from '../../core/platform-error.js';
+import type { PlatformError } from '../../core/platform-error.js';
+import { refusalDetail, refuse, refuseDetails, refuseField } from '../../core/refusals.js';
 import { requireAdminToken } from '../../http/admin-auth.js';
 import { documentedList, errorResponse, type RawBodyRouteConfig } from '../../http/openapi-document.js';
 import { TenantParams } from '../../http/route-params.js';
@@ -148,9 +150,10 @@ function refuseRememberedStoreUpload(
 function uploadsTooFast(taken: ApiRateDecision, limits: UploadLimits, reply: FastifyReply): PlatformError {
   const declared = Number(reply.request.headers['content-length']);
   if (!(declared <= DRAINED_REFUSAL_BYTES)) reply.header('connection', 'close');
-  return new PlatformError('RATE_LIMITED', {
-    message: `This store sends uploads faster than ${limits.storeUploadsPerSecond} a second (bursts of ${limits.storeUploadBurst}): retry after ${taken.retryAfterSeconds} s; the table was not changed`,
-    headers: { 'retry-after': String(taken.retryAfterSeconds) },
+  return refuse('SHIPPING_UPLOADS_TOO_FAST', {
+    perSecond: limits.storeUploadsPerSecond,
+    burst: limits.storeUploadBurst,
+    retryAfter: taken.retryAfterSeconds,
   });
 }
 
@@ -163,9 +166,7 @@ function uploadsTooFast(taken: ApiRateDecision, limits: UploadLimits, reply: Fas
 function uploadHeadersWithinBounds(limits: UploadLimits) {
   return async function uploadHeadersWithinBounds(request: FastifyRequest): Promise<void> {
     if (!(request.body instanceof CsvBody)) {
-      throw new PlatformError('UNSUPPORTED_MEDIA_TYPE', {
-        message: `Send the freight spreadsheet as Content-Type: text/csv or ${XLSX_MEDIA_TYPE}`,
-      });
+      throw refuse('SHIPPING_UPLOAD_MEDIA_TYPE', { xlsx: XLSX_MEDIA_TYPE });
     }
     const bodyLimitName = uploadFormat(request) === 'xlsx' ? 'workbookBytes' : 'csvBytes';
     const declared = Number(request.headers['content-length']);
@@ -289,17 +290,17 @@ const GUARD_REFUSALS = {
 /** The console session's seller owns the store; a write carries the CSRF token (the seller routes of shipping/). */
 export async function sellerStoreGuard(request: FastifyRequest): Promise<void> {
   const sellerId = await sessionSellerId(request);
-  if (!sellerId) throw new PlatformError('UNAUTHORIZED', { message: 'Sign in to the console first' });
+  if (!sellerId) throw refuse('SHIPPING_SIGN_IN_REQUIRED');
   const tenantId = (request.params as { tenant_id: string }).tenant_id;
   const tenants = await listTenantsOfSeller(request.server.platform.database.db, sellerId);
-  if (!tenants.some((tenant) => tenant.id === tenantId)) throw notFound('Tenant');
+  if (!tenants.some((tenant) => tenant.id === tenantId)) throw refuse('SHIPPING_TENANT_NOT_FOUND');
   if (request.method !== 'GET' && !csrfTokenValid(request, request.headers['x-csrf-token'])) {
-    throw new PlatformError('FORBIDDEN', { message: 'The X-CSRF-Token header is missing or wrong' });
+    throw refuse('IDENTITY_SESSION_CSRF_INVALID');
   }
 }
 
 async function tenantOwner(database: Database, tenantId: string): Promise<string> {
-  if (!(await tenantExists(database.db, tenantId))) throw notFound('Tenant');
+  if (!(await tenantExists(database.db, tenantId))) throw refuse('SHIPPING_TENANT_NOT_FOUND');
   return tenantId;
 }
 
@@ -320,22 +321,15 @@ function downloadFormat(request: FastifyRequest, table: FreightTableRow): 'json'
 }
 
 /** A refused cell as one detail of the 422: a CSV's line, or a workbook's sheet, row and cell (D62). */
-function problemDetail(problem: FreightRowProblem) {
-  if (problem.sheet === undefined) {
-    return {
-      field: `lines.${problem.line}.${problem.column}`,
-      location: 'body',
-      message: `line ${problem.line}, ${problem.column}: ${problem.message}`,
-      slug: 'INVALID_PARAMETER_VALUE',
-    };
+function problemDetail(problem: FreightRowProblem): ErrorDetail {
+  const { line, column, sheet, cell, message: problemText } = problem;
+  if (sheet === undefined) {
+    return refusalDetail('SHIPPING_LINE_INVALID', `lines.${line}.${column}`, 'body', { line, column, problem: problemText });
   }
-  const cell = problem.cell ? ` (cell ${problem.cell})` : '';
-  return {
-    field: `sheets.${problem.sheet}.rows.${problem.line}.${problem.column}`,
-    location: 'body',
-    message: `sheet "${problem.sheet}", row ${problem.line}, column ${problem.column}${cell}: ${problem.message}`,
-    slug: 'INVALID_PARAMETER_VALUE',
-  };
+  const field = `sheets.${sheet}.rows.${line}.${column}`;
+  return cell
+    ? refusalDetail('SHIPPING_SHEET_CELL_INVALID', field, 'body', { sheet, line, column, cell, problem: problemText })
+    : refusalDetail('SHIPPING_SHEET_ROW_INVALID', field, 'body', { sheet, line, column, problem: problemText });
 }
 
 /**
@@ -537,16 +531,14 @@ function putTable(platform: ShippingServices, scope: TableScope, limits: UploadL
     const query = request.query as ImportQuery;
     const existing = await findFreightTable(platform.database, owner, tableId);
     const name = query.name ?? existing?.name;
-    if (!name) throw invalidParameter('name', 'query', 'is required for a new table', 'MISSING_PARAMETER');
+    if (!name) throw refuseField('SHIPPING_TABLE_NAME_REQUIRED', 'name', 'query');
     const factorText = query.cubic_weight_factor;
     const factor =
       factorText === undefined ? (existing?.cubic_weight_factor ?? null) : Number(factorText.replace(',', '.')) || null;
     if (factor !== null && !(factor <= MAX_CUBIC_WEIGHT_FACTOR)) {
-      throw invalidParameter(
-        'cubic_weight_factor',
-        'query',
-        `must be at most ${MAX_CUBIC_WEIGHT_FACTOR.toLocaleString('en')} kg per m³`,
-      );
+      throw refuseField('SHIPPING_CUBIC_WEIGHT_FACTOR_TOO_LARGE', 'cubic_weight_factor', 'query', {
+        max: MAX_CUBIC_WEIGHT_FACTOR.toLocaleString('en'),
+      });
     }
 
     const result = await importFreightTable(
@@ -564,11 +556,18 @@ function putTable(platform: ShippingServices, scope: TableScope, limits: UploadL
     );
     if (!result.ok) {
       const { csv } = result;
-      const listed = csv.problems.length < csv.problemCount ? ` (the first ${csv.problems.length} are listed)` : '';
-      return reply.code(422).send({
-        message: `The spreadsheet has ${csv.problemCount} problem(s)${listed}; the table was not changed`,
-        slug: 'UNPROCESSABLE_ENTITY',
-        details: csv.problems.map(problemDetail),
+      const details = csv.problems.map(problemDetail);
+      const refusal =
+        csv.problems.length < csv.problemCount
+          ? refuseDetails('SHIPPING_SPREADSHEET_PROBLEMS_LISTED', details, {
+              count: csv.problemCount,
+              listed: csv.problems.length,
+            })
+          : refuseDetails('SHIPPING_SPREADSHEET_PROBLEMS', details, { count: csv.problemCount });
+      return reply.code(refusal.statusCode).send({
+        message: refusal.message,
+        slug: refusal.slug,
+        details: refusal.details,
         request_id: String(request.id),
       });
     }
@@ -604,7 +603,7 @@ function getTable(platform: ShippingServices, scope: TableScope) {
   return async function getTable(request: FastifyRequest, reply: FastifyReply) {
     const owner = await scope.ownerOf(request);
     const table = await findFreightTable(platform.database, owner, (request.params as { table_id: string }).table_id);
-    if (!table) throw notFound('Freight table');
+    if (!table) throw refuse('SHIPPING_FREIGHT_TABLE_NOT_FOUND');
     const wanted = downloadFormat(request, table);
     if (wanted === 'json') return presentFreightTable(table);
     const filename = table.table_id.replace(/[^A-Za-z0-9._-]/g, '_');
@@ -646,7 +645,7 @@ function deleteTable(platform: ShippingServices, scope: TableScope) {
   return async function deleteTable(request: FastifyRequest, reply: FastifyReply) {
     const owner = await scope.ownerOf(request);
     const deleted = await deleteFreightTable(platform.database, owner, (request.params as { table_id: string }).table_id);
-    if (!deleted) throw notFound('Freight table');
+    if (!deleted) throw refuse('SHIPPING_FREIGHT_TABLE_NOT_FOUND');
     return reply.code(204).send();
   };
 }

@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Clock } from '../../core/clock.js';
 import type { UploadLimits } from '../../core/config.js';
-import { PlatformError } from '../../core/platform-error.js';
+import { refuse } from '../../core/refusals.js';
 import type { Database } from '../../storage/database.js';
 import type { Schema } from '../../storage/schema.js';
 import { multiRowInsert } from '../../storage/statement-shapes.js';
@@ -368,9 +368,7 @@ async function claimTable(
   const writer = await freightRowWriter(deps, settings, versionKey);
   if (!writer) {
     await dropVersion(db, versionKey);
-    throw new PlatformError('CONFLICT', {
-      message: 'This table is being imported by another request; try again when it ends',
-    });
+    throw refuse('SHIPPING_TABLE_IMPORT_BUSY');
   }
   return { versionKey, writer };
 }

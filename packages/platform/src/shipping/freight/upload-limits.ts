@@ -1,6 +1,6 @@
-import type { ErrorDetail } from '@feira/contract';
 import type { UploadLimits } from '../../core/config.js';
-import { PlatformError } from '../../core/platform-error.js';
+import type { PlatformError } from '../../core/platform-error.js';
+import { refuseField } from '../../core/refusals.js';
 import { DEFAULT_UPLOAD_LIMITS } from '../../core/settings.js';
 
 /** The defaults of the freight upload's bounds: the settings schema's (core/settings.ts says why each). */
@@ -101,18 +101,16 @@ function fieldOf(hit: UploadLimitHit): string {
  * limit (`UPLOAD_LIMIT_CELL_CHARS`), its message the value and where it was hit.
  */
 export function uploadLimitError(hit: UploadLimitHit): PlatformError {
-  const value = hit.value.toLocaleString('en');
-  const what = WHAT[hit.limit](value);
+  const what = WHAT[hit.limit](hit.value.toLocaleString('en'));
   const where = whereOf(hit);
-  const slug = `UPLOAD_LIMIT_${UPLOAD_LIMIT_NAMES[hit.limit].toUpperCase()}`;
-  const detail: ErrorDetail = {
-    field: fieldOf(hit),
-    location: 'body',
-    message: where ? `${where}: ${what}` : what,
-    slug,
-  };
-  return new PlatformError(SHAPE_LIMITS.has(hit.limit) ? 'UNPROCESSABLE_ENTITY' : 'PAYLOAD_TOO_LARGE', {
-    message: `The spreadsheet was refused: ${what} (upload limit ${UPLOAD_LIMIT_NAMES[hit.limit]})${where ? ` at ${where}` : ''}; the table was not changed`,
-    details: [detail],
-  });
+  const values = { what, limit: UPLOAD_LIMIT_NAMES[hit.limit], limitSlug: UPLOAD_LIMIT_NAMES[hit.limit].toUpperCase() };
+  const field = fieldOf(hit);
+  if (SHAPE_LIMITS.has(hit.limit)) {
+    return where
+      ? refuseField('SHIPPING_UPLOAD_SHAPE_AT', field, 'body', { ...values, where })
+      : refuseField('SHIPPING_UPLOAD_SHAPE', field, 'body', values);
+  }
+  return where
+    ? refuseField('SHIPPING_UPLOAD_TOO_LARGE_AT', field, 'body', { ...values, where })
+    : refuseField('SHIPPING_UPLOAD_TOO_LARGE', field, 'body', values);
 }

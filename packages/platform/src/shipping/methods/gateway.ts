@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { DEFAULT_GATEWAY_BASE_URLS } from '../../core/config.js';
-import { invalidParameter } from '../../core/platform-error.js';
+import { refuseField } from '../../core/refusals.js';
 import { callSellerQuote, type QuoteCallResult } from '../quote-caller.js';
 import { quoteTargetOf } from '../quote-url.js';
 import { gatewayUserAgent } from './gateways/gateway-adapter.js';
@@ -71,33 +71,28 @@ export const gatewayMethod: QuoteMethodModule<typeof settingsFields> = {
   backedUp: true,
   async writeSettings({ body, chosen, deps, tenantId }) {
     if (!chosen) {
-      if (body.gateway) throw invalidParameter('gateway', 'body', 'is only for the gateway method');
+      if (body.gateway) throw refuseField('SHIPPING_GATEWAY_NOT_TAKEN', 'gateway', 'body');
       return { gateway_id: null, gateway_credential: null, gateway_kind: null };
     }
-    if (!body.gateway) throw invalidParameter('gateway', 'body', 'is required by the gateway method', 'MISSING_PARAMETER');
+    if (!body.gateway) throw refuseField('SHIPPING_GATEWAY_REQUIRED', 'gateway', 'body');
     const kind = body.gateway.kind ?? SELLER_API_CONTRACT;
     const { db } = deps.database;
     let gatewayId: string | null = null;
     if (kind === SELLER_API_CONTRACT) {
       if (body.gateway.id === undefined)
-        throw invalidParameter('gateway.id', 'body', `is required by a ${SELLER_API_CONTRACT} gateway`, 'MISSING_PARAMETER');
+        throw refuseField('SHIPPING_GATEWAY_ID_REQUIRED', 'gateway.id', 'body', { contract: SELLER_API_CONTRACT });
       const registered = await db
         .selectFrom('shipping_gateways')
         .select('id')
         .where('id', '=', body.gateway.id)
         .executeTakeFirst();
-      if (!registered) throw invalidParameter('gateway.id', 'body', 'is not a registered gateway');
+      if (!registered) throw refuseField('SHIPPING_GATEWAY_UNKNOWN', 'gateway.id', 'body');
       gatewayId = body.gateway.id;
     } else {
       if (body.gateway.id !== undefined)
-        throw invalidParameter('gateway.id', 'body', `is only for a ${SELLER_API_CONTRACT} gateway`);
+        throw refuseField('SHIPPING_GATEWAY_ID_NOT_TAKEN', 'gateway.id', 'body', { contract: SELLER_API_CONTRACT });
       if (!originOf(body.distribution_centers ?? []))
-        throw invalidParameter(
-          'distribution_centers',
-          'body',
-          `a ${kind} gateway quotes from a distribution centre: give one a zipcode`,
-          'MISSING_PARAMETER',
-        );
+        throw refuseField('SHIPPING_GATEWAY_ORIGIN_REQUIRED', 'distribution_centers', 'body', { kind });
     }
     if (!deps.box) throw new Error('configureShippingSettings: a gateway credential needs the secret box');
     let sealed = body.gateway.credential === undefined ? undefined : deps.box.seal(body.gateway.credential);
@@ -110,7 +105,7 @@ export const gatewayMethod: QuoteMethodModule<typeof settingsFields> = {
         .executeTakeFirst();
       const sameGateway = stored && (stored.gateway_kind ?? SELLER_API_CONTRACT) === kind && stored.gateway_id === gatewayId;
       if (!sameGateway || !stored.gateway_credential)
-        throw invalidParameter('gateway.credential', 'body', 'is required when the gateway is first set', 'MISSING_PARAMETER');
+        throw refuseField('SHIPPING_GATEWAY_CREDENTIAL_REQUIRED', 'gateway.credential', 'body');
       sealed = stored.gateway_credential;
     }
     return { gateway_id: gatewayId, gateway_credential: sealed, gateway_kind: kind === SELLER_API_CONTRACT ? null : kind };

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { invalidParameter } from '../../core/platform-error.js';
+import { refuseField } from '../../core/refusals.js';
 import { outboundPolicyOf } from '../../outbound/address-policy.js';
 import { callSellerQuote } from '../quote-caller.js';
 import { checkQuoteUrl, quoteTargetOf } from '../quote-url.js';
@@ -24,11 +24,10 @@ export const sellerApiMethod: QuoteMethodModule<typeof settingsFields> = {
   // spec-notes Q1, W9: the URL rules depend on the mode (strict: HTTPS, no port, public address; sandbox: also http, ports, loopback).
   async checkSettings({ body, chosen, deps }) {
     if (chosen) {
-      if (body.url === undefined)
-        throw invalidParameter('url', 'body', 'is required by the seller_api method', 'MISSING_PARAMETER');
+      if (body.url === undefined) throw refuseField('SHIPPING_URL_REQUIRED', 'url', 'body');
       await checkQuoteUrl(body.url, outboundPolicyOf(deps.config));
     } else if (body.url !== undefined) {
-      throw invalidParameter('url', 'body', 'is only for the seller_api method');
+      throw refuseField('SHIPPING_URL_NOT_TAKEN', 'url', 'body');
     }
   },
   // The column is NOT NULL: a store without this method keeps an empty URL.
