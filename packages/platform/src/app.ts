@@ -31,6 +31,7 @@ import type { PlatformContext } from './http/platform-context.js';
 import { postmanRoute } from './http/postman-route.js';
 import { rootRoute } from './http/root-route.js';
 import { installRouteCatalogue } from './http/route-catalogue.js';
+import { sharedSchemaController } from './http/schema-compilers.js';
 import { installUnavailableAnswers } from './http/service-unavailable.js';
 import type { KeyRing } from './identity/index.js';
 import { browserCors, createIdentityServices, identityRoutes } from './identity/index.js';
@@ -103,6 +104,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : platform.random.uuid();
     },
+    // One pair of schema compilers for every app of the process (http/schema-compilers.ts).
+    schemaController: sharedSchemaController,
     ajv: {
       // Bodies are validated as sent: no type coercion, no silent removal of unknown fields.
       customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true },
