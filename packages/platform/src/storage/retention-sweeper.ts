@@ -68,6 +68,8 @@ export class RetentionSweeper {
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<unknown> = Promise.resolve();
   #stopping = false;
+  #firstPass: Promise<void> = Promise.resolve();
+  #firstPassOver: () => void = () => {};
 
   constructor(deps: { database: Database; clock: Clock; metrics?: Registry }, options: RetentionSweeperOptions) {
     this.#deps = deps;
@@ -95,15 +97,24 @@ export class RetentionSweeper {
 
   /** Sweeps now and then every interval, until `stop()`. */
   start(): void {
+    this.#firstPass = new Promise((resolve) => {
+      this.#firstPassOver = resolve;
+    });
     const tick = () => {
       this.#timer = undefined;
       this.#running = this.sweepOnce()
         .catch((error: unknown) => this.#options.log?.error({ err: error }, 'retention sweep failed; the next one tries again'))
         .finally(() => {
+          this.#firstPassOver();
           if (!this.#stopping) this.#timer = setTimeout(tick, this.#options.intervalMs).unref();
         });
     };
     this.#timer = setTimeout(tick, 0).unref();
+  }
+
+  /** Resolves once the pass `start()` runs at once is over, or the sweep stopped before it ran. */
+  firstPass(): Promise<void> {
+    return this.#firstPass;
   }
 
   /**
@@ -169,6 +180,7 @@ export class RetentionSweeper {
   async stop(): Promise<void> {
     this.#stopping = true;
     if (this.#timer) clearTimeout(this.#timer);
+    this.#firstPassOver();
     await this.#running;
     await releaseLease(this.#deps.database.db, { name: RETENTION_LEASE, holder: this.#options.holder }).catch(() => {});
   }
