@@ -127,6 +127,48 @@ export interface PhaseWatch {
    * most connections in use at once. Null on SQLite (one connection, no pool).
    */
   pool: { samples: number; waitingShare: number; maxWaiting: number; maxCheckedOut: number; size: number } | null;
+  /**
+   * PostgreSQL: the statements the pool's connections ran in the phase, by what each begins with
+   * (its first words), most time first: how many, and how long they took in all (ms, sent to answered).
+   * Says which work holds the pool when requests wait for it. Null on SQLite.
+   */
+  statements: { text: string; count: number; totalMs: number }[] | null;
+}
+
+/** Counts every statement a pooled connection runs while a phase is watched (installed once, on the client's class). */
+const statementTally: { on: boolean; byText: Map<string, { count: number; totalMs: number }> } = { on: false, byText: new Map() };
+async function tallyStatements(pgPool: NonNullable<typeof database.pgPool>): Promise<void> {
+  const client = await pgPool.connect();
+  const proto = Object.getPrototypeOf(client) as { query: (...args: unknown[]) => unknown; __tallied?: boolean };
+  client.release();
+  if (proto.__tallied) return;
+  proto.__tallied = true;
+  const query = proto.query;
+  proto.query = function (this: unknown, ...args: unknown[]) {
+    if (!statementTally.on) return query.apply(this, args);
+    const first = args[0] as string | { text?: string; name?: string };
+    const text = (typeof first === 'string' ? first : (first?.name ?? first?.text ?? '?')).replace(/\s+/g, ' ').trim().slice(0, 70);
+    const started = performance.now();
+    const done = () => {
+      const entry = statementTally.byText.get(text) ?? { count: 0, totalMs: 0 };
+      entry.count += 1;
+      entry.totalMs += performance.now() - started;
+      statementTally.byText.set(text, entry);
+    };
+    // The pool's own query() passes a callback; Kysely awaits the promise.
+    const last = args.length - 1;
+    const callback = args[last];
+    if (typeof callback === 'function') {
+      args[last] = (...answer: unknown[]) => {
+        done();
+        return callback(...answer);
+      };
+      return query.apply(this, args);
+    }
+    const result = query.apply(this, args);
+    if (result instanceof Promise) result.then(done, done);
+    return result;
+  };
 }
 
 let watching: { stop(): PhaseWatch } | null = null;
@@ -144,6 +186,9 @@ operations.watchStart = async () => {
   });
   observer.observe({ entryTypes: ['gc'] });
   const pgPool = database.pgPool;
+  if (pgPool) await tallyStatements(pgPool);
+  statementTally.byText.clear();
+  statementTally.on = true;
   const pool = { samples: 0, waiting: 0, maxWaiting: 0, maxCheckedOut: 0 };
   const sampler = pgPool
     ? setInterval(() => {
@@ -159,7 +204,12 @@ operations.watchStart = async () => {
       loop.disable();
       observer.disconnect();
       if (sampler) clearInterval(sampler);
+      statementTally.on = false;
       watching = null;
+      const statements = [...statementTally.byText]
+        .map(([text, { count, totalMs }]) => ({ text, count, totalMs: Math.round(totalMs) }))
+        .sort((a, b) => b.totalMs - a.totalMs)
+        .slice(0, 10);
       return {
         loopDelay: { p50Ms: ms(loop.percentile(50)), p99Ms: ms(loop.percentile(99)), maxMs: ms(loop.max), meanMs: ms(loop.mean) },
         gc: { count: gc.count, totalMs: Math.round(gc.totalMs * 100) / 100, maxMs: Math.round(gc.maxMs * 100) / 100 },
@@ -172,6 +222,7 @@ operations.watchStart = async () => {
               size: pgPool.options.max ?? 0,
             }
           : null,
+        statements: pgPool ? statements : null,
       };
     },
   };

@@ -206,6 +206,11 @@ async function measureVariant(ctx: ScenarioContext, kind: DatabaseKind): Promise
         ctx.notes.push(`${label} ${name}: ${r.errors} errors (${r.firstError}); statuses ${JSON.stringify(r.statusCounts)}`);
       if (r.late) ctx.notes.push(`${label} ${name}: ${r.late} requests could not be sent on time`);
     };
+    if (quiet.watch?.statements?.length)
+      ctx.notes.push(
+        `${label}, quiet: the pool's statements, most time first: ` +
+          quiet.watch.statements.map((s) => `${s.count} × "${s.text}" (${s.totalMs} ms)`).join('; '),
+      );
     report(quiet.quotes, 'quiet quotes');
     report(quiet.lists, 'quiet lists');
     const figures: Figure[] = [];
@@ -227,6 +232,11 @@ async function measureVariant(ctx: ScenarioContext, kind: DatabaseKind): Promise
           `${tally.sent} hostile uploads in ${round(tally.elapsedMs / 1000, 1)} s answered ${JSON.stringify(tally.statuses)}` +
           (accepted ? `; ${accepted} NOT refused` : ''),
       );
+      if (watch?.statements?.length)
+        ctx.notes.push(
+          `${label}, ${name}: the pool's statements, most time first: ` +
+            watch.statements.map((s) => `${s.count} × "${s.text}" (${s.totalMs} ms)`).join('; '),
+        );
       const judged = name === elsewhere.name;
       const p99 = (what: string, loudMs: number | null, quietMs: number | null) => {
         const f = figure(`${label}: ${what} p99, ${name}`, loudMs, 'ms', {
@@ -277,8 +287,17 @@ export const tenantIsolation: Scenario = {
     return null;
   },
   async run(ctx) {
-    const figures = await measureVariant(ctx, 'sqlite');
-    const missing = ctx.mode === 'quick' ? 'not in quick mode' : await postgresMissing(ctx);
+    // FEIRA_BENCH_ISOLATION_DATABASES=postgres (or sqlite, or both comma-separated) picks the variants;
+    // by default SQLite, and PostgreSQL in full mode.
+    const chosen = (process.env.FEIRA_BENCH_ISOLATION_DATABASES ?? '').split(',').filter(Boolean);
+    const figures: Figure[] = [];
+    if (chosen.length === 0 || chosen.includes('sqlite')) figures.push(...(await measureVariant(ctx, 'sqlite')));
+    const missing =
+      chosen.length > 0 && !chosen.includes('postgres')
+        ? 'not chosen (FEIRA_BENCH_ISOLATION_DATABASES)'
+        : ctx.mode === 'quick' && chosen.length === 0
+          ? 'not in quick mode'
+          : await postgresMissing(ctx);
     if (missing) ctx.notes.push(`PostgreSQL: ${missing}`);
     else figures.push(...(await measureVariant(ctx, 'postgres')));
     return figures;

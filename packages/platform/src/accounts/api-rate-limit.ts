@@ -44,8 +44,11 @@ export interface ApiRateBucketKey {
  * statement answers both ways, and RETURNING says which. It is on the path of
  * every seller API request, so its text is compiled once per handle and only
  * its values are bound (storage/statement-shapes.ts does the same for batches).
- * A bucket this process saw refuse answers from memory until it admits again
- * (no statement): a flood past its limit costs the database nothing more.
+ * A bucket this process saw refuse, or saw admit its last request, answers
+ * from memory until it admits again (no statement), and then one request asks
+ * for all (see
+ * {@link rememberedApiRefusal}): a flood past its limit costs the database
+ * nothing more. Callers ask {@link rememberedApiRefusal} first.
  */
 export async function takeApiRequest(
   database: Pick<Database, 'db' | 'pgPool'>,
@@ -53,8 +56,6 @@ export async function takeApiRequest(
   defaults: ApiRateLimit,
   now: Date,
 ): Promise<ApiRateDecision> {
-  const remembered = rememberedApiRefusal(database, key, now);
-  if (remembered) return remembered;
   const refused = refusedBuckets(database.db);
   const bucketKey = bucketKeyOf(key);
   const values: Record<Slot, unknown> = {
@@ -76,10 +77,14 @@ export async function takeApiRequest(
   const row = rows[0];
   if (!row) throw new Error('The rate-limit upsert returned no row');
   const taken = decision(row, now.getTime());
-  if (!taken.admitted) {
-    const interval = 1000 / Number(row.requests_per_second);
-    refused.set(bucketKey, { row, admitsAtMs: Number(row.tat) - (Number(row.burst) - 1) * interval });
-  }
+  const asked = refused.get(bucketKey);
+  // When the bucket admits next, from its row: refused, or admitted with nothing left, it is later than now.
+  const interval = 1000 / Number(row.requests_per_second);
+  const admitsAtMs = Number(row.tat) - (Number(row.burst) - 1) * interval;
+  if (admitsAtMs > now.getTime()) refused.set(bucketKey, { row, admitsAtMs, probe: null });
+  else if (asked) refused.delete(bucketKey);
+  // The requests of this process that waited for this answer ask again: remembered refused, or free to ask.
+  asked?.probe?.settle();
   return taken;
 }
 
@@ -88,37 +93,90 @@ function bucketKeyOf(key: ApiRateBucketKey): string {
 }
 
 /**
- * The refusal this process remembers for the bucket at `now`, answered from
- * memory without a statement; null when the bucket may admit (then only
+ * The refusal this process remembers for the bucket, answered from memory
+ * without a statement; null when the bucket may admit (then only
  * {@link takeApiRequest} decides). Callers ask it before any other database
  * work of a request (the access token's revocation read, a store lookup), so a
  * client flooding past its limit costs the database nothing at all: a refusal
  * needs no more than who the bucket is, and admitting still runs every check.
+ *
+ * When a remembered refusal runs out, ONE request of this process asks the
+ * database (the probe); the others of that bucket wait for its answer rather
+ * than all asking at once, then are refused from memory again or ask in turn.
+ * A flood so costs a bounded number of statements a second (about two per
+ * emission interval), not one per request arriving during a round trip. A
+ * probe that never reaches {@link takeApiRequest} (its token revoked, a
+ * statement failed) frees the waiters after {@link PROBE_WAIT_MS}.
  */
-export function rememberedApiRefusal(database: Pick<Database, 'db'>, key: ApiRateBucketKey, now: Date): ApiRateDecision | null {
+export async function rememberedApiRefusal(
+  database: Pick<Database, 'db'>,
+  key: ApiRateBucketKey,
+  now: () => Date,
+): Promise<ApiRateDecision | null> {
   const refused = refusedBuckets(database.db);
   const bucketKey = bucketKeyOf(key);
-  const known = refused.get(bucketKey);
-  if (!known) return null;
-  if (now.getTime() < known.admitsAtMs) return decision({ ...known.row, admitted: 0 }, now.getTime());
-  refused.delete(bucketKey);
-  return null;
+  for (;;) {
+    const known = refused.get(bucketKey);
+    if (!known) return null;
+    const nowMs = now().getTime();
+    if (nowMs < known.admitsAtMs) return decision({ ...known.row, admitted: 0 }, nowMs);
+    if (!known.probe) {
+      known.probe = probeOf(known);
+      return null;
+    }
+    await known.probe.answered;
+  }
+}
+
+/** How long the requests waiting on a probe wait at most before one of them asks in its place. */
+const PROBE_WAIT_MS = 1_000;
+
+/** One request asking the database whether a refused bucket admits again; the others await `answered`. */
+interface Probe {
+  answered: Promise<void>;
+  settle(): void;
+}
+
+function probeOf(known: RefusedBucket): Probe {
+  let settle = () => {};
+  const answered = new Promise<void>((resolve) => {
+    settle = resolve;
+  });
+  const probe: Probe = {
+    answered,
+    settle() {
+      clearTimeout(timer);
+      if (known.probe === probe) known.probe = null;
+      settle();
+    },
+  };
+  const timer = setTimeout(() => probe.settle(), PROBE_WAIT_MS);
+  timer.unref();
+  return probe;
 }
 
 /**
- * Buckets this process saw refuse, with the moment each admits again, so a
- * flood past its limit costs no statement until then. Exact: a refusal does
- * not move a bucket, and other processes only move its `tat` later, so no
- * bucket admits sooner than its refusal computed, unless the operator raises
+ * Buckets this process saw empty (a refusal, or an admission that took the
+ * last request), with the moment each admits again, so a flood past its limit
+ * costs no statement until then. Exact: a refusal does not move a bucket, and
+ * other processes only move its `tat` later, so no bucket admits sooner than
+ * this process computed, unless the operator raises
  * the app's limit: {@link forgetRefusedBuckets} clears this process's memory at
  * once, and another process's lasts at most one emission interval
  * (1 / requests_per_second), the longest a refused bucket waits.
  */
-const refusedByHandle = new WeakMap<Kysely<Schema>, BoundedCache<string, { row: BucketRow; admitsAtMs: number }>>();
+const refusedByHandle = new WeakMap<Kysely<Schema>, BoundedCache<string, RefusedBucket>>();
+
+/** A bucket remembered refusing: the row that refused, when it admits again, and the request asking meanwhile. */
+interface RefusedBucket {
+  row: BucketRow;
+  admitsAtMs: number;
+  probe: Probe | null;
+}
 /** Buckets remembered per process: beyond, the oldest is forgotten and asks the database again. */
 const REFUSED_BUCKETS_KEPT = 10_000;
 
-function refusedBuckets(db: Kysely<Schema>): BoundedCache<string, { row: BucketRow; admitsAtMs: number }> {
+function refusedBuckets(db: Kysely<Schema>): BoundedCache<string, RefusedBucket> {
   let refused = refusedByHandle.get(db);
   if (!refused) {
     refused = new BoundedCache(REFUSED_BUCKETS_KEPT);
@@ -129,7 +187,11 @@ function refusedBuckets(db: Kysely<Schema>): BoundedCache<string, { row: BucketR
 
 /** An app's limit changed: this process asks the database again for every bucket it saw refuse. */
 export function forgetRefusedBuckets(db: Kysely<Schema>): void {
-  refusedByHandle.get(db)?.clear();
+  const refused = refusedByHandle.get(db);
+  if (!refused) return;
+  const probes = [...refused.values()].flatMap((known) => (known.probe ? [known.probe] : []));
+  refused.clear();
+  for (const probe of probes) probe.settle();
 }
 
 type Slot = 'clientId' | 'bucket' | 'now' | 'defaultRps' | 'defaultBurst';

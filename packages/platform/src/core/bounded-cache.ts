@@ -32,6 +32,10 @@ export class BoundedCache<K, V> {
     this.#entries.clear();
   }
 
+  values(): IterableIterator<V> {
+    return this.#entries.values();
+  }
+
   get size(): number {
     return this.#entries.size;
   }

@@ -12,7 +12,15 @@ export class PlatformError extends Error {
   readonly headers: Record<string, string>;
 
   constructor(slug: ErrorSlug, options: { message?: string; details?: ErrorDetail[]; headers?: Record<string, string> } = {}) {
-    super(options.message ?? ERROR_SLUGS[slug].message);
+    // A refusal (4xx) is an answer, not a fault: no stack is captured for it, which is most of what
+    // constructing an Error costs, and a flood of refusals is answered with less work. Faults keep theirs.
+    const stackTraceLimit = Error.stackTraceLimit;
+    if (ERROR_SLUGS[slug].status < 500) Error.stackTraceLimit = 0;
+    try {
+      super(options.message ?? ERROR_SLUGS[slug].message);
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit;
+    }
     this.name = 'PlatformError';
     this.slug = slug;
     this.statusCode = ERROR_SLUGS[slug].status;

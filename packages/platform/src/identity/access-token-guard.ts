@@ -51,7 +51,7 @@ export function requireAccessToken(scope: Scope | null): preHandlerAsyncHookHand
  */
 export async function verifiedAccessToken(
   request: FastifyRequest,
-  beforeDatabase?: (claims: TokenClaims) => void,
+  beforeDatabase?: (claims: TokenClaims) => Promise<void>,
 ): Promise<TokenClaims> {
   const { signer, database } = request.server.identity;
   const header = request.headers.authorization;
@@ -73,7 +73,7 @@ export async function verifiedAccessToken(
     throw error;
   }
   // What the caller can decide from the signed claims alone, before the first statement (D123).
-  beforeDatabase?.(claims);
+  await beforeDatabase?.(claims);
   if (!(await tokenFamilyIsLive(database.db, claims.fid))) throw refuse('IDENTITY_TOKEN_REVOKED');
   // D45: from a browser on another origin, only the token's own app's origins (servers send no Origin: no query).
   if (request.headers.origin !== undefined && !(await originAllowedForClient(request, claims.client_id))) {
@@ -94,12 +94,12 @@ function tenantOf(claims: TokenClaims, requested: string | string[] | undefined)
 
 function accessTokenGuardFor(scope: Scope | null): preHandlerAsyncHookHandler {
   return async function accessTokenGuard(this: unknown, request: FastifyRequest, reply: FastifyReply) {
-    const claims = await verifiedAccessToken(request, (signed) => {
+    const claims = await verifiedAccessToken(request, async (signed) => {
       // D123: a call this process saw its app go over the limit for this store with (right scope, known
       // store) gets its 429 before the revocation read; any other refusal is left to the checks below.
       if (scope && !signed.scope.split(' ').includes(scope)) return;
       const tenantId = tenantOf(signed, request.headers['x-tenant-id']);
-      if (typeof tenantId === 'string') refuseRememberedApiRequest(request, reply, signed.client_id, tenantId);
+      if (typeof tenantId === 'string') await refuseRememberedApiRequest(request, reply, signed.client_id, tenantId);
     });
     const scopes = new Set(claims.scope.split(' ').filter(Boolean));
     if (scope && !scopes.has(scope)) {

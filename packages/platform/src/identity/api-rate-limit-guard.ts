@@ -31,9 +31,14 @@ export async function admitApiRequest(
  * revocation read. A bucket not remembered refusing is left to
  * {@link admitApiRequest}, after every other check.
  */
-export function refuseRememberedApiRequest(request: FastifyRequest, reply: FastifyReply, clientId: string, bucket: string): void {
+export async function refuseRememberedApiRequest(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  clientId: string,
+  bucket: string,
+): Promise<void> {
   const { platform } = request.server;
-  const refused = rememberedApiRefusal(platform.database, { clientId, bucket }, platform.clock.now());
+  const refused = await rememberedApiRefusal(platform.database, { clientId, bucket }, () => platform.clock.now());
   if (!refused) return;
   reply.headers(rateLimitHeaders(refused));
   throw overTheLimit(refused);

@@ -133,15 +133,13 @@ async function admitStoreUpload(
  * (no statement): checked before the store is looked up, so a store sending
  * uploads without pause is answered with no database work at all (D124).
  */
-function refuseRememberedStoreUpload(
+async function refuseRememberedStoreUpload(
   platform: FastifyInstance['shipping'],
   store: string,
   limits: UploadLimits,
   reply: FastifyReply,
-): void {
-  const refused = rememberedApiRefusal(
-    platform.database,
-    { clientId: STORE_UPLOADS_BUCKET, bucket: store },
+): Promise<void> {
+  const refused = await rememberedApiRefusal(platform.database, { clientId: STORE_UPLOADS_BUCKET, bucket: store }, () =>
     platform.clock.now(),
   );
   if (refused) throw uploadsTooFast(refused, limits, reply);
@@ -524,7 +522,7 @@ function putTable(platform: ShippingServices, scope: TableScope, limits: UploadL
     const bodyLimitName = format === 'xlsx' ? 'workbookBytes' : 'csvBytes';
     const body = request.body as CsvBody;
     const store = scope.storeNamed(request);
-    if (store !== null) refuseRememberedStoreUpload(platform, store, limits, reply);
+    if (store !== null) await refuseRememberedStoreUpload(platform, store, limits, reply);
     const owner = await scope.ownerOf(request);
     if (owner !== MARKETPLACE_OWNER) await admitStoreUpload(platform, owner, limits, reply);
     const { table_id: tableId } = request.params as { table_id: string };
