@@ -21,6 +21,11 @@ export interface ApiRateDecision {
   resetSeconds: number;
   /** Refused: whole seconds until one request would be admitted (at least 1). */
   retryAfterSeconds: number;
+  /**
+   * Refused, and not the first refusal this process answered since the bucket last admitted: the
+   * caller did not wait for the `Retry-After` it was given (an upload's connection is then closed).
+   */
+  repeated?: boolean;
 }
 
 /** Whose bucket a request takes from: the app and the store it acts for (or `seller:<id>` without one). */
@@ -81,7 +86,7 @@ export async function takeApiRequest(
   // When the bucket admits next, from its row: refused, or admitted with nothing left, it is later than now.
   const interval = 1000 / Number(row.requests_per_second);
   const admitsAtMs = Number(row.tat) - (Number(row.burst) - 1) * interval;
-  if (admitsAtMs > now.getTime()) refused.set(bucketKey, { row, admitsAtMs, probe: null });
+  if (admitsAtMs > now.getTime()) refused.set(bucketKey, { row, admitsAtMs, probe: null, refusals: taken.admitted ? 0 : 1 });
   else if (asked) refused.delete(bucketKey);
   // The requests of this process that waited for this answer ask again: remembered refused, or free to ask.
   asked?.probe?.settle();
@@ -119,7 +124,10 @@ export async function rememberedApiRefusal(
     const known = refused.get(bucketKey);
     if (!known) return null;
     const nowMs = now().getTime();
-    if (nowMs < known.admitsAtMs) return decision({ ...known.row, admitted: 0 }, nowMs);
+    if (nowMs < known.admitsAtMs) {
+      known.refusals += 1;
+      return { ...decision({ ...known.row, admitted: 0 }, nowMs), repeated: known.refusals > 1 };
+    }
     if (!known.probe) {
       known.probe = probeOf(known);
       return null;
@@ -167,11 +175,13 @@ function probeOf(known: RefusedBucket): Probe {
  */
 const refusedByHandle = new WeakMap<Kysely<Schema>, BoundedCache<string, RefusedBucket>>();
 
-/** A bucket remembered refusing: the row that refused, when it admits again, and the request asking meanwhile. */
+/** A bucket remembered empty: the row that said so, when it admits again, and the request asking meanwhile. */
 interface RefusedBucket {
   row: BucketRow;
   admitsAtMs: number;
   probe: Probe | null;
+  /** Refusals answered since the bucket last admitted. */
+  refusals: number;
 }
 /** Buckets remembered per process: beyond, the oldest is forgotten and asks the database again. */
 const REFUSED_BUCKETS_KEPT = 10_000;

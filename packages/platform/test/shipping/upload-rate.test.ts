@@ -20,7 +20,7 @@ describe.each(testDatabaseTargets())('a store’s upload rate on $dialect', (tar
   });
   afterAll(() => platform?.close());
 
-  it("D96: past its upload burst a store gets 429 with Retry-After before its body is read (a large one's connection closed), the table unchanged; another store and the marketplace upload as before; the bucket refills with the clock", async () => {
+  it("D96: past its upload burst a store gets 429 with Retry-After before its body is read (a large one's connection closed, and any one's sent again before the Retry-After), the table unchanged; another store and the marketplace upload as before; the bucket refills with the clock", async () => {
     for (let i = 0; i < RATE.storeUploadBurst; i++)
       expect((await putTable(platform, hostile, `t${i}`, TABLE)).statusCode).toBe(201);
 
@@ -30,6 +30,10 @@ describe.each(testDatabaseTargets())('a store’s upload rate on $dialect', (tar
     // A small body is dropped as it arrives, so its sender reads the 429; a large one's connection is closed unread.
     expect(refused.headers.connection).not.toBe('close');
     expect(refused.json()).toMatchObject({ slug: 'RATE_LIMITED', message: expect.stringContaining('uploads') });
+    // Sent again without waiting for the Retry-After: refused as before, and this time its connection is closed.
+    const impatient = await putTable(platform, hostile, 'late', TABLE);
+    expect(impatient.statusCode).toBe(429);
+    expect(impatient.headers.connection).toBe('close');
     const large = await putTable(
       platform,
       hostile,

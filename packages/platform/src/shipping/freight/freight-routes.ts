@@ -102,7 +102,12 @@ async function* capped(stream: Readable, limit: number, name: 'csvBytes' | 'work
 
 /** Whose bucket a store's uploads take from, beside the apps' API buckets (a name no client id has). */
 const STORE_UPLOADS_BUCKET = 'feira:freight-uploads';
-/** A refused body up to this size is read and dropped, so its sender gets the 429; a larger one's connection is closed. */
+/**
+ * A refused body up to this size is read and dropped, so its sender gets the 429; a larger one's
+ * connection is closed, and so is any refused upload's once its store was refused before without
+ * waiting for the `Retry-After` it was given (reading those bodies is most of what a store sending
+ * files without pause would cost the platform).
+ */
 const DRAINED_REFUSAL_BYTES = 1024 * 1024;
 
 /**
@@ -111,7 +116,8 @@ const DRAINED_REFUSAL_BYTES = 1024 * 1024;
  * sending hostile files without pause gets 429 before its body is read. A
  * large body's connection is closed rather than drained, so what it sends
  * costs the platform nothing more; a small one is dropped as it arrives so its
- * sender reads the 429 (docs/security.md, "Tenant isolation").
+ * sender reads the 429, unless it was refused already and did not wait
+ * (docs/security.md, "Tenant isolation").
  */
 async function admitStoreUpload(
   platform: FastifyInstance['shipping'],
@@ -147,7 +153,7 @@ async function refuseRememberedStoreUpload(
 
 function uploadsTooFast(taken: ApiRateDecision, limits: UploadLimits, reply: FastifyReply): PlatformError {
   const declared = Number(reply.request.headers['content-length']);
-  if (!(declared <= DRAINED_REFUSAL_BYTES)) reply.header('connection', 'close');
+  if (!(declared <= DRAINED_REFUSAL_BYTES) || taken.repeated) reply.header('connection', 'close');
   return refuse('SHIPPING_UPLOADS_TOO_FAST', {
     perSecond: limits.storeUploadsPerSecond,
     burst: limits.storeUploadBurst,
