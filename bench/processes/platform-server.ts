@@ -147,7 +147,10 @@ async function tallyStatements(pgPool: NonNullable<typeof database.pgPool>): Pro
   proto.query = function (this: unknown, ...args: unknown[]) {
     if (!statementTally.on) return query.apply(this, args);
     const first = args[0] as string | { text?: string; name?: string };
-    const text = (typeof first === 'string' ? first : (first?.name ?? first?.text ?? '?')).replace(/\s+/g, ' ').trim().slice(0, 70);
+    const text = (typeof first === 'string' ? first : (first?.name ?? first?.text ?? '?'))
+      .replace(/\s+/g, ' ')
+      .trim()
+      .slice(0, 70);
     const started = performance.now();
     const done = () => {
       const entry = statementTally.byText.get(text) ?? { count: 0, totalMs: 0 };

@@ -197,7 +197,7 @@ describe.each(testDatabaseTargets())('work per request on $dialect (D79)', (targ
     expect(later.result.statusCode).toBe(200);
   });
 
-  it("spec-notes I20: when a remembered refusal runs out, one request of a flood asks the database for all; the others wait for its answer and are refused from memory (D159)", async () => {
+  it('spec-notes I20: when a remembered refusal runs out, one request of a flood asks the database for all; the others wait for its answer and are refused from memory (D159)', async () => {
     const { clientId } = await platform.createClient();
     const limited = await platform.mintAccessToken({ tenants: [tenantId], scopes: ['open:order-order:read'], clientId });
     await platform.app.inject({
