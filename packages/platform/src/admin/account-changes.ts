@@ -128,7 +128,7 @@ export async function addStore(
 }
 
 export async function renameStore(db: Kysely<Schema>, sellerId: string, tenantId: string, name: string): Promise<void> {
-  if (!(await renameTenant(db, sellerId, tenantId, name))) throw refuse('ADMIN_STORE_NOT_FOUND');
+  if (!(await renameTenant(db, sellerId, tenantId, name))) throw refuse('ACCOUNT_STORE_NOT_FOUND');
 }
 
 export interface StoreDeletion {
@@ -139,7 +139,7 @@ export interface StoreDeletion {
 export async function deleteStore(database: Database, sellerId: string, tenantId: string): Promise<StoreDeletion> {
   const { db } = database;
   const stores = await listTenantsOfSeller(db, sellerId);
-  if (!stores.some((store) => store.id === tenantId)) throw refuse('ADMIN_STORE_NOT_FOUND');
+  if (!stores.some((store) => store.id === tenantId)) throw refuse('ACCOUNT_STORE_NOT_FOUND');
   // Freight tables are keyed by owner, not a foreign key: removed first, as for a deleted seller.
   await deleteFreightTablesOf(database, [tenantId]);
   return db.transaction().execute(async (trx) => {

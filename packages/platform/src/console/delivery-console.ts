@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { refuse } from '../core/refusals.js';
 import { requestTranslator } from '../i18n/i18n.js';
 import { csrfTokenValid } from '../identity/index.js';
 import { redeliverDelivery, visibleDelivery, type WebhookViewer } from '../webhooks/index.js';
@@ -67,12 +68,11 @@ async function deliveryRoutes(app: FastifyInstance, kit: ConsoleKit): Promise<vo
     async (request, reply) => {
       const seller = await kit.signedIn(request);
       const store = seller?.tenants.find((s) => s.id === request.params.tenantId);
-      if (!seller || !store)
-        return reply.code(404).send({ message: 'Not found', slug: 'NOT_FOUND', details: [], request_id: request.id });
+      if (!seller || !store) throw refuse('CONSOLE_LIVE_NOT_FOUND');
       const viewer: WebhookViewer = { tenantIds: [store.id], clientId: null, bySession: true };
       const t = requestTranslator(request);
       const first = await visibleDelivery(db, viewer, request.params.id);
-      if (!first) return reply.code(404).send({ message: 'Not found', slug: 'NOT_FOUND', details: [], request_id: request.id });
+      if (!first) throw refuse('CONSOLE_LIVE_NOT_FOUND');
       kit.liveRegion(request, reply, {
         event: 'attempts',
         first,

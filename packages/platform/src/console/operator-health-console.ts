@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_CLOCK_STEP_MS } from '../admin/clock-routes.js';
 import { durationMs } from '../core/duration.js';
-import { PlatformError } from '../core/platform-error.js';
-import { requestTranslator } from '../i18n/i18n.js';
+import { requestTranslator, translatedRefusal } from '../i18n/i18n.js';
 import { outboxEventsInWindow } from '../records/index.js';
 import { quoteLatenciesSince } from '../shipping/index.js';
 import { deliveriesInWindow, deliveryAttemptsSince } from '../webhooks/index.js';
@@ -75,7 +74,7 @@ export function advanceSandboxClock(app: FastifyInstance, kit: ConsoleKit, opera
     if (!(await guard(request, reply, '/console/operator/health'))) return reply;
     const t = requestTranslator(request);
     const sandboxClock = platform.sandboxClock;
-    if (!sandboxClock) throw new PlatformError('FORBIDDEN', { message: t.text('operator.clock.sandboxOnly') });
+    if (!sandboxClock) throw translatedRefusal(t, 'CONSOLE_CLOCK_SANDBOX_ONLY');
     const ms = durationMs(field(request.body, 'duration', 40));
     if (ms === null || ms < 1000 || ms > MAX_CLOCK_STEP_MS)
       return healthPage(request, reply, { error: t.text('operator.clock.invalid') });

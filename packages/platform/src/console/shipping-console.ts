@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import { listTenantsOfSeller } from '../accounts/index.js';
-import { invalidParameter, PlatformError } from '../core/platform-error.js';
+import { refuse, refuseField } from '../core/refusals.js';
 import { documentedList, documentedObject, errorResponse } from '../http/openapi-document.js';
 import { StoreParams } from '../http/route-params.js';
 import { requestTranslator } from '../i18n/i18n.js';
@@ -230,7 +230,7 @@ function deleteTable(app: FastifyInstance, kit: ConsoleKit) {
 /** The stores of the console session's seller; a 401 without one. */
 async function sessionTenants(db: Database['db'], request: FastifyRequest): Promise<string[]> {
   const sellerId = await sessionSellerId(request);
-  if (!sellerId) throw new PlatformError('UNAUTHORIZED', { message: 'Sign in to the console first' });
+  if (!sellerId) throw refuse('SHIPPING_SIGN_IN_REQUIRED');
   return (await listTenantsOfSeller(db, sellerId)).map((tenant) => tenant.id);
 }
 
@@ -288,9 +288,9 @@ function getQuoteStats(app: FastifyInstance) {
   const { db } = platform.database;
   return async function getQuoteStats(request: FastifyRequest<QuoteStatsRequest>) {
     const tenants = await sessionTenants(db, request);
-    if (!tenants.includes(request.query.tenant_id)) throw new PlatformError('NOT_FOUND', { message: 'Store not found' });
+    if (!tenants.includes(request.query.tenant_id)) throw refuse('ACCOUNT_STORE_NOT_FOUND');
     const window = request.query.window ?? '1h';
-    if (!isQuoteWindow(window)) throw invalidParameter('window', 'query', 'must be 1h or 24h');
+    if (!isQuoteWindow(window)) throw refuseField('SHIPPING_QUOTE_WINDOW_INVALID', 'window', 'query');
     await app.shipping.quoteLog.flush();
     return quoteStats(await app.shipping.quoteLog.store.reader(), request.query.tenant_id, platform.clock.now(), window);
   };

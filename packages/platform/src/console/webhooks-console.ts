@@ -2,6 +2,7 @@ import { TOPIC_NAMES } from '@feira/contract';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import { clientNamesById } from '../accounts/index.js';
+import { refuse } from '../core/refusals.js';
 import { StoreParams } from '../http/route-params.js';
 import { requestTranslator, type Translator } from '../i18n/i18n.js';
 import { csrfTokenValid } from '../identity/index.js';
@@ -434,8 +435,7 @@ function liveDeliveries(platform: Platform, kit: ConsoleKit) {
   ) {
     const seller = await kit.signedIn(request);
     const store = seller?.tenants.find((s) => s.id === request.params.tenantId);
-    if (!seller || !store)
-      return reply.code(404).send({ message: 'Not found', slug: 'NOT_FOUND', details: [], request_id: request.id });
+    if (!seller || !store) throw refuse('CONSOLE_LIVE_NOT_FOUND');
     const t = requestTranslator(request);
     const { filters } = logFilters(request.query, t.timeZone);
     const fingerprint = (rows: DeliveryRowView[]) =>

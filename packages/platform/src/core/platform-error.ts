@@ -4,6 +4,8 @@ import { ERROR_SLUGS, type ErrorDetail, type ErrorSlug } from '@feira/contract';
  * The one error class of the platform APIs (spec-notes L9). `slug` narrows
  * in a switch and decides the HTTP status; the error handler renders it as
  * `{message, slug, details[]}`. Never put a token, secret or password in it.
+ * It is built by core/refusals.ts from a code of the catalogue, and nowhere
+ * else (refusals.test.ts).
  */
 export class PlatformError extends Error {
   readonly slug: ErrorSlug;
@@ -27,14 +29,4 @@ export class PlatformError extends Error {
     this.details = options.details ?? [];
     this.headers = options.headers ?? {};
   }
-}
-
-/** A 422 naming one field, the most common platform error. */
-export function invalidParameter(
-  field: string,
-  location: 'body' | 'query' | 'path' | 'header',
-  message: string,
-  slug = 'INVALID_PARAMETER_VALUE',
-): PlatformError {
-  return new PlatformError('UNPROCESSABLE_ENTITY', { details: [{ field, location, message, slug }] });
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ERROR_SLUGS } from '@feira/contract';
 import { describe, expect, it } from 'vitest';
+import { CATALOGUES, translatedRefusal, translator } from '../i18n/i18n.js';
 import { REFUSALS, type RefusalCode, refusalDetail, refuse, refuseDetails, refuseField } from './refusals.js';
 
 const SRC = fileURLToPath(new URL('../', import.meta.url));
@@ -63,13 +64,38 @@ describe('the refusal catalogue', () => {
     expect(written).toBe(table());
   });
 
-  it('D158: identity, webhooks, shipping and accounts throw only codes of the catalogue (no error built where it is thrown)', () => {
-    const inline = /new PlatformError\(|\binvalidParameter\(/;
-    const offenders = ['identity', 'webhooks', 'shipping', 'accounts']
-      .flatMap((area) => sources(join(SRC, area)))
+  it('D158, D160: no source builds an error where it throws it: every refusal is a code of the catalogue', () => {
+    // A PlatformError built by hand, or an error body sent with a message written there (the console's live regions
+    // sent their 404s so); an answer with more than the error shape takes its message from a code (D158).
+    const inline = /new PlatformError\(|\.send\(\{\s*message:\s*['"`]/;
+    const offenders = sources()
+      .filter((file) => !file.endsWith(join('core', 'platform-error.ts')))
       .filter((file) => inline.test(readFileSync(file, 'utf8')))
       .map((file) => file.slice(SRC.length));
     expect(offenders).toEqual([]);
+  });
+
+  it('D160: a refusal the console translates has its English from the catalogue and keeps its slug, status and headers', () => {
+    const english = translatedRefusal(translator('en'), 'CONSOLE_CLOCK_SANDBOX_ONLY');
+    const portuguese = translatedRefusal(translator('pt-BR'), 'CONSOLE_CLOCK_SANDBOX_ONLY');
+    expect([english.statusCode, english.slug, english.message]).toEqual([
+      403,
+      'FORBIDDEN',
+      'The platform clock can be moved only in sandbox mode.',
+    ]);
+    expect([portuguese.statusCode, portuguese.slug, portuguese.message]).toEqual([
+      403,
+      'FORBIDDEN',
+      'O relógio da plataforma só pode ser avançado no modo sandbox.',
+    ]);
+    // Every `refusal.<code>` of the console catalogues names a code, and its English is that code's message.
+    const translated = Object.entries(CATALOGUES.en).filter(([key]) => key.startsWith('refusal.'));
+    expect(translated.length).toBeGreaterThan(0);
+    for (const [key, text] of translated) {
+      const code = key.slice('refusal.'.length);
+      expect(code in REFUSALS, key).toBe(true);
+      expect(text, key).toBe(REFUSALS[code as RefusalCode].message);
+    }
   });
 
   it('D158: every text of a refusal takes its values: the title, the detail slug, and the headers, where {message} is the error message', () => {

@@ -36,9 +36,10 @@ const STORELESS_TOKEN =
  * docs/errors.md lists them (generated: `FEIRA_WRITE_DOCS=1 npx vitest run
  * packages/platform/src/core/refusals.test.ts`), and that test fails on a code
  * declared and never used, or used and not declared. Areas in it: lists,
- * records, the admin API, identity, webhooks, shipping (freight included) and
- * accounts; the token endpoint answers RFC 6749's shape (identity/oauth-error.ts)
- * and the quote protocol its own.
+ * records, the admin API, identity, webhooks, shipping (freight included),
+ * accounts, the HTTP layer and the console's answers that are not pages; the
+ * token endpoint answers RFC 6749's shape (identity/oauth-error.ts) and the
+ * quote protocol its own.
  */
 export const REFUSALS = {
   // Lists (spec-notes L1–L9): each names one query parameter; a query's problems come back together in one 422.
@@ -158,6 +159,8 @@ export const REFUSALS = {
     detail: 'INVALID_PARAMETER_VALUE',
     message: 'is not a valid date-time (a day, hour or zone out of range)',
   },
+  /** Over one detail per refused parameter (the LIST_… codes above): the error's message is its slug's. */
+  LIST_QUERY_INVALID: { slug: 'UNPROCESSABLE_ENTITY', message: ERROR_SLUGS.UNPROCESSABLE_ENTITY.message },
 
   // Records (spec-notes R1, W6): the admin and seller record APIs.
   RECORD_NOT_FOUND: { slug: 'NOT_FOUND', message: '{what} not found' },
@@ -186,7 +189,6 @@ export const REFUSALS = {
     headers: { 'www-authenticate': 'Bearer realm="feira-admin"' },
   },
   ADMIN_SELLER_NOT_FOUND: { slug: 'NOT_FOUND', message: 'Seller not found' },
-  ADMIN_STORE_NOT_FOUND: { slug: 'NOT_FOUND', message: 'Store not found' },
   ADMIN_CLIENT_NOT_FOUND: { slug: 'NOT_FOUND', message: 'Client not found' },
   ADMIN_CLOCK_SANDBOX_ONLY: {
     slug: 'FORBIDDEN',
@@ -298,6 +300,8 @@ export const REFUSALS = {
   IDENTITY_SESSION_CSRF_INVALID: { slug: 'FORBIDDEN', message: 'The X-CSRF-Token header is missing or wrong' },
 
   // Accounts: the seller accounts and the client registration rules (the admin API and the operator console).
+  /** A store that does not exist, or that is not one of the console session's seller's. */
+  ACCOUNT_STORE_NOT_FOUND: { slug: 'NOT_FOUND', message: 'Store not found' },
   ACCOUNT_LOGIN_TAKEN: {
     slug: 'CONFLICT',
     title: 'A seller with this login already exists',
@@ -535,6 +539,12 @@ export const REFUSALS = {
   },
   /** A checkout's 409 when no method answers: `reason` is the shipping-unavailable reason's message, shown to the buyer. */
   SHIPPING_CHECKOUT_UNAVAILABLE: { slug: 'CONFLICT', title: '{reason}', detail: 'SHIPPING_UNAVAILABLE', message: '{reason}' },
+  /** The console's quote statistics (spec-notes Q7) are bucketed over the last hour or the last day. */
+  SHIPPING_QUOTE_WINDOW_INVALID: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'must be 1h or 24h',
+  },
   SHIPPING_CHOICE_NOT_OFFERED: {
     slug: 'CONFLICT',
     title: 'The chosen delivery option is not offered by the checkout quote',
@@ -542,7 +552,7 @@ export const REFUSALS = {
     message: 'is not among the options shown now',
   },
   // Freight tables (spec-notes Q9, D62, D124): the uploads and their bounds.
-  /** The seller routes of freight tables answer the console's session only. */
+  /** The seller routes of freight tables and of the quote log answer the console's session only. */
   SHIPPING_SIGN_IN_REQUIRED: { slug: 'UNAUTHORIZED', message: 'Sign in to the console first' },
   SHIPPING_UPLOAD_MEDIA_TYPE: {
     slug: 'UNSUPPORTED_MEDIA_TYPE',
@@ -621,6 +631,38 @@ export const REFUSALS = {
     detail: 'INVALID_PARAMETER_VALUE',
     message: 'sheet "{sheet}", row {line}, column {column}: {problem}',
   },
+
+  // The HTTP layer (http/): refusals made before any route runs, and the metrics endpoint.
+  /** With --metrics-token (docs/security.md, metrics disclosure), Prometheus sends it as a bearer token. */
+  HTTP_METRICS_TOKEN_REQUIRED: {
+    slug: 'UNAUTHORIZED',
+    message: 'The metrics token is required',
+    headers: { 'www-authenticate': 'Bearer realm="feira-metrics"' },
+  },
+  /** RFC 8259 §8.1: JSON exchanged between systems is UTF-8; the detail names the `charset` the request gave. */
+  HTTP_JSON_NOT_UTF8: {
+    slug: 'UNSUPPORTED_MEDIA_TYPE',
+    title: 'JSON bodies must be UTF-8',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'charset {charset} is not UTF-8',
+  },
+  /** RFC 8259 §4: a name given twice in one object, which JSON.parse would silently read as its last value. */
+  HTTP_JSON_KEY_REPEATED: { slug: 'BAD_REQUEST', detail: 'DUPLICATE_KEY', message: 'appears more than once in one object' },
+  /** PostgreSQL text cannot hold U+0000: refused in path, query and body alike on both databases. */
+  HTTP_NUL_CHARACTER: {
+    slug: 'UNPROCESSABLE_ENTITY',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'must not contain the NUL character (U+0000)',
+  },
+
+  // The console's answers that are not pages: its live regions (server-sent events) and the operator's forms.
+  /** A live region of a store or delivery the session cannot see: the slug's own message, as a missing route's. */
+  CONSOLE_LIVE_NOT_FOUND: { slug: 'NOT_FOUND', message: ERROR_SLUGS.NOT_FOUND.message },
+  /**
+   * The operator console answers it in its reader's language: its text is the console catalogues'
+   * `refusal.CONSOLE_CLOCK_SANDBOX_ONLY`, whose English is this message (i18n's `translatedRefusal`).
+   */
+  CONSOLE_CLOCK_SANDBOX_ONLY: { slug: 'FORBIDDEN', message: 'The platform clock can be moved only in sandbox mode.' },
 } as const satisfies Record<string, Refusal>;
 
 export type RefusalCode = keyof typeof REFUSALS;
@@ -690,6 +732,14 @@ function refusalError(
 export function refuse<C extends RefusalCode>(code: C, ...values: RefusalValues<C>): PlatformError {
   const given = values[0] ?? {};
   return refusalError(REFUSALS[code], given, refusalMessage(code, ...values), []);
+}
+
+/**
+ * The error of a refusal that names no field, in its reader's language: `text` is the code's message as the
+ * console's catalogues translate it (i18n's `translatedRefusal`); the slug and the headers are the code's.
+ */
+export function refuseTranslated<C extends RefusalCode>(code: C, text: string, ...values: RefusalValues<C>): PlatformError {
+  return refusalError(REFUSALS[code], values[0] ?? {}, text, []);
 }
 
 /** The error of a refusal whose fields are each a refusal of their own (`refusalDetail`): the code's message over them. */

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { PlatformError } from '../core/platform-error.js';
+import { refuseField } from '../core/refusals.js';
 
 /**
  * The first key that appears twice in one object of a JSON text, or null.
@@ -64,36 +64,13 @@ export function installJsonBodyParser(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request: FastifyRequest, body, done) => {
     const charset = CHARSET.exec(request.headers['content-type'] ?? '')?.[1]?.toLowerCase();
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-      done(
-        new PlatformError('UNSUPPORTED_MEDIA_TYPE', {
-          message: 'JSON bodies must be UTF-8',
-          details: [
-            {
-              field: 'content-type',
-              location: 'header',
-              message: `charset ${charset} is not UTF-8`,
-              slug: 'INVALID_PARAMETER_VALUE',
-            },
-          ],
-        }),
-        undefined,
-      );
+      done(refuseField('HTTP_JSON_NOT_UTF8', 'content-type', 'header', { charset }), undefined);
       return;
     }
     defaultParser(request, body as string, (error, value) => {
       if (error) return done(error, undefined);
       const duplicate = firstDuplicateKey(body as string);
-      if (duplicate !== null) {
-        return done(
-          new PlatformError('BAD_REQUEST', {
-            message: 'Bad request',
-            details: [
-              { field: duplicate, location: 'body', message: 'appears more than once in one object', slug: 'DUPLICATE_KEY' },
-            ],
-          }),
-          undefined,
-        );
-      }
+      if (duplicate !== null) return done(refuseField('HTTP_JSON_KEY_REPEATED', duplicate, 'body'), undefined);
       done(null, value);
     });
   });

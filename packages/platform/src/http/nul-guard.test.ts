@@ -56,9 +56,11 @@ describe.each(testDatabaseTargets())('NUL characters in requests on $dialect', (
     const headers = url.startsWith('/admin') ? admin : url.startsWith('/v1') ? { authorization: `Bearer ${sellerToken}` } : {};
     const response = await platform.app.inject({ method, url, headers, ...(payload ? { payload } : {}) });
     expect(response.statusCode).toBe(422);
-    expect(response.json()).toMatchObject({
+    expect(response.json()).toEqual({
+      message: 'Unprocessable entity',
       slug: 'UNPROCESSABLE_ENTITY',
-      details: [{ field, location, message: 'must not contain the NUL character (U+0000)' }],
+      details: [{ field, location, message: 'must not contain the NUL character (U+0000)', slug: 'INVALID_PARAMETER_VALUE' }],
+      request_id: expect.any(String),
     });
   });
 

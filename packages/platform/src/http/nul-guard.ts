@@ -1,9 +1,7 @@
-import type { ErrorDetail } from '@feira/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { PlatformError } from '../core/platform-error.js';
+import { refuseField } from '../core/refusals.js';
 
 const NUL = '\u0000';
-const MESSAGE = 'must not contain the NUL character (U+0000)';
 
 /** A place in a parsed request part: its key and its parent, so a path is built only when one is reported. */
 interface Place {
@@ -41,7 +39,7 @@ export function findNul(value: unknown): string | null {
   return null;
 }
 
-const PARTS: Array<[keyof Pick<FastifyRequest, 'params' | 'query' | 'body'>, ErrorDetail['location']]> = [
+const PARTS: Array<[keyof Pick<FastifyRequest, 'params' | 'query' | 'body'>, 'path' | 'query' | 'body']> = [
   ['params', 'path'],
   ['query', 'query'],
   ['body', 'body'],
@@ -65,11 +63,7 @@ export function installNulGuard(app: FastifyInstance): void {
     for (const [part, location] of PARTS) {
       if (part === 'body' ? request.body === undefined : !encodedNul) continue;
       const field = findNul(request[part]);
-      if (field !== null) {
-        throw new PlatformError('UNPROCESSABLE_ENTITY', {
-          details: [{ field, location, message: MESSAGE, slug: 'INVALID_PARAMETER_VALUE' }],
-        });
-      }
+      if (field !== null) throw refuseField('HTTP_NUL_CHARACTER', field, location);
     }
   });
 }

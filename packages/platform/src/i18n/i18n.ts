@@ -1,6 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { IntlMessageFormat } from 'intl-messageformat';
 import Negotiator from 'negotiator';
+import type { PlatformError } from '../core/platform-error.js';
+import { type RefusalCode, refuseTranslated } from '../core/refusals.js';
 import { en, type MessageKey } from './messages-en.js';
 import { ptBR } from './messages-pt-br.js';
 
@@ -148,6 +150,23 @@ export function translator(locale: Locale, timeZone = 'UTC'): Translator {
     number: (value) => numbers.format(value),
     dateTime: (value) => dates.format(typeof value === 'string' ? new Date(value) : value),
   };
+}
+
+/** The codes of the catalogue (core/refusals.ts) the console catalogues translate, each as `refusal.<code>`. */
+type TranslatedRefusal = MessageKey extends infer Key
+  ? Key extends `refusal.${infer Code extends RefusalCode}`
+    ? Code
+    : never
+  : never;
+
+/**
+ * A refusal of the catalogue in the translator's language: the code's slug,
+ * status and headers, its message the console catalogues' `refusal.<code>`
+ * (in English, the catalogue's own message). For the console's answers that
+ * are not pages but are read by the operator or seller who sent the form.
+ */
+export function translatedRefusal(t: Pick<Translator, 'text'>, code: TranslatedRefusal): PlatformError {
+  return refuseTranslated(code, t.text(`refusal.${code}`));
 }
 
 /** The request's language and time zone. */

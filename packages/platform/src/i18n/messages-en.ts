@@ -1,6 +1,11 @@
+import { REFUSALS } from '../core/refusals.js';
+
 /**
  * English catalogue (ICU MessageFormat). Every key here must exist in
  * messages-pt-br.ts and the other way round (i18n.test.ts fails otherwise).
+ * A `refusal.<code>` entry is a refusal of the catalogue (core/refusals.ts)
+ * the console answers in its reader's language (`translatedRefusal`): its
+ * English is the catalogue's message, written there once.
  */
 export const en = {
   'lang.name': 'English',
@@ -426,7 +431,7 @@ export const en = {
   'operator.clock.hint': 'Whole days, hours, minutes and seconds, such as 2h, 90m or 1d12h; at most 366 days at a time.',
   'operator.clock.moved': 'The clock was moved forward.',
   'operator.clock.invalid': 'Write the step as days, hours, minutes and seconds, such as 2h or 1d12h, from 1 second to 366 days.',
-  'operator.clock.sandboxOnly': 'The platform clock can be moved only in sandbox mode.',
+  'refusal.CONSOLE_CLOCK_SANDBOX_ONLY': REFUSALS.CONSOLE_CLOCK_SANDBOX_ONLY.message,
   'health.intro': "The last hour, minute by minute, from the platform's own tables.",
   'health.chart.backlog': 'Waiting (events + deliveries)',
   'health.chart.oldest': 'Oldest waiting (s)',

@@ -430,7 +430,7 @@ export const ptBR: Record<MessageKey, string> = {
   'operator.clock.hint': 'Dias, horas, minutos e segundos inteiros, como 2h, 90m ou 1d12h; no máximo 366 dias de cada vez.',
   'operator.clock.moved': 'O relógio foi avançado.',
   'operator.clock.invalid': 'Escreva o avanço em dias, horas, minutos e segundos, como 2h ou 1d12h, de 1 segundo a 366 dias.',
-  'operator.clock.sandboxOnly': 'O relógio da plataforma só pode ser avançado no modo sandbox.',
+  'refusal.CONSOLE_CLOCK_SANDBOX_ONLY': 'O relógio da plataforma só pode ser avançado no modo sandbox.',
   'health.intro': 'A última hora, minuto a minuto, a partir das tabelas da própria plataforma.',
   'health.chart.backlog': 'Em espera (eventos + entregas)',
   'health.chart.oldest': 'Mais antigo em espera (s)',

@@ -252,7 +252,7 @@ describe.each(testDatabaseTargets())('list conventions on $dialect', (target) =>
       const url = query.startsWith('status') ? `${ORDERS}?${query}` : `${PRODUCTS}?${query}`;
       const { status, body } = await list(url);
       expect(status).toBe(422);
-      expect(body.slug).toBe('UNPROCESSABLE_ENTITY');
+      expect([body.message, body.slug]).toEqual(['Unprocessable entity', 'UNPROCESSABLE_ENTITY']);
       expect(body.details).toContainEqual(expect.objectContaining({ field, location: 'query' }));
     });
   });

@@ -9,8 +9,7 @@ import {
   LIST_QUERY_PARAMETERS,
   PAGE_MAX_OFFSET,
 } from '@feira/contract';
-import { PlatformError } from '../core/platform-error.js';
-import { type RefusalCode, type RefusalValues, refusalDetail } from '../core/refusals.js';
+import { type RefusalCode, type RefusalValues, refusalDetail, refuseDetails } from '../core/refusals.js';
 import { parseFieldValue } from './field-values.js';
 import { DEFAULT_OPERATORS, type ListField, type ListResource } from './list-resource.js';
 
@@ -207,6 +206,6 @@ export function parseListQuery(resource: ListDeclaration, query: unknown): Parse
   const filters = filterPairs
     .slice(0, MAX_FILTER_PARAMETERS)
     .flatMap(([name, raw]) => parseFilter(resource, name, raw, fail) ?? []);
-  if (details.length > 0) throw new PlatformError('UNPROCESSABLE_ENTITY', { details });
+  if (details.length > 0) throw refuseDetails('LIST_QUERY_INVALID', details);
   return { limit, maxLimit, offset, cursor, filters, sorts };
 }
