@@ -23,6 +23,13 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // A worker runs its files one after another in one module graph (Vitest's default gives each file a
+    // fresh one). Each file opens its own platform, database schema, servers and browser and closes
+    // them, and a file that changes process state (undici's global dispatcher) puts it back; what
+    // modules keep between files (compiled schemas, statement texts, caches keyed by a database handle)
+    // is the same for every file. So the platform's few hundred modules load once per worker, not once
+    // per file, and run warm (docs/decisions.md D161 has the measurement).
+    isolate: false,
     // Vitest's default is one file at a time on two cores (cores - 1). Most files wait on
     // real servers, processes, PostgreSQL and Chromium rather than compute, so two at a
     // time keeps both cores busy; each file has a database schema of its own.

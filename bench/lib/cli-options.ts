@@ -19,7 +19,7 @@ export const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
 export const USAGE = `Usage: npm run bench -- [--quick] [--only <scenario>[,<scenario>]] [--output <file>] [--postgres <url>|--no-postgres] [--list]
                      [--compare <older results.json> [--spread <fraction>]]
 
-  --quick        short runs (under 2 minutes in all), for CI smoke; figures are indicative only
+  --quick        short runs (a few minutes in all; CI runs four of them); figures are indicative only
   --only         run only these scenarios (repeat or comma-separate); see --list
   --output       results file (default bench/results/latest.json)
   --postgres     PostgreSQL server for the PostgreSQL variants (default $FEIRA_BENCH_DATABASE_URL,
