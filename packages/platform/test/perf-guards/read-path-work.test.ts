@@ -168,15 +168,22 @@ describe.each(testDatabaseTargets())('work per request on $dialect (D79)', (targ
     expectWork('GET /v1/orders/:id (next call)', again.work, { signatureVerifications: 0, databaseStatements: 3 });
   });
 
-  it("spec-notes I20: the request that empties its app's bucket costs the route's statements; the refusals after it, until the bucket admits again, cost no statement at all, not even the revocation read (D123)", async () => {
+  /** An access token of a new app whose limit the operator set to one request a second, burst one. */
+  async function tokenOfAppLimitedToOnePerSecond(): Promise<string> {
     const { clientId } = await platform.createClient();
-    const limited = await platform.mintAccessToken({ tenants: [tenantId], scopes: ['open:order-order:read'], clientId });
-    await platform.app.inject({
+    const token = await platform.mintAccessToken({ tenants: [tenantId], scopes: ['open:order-order:read'], clientId });
+    const limit = await platform.app.inject({
       method: 'PATCH',
       url: `/admin/v1/clients/${clientId}`,
       headers: ADMIN,
       payload: { rate_limit: { requests_per_second: 1, burst: 1 } },
     });
+    expect(limit.statusCode).toBe(200);
+    return token;
+  }
+
+  it("spec-notes I20: the request that empties its app's bucket costs the route's statements; the refusals after it, until the bucket admits again, cost no statement at all, not even the revocation read (D123)", async () => {
+    const limited = await tokenOfAppLimitedToOnePerSecond();
     const url = `/v1/orders/${firstId}`;
     const admitted = await countRequest(platform.app, { url, headers: { authorization: `Bearer ${limited}` } });
     const refused = await countRequest(platform.app, { url, headers: { authorization: `Bearer ${limited}` } });
@@ -198,14 +205,7 @@ describe.each(testDatabaseTargets())('work per request on $dialect (D79)', (targ
   });
 
   it('spec-notes I20: when a remembered refusal runs out, one request of a flood asks the database for all; the others wait for its answer and are refused from memory (D159)', async () => {
-    const { clientId } = await platform.createClient();
-    const limited = await platform.mintAccessToken({ tenants: [tenantId], scopes: ['open:order-order:read'], clientId });
-    await platform.app.inject({
-      method: 'PATCH',
-      url: `/admin/v1/clients/${clientId}`,
-      headers: ADMIN,
-      payload: { rate_limit: { requests_per_second: 1, burst: 1 } },
-    });
+    const limited = await tokenOfAppLimitedToOnePerSecond();
     const url = `/v1/orders/${firstId}`;
     const call = () => platform.app.inject({ url, headers: { authorization: `Bearer ${limited}` } });
     expect((await call()).statusCode).toBe(200);
