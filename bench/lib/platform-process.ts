@@ -39,6 +39,26 @@ export async function postgresMissing(ctx: ScenarioContext): Promise<string | nu
   return postgresUnreachable(ctx.postgresUrl);
 }
 
+/**
+ * The database variants a scenario runs, chosen by an environment variable (`postgres`, `sqlite`, or both
+ * comma-separated); unset, SQLite, and PostgreSQL in full mode. `postgres` is null when PostgreSQL runs, else
+ * why not (the scenario notes it).
+ */
+export async function chosenVariants(
+  ctx: ScenarioContext,
+  variable: string,
+): Promise<{ sqlite: boolean; postgres: string | null }> {
+  const chosen = (process.env[variable] ?? '').split(',').filter(Boolean);
+  const sqlite = chosen.length === 0 || chosen.includes('sqlite');
+  const postgres =
+    chosen.length > 0 && !chosen.includes('postgres')
+      ? `not chosen (${variable})`
+      : ctx.mode === 'quick' && chosen.length === 0
+        ? 'not in quick mode'
+        : await postgresMissing(ctx);
+  return { sqlite, postgres };
+}
+
 /** FEIRA_BENCH_PLATFORM_FLAGS: extra Node/V8 flags for the platform process only (tuning experiments; see BENCHMARKS.md). */
 function platformNodeFlags(): string[] {
   return (process.env.FEIRA_BENCH_PLATFORM_FLAGS ?? '').split(/\s+/).filter(Boolean);

@@ -6,9 +6,9 @@ import type { LoadResult, RequestSpec } from '../lib/load-plan.js';
 import { processCpuMs } from '../lib/peak-rss.js';
 import {
   benchDatabase,
+  chosenVariants,
   type DatabaseKind,
   type PlatformHandle,
-  postgresMissing,
   profiled,
   startPlatform,
   stopPlatform,
@@ -289,15 +289,10 @@ export const tenantIsolation: Scenario = {
   async run(ctx) {
     // FEIRA_BENCH_ISOLATION_DATABASES=postgres (or sqlite, or both comma-separated) picks the variants;
     // by default SQLite, and PostgreSQL in full mode.
-    const chosen = (process.env.FEIRA_BENCH_ISOLATION_DATABASES ?? '').split(',').filter(Boolean);
+    const variants = await chosenVariants(ctx, 'FEIRA_BENCH_ISOLATION_DATABASES');
     const figures: Figure[] = [];
-    if (chosen.length === 0 || chosen.includes('sqlite')) figures.push(...(await measureVariant(ctx, 'sqlite')));
-    const missing =
-      chosen.length > 0 && !chosen.includes('postgres')
-        ? 'not chosen (FEIRA_BENCH_ISOLATION_DATABASES)'
-        : ctx.mode === 'quick' && chosen.length === 0
-          ? 'not in quick mode'
-          : await postgresMissing(ctx);
+    if (variants.sqlite) figures.push(...(await measureVariant(ctx, 'sqlite')));
+    const missing = variants.postgres;
     if (missing) ctx.notes.push(`PostgreSQL: ${missing}`);
     else figures.push(...(await measureVariant(ctx, 'postgres')));
     return figures;

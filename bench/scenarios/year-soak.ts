@@ -12,9 +12,9 @@ import type { LoadResult, RequestSpec } from '../lib/load-plan.js';
 import {
   type BenchDatabase,
   benchDatabase,
+  chosenVariants,
   type DatabaseKind,
   type PlatformHandle,
-  postgresMissing,
   startPlatform,
   stopPlatform,
 } from '../lib/platform-process.js';
@@ -521,15 +521,10 @@ export const yearSoak: Scenario = {
   async run(ctx) {
     // FEIRA_BENCH_SOAK_DATABASES=postgres (or sqlite, or both comma-separated) picks the variants; by default
     // SQLite, and PostgreSQL in full mode.
-    const chosen = (process.env.FEIRA_BENCH_SOAK_DATABASES ?? '').split(',').filter(Boolean);
+    const variants = await chosenVariants(ctx, 'FEIRA_BENCH_SOAK_DATABASES');
     const figures: Figure[] = [];
-    if (chosen.length === 0 || chosen.includes('sqlite')) figures.push(...(await measureVariant(ctx, 'sqlite')));
-    const missing =
-      chosen.length > 0 && !chosen.includes('postgres')
-        ? 'not chosen (FEIRA_BENCH_SOAK_DATABASES)'
-        : ctx.mode === 'quick' && chosen.length === 0
-          ? 'not in quick mode'
-          : await postgresMissing(ctx);
+    if (variants.sqlite) figures.push(...(await measureVariant(ctx, 'sqlite')));
+    const missing = variants.postgres;
     if (missing) ctx.notes.push(`PostgreSQL: ${missing}`);
     else figures.push(...(await measureVariant(ctx, 'postgres')));
     return figures;
