@@ -26,9 +26,7 @@ describe.skipIf(!enabled)('console screenshots', () => {
     (opened) => {
       ({ platform, browser } = opened);
     },
-    {
-      outboundCa: testTls.ca,
-    },
+    { outboundCa: testTls.ca },
   );
 
   it('writes the screenshots', async () => {
