@@ -1,21 +1,17 @@
-import { type Browser, chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { RECORD_KINDS } from '../../src/records/index.js';
 import { testDatabaseTargets } from '../../src/test-databases.js';
-import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform } from '../../src/testing.js';
+import type { ListeningPlatform } from '../../src/testing.js';
+import { platformInChromium } from './browser-kit.js';
 
 const [target] = testDatabaseTargets();
 
 describe('/docs in Chromium', () => {
   let platform: ListeningPlatform;
   let browser: Browser;
-  beforeAll(async () => {
-    platform = await listenPlatform(target!);
-    browser = await chromium.launch(chromiumLaunchOptions());
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await platform?.close();
+  platformInChromium(target, (opened) => {
+    ({ platform, browser } = opened);
   });
 
   it('OpenAPI 3.1: /docs shows Feira’s name, the seller API before the admin API, and the webhooks section, with nothing loaded from another origin', async () => {

@@ -1,10 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginUrl } from '../../src/identity/test-support/page-client.js';
 import { testDatabaseTargets } from '../../src/test-databases.js';
-import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform } from '../../src/testing.js';
+import type { ListeningPlatform } from '../../src/testing.js';
+import { platformInChromium } from './browser-kit.js';
 
 /**
  * In a real Chromium: the pages, the consent
@@ -48,21 +49,20 @@ describe.each(testDatabaseTargets())('identity pages in Chromium on $dialect', (
   let client: { clientId: string; clientSecret: string };
   let seller: { login: string; password: string; tenantIds: string[] };
 
+  platformInChromium(target, (opened) => {
+    ({ platform, browser } = opened);
+  });
   beforeAll(async () => {
-    platform = await listenPlatform(target);
     site = integratorSite(
       () => platform.url,
       () => client.clientId,
     );
     await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
     siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-    browser = await chromium.launch(chromiumLaunchOptions());
   });
   afterAll(async () => {
-    await browser?.close();
     site.closeAllConnections();
     await new Promise<void>((resolve) => site.close(() => resolve()));
-    await platform.close();
   });
 
   async function newSellerAndClient() {

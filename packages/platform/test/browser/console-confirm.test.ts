@@ -1,12 +1,11 @@
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordConsent } from '../../src/identity/consent-store.js';
+import type { Browser, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { testDatabaseTargets } from '../../src/test-databases.js';
-import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform, TEST_ADMIN_TOKEN } from '../../src/testing.js';
+import type { ListeningPlatform } from '../../src/testing.js';
 import { createOrders } from '../lists/list-fixtures.js';
 import { uploadTable, vtexCsv } from '../shipping/freight-kit.js';
 import { axeViolations } from './axe.js';
-import { signInToConsole } from './console-sign-in.js';
+import { connectedApp, platformInChromium, signInOperator, signInToConsole } from './browser-kit.js';
 
 /**
  * Destructive actions ask first (D69), in a `<dialog>` the console module
@@ -54,28 +53,17 @@ describe.each(testDatabaseTargets().slice(0, 1))('console confirmations and time
   let platform: ListeningPlatform;
   let browser: Browser;
 
-  beforeAll(async () => {
-    platform = await listenPlatform(target);
-    browser = await chromium.launch(chromiumLaunchOptions());
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await platform?.close();
+  platformInChromium(target, (opened) => {
+    ({ platform, browser } = opened);
   });
 
-  async function operatorPage(locale: string, width: number, javaScriptEnabled = true): Promise<Page> {
-    const context = await browser.newContext({
+  function operatorPage(locale: string, width: number, javaScriptEnabled = true): Promise<Page> {
+    return signInOperator(browser, platform.url, {
       locale,
       viewport: { width, height: 900 },
       javaScriptEnabled,
       timezoneId: 'Asia/Tokyo',
     });
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/console/operator`);
-    await page.locator('#admin-token').fill(TEST_ADMIN_TOKEN);
-    await page.locator('form[action="/console/operator/login"] button[type="submit"]').click();
-    await page.locator('#seller-name').waitFor({ timeout: 10_000 });
-    return page;
   }
 
   function sellerPage(seller: { login: string; password: string }, locale: string, width: number): Promise<Page> {
@@ -115,13 +103,7 @@ describe.each(testDatabaseTargets().slice(0, 1))('console confirmations and time
   it('D69: a seller cancels then confirms "Desconectar" and "Excluir" a freight table, at 375 px in pt-BR', async () => {
     const seller = await platform.createSeller({ tenants: 1 });
     const tenantId = seller.tenantIds[0] as string;
-    const app = await platform.createClient({ name: 'Acme Integrações' });
-    await recordConsent(
-      platform.database.db,
-      { clientId: app.clientId, sellerId: seller.sellerId, tenants: [tenantId] },
-      ['open:order-order:read'],
-      platform.clock,
-    );
+    await connectedApp(platform, seller, { consented: ['open:order-order:read'] });
     await uploadTable(platform, tenantId, 'SEDEX', vtexCsv(['01000000;39999999;SP;0;1000;12,90;0;0;;2;BRA;0']));
     const page = await sellerPage(seller, 'pt-BR', 375);
 

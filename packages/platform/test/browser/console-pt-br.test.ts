@@ -1,13 +1,12 @@
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordConsent } from '../../src/identity/consent-store.js';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { testDatabaseTargets } from '../../src/test-databases.js';
-import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform, TEST_ADMIN_TOKEN } from '../../src/testing.js';
+import type { ListeningPlatform } from '../../src/testing.js';
 import { createOrders, createProducts } from '../lists/list-fixtures.js';
 import { uploadTable, vtexCsv } from '../shipping/freight-kit.js';
-import { dispatcherOf, recordChange, SELLER_SCOPES, signup } from '../webhooks/webhook-kit.js';
+import { dispatcherOf, recordChange } from '../webhooks/webhook-kit.js';
 import { axeViolations } from './axe.js';
-import { signInOn } from './console-sign-in.js';
+import { platformInChromium, signInOn, signInOperatorOn, storeWithSubscribedApp } from './browser-kit.js';
 
 /**
  * Every console page, found by following the console's own links from the
@@ -51,19 +50,17 @@ describe.each(testDatabaseTargets().slice(0, 1))('every console page in pt-BR on
   let platform: ListeningPlatform;
   let browser: Browser;
 
-  beforeAll(async () => {
-    platform = await listenPlatform(target);
-    browser = await chromium.launch(chromiumLaunchOptions());
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await platform?.close();
+  platformInChromium(target, (opened) => {
+    ({ platform, browser } = opened);
   });
 
   /** A seller with something on every page: records, a subscription with a delivery, an app, a freight table. */
   async function sellerWithEverything() {
-    const seller = await platform.createSeller({ tenants: 2 });
-    const [tenantId] = seller.tenantIds as [string, string];
+    // A receiver that is not there: the delivery fails and has an attempt to show.
+    const { seller, tenantId } = await storeWithSubscribedApp(platform, 'https://127.0.0.1:9/hooks', ['sac_ticket'], {
+      tenants: 2,
+      consented: ['open:order-order:read'],
+    });
     const db = platform.database.db;
     await db.updateTable('sellers').set({ name: 'Maria Souza' }).where('id', '=', seller.sellerId).execute();
     await db.updateTable('tenants').set({ name: 'Ateliê da Maria' }).where('id', '=', tenantId).execute();
@@ -77,16 +74,6 @@ describe.each(testDatabaseTargets().slice(0, 1))('every console page in pt-BR on
     await uploadTable(platform, tenantId, 'SEDEX', vtexCsv(['01000000;39999999;SP;0;1000;12,90;0;0;;2;BRA;0']), {
       name: 'Sedex Sudeste',
     });
-    const app = await platform.createClient({ name: 'Acme Integrações' });
-    await recordConsent(
-      db,
-      { clientId: app.clientId, sellerId: seller.sellerId, tenants: [tenantId] },
-      ['open:order-order:read'],
-      platform.clock,
-    );
-    const token = await platform.mintAccessToken({ tenants: [tenantId], scopes: [...SELLER_SCOPES], clientId: app.clientId });
-    // A receiver that is not there: the delivery fails and has an attempt to show.
-    await signup(platform, { tenantId, clientId: app.clientId, token }, 'v1', 'https://127.0.0.1:9/hooks');
     await recordChange(platform, { tenantId });
     await dispatcherOf(platform).runOnce();
     return seller;
@@ -100,11 +87,8 @@ describe.each(testDatabaseTargets().slice(0, 1))('every console page in pt-BR on
     return signInOn(page, platform.url, seller);
   }
 
-  async function signInOperator(page: Page) {
-    await page.goto(`${platform.url}/console/operator`);
-    await page.locator('#admin-token').fill(TEST_ADMIN_TOKEN);
-    await page.locator('form[action="/console/operator/login"] button[type="submit"]').click();
-    await page.locator('#seller-name').waitFor({ timeout: 10_000 });
+  function signInOperator(page: Page) {
+    return signInOperatorOn(page, platform.url);
   }
 
   /** The page's visible text nodes, outside code, preformatted text and anything marked English. */

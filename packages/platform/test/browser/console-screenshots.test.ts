@@ -1,14 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { describe, it } from 'vitest';
 import { catalogueStock, configureDemoSellerShipping, startDemoSeller } from '../../src/demo/demo-seller.js';
-import { recordConsent } from '../../src/identity/consent-store.js';
 import { seedRecords } from '../../src/records/seed-records.js';
 import { testDatabaseTargets } from '../../src/test-databases.js';
-import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform, TEST_ADMIN_TOKEN, testTls } from '../../src/testing.js';
+import { type ListeningPlatform, testTls } from '../../src/testing.js';
 import { startReceiver } from '../webhooks/loopback-receiver.js';
-import { dispatcherOf, recordChange, SELLER_SCOPES, signup } from '../webhooks/webhook-kit.js';
+import { dispatcherOf, recordChange } from '../webhooks/webhook-kit.js';
+import { platformInChromium, signInOperatorOn, storeWithSubscribedApp } from './browser-kit.js';
 
 /**
  * `npm run screenshots`: each main page at 1280 px and 375 px, light and dark
@@ -21,16 +21,13 @@ const enabled = process.env.FEIRA_SCREENSHOTS === '1';
 describe.skipIf(!enabled)('console screenshots', () => {
   let platform: ListeningPlatform;
   let browser: Browser;
-  beforeAll(async () => {
-    platform = await listenPlatform(testDatabaseTargets()[0] as ReturnType<typeof testDatabaseTargets>[number], {
-      outboundCa: testTls.ca,
-    });
-    browser = await chromium.launch(chromiumLaunchOptions());
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await platform?.close();
-  });
+  platformInChromium(
+    testDatabaseTargets()[0],
+    (opened) => {
+      ({ platform, browser } = opened);
+    },
+    { outboundCa: testTls.ca },
+  );
 
   it('writes the screenshots', async () => {
     mkdirSync(OUT, { recursive: true });
@@ -38,17 +35,9 @@ describe.skipIf(!enabled)('console screenshots', () => {
       tls: true,
       answer: (_r, i) => (i === 0 ? { status: 500, body: 'database unavailable' } : { status: 200, body: 'ok' }),
     });
-    const seller = await platform.createSeller({ tenants: 2 });
-    const tenantId = seller.tenantIds[0] as string;
-    const app = await platform.createClient({ name: 'Acme Integrações' });
-    const token = await platform.mintAccessToken({ tenants: [tenantId], scopes: [...SELLER_SCOPES], clientId: app.clientId });
-    await signup(platform, { tenantId, clientId: app.clientId, token }, 'v1', `${hooks.url}/hooks`, ['sac_ticket', 'order']);
-    await recordConsent(
-      platform.database.db,
-      { clientId: app.clientId, sellerId: seller.sellerId, tenants: [tenantId] },
-      [...SELLER_SCOPES],
-      platform.clock,
-    );
+    const { seller, tenantId } = await storeWithSubscribedApp(platform, `${hooks.url}/hooks`, ['sac_ticket', 'order'], {
+      tenants: 2,
+    });
     await recordChange(platform, { tenantId });
     await dispatcherOf(platform).runOnce();
     await recordChange(platform, { tenantId, topic: 'order', resource: '/seller/v1/orders/1' });
@@ -115,10 +104,7 @@ describe.skipIf(!enabled)('console screenshots', () => {
             await page.getByRole('button', { name: 'Entrar' }).click();
             await page.getByRole('heading', { name: 'Suas lojas' }).waitFor();
           } else if (name === 'operator') {
-            await page.goto(`${platform.url}${path}`);
-            await page.locator('#admin-token').fill(TEST_ADMIN_TOKEN);
-            await page.locator('form[action="/console/operator/login"] button[type="submit"]').click();
-            await page.locator('#seller-name').waitFor();
+            await signInOperatorOn(page, platform.url);
           } else {
             await page.goto(`${platform.url}${path}`);
           }

@@ -1,12 +1,11 @@
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordConsent } from '../../src/identity/consent-store.js';
+import type { Browser, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { testDatabaseTargets } from '../../src/test-databases.js';
-import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform, pollUntil, testTls } from '../../src/testing.js';
-import { type LoopbackReceiver, startReceiver } from '../webhooks/loopback-receiver.js';
-import { dispatcherOf, recordChange, SELLER_SCOPES, signup } from '../webhooks/webhook-kit.js';
+import { type ListeningPlatform, pollUntil } from '../../src/testing.js';
+import type { LoopbackReceiver } from '../webhooks/loopback-receiver.js';
+import { recordChange } from '../webhooks/webhook-kit.js';
 import { axeViolations } from './axe.js';
-import { signInOn } from './console-sign-in.js';
+import { deliverAll, signInToConsole, storeWithSubscribedApp, webhooksInChromium } from './browser-kit.js';
 
 /**
  * A delivery's state as the seller reads it in the log: pending, delivered,
@@ -21,37 +20,13 @@ describe.each(testDatabaseTargets())('delivery states in the log on $dialect', (
   let hooks: LoopbackReceiver;
   let failing = false;
 
-  beforeAll(async () => {
-    platform = await listenPlatform(target, { outboundCa: testTls.ca });
-    hooks = await startReceiver({
-      tls: true,
-      answer: () => (failing ? { status: 500, body: 'down' } : { status: 200, body: 'ok' }),
-    });
-    browser = await chromium.launch(chromiumLaunchOptions());
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await hooks?.close();
-    await platform?.close();
-  });
-
-  async function deliverDue(tenantId: string) {
-    await pollUntil(
-      'every due delivery attempted',
-      async () => {
-        await dispatcherOf(platform).runOnce();
-        const due = await platform.database.db
-          .selectFrom('webhook_deliveries')
-          .select('id')
-          .where('tenant_id', '=', tenantId)
-          .where('state', '=', 'pending')
-          .where('next_attempt_at', '<=', platform.clock.now().toISOString())
-          .execute();
-        return due.length === 0 ? true : undefined;
-      },
-      { deadlineMs: 30_000 },
-    );
-  }
+  webhooksInChromium(
+    target,
+    (opened) => {
+      ({ platform, browser, hooks } = opened);
+    },
+    () => (failing ? { status: 500, body: 'down' } : { status: 200, body: 'ok' }),
+  );
 
   async function deliveryOf(tenantId: string, eventId: string) {
     return platform.database.db
@@ -76,42 +51,30 @@ describe.each(testDatabaseTargets())('delivery states in the log on $dialect', (
     );
 
   it('spec-notes W4 / Stripe "Failed": pending, delivered, failing-retrying and dead each show distinctly; the Failed filter includes the retrying ones; D156: the log says how many match (10.000+ past its cap); pt-BR at 375 px dark and English at 1280 px light, axe clean', async () => {
-    const seller = await platform.createSeller({ tenants: 1 });
-    const tenantId = seller.tenantIds[0] as string;
-    const app = await platform.createClient({ name: 'Acme Integrações' });
-    const token = await platform.mintAccessToken({ tenants: [tenantId], scopes: [...SELLER_SCOPES], clientId: app.clientId });
-    await recordConsent(
-      platform.database.db,
-      { clientId: app.clientId, sellerId: seller.sellerId, tenants: [tenantId] },
-      [...SELLER_SCOPES],
-      platform.clock,
-    );
-    expect((await signup(platform, { tenantId, clientId: app.clientId, token }, 'v1', `${hooks.url}/hooks`)).statusCode).toBe(
-      200,
-    );
+    const { seller, tenantId } = await storeWithSubscribedApp(platform, `${hooks.url}/hooks`);
 
     // One event fails every attempt of its cycle: dead.
     failing = true;
     const deadEvent = await recordChange(platform, { tenantId });
-    await deliverDue(tenantId);
+    await deliverAll(platform, tenantId);
     await pollUntil(
       'the first delivery dead after its cycle',
       async () => {
         if ((await deliveryOf(tenantId, deadEvent)).state === 'dead') return true;
         // Past the longest retry wait (10 h + 20 %), well inside the W4 period: the subscription stays active.
         platform.clock.advance(12 * 3_600_000);
-        await deliverDue(tenantId);
+        await deliverAll(platform, tenantId);
         return undefined;
       },
       { deadlineMs: 60_000 },
     );
     // One fails once and will try again: failing, retrying.
     const failingEvent = await recordChange(platform, { tenantId });
-    await deliverDue(tenantId);
+    await deliverAll(platform, tenantId);
     // One is delivered.
     failing = false;
     const deliveredEvent = await recordChange(platform, { tenantId });
-    await deliverDue(tenantId);
+    await deliverAll(platform, tenantId);
     expect((await deliveryOf(tenantId, failingEvent)).state).toBe('pending');
     expect(Number((await deliveryOf(tenantId, failingEvent)).attempts)).toBe(1);
     expect((await deliveryOf(tenantId, deliveredEvent)).state).toBe('succeeded');
@@ -121,10 +84,12 @@ describe.each(testDatabaseTargets())('delivery states in the log on $dialect', (
       ['en-US', 1280, 'light'],
     ] as const) {
       const pt = locale === 'pt-BR';
-      const context = await browser.newContext({ locale, viewport: { width, height: 900 }, colorScheme });
-      context.setDefaultTimeout(15_000);
-      const page = await context.newPage();
-      await signInOn(page, platform.url, seller);
+      const page = await signInToConsole(browser, platform.url, seller, {
+        locale,
+        viewport: { width, height: 900 },
+        colorScheme,
+        timeout: 15_000,
+      });
       await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
       const rows = await rowsOf(page);
       const byState = new Map(rows.map((r) => [r.state, r]));
@@ -148,14 +113,15 @@ describe.each(testDatabaseTargets())('delivery states in the log on $dialect', (
       expect(await axeViolations(page)).toEqual([]);
       const sideways = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
       expect(sideways).toBe(false);
-      await context.close();
+      await page.context().close();
     }
 
     // A resent delivery starts a new cycle: pending, with its own colour, different from the other three.
     const failingRow = await deliveryOf(tenantId, failingEvent);
-    const context = await browser.newContext({ locale: 'pt-BR', viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    await signInOn(page, platform.url, seller);
+    const page = await signInToConsole(browser, platform.url, seller, {
+      locale: 'pt-BR',
+      viewport: { width: 1280, height: 900 },
+    });
     await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks/deliveries/${failingRow.id}`);
     await page.getByRole('button', { name: 'Reenviar agora' }).click();
     await page.waitForURL(/resent=1/);
@@ -166,7 +132,7 @@ describe.each(testDatabaseTargets())('delivery states in the log on $dialect', (
     // The count follows the live log: a new delivery shows with the count it makes.
     await page.locator('#delivery-list[data-connected]').waitFor({ state: 'attached', timeout: 10_000 });
     await recordChange(platform, { tenantId });
-    await deliverDue(tenantId);
+    await deliverAll(platform, tenantId);
     await expect.poll(() => page.locator('#delivery-count').textContent(), { timeout: 10_000 }).toBe('1–4 de 4 entregas');
 
     // D156: a store past the count's cap says "10.000+" on every page of the log, and counts a filter as exactly as before.
@@ -197,6 +163,6 @@ describe.each(testDatabaseTargets())('delivery states in the log on $dialect', (
     await page.getByRole('button', { name: 'Filtrar' }).click();
     await page.waitForURL(/status=failed/);
     await expect(page.locator('#delivery-count').textContent()).resolves.toBe('1–1 de 1 entrega');
-    await context.close();
+    await page.context().close();
   }, 240_000);
 });

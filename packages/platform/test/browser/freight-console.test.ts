@@ -1,15 +1,15 @@
 import { PassThrough } from 'node:stream';
 import ExcelJS from 'exceljs';
-import { type Browser, chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { FREIGHT_COLUMNS } from '../../src/shipping/freight/freight-csv.js';
 import { XLSX_MEDIA_TYPE } from '../../src/shipping/freight/freight-xlsx.js';
 import { testDatabaseTargets } from '../../src/test-databases.js';
-import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform } from '../../src/testing.js';
+import type { ListeningPlatform } from '../../src/testing.js';
 import { vtexCsv } from '../shipping/freight-kit.js';
 import { admin } from '../shipping/shipping-kit.js';
 import { seriousAxeViolations } from './axe.js';
-import { signInToConsole } from './console-sign-in.js';
+import { platformInChromium, signInToConsole } from './browser-kit.js';
 
 /** A one-sheet workbook in the VTEX layout, written by exceljs (the platform's own library). */
 async function workbook(rows: Array<Array<string | number | null>>): Promise<Buffer> {
@@ -35,13 +35,8 @@ async function workbook(rows: Array<Array<string | number | null>>): Promise<Buf
 describe.each(testDatabaseTargets())('freight tables in the console on $dialect', (target) => {
   let platform: ListeningPlatform;
   let browser: Browser;
-  beforeAll(async () => {
-    platform = await listenPlatform(target);
-    browser = await chromium.launch(chromiumLaunchOptions());
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await platform?.close();
+  platformInChromium(target, (opened) => {
+    ({ platform, browser } = opened);
   });
 
   it('spec-notes Q8, D62: a seller uploads an .xlsx workbook from the picker and reads its rows; a bad workbook lists its cell by sheet, row and column in pt-BR and changes nothing; axe finds nothing serious', async () => {

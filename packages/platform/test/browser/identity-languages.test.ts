@@ -1,11 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginUrl } from '../../src/identity/test-support/page-client.js';
 import { testDatabaseTargets } from '../../src/test-databases.js';
-import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform } from '../../src/testing.js';
+import type { ListeningPlatform } from '../../src/testing.js';
 import { seriousAxeViolations } from './axe.js';
+import { platformInChromium } from './browser-kit.js';
 
 /**
  * Language: the login, store choice and consent pages and the
@@ -19,8 +20,10 @@ describe.each(testDatabaseTargets())('identity pages in both languages on $diale
   let siteUrl: string;
   let clientId = '';
 
+  platformInChromium(target, (opened) => {
+    ({ platform, browser } = opened);
+  });
   beforeAll(async () => {
-    platform = await listenPlatform(target);
     site = createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x');
       const lang = url.searchParams.get('lang') ?? 'en';
@@ -36,13 +39,10 @@ describe.each(testDatabaseTargets())('identity pages in both languages on $diale
     });
     await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
     siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-    browser = await chromium.launch(chromiumLaunchOptions());
   });
   afterAll(async () => {
-    await browser?.close();
     site?.closeAllConnections();
     await new Promise<void>((resolve) => site.close(() => resolve()));
-    await platform?.close();
   });
 
   async function setup() {

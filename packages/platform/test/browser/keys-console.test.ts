@@ -1,8 +1,9 @@
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { testDatabaseTargets } from '../../src/test-databases.js';
-import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform, TEST_ADMIN_TOKEN } from '../../src/testing.js';
+import { type ListeningPlatform, TEST_ADMIN_TOKEN } from '../../src/testing.js';
 import { axeViolations } from './axe.js';
+import { platformInChromium, signInOperator } from './browser-kit.js';
 
 /**
  * The operator's signing-key page in Chromium (docs/deploy.md "Rotating
@@ -15,24 +16,12 @@ describe.each(testDatabaseTargets())('signing-key page in Chromium on $dialect',
   let platform: ListeningPlatform;
   let browser: Browser;
 
-  beforeAll(async () => {
-    platform = await listenPlatform(target);
-    browser = await chromium.launch(chromiumLaunchOptions());
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await platform?.close();
+  platformInChromium(target, (opened) => {
+    ({ platform, browser } = opened);
   });
 
-  async function operator(locale: string, colorScheme: 'light' | 'dark'): Promise<Page> {
-    const context = await browser.newContext({ locale, colorScheme, viewport: { width: 375, height: 800 } });
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/console/operator`);
-    await page.locator('#admin-token').fill(TEST_ADMIN_TOKEN);
-    await page.locator('form[action="/console/operator/login"] button[type="submit"]').click();
-    await page.locator('#seller-name').waitFor({ timeout: 10_000 });
-    return page;
-  }
+  const operator = (locale: string, colorScheme: 'light' | 'dark') =>
+    signInOperator(browser, platform.url, { locale, colorScheme, viewport: { width: 375, height: 800 } });
 
   const listed = async () => {
     const response = await fetch(`${platform.url}/admin/v1/signing-keys`, {
@@ -114,17 +103,12 @@ describe.each(testDatabaseTargets())('signing-key page in Chromium on $dialect',
 
   it('without JavaScript the button asks on a page of its own (pt-BR, dark) before anything rotates', async () => {
     const before = await listed();
-    const context = await browser.newContext({
+    const page = await signInOperator(browser, platform.url, {
       locale: 'pt-BR',
       colorScheme: 'dark',
       javaScriptEnabled: false,
       viewport: { width: 375, height: 800 },
     });
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/console/operator`);
-    await page.locator('#admin-token').fill(TEST_ADMIN_TOKEN);
-    await page.locator('form[action="/console/operator/login"] button[type="submit"]').click();
-    await page.locator('#seller-name').waitFor({ timeout: 10_000 });
     await page.goto(`${platform.url}/console/operator/keys`);
     await page.getByRole('button', { name: 'Trocar a chave de assinatura' }).click();
     await page.getByRole('heading', { name: 'Trocar a chave de assinatura?' }).waitFor({ timeout: 10_000 });
@@ -132,7 +116,7 @@ describe.each(testDatabaseTargets())('signing-key page in Chromium on $dialect',
     await page.getByRole('link', { name: 'Cancelar' }).click();
     await page.getByRole('heading', { name: 'Chaves de assinatura', level: 1 }).waitFor({ timeout: 10_000 });
     expect(await listed()).toEqual(before);
-    await context.close();
+    await page.context().close();
   }, 120_000);
 
   it('a signed-out visitor gets the operator sign-in, not the keys, and cannot rotate', async () => {

@@ -1,22 +1,11 @@
-import { createHmac } from 'node:crypto';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordConsent } from '../../src/identity/consent-store.js';
 import { testDatabaseTargets } from '../../src/test-databases.js';
-import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform, pollUntil, testTls } from '../../src/testing.js';
+import { type ListeningPlatform, pollUntil } from '../../src/testing.js';
 import { type LoopbackReceiver, type ReceivedRequest, startReceiver } from '../webhooks/loopback-receiver.js';
-import { dispatcherOf, recordChange, SELLER_SCOPES, signup } from '../webhooks/webhook-kit.js';
+import { dispatcherOf, recordChange } from '../webhooks/webhook-kit.js';
 import { axeViolations } from './axe.js';
-import { signInOn } from './console-sign-in.js';
-
-/** True when the request's `X-Signature-256` is the HMAC of `<timestamp>.<body>` under `secret`, as every delivery's is. */
-function signedWith(request: ReceivedRequest, secret: string): boolean {
-  const timestamp = String(request.headers['x-timestamp']);
-  const digest = createHmac('sha256', secret).update(`${timestamp}.`).update(request.raw).digest('hex');
-  return String(request.headers['x-signature-256'] ?? '')
-    .split(',')
-    .some((entry) => entry.trim() === `sha256=${digest}`);
-}
+import { signedWith, signInOn, signInToConsole, storeWithSubscribedApp, webhooksInChromium } from './browser-kit.js';
 
 /**
  * Operational webhooks (D141): the seller sets an alert address in the
@@ -32,38 +21,28 @@ describe.each(testDatabaseTargets())('operational webhooks on $dialect', (target
   let hooks: LoopbackReceiver;
   let alerts: LoopbackReceiver;
 
+  webhooksInChromium(
+    target,
+    (opened) => {
+      ({ platform, browser, hooks } = opened);
+    },
+    () => ({ status: 500, body: 'down' }),
+  );
   beforeAll(async () => {
-    platform = await listenPlatform(target, { outboundCa: testTls.ca });
-    hooks = await startReceiver({ tls: true, answer: () => ({ status: 500, body: 'down' }) });
     alerts = await startReceiver({ tls: true, answer: () => ({ status: 200, body: 'ok' }) });
-    browser = await chromium.launch(chromiumLaunchOptions());
   });
-  afterAll(async () => {
-    await browser?.close();
-    await hooks?.close();
-    await alerts?.close();
-    await platform?.close();
-  });
+  afterAll(() => alerts?.close());
 
   it('D141 / spec-notes W4: endpoint.failing after 5 failures in a row and endpoint.disabled at the W4 disabling reach the chosen address, signed with its secret; the console says both; pt-BR at 375 px and English at 1280 px, axe clean', async () => {
-    const seller = await platform.createSeller({ tenants: 1 });
-    const tenantId = seller.tenantIds[0] as string;
-    const app = await platform.createClient({ name: 'Acme Integrações' });
-    const token = await platform.mintAccessToken({ tenants: [tenantId], scopes: [...SELLER_SCOPES], clientId: app.clientId });
-    await recordConsent(
-      platform.database.db,
-      { clientId: app.clientId, sellerId: seller.sellerId, tenants: [tenantId] },
-      [...SELLER_SCOPES],
-      platform.clock,
-    );
-    const signed = await signup(platform, { tenantId, clientId: app.clientId, token }, 'v1', `${hooks.url}/hooks`);
-    const subscriptionId = (signed.json() as { subscriptions: Array<{ id: string }> }).subscriptions[0]?.id as string;
+    const { seller, tenantId, subscriptions } = await storeWithSubscribedApp(platform, `${hooks.url}/hooks`);
+    const subscriptionId = subscriptions[0]?.id as string;
 
     // The seller chooses the address in the console: its secret is shown once.
-    const context = await browser.newContext({ locale: 'pt-BR', viewport: { width: 375, height: 800 } });
-    context.setDefaultTimeout(15_000);
-    const page = await context.newPage();
-    await signInOn(page, platform.url, seller);
+    const page = await signInToConsole(browser, platform.url, seller, {
+      locale: 'pt-BR',
+      viewport: { width: 375, height: 800 },
+      timeout: 15_000,
+    });
     await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks/alerts`);
     expect(await axeViolations(page)).toEqual([]);
     await page.getByLabel('Endereço (HTTPS)').fill(`${alerts.url}/ops`);
@@ -135,17 +114,19 @@ describe.each(testDatabaseTargets())('operational webhooks on $dialect', (target
     await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks/alerts`);
     await expect(page.locator('tbody tr').count()).resolves.toBeGreaterThanOrEqual(2);
     expect(await axeViolations(page)).toEqual([]);
-    await context.close();
+    await page.context().close();
 
     // English at desktop width: the same page and notice, axe clean.
-    const en = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 }, colorScheme: 'dark' });
-    const enPage = await en.newPage();
-    await signInOn(enPage, platform.url, seller);
+    const enPage = await signInToConsole(browser, platform.url, seller, {
+      locale: 'en-US',
+      viewport: { width: 1280, height: 900 },
+      colorScheme: 'dark',
+    });
     await enPage.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
     await expect(enPage.locator('#alerts').textContent()).resolves.toContain('was disabled automatically');
     expect(await axeViolations(enPage)).toEqual([]);
     await enPage.goto(`${platform.url}/console/stores/${tenantId}/webhooks/alerts`);
     expect(await axeViolations(enPage)).toEqual([]);
-    await en.close();
+    await enPage.context().close();
   }, 300_000);
 });

@@ -1,11 +1,10 @@
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordConsent } from '../../src/identity/consent-store.js';
+import type { Browser } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { testDatabaseTargets } from '../../src/test-databases.js';
-import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform, TEST_ADMIN_TOKEN } from '../../src/testing.js';
-import { dispatcherOf, recordChange, SELLER_SCOPES, signup } from '../webhooks/webhook-kit.js';
+import { type ListeningPlatform, TEST_ADMIN_TOKEN } from '../../src/testing.js';
+import { dispatcherOf, recordChange } from '../webhooks/webhook-kit.js';
 import { axeViolations, seriousAxeViolations } from './axe.js';
-import { signInToConsole } from './console-sign-in.js';
+import { platformInChromium, signInOperator, signInToConsole, storeWithSubscribedApp } from './browser-kit.js';
 
 /**
  * The operator console in Chromium: the admin token becomes an
@@ -17,24 +16,11 @@ describe.each(testDatabaseTargets())('operator console in Chromium on $dialect',
   let platform: ListeningPlatform;
   let browser: Browser;
 
-  beforeAll(async () => {
-    platform = await listenPlatform(target);
-    browser = await chromium.launch(chromiumLaunchOptions());
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await platform?.close();
+  platformInChromium(target, (opened) => {
+    ({ platform, browser } = opened);
   });
 
-  async function operator(locale: string): Promise<Page> {
-    const context = await browser.newContext({ locale });
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/console/operator`);
-    await page.locator('#admin-token').fill(TEST_ADMIN_TOKEN);
-    await page.locator('form[action="/console/operator/login"] button[type="submit"]').click();
-    await page.locator('#seller-name').waitFor({ timeout: 10_000 });
-    return page;
-  }
+  const operator = (locale: string) => signInOperator(browser, platform.url, locale);
 
   it("an operator creates, edits and deletes a seller in English; the deleted seller's token is refused; axe finds nothing serious", async () => {
     const context = await browser.newContext({ locale: 'en-US' });
@@ -266,27 +252,11 @@ describe.each(testDatabaseTargets())('operator console in Chromium on $dialect',
   }, 120_000);
 
   it("D157: the operator finds a store by name or id and a delivery by id, reads the store's subscriptions and deliveries and a delivery's attempts, never a secret, a body or a signature; pt-BR at 375 px dark and English at 1280 px light, axe clean; a seller's session opens none of it", async () => {
-    const seller = await platform.createSeller({ tenants: 1 });
-    const tenantId = seller.tenantIds[0] as string;
+    // A receiver that is not there, its URL holding a token: the delivery fails and keeps retrying.
+    const { seller, tenantId, subscriptions } = await storeWithSubscribedApp(platform, 'https://127.0.0.1:9/hooks?token=s3cr3t');
+    const secret = subscriptions[0]?.parameters.secret as string;
     const storeName = `Loja Suporte ${Date.now()}`;
     await platform.database.db.updateTable('tenants').set({ name: storeName }).where('id', '=', tenantId).execute();
-    const app = await platform.createClient({ name: 'Acme Integrações' });
-    await recordConsent(
-      platform.database.db,
-      { clientId: app.clientId, sellerId: seller.sellerId, tenants: [tenantId] },
-      [...SELLER_SCOPES],
-      platform.clock,
-    );
-    const token = await platform.mintAccessToken({ tenants: [tenantId], scopes: [...SELLER_SCOPES], clientId: app.clientId });
-    // A receiver that is not there, its URL holding a token: the delivery fails and keeps retrying.
-    const signed = await signup(
-      platform,
-      { tenantId, clientId: app.clientId, token },
-      'v1',
-      'https://127.0.0.1:9/hooks?token=s3cr3t',
-    );
-    const secret = (signed.json() as { subscriptions: Array<{ parameters: { secret: string } }> }).subscriptions[0]?.parameters
-      .secret as string;
     const recordId = platform.app.platform.random.uuid();
     await recordChange(platform, { tenantId, recordId });
     await dispatcherOf(platform).runOnce();
@@ -300,12 +270,12 @@ describe.each(testDatabaseTargets())('operator console in Chromium on $dialect',
       for (const hidden of ['s3cr3t', secret, recordId, 'sha256=', 'whsec_']) expect(html).not.toContain(hidden);
     };
 
-    const context = await browser.newContext({ locale: 'pt-BR', viewport: { width: 375, height: 800 }, colorScheme: 'dark' });
-    context.setDefaultTimeout(15_000);
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/console/operator`);
-    await page.locator('#admin-token').fill(TEST_ADMIN_TOKEN);
-    await page.locator('form[action="/console/operator/login"] button[type="submit"]').click();
+    const page = await signInOperator(browser, platform.url, {
+      locale: 'pt-BR',
+      viewport: { width: 375, height: 800 },
+      colorScheme: 'dark',
+      timeout: 15_000,
+    });
     await page
       .getByRole('searchbox', { name: 'Buscar vendedores, lojas, aplicativos e entregas' })
       .fill(storeName.slice(5).toUpperCase());
@@ -333,14 +303,13 @@ describe.each(testDatabaseTargets())('operator console in Chromium on $dialect',
     await expect(attempt.textContent()).resolves.toMatch(/^1.*falha.*ECONNREFUSED/);
     neverShown(await page.content());
     expect(await axeViolations(page)).toEqual([]);
-    await context.close();
+    await page.context().close();
 
-    const en = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
-    en.setDefaultTimeout(15_000);
-    const desk = await en.newPage();
-    await desk.goto(`${platform.url}/console/operator`);
-    await desk.locator('#admin-token').fill(TEST_ADMIN_TOKEN);
-    await desk.locator('form[action="/console/operator/login"] button[type="submit"]').click();
+    const desk = await signInOperator(browser, platform.url, {
+      locale: 'en-US',
+      viewport: { width: 1280, height: 900 },
+      timeout: 15_000,
+    });
     // A delivery's id, pasted in capitals, leads to its store and its page.
     await desk.goto(`${platform.url}/console/operator?q=${delivery.id.toUpperCase()}`);
     await expect(desk.locator('#found-delivery + p').textContent()).resolves.toBe(
@@ -356,7 +325,7 @@ describe.each(testDatabaseTargets())('operator console in Chromium on $dialect',
     await desk.getByRole('link', { name: `Webhooks of ${storeName}` }).click();
     await desk.getByRole('heading', { name: `Webhooks of ${storeName}` }).waitFor();
     neverShown(await desk.content());
-    await en.close();
+    await desk.context().close();
 
     // The pages stay the operator's: a seller's session gets the operator sign-in, an unknown store a 404.
     const sellerPage = await signInToConsole(browser, platform.url, seller, 'en-US');

@@ -1,10 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseTargets } from '../../src/test-databases.js';
-import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform } from '../../src/testing.js';
+import type { ListeningPlatform } from '../../src/testing.js';
 import { ADMIN, createOrders } from '../lists/list-fixtures.js';
+import { platformInChromium } from './browser-kit.js';
 
 /**
  * A single-page app as an integrator writes one: a public client (no secret) served from
@@ -81,8 +82,10 @@ describe.each(testDatabaseTargets())('a public client single-page app in Chromiu
   let stranger: { server: Server; origin: string };
   let clientId = '';
 
+  platformInChromium(target, (opened) => {
+    ({ platform, browser } = opened);
+  });
   beforeAll(async () => {
-    platform = await listenPlatform(target);
     spa = await serve((origin) => spaPage(platform.url, clientId, origin));
     stranger = await serve(
       () => '<!doctype html><html lang="en"><head><title>Elsewhere</title></head><body>elsewhere</body></html>',
@@ -100,13 +103,10 @@ describe.each(testDatabaseTargets())('a public client single-page app in Chromiu
     });
     expect(registered.status).toBe(201);
     clientId = ((await registered.json()) as { client_id: string }).client_id;
-    browser = await chromium.launch(chromiumLaunchOptions());
   });
   afterAll(async () => {
-    await browser?.close();
     await close(spa?.server);
     await close(stranger?.server);
-    await platform?.close();
   });
 
   it('spec-notes I13 / I14 / I16: the app on its own origin completes PKCE as a public client, calls the seller API across origins, refreshes (rotated) and reads /userinfo', async () => {

@@ -1,10 +1,10 @@
-import { type Browser, chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { seedRecords } from '../../src/records/seed-records.js';
 import { testDatabaseTargets } from '../../src/test-databases.js';
-import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform } from '../../src/testing.js';
+import type { ListeningPlatform } from '../../src/testing.js';
 import { axeViolations, seriousAxeViolations } from './axe.js';
-import { signInToConsole } from './console-sign-in.js';
+import { platformInChromium, signInToConsole } from './browser-kit.js';
 
 /**
  * The console's records in Chromium: the store's orders in a table
@@ -15,13 +15,8 @@ describe.each(testDatabaseTargets())('records console in Chromium on $dialect', 
   let platform: ListeningPlatform;
   let browser: Browser;
 
-  beforeAll(async () => {
-    platform = await listenPlatform(target);
-    browser = await chromium.launch(chromiumLaunchOptions());
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await platform?.close();
+  platformInChromium(target, (opened) => {
+    ({ platform, browser } = opened);
   });
 
   it('spec-notes L1–L9: orders filtered by status, sorted, paged by cursor; a row opens its JSON; axe finds nothing serious', async () => {

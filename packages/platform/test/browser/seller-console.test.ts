@@ -1,12 +1,12 @@
-import { type Browser, chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { recordConsent } from '../../src/identity/consent-store.js';
 import { testDatabaseTargets } from '../../src/test-databases.js';
-import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform, testTls } from '../../src/testing.js';
-import { type LoopbackReceiver, startReceiver } from '../webhooks/loopback-receiver.js';
-import { dispatcherOf, recordChange, SELLER_SCOPES, signup } from '../webhooks/webhook-kit.js';
+import type { ListeningPlatform } from '../../src/testing.js';
+import type { LoopbackReceiver } from '../webhooks/loopback-receiver.js';
+import { dispatcherOf, recordChange, signup } from '../webhooks/webhook-kit.js';
 import { seriousAxeViolations } from './axe.js';
-import { signInToConsole } from './console-sign-in.js';
+import { signInToConsole, storeWithSubscribedApp, webhooksInChromium } from './browser-kit.js';
 
 /**
  * The seller console in a real Chromium: sign in (pt-BR) with the
@@ -19,27 +19,18 @@ describe.each(testDatabaseTargets())('seller console in Chromium on $dialect', (
   let hooks: LoopbackReceiver;
   let failing = true;
 
-  beforeAll(async () => {
-    platform = await listenPlatform(target, { outboundCa: testTls.ca });
-    hooks = await startReceiver({
-      tls: true,
-      answer: () => (failing ? { status: 500, body: 'receiver exploded: <b>db down</b>' } : { status: 200, body: 'ok' }),
-    });
-    browser = await chromium.launch(chromiumLaunchOptions());
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await hooks?.close();
-    await platform?.close();
-  });
+  webhooksInChromium(
+    target,
+    (opened) => {
+      ({ platform, browser, hooks } = opened);
+    },
+    () => (failing ? { status: 500, body: 'receiver exploded: <b>db down</b>' } : { status: 200, body: 'ok' }),
+  );
 
   async function sellerWithFailedDelivery() {
-    const seller = await platform.createSeller({ tenants: 1 });
-    const tenantId = seller.tenantIds[0] as string;
-    const app = await platform.createClient({ name: 'Acme Integrações' });
-    const token = await platform.mintAccessToken({ tenants: [tenantId], scopes: [...SELLER_SCOPES], clientId: app.clientId });
-    const signed = await signup(platform, { tenantId, clientId: app.clientId, token }, 'v1', `${hooks.url}/hooks`);
-    expect(signed.statusCode).toBe(200);
+    const { seller, tenantId, app, token } = await storeWithSubscribedApp(platform, `${hooks.url}/hooks`, ['sac_ticket'], {
+      consented: null,
+    });
     failing = true;
     await recordChange(platform, { tenantId });
     await dispatcherOf(platform).runOnce();

@@ -1,14 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogueStock, configureDemoSellerShipping, type DemoSeller, startDemoSeller } from '../../src/demo/demo-seller.js';
 import { testDatabaseTargets } from '../../src/test-databases.js';
-import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform } from '../../src/testing.js';
+import type { ListeningPlatform } from '../../src/testing.js';
 import { vtexCsv } from '../shipping/freight-kit.js';
 import { addProducts, cart, putSettings } from '../shipping/shipping-kit.js';
 import { seriousAxeViolations } from './axe.js';
-import { signInToConsole } from './console-sign-in.js';
+import { platformInChromium, signInToConsole } from './browser-kit.js';
 
 /**
  * The console's shipping page in Chromium: a seller tests their quote
@@ -23,8 +23,10 @@ describe.each(testDatabaseTargets())('shipping console in Chromium on $dialect',
   let broken: Server;
   let brokenUrl: string;
 
+  platformInChromium(target, (opened) => {
+    ({ platform, browser } = opened);
+  });
   beforeAll(async () => {
-    platform = await listenPlatform(target);
     demo = await startDemoSeller({ host: '127.0.0.1', port: 0, stock: catalogueStock(platform.database) });
     // A seller whose 200 has no package at all: the response's shape is wrong.
     broken = createServer((req, res) => {
@@ -33,13 +35,10 @@ describe.each(testDatabaseTargets())('shipping console in Chromium on $dialect',
     });
     await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve));
     brokenUrl = `http://127.0.0.1:${(broken.address() as AddressInfo).port}/quote`;
-    browser = await chromium.launch(chromiumLaunchOptions());
   });
   afterAll(async () => {
-    await browser?.close();
     await new Promise((resolve) => broken?.close(resolve));
     await demo?.close();
-    await platform?.close();
   });
 
   const signIn = (locale: string, login: string, password: string) =>

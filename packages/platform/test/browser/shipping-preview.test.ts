@@ -6,7 +6,7 @@ import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform, testConf
 import { uploadTable, vtexCsv } from '../shipping/freight-kit.js';
 import { addProducts, putSettings } from '../shipping/shipping-kit.js';
 import { seriousAxeViolations } from './axe.js';
-import { signInToConsole } from './console-sign-in.js';
+import { signInToConsole } from './browser-kit.js';
 
 const TOKEN = 'preview-me-token';
 

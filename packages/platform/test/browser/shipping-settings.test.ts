@@ -1,10 +1,10 @@
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { testDatabaseTargets } from '../../src/test-databases.js';
-import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform } from '../../src/testing.js';
+import type { ListeningPlatform } from '../../src/testing.js';
 import { admin, putSettings } from '../shipping/shipping-kit.js';
 import { seriousAxeViolations } from './axe.js';
-import { signInToConsole } from './console-sign-in.js';
+import { platformInChromium, signInToConsole } from './browser-kit.js';
 
 /**
  * The console's shipping settings (D147): every setting the admin API takes,
@@ -17,13 +17,8 @@ describe.each(testDatabaseTargets())('shipping settings in the console on $diale
   let platform: ListeningPlatform;
   let browser: Browser;
 
-  beforeAll(async () => {
-    platform = await listenPlatform(target);
-    browser = await chromium.launch(chromiumLaunchOptions());
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await platform?.close();
+  platformInChromium(target, (opened) => {
+    ({ platform, browser } = opened);
   });
 
   const stored = async (tenantId: string) => {

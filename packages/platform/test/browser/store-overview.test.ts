@@ -1,11 +1,11 @@
-import { type Browser, chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { testDatabaseTargets } from '../../src/test-databases.js';
-import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform, testTls } from '../../src/testing.js';
-import { type LoopbackReceiver, startReceiver } from '../webhooks/loopback-receiver.js';
-import { dispatcherOf, recordChange, SELLER_SCOPES, signup } from '../webhooks/webhook-kit.js';
+import type { ListeningPlatform } from '../../src/testing.js';
+import type { LoopbackReceiver } from '../webhooks/loopback-receiver.js';
+import { dispatcherOf, recordChange } from '../webhooks/webhook-kit.js';
 import { seriousAxeViolations } from './axe.js';
-import { signInToConsole } from './console-sign-in.js';
+import { signInToConsole, storeWithSubscribedApp, webhooksInChromium } from './browser-kit.js';
 
 /**
  * A store's overview (D149): the stores list leads to it; it counts the whole
@@ -16,25 +16,15 @@ describe.each(testDatabaseTargets())('store overview in Chromium on $dialect', (
   let platform: ListeningPlatform;
   let browser: Browser;
   let hooks: LoopbackReceiver;
-  beforeAll(async () => {
-    platform = await listenPlatform(target, { outboundCa: testTls.ca });
-    hooks = await startReceiver({ tls: true });
-    browser = await chromium.launch(chromiumLaunchOptions());
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await hooks?.close();
-    await platform?.close();
+  webhooksInChromium(target, (opened) => {
+    ({ platform, browser, hooks } = opened);
   });
 
   it('the overview counts the store’s deliveries per state for 24 hours and 7 days and draws the chart, in pt-BR at 1280 px and in English at 375 px dark; axe finds nothing serious; another seller’s store is a 404', async () => {
-    const seller = await platform.createSeller({ tenants: 1 });
-    const tenantId = seller.tenantIds[0] as string;
-    const app = await platform.createClient({ name: 'Acme' });
-    const token = await platform.mintAccessToken({ tenants: [tenantId], scopes: [...SELLER_SCOPES], clientId: app.clientId });
-    expect((await signup(platform, { tenantId, clientId: app.clientId, token }, 'v1', `${hooks.url}/hooks`)).statusCode).toBe(
-      200,
-    );
+    const { seller, tenantId } = await storeWithSubscribedApp(platform, `${hooks.url}/hooks`, ['sac_ticket'], {
+      name: 'Acme',
+      consented: null,
+    });
     for (let i = 0; i < 4; i++) {
       await recordChange(platform, { tenantId });
       await dispatcherOf(platform).runOnce();

@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseTargets } from '../../src/test-databases.js';
-import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform } from '../../src/testing.js';
+import type { ListeningPlatform } from '../../src/testing.js';
 import { addProducts, putSettings } from '../shipping/shipping-kit.js';
-import { signInToConsole } from './console-sign-in.js';
+import { platformInChromium, signInToConsole } from './browser-kit.js';
 
 /**
  * D83: Test my endpoint against a seller that never quotes (every answer a
@@ -20,8 +20,10 @@ describe.each(testDatabaseTargets().slice(0, 1))('Test my endpoint in Chromium o
   let refusing: Server;
   let refusingUrl: string;
 
+  platformInChromium(target, (opened) => {
+    ({ platform, browser } = opened);
+  });
   beforeAll(async () => {
-    platform = await listenPlatform(target);
     refusing = createServer((req, res) => {
       req.resume();
       req.on('end', () =>
@@ -36,12 +38,9 @@ describe.each(testDatabaseTargets().slice(0, 1))('Test my endpoint in Chromium o
     });
     await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
     refusingUrl = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}/quote`;
-    browser = await chromium.launch(chromiumLaunchOptions());
   });
   afterAll(async () => {
-    await browser?.close();
     await new Promise((resolve) => refusing?.close(resolve));
-    await platform?.close();
   });
 
   for (const view of [

@@ -1,14 +1,12 @@
-import { createHmac } from 'node:crypto';
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { toZonedInput } from '../../src/console/console-kit.js';
-import { recordConsent } from '../../src/identity/consent-store.js';
 import { testDatabaseTargets } from '../../src/test-databases.js';
-import { chromiumLaunchOptions, type ListeningPlatform, listenPlatform, pollUntil, testTls } from '../../src/testing.js';
-import { type LoopbackReceiver, type ReceivedRequest, startReceiver } from '../webhooks/loopback-receiver.js';
-import { dispatcherOf, recordChange, SELLER_SCOPES, signup } from '../webhooks/webhook-kit.js';
+import { type ListeningPlatform, pollUntil } from '../../src/testing.js';
+import type { LoopbackReceiver, ReceivedRequest } from '../webhooks/loopback-receiver.js';
+import { recordChange, signup } from '../webhooks/webhook-kit.js';
 import { axeViolations as allAxeViolations } from './axe.js';
-import { signInOn } from './console-sign-in.js';
+import { deliverAll, signedWith, signInToConsole, storeWithSubscribedApp, webhooksInChromium } from './browser-kit.js';
 
 /** What the receiver answers with besides its body: a header of its own, and a cookie the log must never keep. */
 const RECEIVER_HEADERS = { 'x-receiver-trace': 'trace-7f3a', 'set-cookie': 'receiver_session=c00kie-value; HttpOnly' };
@@ -19,15 +17,6 @@ const DESKTOP = { width: 1280, height: 900 };
 /** Every axe violation of any impact (the webhook pages hold to none). */
 async function axeViolations(page: Page) {
   return (await allAxeViolations(page)).map((v) => `${v.id}: ${v.nodes.join(' ')}`);
-}
-
-/** True when one `sha256=` entry of the request is the HMAC of `<timestamp>.<body>` under `secret` (spec "Signature"). */
-function signedWith(request: ReceivedRequest, secret: string): boolean {
-  const timestamp = String(request.headers['x-timestamp']);
-  const digest = createHmac('sha256', secret).update(`${timestamp}.`).update(request.raw).digest('hex');
-  return String(request.headers['x-signature-256'] ?? '')
-    .split(',')
-    .some((entry) => entry.trim() === `sha256=${digest}`);
 }
 
 /**
@@ -45,79 +34,36 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
   let receiverSecret: string | null = null;
   let failing = false;
 
-  beforeAll(async () => {
-    platform = await listenPlatform(target, { outboundCa: testTls.ca });
-    hooks = await startReceiver({
-      tls: true,
-      answer: (request) => {
-        if (failing) return { status: 500, headers: RECEIVER_HEADERS, body: 'down' };
-        if (receiverSecret && !signedWith(request, receiverSecret)) return { status: 401, body: 'bad signature' };
-        return { status: 200, headers: RECEIVER_HEADERS, body: 'ok' };
-      },
-    });
-    browser = await chromium.launch(chromiumLaunchOptions());
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await hooks?.close();
-    await platform?.close();
-  });
+  webhooksInChromium(
+    target,
+    (opened) => {
+      ({ platform, browser, hooks } = opened);
+    },
+    (request) => {
+      if (failing) return { status: 500, headers: RECEIVER_HEADERS, body: 'down' };
+      if (receiverSecret && !signedWith(request, receiverSecret)) return { status: 401, body: 'bad signature' };
+      return { status: 200, headers: RECEIVER_HEADERS, body: 'ok' };
+    },
+  );
 
-  async function storeWithApp(topics: Array<'sac_ticket' | 'order'> = ['sac_ticket'], path = '/hooks') {
-    const seller = await platform.createSeller({ tenants: 1 });
-    const tenantId = seller.tenantIds[0] as string;
-    const app = await platform.createClient({ name: 'Acme Integrações' });
-    const token = await platform.mintAccessToken({ tenants: [tenantId], scopes: [...SELLER_SCOPES], clientId: app.clientId });
-    await recordConsent(
-      platform.database.db,
-      { clientId: app.clientId, sellerId: seller.sellerId, tenants: [tenantId] },
-      [...SELLER_SCOPES],
-      platform.clock,
-    );
-    const signed = await signup(platform, { tenantId, clientId: app.clientId, token }, 'v1', `${hooks.url}${path}`, topics);
-    expect(signed.statusCode).toBe(200);
-    const subscriptions = (
-      signed.json() as { subscriptions: Array<{ id: string; topic: string; parameters: { secret: string } }> }
-    ).subscriptions;
-    return { seller, tenantId, app, token, subscriptions };
-  }
+  /** A store with the app connected and subscribed to `topics` at `path` of the receiver. */
+  const storeWithApp = (topics: Array<'sac_ticket' | 'order'> = ['sac_ticket'], path = '/hooks') =>
+    storeWithSubscribedApp(platform, `${hooks.url}${path}`, topics);
 
-  async function signIn(
+  /** The seller signed in at `viewport` in `colorScheme`, the clipboard readable (the copy buttons are tested). */
+  const signIn = (
     seller: { login: string; password: string },
     locale: 'pt-BR' | 'en-US',
     viewport = DESKTOP,
     colorScheme: 'light' | 'dark' = 'light',
-  ) {
-    const context = await browser.newContext({
+  ) =>
+    signInToConsole(browser, platform.url, seller, {
       locale,
       viewport,
       colorScheme,
       permissions: ['clipboard-read', 'clipboard-write'],
+      timeout: 15_000,
     });
-    context.setDefaultTimeout(15_000);
-    const page = await context.newPage();
-    await signInOn(page, platform.url, seller);
-    return page;
-  }
-
-  /** Runs the dispatcher until nothing of the store is due now (every delivery attempted). */
-  async function deliverAll(tenantId: string) {
-    await pollUntil(
-      'every due delivery attempted',
-      async () => {
-        await dispatcherOf(platform).runOnce();
-        const due = await platform.database.db
-          .selectFrom('webhook_deliveries')
-          .select('id')
-          .where('tenant_id', '=', tenantId)
-          .where('state', '=', 'pending')
-          .where('next_attempt_at', '<=', platform.clock.now().toISOString())
-          .execute();
-        return due.length === 0 ? true : undefined;
-      },
-      { deadlineMs: 30_000 },
-    );
-  }
 
   async function subscriptionRow(id: string) {
     return platform.database.db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
@@ -130,11 +76,11 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     // 40 ticket events at one instant (their ids share the time prefix), then 20 order events two hours later.
     const first = platform.clock.now();
     for (let i = 0; i < 40; i++) await recordChange(platform, { tenantId });
-    await deliverAll(tenantId);
+    await deliverAll(platform, tenantId);
     platform.clock.advance(2 * 3_600_000);
     const eventIds: string[] = [];
     for (let i = 0; i < 20; i++) eventIds.push(await recordChange(platform, { tenantId, topic: 'order' }));
-    await deliverAll(tenantId);
+    await deliverAll(platform, tenantId);
 
     const page = await signIn(seller, 'pt-BR', PHONE);
     await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
@@ -202,7 +148,7 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     failing = true;
     const { seller, tenantId } = await storeWithApp();
     await recordChange(platform, { tenantId });
-    await deliverAll(tenantId);
+    await deliverAll(platform, tenantId);
     const delivery = await platform.database.db
       .selectFrom('webhook_deliveries')
       .select(['id', 'event_id'])
@@ -221,14 +167,14 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     await page.evaluate('window.marker = 1');
     // The retry is due after its back-off: move the clock there and let the dispatcher try again.
     platform.clock.advance(3_600_000);
-    await deliverAll(tenantId);
+    await deliverAll(platform, tenantId);
     await expect.poll(() => page.locator('#delivery-summary').textContent(), { timeout: 10_000 }).toContain('2 attempts in all');
     expect(await page.evaluate('window.marker')).toBe(1);
     failing = false;
     await page.getByRole('button', { name: 'Resend now' }).click();
     await page.getByRole('status').waitFor({ timeout: 10_000 });
     await page.locator('#attempts[data-connected]').waitFor({ state: 'attached', timeout: 10_000 });
-    await deliverAll(tenantId);
+    await deliverAll(platform, tenantId);
     await expect.poll(() => page.locator('#delivery-summary').textContent(), { timeout: 10_000 }).toContain('3 attempts in all');
     const numbers = await page.locator('#attempts tbody tr td:first-child').allTextContents();
     expect(numbers).toEqual(['1', '2', '3']);
@@ -270,7 +216,7 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
         .getByRole('status')
         .evaluate((notice) => notice.getBoundingClientRect().top >= 0 && notice.getBoundingClientRect().bottom <= innerHeight);
       expect(inView).toBe(true);
-      await deliverAll(tenantId);
+      await deliverAll(platform, tenantId);
       const [, ...after] = await hooks.waitFor(before + 1);
       const received = hooks.received[before] as ReceivedRequest;
       expect(after.length).toBeGreaterThanOrEqual(0);
@@ -327,7 +273,7 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     const subscription = subscriptions[0] as { id: string };
     // A real order event first: its delivery is no test, and its row carries no tag.
     await recordChange(platform, { tenantId, topic: 'order' });
-    await deliverAll(tenantId);
+    await deliverAll(platform, tenantId);
     // The test event comes a second later, so it is the newest row.
     platform.clock.advance(1000);
 
@@ -374,7 +320,7 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     const before = hooks.received.length;
     await page.getByRole('button', { name: 'Enviar um evento de teste' }).click();
     await page.getByRole('status').waitFor({ timeout: 10_000 });
-    await deliverAll(tenantId);
+    await deliverAll(platform, tenantId);
     await hooks.waitFor(before + 1);
     const received = hooks.received[before] as ReceivedRequest;
     expect(received.raw.toString()).toBe(JSON.stringify(example));
@@ -571,7 +517,7 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     platform.clock.advance(5 * 3_600_000);
     let before = hooks.received.length;
     await recordChange(platform, { tenantId });
-    await deliverAll(tenantId);
+    await deliverAll(platform, tenantId);
     await hooks.waitFor(before + 1);
     const during = hooks.received[before] as ReceivedRequest;
     expect(signedWith(during, original)).toBe(true);
@@ -581,7 +527,7 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     platform.clock.advance(3_600_000);
     before = hooks.received.length;
     await recordChange(platform, { tenantId });
-    await deliverAll(tenantId);
+    await deliverAll(platform, tenantId);
     await hooks.waitFor(before + 1);
     const afterGrace = hooks.received[before] as ReceivedRequest;
     expect(signedWith(afterGrace, original)).toBe(false);
@@ -595,7 +541,7 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     const { seller, tenantId, subscriptions } = await storeWithApp();
     const id = (subscriptions[0] as { id: string }).id;
     await recordChange(platform, { tenantId });
-    await deliverAll(tenantId);
+    await deliverAll(platform, tenantId);
     const page = await signIn(seller, 'pt-BR', PHONE);
     await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
     await page.getByRole('button', { name: 'Desativar' }).click();
@@ -611,7 +557,7 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     expect((await subscriptionRow(id)).state).toBe('disabled');
     // Its pending delivery ends dead at its next attempt (W4); "resend all failed" leaves it out and says why.
     platform.clock.advance(3_600_000);
-    await deliverAll(tenantId);
+    await deliverAll(platform, tenantId);
     await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
     // Asked first (what it does, for which period), then done.
     await page.getByRole('button', { name: 'Reenviar todas com falha' }).click();
@@ -634,10 +580,12 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     await page.context().close();
 
     // Without JavaScript: the button lands on a page asking the same question; its cancel link changes nothing.
-    const context = await browser.newContext({ locale: 'en-US', javaScriptEnabled: false, viewport: DESKTOP });
-    context.setDefaultTimeout(15_000);
-    const plain = await context.newPage();
-    await signInOn(plain, platform.url, seller);
+    const plain = await signInToConsole(browser, platform.url, seller, {
+      locale: 'en-US',
+      javaScriptEnabled: false,
+      viewport: DESKTOP,
+      timeout: 15_000,
+    });
     await plain.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
     await plain.getByRole('button', { name: 'Disable' }).click();
     await plain
@@ -649,7 +597,7 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     await plain.getByRole('button', { name: 'Disable' }).click();
     await plain.getByRole('status').waitFor({ timeout: 10_000 });
     expect((await subscriptionRow(id)).state).toBe('disabled');
-    await context.close();
+    await plain.context().close();
   }, 180_000);
 
   it('an endpoint is added from the console for a connected app, refused in the page language for a missing topic or a private address; its topics become subscriptions; en at 375 px', async () => {
@@ -681,7 +629,7 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     // An order event now reaches it.
     const before = hooks.received.length;
     await recordChange(platform, { tenantId, topic: 'order' });
-    await deliverAll(tenantId);
+    await deliverAll(platform, tenantId);
     const ordersPath = `${new URL(hooks.url).pathname}/orders`;
     await pollUntil('the order event at the new endpoint', () =>
       hooks.received.slice(before).some((r) => r.path === ordersPath && JSON.parse(r.raw.toString()).topic === 'order')
@@ -723,7 +671,7 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     const before = hooks.received.length;
     await recordChange(platform, { tenantId, topic: 'sac_ticket' });
     await recordChange(platform, { tenantId, topic: 'order' });
-    await deliverAll(tenantId);
+    await deliverAll(platform, tenantId);
     await pollUntil('the order event at the edited endpoint', () => (topicsSince(before).length > 0 ? true : undefined));
     expect(topicsSince(before)).toEqual(['order']);
 
@@ -753,10 +701,10 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     failing = true;
     const { seller, tenantId } = await storeWithApp(['sac_ticket'], '/answer-headers');
     await recordChange(platform, { tenantId });
-    await deliverAll(tenantId);
+    await deliverAll(platform, tenantId);
     failing = false;
     platform.clock.advance(3_600_000);
-    await deliverAll(tenantId);
+    await deliverAll(platform, tenantId);
     const delivery = await platform.database.db
       .selectFrom('webhook_deliveries')
       .select(['id', 'state'])

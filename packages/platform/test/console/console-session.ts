@@ -4,7 +4,7 @@ import { TEST_ADMIN_TOKEN } from '../../src/testing.js';
 /**
  * A browser-like session over `app.inject`: cookies kept between requests,
  * the page's CSRF token read from its forms, forms posted URL-encoded. For
- * console tests that need no rendering (Chromium tests use console-sign-in.ts).
+ * console tests that need no rendering (Chromium tests use test/browser/browser-kit.ts).
  */
 export class ConsoleSession {
   readonly cookies = new Map<string, string>();
