@@ -74,8 +74,12 @@ describe.runIf(pgTarget)('login throttle across API workers', { timeout: 600_000
         }
       }),
     );
-    // 401: a password hashed and compared. Counted per worker, two workers would check up to twice the allowance.
-    expect(statuses.filter((s) => s === 401)).toHaveLength(LOGIN_ACCOUNT_POLICY.allowance);
-    expect(statuses.filter((s) => s === 429)).toHaveLength(attempts - LOGIN_ACCOUNT_POLICY.allowance);
+    // 401: a password hashed and compared. Counted per worker, two workers would check up to twice the
+    // allowance; counted together, never more than once. Fewer when checks finish fast enough for the
+    // account's back-off to block it before the allowance is used up (as in identity/login-throttle.test.ts).
+    const checked = statuses.filter((s) => s === 401).length;
+    expect(checked).toBeGreaterThan(0);
+    expect(checked).toBeLessThanOrEqual(LOGIN_ACCOUNT_POLICY.allowance);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(attempts - checked);
   });
 });
