@@ -7,6 +7,7 @@ import { Session } from 'node:inspector/promises';
 import { type IntervalHistogram, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import type { PlatformConfig, PlatformConfigInput, RetentionPolicy, UploadLimits } from '@feira/platform';
 import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
 import { childOptions, type Operation, serveChild } from '../lib/child-protocol.js';
 import { BENCH_ADMIN_TOKEN } from './bench-credentials.js';
 
@@ -135,44 +136,41 @@ export interface PhaseWatch {
   statements: { text: string; count: number; totalMs: number }[] | null;
 }
 
-/** Counts every statement a pooled connection runs while a phase is watched (installed once, on the client's class). */
+/**
+ * Every statement a PostgreSQL connection runs while a phase is watched, by its first words: pg's
+ * client class (the one the platform's pool uses: one copy of pg in the workspace) wrapped once,
+ * at load, and counting only while `on`.
+ */
 const statementTally: { on: boolean; byText: Map<string, { count: number; totalMs: number }> } = { on: false, byText: new Map() };
-async function tallyStatements(pgPool: NonNullable<typeof database.pgPool>): Promise<void> {
-  const client = await pgPool.connect();
-  const proto = Object.getPrototypeOf(client) as { query: (...args: unknown[]) => unknown; __tallied?: boolean };
-  client.release();
-  if (proto.__tallied) return;
-  proto.__tallied = true;
-  const query = proto.query;
-  proto.query = function (this: unknown, ...args: unknown[]) {
-    if (!statementTally.on) return query.apply(this, args);
-    const first = args[0] as string | { text?: string; name?: string };
-    const text = (typeof first === 'string' ? first : (first?.name ?? first?.text ?? '?'))
-      .replace(/\s+/g, ' ')
-      .trim()
-      .slice(0, 70);
-    const started = performance.now();
-    const done = () => {
-      const entry = statementTally.byText.get(text) ?? { count: 0, totalMs: 0 };
-      entry.count += 1;
-      entry.totalMs += performance.now() - started;
-      statementTally.byText.set(text, entry);
-    };
-    // The pool's own query() passes a callback; Kysely awaits the promise.
-    const last = args.length - 1;
-    const callback = args[last];
-    if (typeof callback === 'function') {
-      args[last] = (...answer: unknown[]) => {
-        done();
-        return callback(...answer);
-      };
-      return query.apply(this, args);
-    }
-    const result = query.apply(this, args);
-    if (result instanceof Promise) result.then(done, done);
-    return result;
+const clientQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+(pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown }).query = function (
+  this: unknown,
+  ...args: unknown[]
+) {
+  if (!statementTally.on) return clientQuery.apply(this, args);
+  const first = args[0] as string | { text?: string; name?: string };
+  const text = (typeof first === 'string' ? first : (first?.name ?? first?.text ?? '?')).replace(/\s+/g, ' ').trim().slice(0, 70);
+  const started = performance.now();
+  const done = () => {
+    const entry = statementTally.byText.get(text) ?? { count: 0, totalMs: 0 };
+    entry.count += 1;
+    entry.totalMs += performance.now() - started;
+    statementTally.byText.set(text, entry);
   };
-}
+  // The pool's own query() passes a callback; Kysely awaits the promise.
+  const last = args.length - 1;
+  const callback = args[last];
+  if (typeof callback === 'function') {
+    args[last] = (...answer: unknown[]) => {
+      done();
+      return callback(...answer);
+    };
+    return clientQuery.apply(this, args);
+  }
+  const result = clientQuery.apply(this, args);
+  if (result instanceof Promise) result.then(done, done);
+  return result;
+};
 
 let watching: { stop(): PhaseWatch } | null = null;
 operations.watchStart = async () => {
@@ -189,7 +187,6 @@ operations.watchStart = async () => {
   });
   observer.observe({ entryTypes: ['gc'] });
   const pgPool = database.pgPool;
-  if (pgPool) await tallyStatements(pgPool);
   statementTally.byText.clear();
   statementTally.on = true;
   const pool = { samples: 0, waiting: 0, maxWaiting: 0, maxCheckedOut: 0 };
