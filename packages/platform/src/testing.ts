@@ -55,6 +55,11 @@ export interface TestPlatform {
     tenants?: number;
     login?: string;
     password?: string;
+    /**
+     * Hash the password at the platform's own cost rather than the kit's cheap one: for a test whose
+     * subject is how many password checks run while they are slow (a throttle counting them).
+     */
+    fullPasswordCost?: boolean;
   }): Promise<{ sellerId: string; login: string; password: string; tenantIds: string[] }>;
   /** Registers a client application directly in the database; returns its secret in clear (as the admin API shows it once). */
   createClient(input?: {
@@ -143,7 +148,7 @@ export function testKit(platform: Platform, clock: ManualClock): TestPlatform {
         id: sellerId,
         name: `Seller ${counter}`,
         login,
-        password_hash: await hashPassword(password, random.bytes(16), PLANTED_SELLER_SCRYPT),
+        password_hash: await hashPassword(password, random.bytes(16), input.fullPasswordCost ? undefined : PLANTED_SELLER_SCRYPT),
         created_at: now,
       })
       .execute();
