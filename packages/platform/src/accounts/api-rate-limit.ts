@@ -61,6 +61,35 @@ export async function takeApiRequest(
   defaults: ApiRateLimit,
   now: Date,
 ): Promise<ApiRateDecision> {
+  const taken = await take(database, key, null, defaults, now);
+  if (!taken) throw new Error('The rate-limit upsert returned no row');
+  return taken;
+}
+
+/**
+ * {@link takeApiRequest} for a call made with an access token, in the same
+ * ONE statement: the bucket is taken only while the token's family (its
+ * grant) is live, so the revocation read every API call owes (spec-notes I6)
+ * costs no round trip of its own (D162). Null when the family is revoked or
+ * unknown: nothing was taken, and the call is refused as revoked.
+ */
+export async function takeApiRequestOfLiveFamily(
+  database: Pick<Database, 'db' | 'pgPool'>,
+  key: ApiRateBucketKey,
+  familyId: string,
+  defaults: ApiRateLimit,
+  now: Date,
+): Promise<ApiRateDecision | null> {
+  return take(database, key, familyId, defaults, now);
+}
+
+async function take(
+  database: Pick<Database, 'db' | 'pgPool'>,
+  key: ApiRateBucketKey,
+  familyId: string | null,
+  defaults: ApiRateLimit,
+  now: Date,
+): Promise<ApiRateDecision | null> {
   const refused = refusedBuckets(database.db);
   const bucketKey = bucketKeyOf(key);
   const values: Record<Slot, unknown> = {
@@ -69,20 +98,26 @@ export async function takeApiRequest(
     now: now.getTime(),
     defaultRps: defaults.requestsPerSecond,
     defaultBurst: defaults.burst,
+    familyId,
   };
-  const { text, slots } = compiledTake(database.db);
+  const variant = familyId === null ? 'any' : 'liveFamily';
+  const { text, slots } = compiledTake(database.db, variant);
   const query = CompiledQuery.raw(
     text,
     slots.map((slot) => values[slot]),
   ) as CompiledQuery<BucketRow>;
   // On PostgreSQL a named statement: each connection parses and plans it once (storage/named-statement.ts).
   const rows = database.pgPool
-    ? await queryNamed(database.pgPool, TAKE_STATEMENT, query)
+    ? await queryNamed(database.pgPool, TAKE_STATEMENTS[variant], query)
     : (await database.db.executeQuery(query)).rows;
   const row = rows[0];
-  if (!row) throw new Error('The rate-limit upsert returned no row');
-  const taken = decision(row, now.getTime());
   const asked = refused.get(bucketKey);
+  if (!row) {
+    // The family is revoked: nothing taken, and the requests that waited on this one ask for themselves.
+    asked?.probe?.settle();
+    return null;
+  }
+  const taken = decision(row, now.getTime());
   // When the bucket admits next, from its row: refused, or admitted with nothing left, it is later than now.
   const interval = 1000 / Number(row.requests_per_second);
   const admitsAtMs = Number(row.tat) - (Number(row.burst) - 1) * interval;
@@ -204,10 +239,15 @@ export function forgetRefusedBuckets(db: Kysely<Schema>): void {
   for (const probe of probes) probe.settle();
 }
 
-type Slot = 'clientId' | 'bucket' | 'now' | 'defaultRps' | 'defaultBurst';
+type Slot = 'clientId' | 'bucket' | 'now' | 'defaultRps' | 'defaultBurst' | 'familyId';
+/** The statement taking from any bucket, and the one taking only while an access token's family is live. */
+type Variant = 'any' | 'liveFamily';
 type BucketRow = { tat: number; admitted: number; requests_per_second: number; burst: number };
 
-const TAKE_STATEMENT = 'feira_api_rate_take';
+const TAKE_STATEMENTS: Record<Variant, string> = {
+  any: 'feira_api_rate_take',
+  liveFamily: 'feira_api_rate_take_live_family',
+};
 
 /** Marks a value's place while the statement is compiled: the text is built once and only values change. */
 class Placeholder {
@@ -215,28 +255,38 @@ class Placeholder {
 }
 
 /** The statement's text for this handle's dialect, compiled once, and which value each parameter is. */
-const compiledTexts = new WeakMap<Kysely<Schema>, { text: string; slots: Slot[] }>();
+const compiledTexts = new WeakMap<Kysely<Schema>, Partial<Record<Variant, { text: string; slots: Slot[] }>>>();
 
-function compiledTake(db: Kysely<Schema>): { text: string; slots: Slot[] } {
-  let compiled = compiledTexts.get(db);
+function compiledTake(db: Kysely<Schema>, variant: Variant): { text: string; slots: Slot[] } {
+  let texts = compiledTexts.get(db);
+  if (!texts) {
+    texts = {};
+    compiledTexts.set(db, texts);
+  }
+  let compiled = texts[variant];
   if (!compiled) {
-    const query = takeStatement((slot) => new Placeholder(slot)).compile(db);
+    const query = takeStatement(variant, (slot) => new Placeholder(slot)).compile(db);
     const slots = query.parameters.map((parameter) => {
       if (!(parameter instanceof Placeholder)) throw new Error('The rate-limit statement bound a value of its own');
       return parameter.slot;
     });
     compiled = { text: query.sql, slots };
-    compiledTexts.set(db, compiled);
+    texts[variant] = compiled;
   }
   return compiled;
 }
 
-function takeStatement(value: (slot: Slot) => Placeholder) {
+function takeStatement(variant: Variant, value: (slot: Slot) => Placeholder) {
   const nowMs = sql`cast(${value('now')} as double precision)`;
   const interval = sql`(1000.0 / excluded.requests_per_second)`;
   // max(tat, now) spelled as CASE: SQLite's max() and PostgreSQL's greatest() differ.
   const start = sql`(case when api_rate_buckets.tat > ${nowMs} then api_rate_buckets.tat else ${nowMs} end)`;
   const fits = sql`${start} - ${nowMs} <= (excluded.burst - 1) * ${interval}`;
+  // No row to insert or update, and so none returned, when the token's family is revoked (spec-notes I6).
+  const admissible =
+    variant === 'any'
+      ? sql`true`
+      : sql`exists (select 1 from token_families where token_families.id = ${value('familyId')} and token_families.revoked_at is null)`;
   return sql<BucketRow>`
     insert into api_rate_buckets (client_id, bucket, tat, requests_per_second, burst, admitted)
     select ${value('clientId')}, ${value('bucket')}, ${nowMs} + 1000.0 / limits.rps, limits.rps, limits.burst, 1
@@ -245,7 +295,7 @@ function takeStatement(value: (slot: Slot) => Placeholder) {
              coalesce(clients.rate_limit_burst, cast(${value('defaultBurst')} as integer)) as burst
       from (select 1 as one) as here left join clients on clients.id = ${value('clientId')}
     ) as limits
-    where true
+    where ${admissible}
     on conflict (client_id, bucket) do update set
       tat = case when ${fits} then ${start} + ${interval} else api_rate_buckets.tat end,
       admitted = case when ${fits} then 1 else 0 end,

@@ -8,6 +8,7 @@ export {
   type ApiRateLimit,
   rememberedApiRefusal,
   takeApiRequest,
+  takeApiRequestOfLiveFamily,
 } from './api-rate-limit.js';
 export {
   addRedirectUri,

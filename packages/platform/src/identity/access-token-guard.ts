@@ -44,16 +44,8 @@ export function requireAccessToken(scope: Scope | null): preHandlerAsyncHookHand
   return Object.assign(accessTokenGuardFor(scope), { [GUARD_SCOPE]: scope });
 }
 
-/**
- * The request's bearer access token, verified (signature, `typ`, `exp`, `iss`, `aud`), of a
- * grant not revoked, and used from an origin of its app (D45). The guard below and
- * /userinfo share it; each refusal is a 401 with the RFC 6750 challenge.
- */
-export async function verifiedAccessToken(
-  request: FastifyRequest,
-  beforeDatabase?: (claims: TokenClaims) => Promise<void>,
-): Promise<TokenClaims> {
-  const { signer, database } = request.server.identity;
+/** The request's bearer access token with its signature, `typ`, `exp`, `iss` and `aud` checked: no statement yet. */
+async function signedAccessToken(request: FastifyRequest): Promise<TokenClaims> {
   const header = request.headers.authorization;
   if (!header) {
     // passport-oauth2's default (RFC 6750 §2.3) is refused, since URLs reach logs and histories (RFC 6750 §5.3),
@@ -63,23 +55,53 @@ export async function verifiedAccessToken(
   }
   const token = bearerToken(header);
   if (!token) throw refuse('IDENTITY_AUTHORIZATION_MALFORMED');
-  let claims: TokenClaims;
   try {
-    claims = await signer.verify(token, ACCESS_TOKEN_TYP);
+    return await request.server.identity.signer.verify(token, ACCESS_TOKEN_TYP);
   } catch (error) {
     if (error instanceof TokenVerificationError) {
       throw refuse(error.code === 'ERR_TOKEN_EXPIRED' ? 'IDENTITY_TOKEN_EXPIRED' : 'IDENTITY_TOKEN_INVALID');
     }
     throw error;
   }
-  // What the caller can decide from the signed claims alone, before the first statement (D123).
-  await beforeDatabase?.(claims);
-  if (!(await tokenFamilyIsLive(database.db, claims.fid))) throw refuse('IDENTITY_TOKEN_REVOKED');
-  // D45: from a browser on another origin, only the token's own app's origins (servers send no Origin: no query).
-  if (request.headers.origin !== undefined && !(await originAllowedForClient(request, claims.client_id))) {
-    throw refuseField('IDENTITY_ORIGIN_REFUSED', 'Origin', 'header');
+}
+
+/** A revoked token family is refused before any other refusal that needs the database or follows from the claims. */
+async function refuseRevoked(request: FastifyRequest, claims: TokenClaims): Promise<void> {
+  if (!(await tokenFamilyIsLive(request.server.identity.database.db, claims.fid))) throw refuse('IDENTITY_TOKEN_REVOKED');
+}
+
+/**
+ * The request's bearer access token, verified (signature, `typ`, `exp`, `iss`, `aud`), of a
+ * grant not revoked (spec-notes I6), used from an origin of its app (D45), and admitted by
+ * the app's rate-limit bucket `bucketOf` names (spec-notes I20). The guard below and
+ * /userinfo share it; each token refusal is a 401 with the RFC 6750 challenge.
+ *
+ * A call refused by its claims alone (`refusalOf`: a scope, a store) still reads the
+ * revocation first, so a revoked token is always told so. A call this process remembers
+ * over its app's limit gets its 429 before any statement (D123). Any other call costs one
+ * statement before its route: the bucket's take, which reads the revocation too (D162).
+ */
+export async function admittedAccessToken(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  bucketOf: (claims: TokenClaims) => string | PlatformError,
+): Promise<{ claims: TokenClaims; bucket: string }> {
+  const claims = await signedAccessToken(request);
+  const bucket = bucketOf(claims);
+  if (bucket instanceof PlatformError) {
+    await refuseRevoked(request, claims);
+    throw bucket;
   }
-  return claims;
+  await refuseRememberedApiRequest(request, reply, claims.client_id, bucket);
+  // D45: from a browser on another origin, only the token's own app's origins (servers send no Origin: no query).
+  if (request.headers.origin !== undefined) {
+    await refuseRevoked(request, claims);
+    if (!(await originAllowedForClient(request, claims.client_id))) {
+      throw refuseField('IDENTITY_ORIGIN_REFUSED', 'Origin', 'header');
+    }
+  }
+  await admitApiRequest(request, reply, claims, bucket);
+  return { claims, bucket };
 }
 
 /** The store a call acts for (spec-notes I9): the one named in `X-Tenant-Id`, else the token's only one; or the refusal. */
@@ -94,28 +116,18 @@ function tenantOf(claims: TokenClaims, requested: string | string[] | undefined)
 
 function accessTokenGuardFor(scope: Scope | null): preHandlerAsyncHookHandler {
   return async function accessTokenGuard(this: unknown, request: FastifyRequest, reply: FastifyReply) {
-    const claims = await verifiedAccessToken(request, async (signed) => {
-      // D123: a call this process saw its app go over the limit for this store with (right scope, known
-      // store) gets its 429 before the revocation read; any other refusal is left to the checks below.
-      if (scope && !signed.scope.split(' ').includes(scope)) return;
-      const tenantId = tenantOf(signed, request.headers['x-tenant-id']);
-      if (typeof tenantId === 'string') await refuseRememberedApiRequest(request, reply, signed.client_id, tenantId);
-    });
-    const scopes = new Set(claims.scope.split(' ').filter(Boolean));
-    if (scope && !scopes.has(scope)) {
-      throw refuseField('IDENTITY_SCOPE_MISSING', 'scope', 'header', { scope });
-    }
-
-    const tenantId = tenantOf(claims, request.headers['x-tenant-id']);
-    if (tenantId instanceof PlatformError) throw tenantId;
-    // spec-notes I20: the app's bucket for this store, once the call is known to be the app's and the store's.
-    await admitApiRequest(request, reply, claims.client_id, tenantId);
+    // spec-notes I20: the app's bucket for the store the call acts for, once it is known to be the app's and the store's.
+    const { claims, bucket } = await admittedAccessToken(request, reply, (signed) =>
+      scope && !signed.scope.split(' ').includes(scope)
+        ? refuseField('IDENTITY_SCOPE_MISSING', 'scope', 'header', { scope })
+        : tenantOf(signed, request.headers['x-tenant-id']),
+    );
     request.seller = {
       sellerId: claims.sub,
       clientId: claims.client_id,
-      scopes,
+      scopes: new Set(claims.scope.split(' ').filter(Boolean)),
       tenants: claims.tenants,
-      tenantId,
+      tenantId: bucket,
       claims,
     };
   };

@@ -1,8 +1,9 @@
 import { RATE_LIMIT_POLICY_NAME } from '@feira/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type ApiRateDecision, rememberedApiRefusal, takeApiRequest } from '../accounts/index.js';
+import { type ApiRateDecision, rememberedApiRefusal, takeApiRequestOfLiveFamily } from '../accounts/index.js';
 import type { PlatformError } from '../core/platform-error.js';
 import { refuse } from '../core/refusals.js';
+import type { TokenClaims } from './token-signer.js';
 
 /**
  * spec-notes I20: every request an app makes with its access token takes one
@@ -10,16 +11,25 @@ import { refuse } from '../core/refusals.js';
  * Every answer after this point, success or refusal, carries the limit as
  * `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-11,
  * one policy named "app"); over it the answer is 429 `RATE_LIMITED` with
- * `Retry-After` (RFC 9110 §10.2.3).
+ * `Retry-After` (RFC 9110 §10.2.3). The same statement reads whether the
+ * token's family is live (spec-notes I6): a revoked token takes nothing and
+ * is refused 401 (D162).
  */
 export async function admitApiRequest(
   request: FastifyRequest,
   reply: FastifyReply,
-  clientId: string,
+  claims: Pick<TokenClaims, 'client_id' | 'fid'>,
   bucket: string,
 ): Promise<void> {
   const { platform } = request.server;
-  const taken = await takeApiRequest(platform.database, { clientId, bucket }, platform.config.apiRateLimit, platform.clock.now());
+  const taken = await takeApiRequestOfLiveFamily(
+    platform.database,
+    { clientId: claims.client_id, bucket },
+    claims.fid,
+    platform.config.apiRateLimit,
+    platform.clock.now(),
+  );
+  if (!taken) throw refuse('IDENTITY_TOKEN_REVOKED');
   reply.headers(rateLimitHeaders(taken));
   if (!taken.admitted) throw overTheLimit(taken);
 }

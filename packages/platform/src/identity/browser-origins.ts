@@ -44,7 +44,7 @@ const API_CORS: FastifyCorsOptions = {
  * public: any origin reads them. The APIs, the token and revocation endpoints and UserInfo
  * answer an origin some client app registered (its redirect URIs' origins): a preflight
  * names no app, so it is the union; the request itself is then held to the origins of the
- * app its token or client_id names (verifiedAccessToken, refuseOriginOfAnotherApp). Cookies
+ * app its token or client_id names (admittedAccessToken, refuseOriginOfAnotherApp). Cookies
  * never cross (no credentials), so the console and the login pages are never readable
  * from another origin. A request without Origin (a server) costs one header check.
  * Called on the root instance itself (not registered as a child), so its hook covers every route.

@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { refuseField } from '../core/refusals.js';
 import { documentedObject } from '../http/openapi-document.js';
-import { verifiedAccessToken } from './access-token-guard.js';
-import { admitApiRequest } from './api-rate-limit-guard.js';
+import { admittedAccessToken } from './access-token-guard.js';
 import { OPENID_SCOPE } from './authorization-request.js';
 
 /**
@@ -24,9 +23,8 @@ export async function userinfoRoute(app: FastifyInstance): Promise<void> {
     },
   };
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-    const claims = await verifiedAccessToken(request);
     // spec-notes I20: a UserInfo call acts for no store (a personal token has none): the app's bucket for its seller.
-    await admitApiRequest(request, reply, claims.client_id, `seller:${claims.sub}`);
+    const { claims } = await admittedAccessToken(request, reply, (signed) => `seller:${signed.sub}`);
     if (!claims.scope.split(' ').includes(OPENID_SCOPE)) {
       throw refuseField('IDENTITY_OPENID_SCOPE_MISSING', 'scope', 'header', { scope: OPENID_SCOPE });
     }

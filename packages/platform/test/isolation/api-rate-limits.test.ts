@@ -70,6 +70,46 @@ describe.each(testDatabaseTargets())('API rate limits on $dialect (spec-notes I2
     expect((await list(hot.token, store)).statusCode).toBe(429);
   });
 
+  it('spec-notes I6 / I20: a revoked token is refused 401 before what its claims or its origin would earn, and takes nothing from its app’s bucket (D162)', async () => {
+    const seller = await platform.createSeller();
+    const store = seller.tenantIds[0] as string;
+    const { clientId, token: live } = await appToken([store]);
+    const revoked = await platform.mintAccessToken({ tenants: [store], scopes: [READ], clientId });
+    const unscoped = await platform.mintAccessToken({ tenants: [store], scopes: ['open:portfolio:read'], clientId });
+    for (const token of [revoked, unscoped]) {
+      const { fid } = JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString()) as { fid: string };
+      await platform.database.db
+        .updateTable('token_families')
+        .set({ revoked_at: platform.clock.now().toISOString() })
+        .where('id', '=', fid)
+        .execute();
+    }
+    const refusals = [
+      await list(revoked),
+      await list(revoked),
+      await list(revoked, '00000000-0000-7000-8000-000000000000'),
+      await list(unscoped),
+      await platform.app.inject({
+        url: '/v1/orders',
+        headers: { authorization: `Bearer ${revoked}`, origin: 'https://elsewhere.example' },
+      }),
+    ];
+    for (const refusal of refusals) {
+      expect(refusal.statusCode).toBe(401);
+      expect(refusal.json().slug).toBe('UNAUTHORIZED');
+      expect(refusal.headers.ratelimit).toBeUndefined();
+    }
+    // The bucket the revoked calls named is whole: the app's live token still gets all of it.
+    const admitted = [];
+    for (let i = 0; i < LIMIT.burst; i++) admitted.push(await list(live));
+    expect(admitted.map((answer) => [answer.statusCode, rateLimitOf(answer).r])).toEqual([
+      [200, 2],
+      [200, 1],
+      [200, 0],
+    ]);
+    expect((await list(live)).statusCode).toBe(429);
+  });
+
   it('spec-notes I20: every answer of a limited route carries RateLimit-Policy and RateLimit, a 404 and a 422 included, and r counts down', async () => {
     const seller = await platform.createSeller();
     const store = seller.tenantIds[0] as string;
