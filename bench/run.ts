@@ -91,7 +91,7 @@ for (const scenario of selected) {
     let timer: NodeJS.Timeout | undefined;
     try {
       const budget = new Promise<never>((_, reject) => {
-        const budgetMs = options.mode === 'quick' ? (scenario.quickBudgetMs ?? timing.scenarioBudgetMs) : timing.scenarioBudgetMs;
+        const budgetMs = (options.mode === 'quick' ? scenario.quickBudgetMs : scenario.fullBudgetMs) ?? timing.scenarioBudgetMs;
         timer = setTimeout(() => reject(new BudgetExceeded(budgetMs)), budgetMs);
       });
       const figures = await Promise.race([scenario.run(ctx), budget]);

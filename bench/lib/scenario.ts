@@ -55,6 +55,8 @@ export interface Scenario {
   run(ctx: ScenarioContext): Promise<Figure[]>;
   /** A time budget of its own where the mode's default is too short (ms, quick mode). */
   quickBudgetMs?: number;
+  /** The same for full mode (ms). */
+  fullBudgetMs?: number;
 }
 
 /**
