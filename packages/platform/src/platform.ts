@@ -227,7 +227,7 @@ export async function createPlatform(options: CreatePlatformOptions): Promise<Pl
     await beforeServe?.({ app, context, deferClose });
     if (app && server) {
       const fastify = app;
-      const shuttingDown = answerUnavailable('Shutting down', deps.random ?? cryptoRandom);
+      const shuttingDown = answerUnavailable('HTTP_SHUTTING_DOWN', deps.random ?? cryptoRandom);
       handler = (req, res) => (fastify.shuttingDown ? shuttingDown(req, res) : fastify.routing(req, res));
     }
     if (roles.dispatcher) {

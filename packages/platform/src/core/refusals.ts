@@ -654,6 +654,50 @@ export const REFUSALS = {
     detail: 'INVALID_PARAMETER_VALUE',
     message: 'must not contain the NUL character (U+0000)',
   },
+  // Fastify's own refusals, made before a route runs (http/error-handler.ts maps each of its codes to one of these).
+  /** A JSON body that does not parse, or is empty where the content type promises JSON. */
+  HTTP_BODY_NOT_JSON: { slug: 'BAD_REQUEST', detail: 'INVALID_PARAMETER_VALUE', message: 'is not valid JSON' },
+  /** A body past the server's `bodyLimit` (an upload route has its own, larger bounds: SHIPPING_UPLOAD_…). */
+  HTTP_BODY_TOO_LARGE: { slug: 'PAYLOAD_TOO_LARGE', detail: 'INVALID_PARAMETER_VALUE', message: 'is larger than {limit} bytes' },
+  /** A content type no parser of the route takes, or a Content-Length that does not match the body. */
+  HTTP_MEDIA_TYPE_UNSUPPORTED: {
+    slug: 'UNSUPPORTED_MEDIA_TYPE',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'must be application/json (or a form on the identity pages)',
+  },
+  HTTP_URL_MALFORMED: { slug: 'BAD_REQUEST', detail: 'INVALID_PARAMETER_VALUE', message: 'is not a valid URL component' },
+  HTTP_PATH_SEGMENT_TOO_LONG: {
+    slug: 'URI_TOO_LONG',
+    detail: 'INVALID_PARAMETER_VALUE',
+    message: 'has a segment longer than the server accepts',
+  },
+  /** A request the route's schema refuses: one `details[]` entry per problem, each naming its field and what was wrong. */
+  HTTP_SCHEMA_REFUSED: { slug: 'UNPROCESSABLE_ENTITY', message: ERROR_SLUGS.UNPROCESSABLE_ENTITY.message },
+  /** RFC 9110 §15.5.6: a real path asked with a method it does not answer; `Allow` lists those it does. */
+  HTTP_METHOD_NOT_ALLOWED: {
+    slug: 'METHOD_NOT_ALLOWED',
+    message: 'Route {path} does not answer {method}; it answers {allowed}',
+    headers: { allow: '{allowed}' },
+  },
+  HTTP_ROUTE_NOT_FOUND: { slug: 'NOT_FOUND', message: 'Route {method} {path} not found' },
+  // Node's HTTP parser's refusals, answered before Fastify sees a request (http/client-error.ts).
+  HTTP_HEADERS_TOO_LARGE: {
+    slug: 'REQUEST_HEADER_FIELDS_TOO_LARGE',
+    message: 'The request line and headers are larger than the server accepts',
+  },
+  HTTP_REQUEST_TIMEOUT: { slug: 'REQUEST_TIMEOUT', message: 'The request did not arrive in time' },
+  HTTP_NOT_HTTP: { slug: 'BAD_REQUEST', message: 'The request is not valid HTTP' },
+  // The 503s: each says when to come back (RFC 9110 §10.2.3, http/service-unavailable.ts).
+  /** The socket is bound before the app is ready: a restart's span. */
+  HTTP_STARTING_UP: { slug: 'SERVICE_UNAVAILABLE', message: 'Starting up', headers: { 'retry-after': '{retryAfter}' } },
+  /** The app is closing while a connection still routes to it. */
+  HTTP_SHUTTING_DOWN: { slug: 'SERVICE_UNAVAILABLE', message: 'Shutting down', headers: { 'retry-after': '{retryAfter}' } },
+  /** The database is down, restarting or cut off: the request may succeed once it is back. */
+  HTTP_DATABASE_UNAVAILABLE: {
+    slug: 'SERVICE_UNAVAILABLE',
+    message: 'The database is unavailable; retry later',
+    headers: { 'retry-after': '{retryAfter}' },
+  },
 
   // The console's answers that are not pages: its live regions (server-sent events) and the operator's forms.
   /** A live region of a store or delivery the session cannot see: the slug's own message, as a missing route's. */

@@ -1,15 +1,12 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Random } from '../core/random.js';
+import { refuse } from '../core/refusals.js';
 
-/** Node's parser errors that have an answer of their own; every other one is a 400. */
-const STATUS_BY_CODE: Record<string, { status: number; slug: string; message: string }> = {
-  HPE_HEADER_OVERFLOW: {
-    status: 431,
-    slug: 'REQUEST_HEADER_FIELDS_TOO_LARGE',
-    message: 'The request line and headers are larger than the server accepts',
-  },
-  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, slug: 'REQUEST_TIMEOUT', message: 'The request did not arrive in time' },
+/** Node's parser errors that have an answer of their own; every other one is `HTTP_NOT_HTTP`, a 400. */
+const CODE_OF_PARSER_ERROR: Record<string, 'HTTP_HEADERS_TOO_LARGE' | 'HTTP_REQUEST_TIMEOUT'> = {
+  HPE_HEADER_OVERFLOW: 'HTTP_HEADERS_TOO_LARGE',
+  ERR_HTTP_REQUEST_TIMEOUT: 'HTTP_REQUEST_TIMEOUT',
 };
 
 /**
@@ -22,11 +19,7 @@ const STATUS_BY_CODE: Record<string, { status: number; slug: string; message: st
 export function clientErrorHandler(random: Pick<Random, 'uuid'>) {
   return (error: NodeJS.ErrnoException, socket: Socket): void => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
-    const known = STATUS_BY_CODE[error.code ?? ''] ?? {
-      status: 400,
-      slug: 'BAD_REQUEST',
-      message: 'The request is not valid HTTP',
-    };
+    const known = refuse(CODE_OF_PARSER_ERROR[error.code ?? ''] ?? 'HTTP_NOT_HTTP');
     const body = JSON.stringify({ message: known.message, slug: known.slug, details: [], request_id: random.uuid() });
     if (!socket.writable) {
       socket.destroy();
@@ -34,7 +27,7 @@ export function clientErrorHandler(random: Pick<Random, 'uuid'>) {
     }
     socket.end(
       [
-        `HTTP/1.1 ${known.status} ${STATUS_CODES[known.status]}`,
+        `HTTP/1.1 ${known.statusCode} ${STATUS_CODES[known.statusCode]}`,
         'content-type: application/json; charset=utf-8',
         `content-length: ${Buffer.byteLength(body)}`,
         'x-content-type-options: nosniff',

@@ -22,7 +22,8 @@ const SRC = fileURLToPath(new URL('..', import.meta.url));
 /** Where each 503 is answered, and the test that shows its Retry-After. */
 const SOURCES_OF_503: Record<string, string> = {
   'http/service-unavailable.ts': 'starting up, shutting down and the default below (this file)',
-  'http/error-handler.ts': 'the database unavailable: http/database-unavailable.test.ts',
+  'core/refusals.ts':
+    'the catalogue: starting up, shutting down (this file) and the database unavailable (answered by http/error-handler.ts: http/database-unavailable.test.ts), each with its Retry-After',
   'identity/oauth-error.ts': 'the token endpoint with the database unavailable: http/database-unavailable.test.ts',
   'http/health-routes.ts': 'readiness: http/health-routes.test.ts',
 };

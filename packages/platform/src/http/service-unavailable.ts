@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { Random } from '../core/random.js';
+import { refuse } from '../core/refusals.js';
 
 /**
  * Every 503 the platform sends says when to come back (`Retry-After`, RFC 9110
@@ -17,22 +18,23 @@ import type { Random } from '../core/random.js';
 const RESTART_RETRY_AFTER_SECONDS = 5;
 
 /** The raw answer of a socket whose app cannot serve yet or any more, before or after Fastify has a request to reply to. */
-export function answerUnavailable(message: 'Starting up' | 'Shutting down', random: Pick<Random, 'uuid'>) {
+export function answerUnavailable(code: 'HTTP_STARTING_UP' | 'HTTP_SHUTTING_DOWN', random: Pick<Random, 'uuid'>) {
+  const { message, slug, headers } = refuse(code, { retryAfter: RESTART_RETRY_AFTER_SECONDS });
   return (_req: IncomingMessage, res: ServerResponse): void => {
     res.writeHead(503, {
       'content-type': 'application/json; charset=utf-8',
-      'retry-after': String(RESTART_RETRY_AFTER_SECONDS),
+      ...headers,
       'cache-control': 'no-store',
       'x-content-type-options': 'nosniff',
       connection: 'close',
     });
-    res.end(JSON.stringify({ message, slug: 'SERVICE_UNAVAILABLE', details: [], request_id: random.uuid() }));
+    res.end(JSON.stringify({ message, slug, details: [], request_id: random.uuid() }));
   };
 }
 
 /** The answer of a bound socket whose app is not ready yet (platform.ts). */
 export function answerStartingUp(random: Pick<Random, 'uuid'>) {
-  return answerUnavailable('Starting up', random);
+  return answerUnavailable('HTTP_STARTING_UP', random);
 }
 
 declare module 'fastify' {
@@ -55,7 +57,7 @@ export function installUnavailableAnswers(app: FastifyInstance, random: Pick<Ran
   app.addHook('preClose', (done) => {
     app.shuttingDown = true;
     app.server.removeAllListeners('request');
-    app.server.on('request', answerUnavailable('Shutting down', random));
+    app.server.on('request', answerUnavailable('HTTP_SHUTTING_DOWN', random));
     done();
   });
 }
