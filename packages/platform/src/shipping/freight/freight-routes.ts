@@ -34,6 +34,7 @@ import {
   MARKETPLACE_OWNER,
 } from './freight-table-store.js';
 import { XLSX_MEDIA_TYPE } from './freight-xlsx.js';
+import { holdImpatientUpload } from './impatient-uploads.js';
 import { UPLOAD_LIMIT_NAMES, UploadLimitExceeded, uploadLimitError, uploadLimitsOf } from './upload-limits.js';
 
 /**
@@ -106,7 +107,7 @@ const STORE_UPLOADS_BUCKET = 'feira:freight-uploads';
  * A refused body up to this size is read and dropped, so its sender gets the 429; a larger one's
  * connection is closed, and so is any refused upload's once its store was refused before without
  * waiting for the `Retry-After` it was given (reading those bodies is most of what a store sending
- * files without pause would cost the platform).
+ * files without pause would cost the platform), after holding it unread until that `Retry-After`.
  */
 const DRAINED_REFUSAL_BYTES = 1024 * 1024;
 
@@ -131,7 +132,7 @@ async function admitStoreUpload(
     { requestsPerSecond: limits.storeUploadsPerSecond, burst: limits.storeUploadBurst },
     platform.clock.now(),
   );
-  if (!taken.admitted) throw uploadsTooFast(taken, limits, reply);
+  if (!taken.admitted) throw await uploadsTooFast(taken, limits, reply, owner);
 }
 
 /**
@@ -148,12 +149,19 @@ async function refuseRememberedStoreUpload(
   const refused = await rememberedApiRefusal(platform.database, { clientId: STORE_UPLOADS_BUCKET, bucket: store }, () =>
     platform.clock.now(),
   );
-  if (refused) throw uploadsTooFast(refused, limits, reply);
+  if (refused) throw await uploadsTooFast(refused, limits, reply, store);
 }
 
-function uploadsTooFast(taken: ApiRateDecision, limits: UploadLimits, reply: FastifyReply): PlatformError {
+async function uploadsTooFast(
+  taken: ApiRateDecision,
+  limits: UploadLimits,
+  reply: FastifyReply,
+  store: string,
+): Promise<PlatformError> {
   const declared = Number(reply.request.headers['content-length']);
   if (!(declared <= DRAINED_REFUSAL_BYTES) || taken.repeated) reply.header('connection', 'close');
+  // Sent again before the Retry-After: answered no sooner than if it had waited (D164).
+  if (taken.repeated) await holdImpatientUpload(reply.request, store, taken.retryAfterSeconds);
   return refuse('SHIPPING_UPLOADS_TOO_FAST', {
     perSecond: limits.storeUploadsPerSecond,
     burst: limits.storeUploadBurst,
