@@ -55,6 +55,13 @@ async function startCluster(ctx: ScenarioContext, databaseUrl: string, workers: 
       '0',
       '--seed',
       'none',
+      // Plain HTTP, as every other scenario measures: the sandbox serves HTTPS unless told otherwise.
+      '--http',
+      // The measured app's calls are the load itself: its rate limit (spec-notes I20) set out of the way.
+      '--api-rate-limit',
+      '100000',
+      '--api-burst',
+      '1000000',
       '--public-url',
       'http://127.0.0.1',
       '--data-dir',
