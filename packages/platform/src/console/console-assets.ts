@@ -42,6 +42,8 @@ th{font-weight:600;color:var(--muted)}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 td.nowrap,td.nowrap code{white-space:nowrap}
 td code.url{overflow-wrap:normal;word-break:normal}
+/* A topic's slug beside its name: the pair may wrap between them, the slug never inside itself. */
+td code.slug{white-space:nowrap;overflow-wrap:normal}
 td ul{margin:0;padding-left:var(--s4)}
 /* Status pills: each state its own colour and mark, so colour is never the only signal. */
 .pill{display:inline-flex;align-items:center;gap:var(--s1);padding:0 var(--s2);border-radius:999px;border:1px solid currentColor;font-size:var(--t-xs);font-weight:600;line-height:1.6;white-space:nowrap}
@@ -74,6 +76,7 @@ ul.plain li:has(> input){display:flex;align-items:center;gap:var(--s2)}
 .cell-form{display:inline-flex;flex-wrap:wrap;align-items:center;gap:var(--s2);margin:0 var(--s1) var(--s1) 0}
 .cell-form label{display:inline;margin:0;font-weight:400;font-size:var(--t-sm)}
 .cell-form select{padding:var(--s1) var(--s2);font-size:var(--t-sm)}
+.row-actions{display:flex;flex-wrap:wrap;align-items:center;gap:var(--s2) var(--s3)}.row-actions .cell-form{margin:0}
 .cell-form button,td button{padding:var(--s1) var(--s3);font-size:var(--t-sm)}
 button.danger{background:var(--danger);border-color:var(--danger);color:var(--bg)}
 button.danger.secondary{background:transparent;color:var(--danger)}

@@ -111,6 +111,16 @@ export function idTail(id: string): string {
   return id.length > 12 ? `…${id.slice(-12)}` : id;
 }
 
+/**
+ * A URL that wraps only before a slash of its path: the scheme and host stay whole on one line, where
+ * a plain code element would break them anywhere, or not at all and widen its table.
+ */
+function breakableUrl(url: string): string {
+  const pathStart = url.indexOf('/', url.indexOf('//') + 2);
+  if (pathStart < 0) return escapeHtml(url);
+  return escapeHtml(url.slice(0, pathStart)) + url.slice(pathStart).split('/').map(escapeHtml).join('<wbr>/');
+}
+
 /** An id as code with a copy button (the button shows once the page's module runs: it needs the clipboard). */
 function copyableId(t: Translator, id: string, shown = id): string {
   return `<code title="${escapeHtml(id)}">${escapeHtml(shown)}</code> <button type="button" class="link copy" data-copy="${escapeHtml(id)}" data-copied="${escapeHtml(t.text('webhooks.copied'))}" hidden aria-label="${escapeHtml(t.text('webhooks.copyId', { id }))}">${t.html('webhooks.copy')}</button>`;
@@ -174,14 +184,7 @@ function disableForm(t: Translator, action: string, csrf: string, s: EndpointVie
     : postButton(`${action}/state`, csrf, t.text('webhooks.enable'), { state: 'active', ...from });
 }
 
-function rotateForm(
-  t: Translator,
-  action: string,
-  csrf: string,
-  s: EndpointView,
-  i: number,
-  from: Record<string, string> = {},
-): string {
+function rotateForm(t: Translator, action: string, csrf: string, s: EndpointView, from: Record<string, string> = {}): string {
   return s.version === 'v1'
     ? confirmedForm(t, {
         action: `${action}/rotate`,
@@ -191,7 +194,7 @@ function rotateForm(
         effect: t.text('webhooks.confirm.rotateEffect'),
         yes: t.text('webhooks.rotate'),
         fields: from,
-        extra: graceSelect(t, `grace-${i}`),
+        extra: graceSelect(t, 'grace'),
       })
     : '';
 }
@@ -239,10 +242,12 @@ export function webhooksView(
 ): string {
   const base = webhooksBase(input.store.id);
   const subs = input.subscriptions
-    .map((s, i) => {
+    .map((s) => {
       const action = `${base}/subscriptions/${encodeURIComponent(s.id)}`;
       const name = t.text('webhooks.openSubscription', { topic: topicLabel(t, s.topic), app: s.appName });
-      return `<tr><td data-label="${escapeHtml(t.text('webhooks.col.app'))}">${escapeHtml(s.appName)}</td><td class="nowrap" data-label="${escapeHtml(t.text('webhooks.col.topic'))}"><a href="${action}" aria-label="${escapeHtml(name)}">${escapeHtml(topicLabel(t, s.topic))}</a> <code>${escapeHtml(s.topic)}</code></td><td data-label="${escapeHtml(t.text('webhooks.col.version'))}">${escapeHtml(s.version)}</td><td data-label="URL"><code class="url">${escapeHtml(s.url)}</code></td><td class="opt" data-label="${escapeHtml(t.text('webhooks.col.description'))}">${s.description ? escapeHtml(s.description) : ''}</td><td data-label="${escapeHtml(t.text('webhooks.col.state'))}">${subscriptionPill(t, s.state)}</td><td class="num" data-label="${escapeHtml(t.text('webhooks.col.streak'))}">${t.number(s.failureStreak)}</td><td data-label="${escapeHtml(t.text('webhooks.col.secret'))}">${secretCell(t, s, input.now)}</td><td data-label="${escapeHtml(t.text('webhooks.col.actions'))}">${disableForm(t, action, input.csrf, s)}${rotateForm(t, action, input.csrf, s, i)}</td></tr>`;
+      // The row keeps what a seller does from a list (disable, enable); the secret's rotation is on the subscription's page.
+      const manage = `<a class="cell-link" href="${action}" aria-label="${escapeHtml(t.text('webhooks.manageSubscription', { topic: topicLabel(t, s.topic), app: s.appName }))}">${t.html('webhooks.manage')}</a>`;
+      return `<tr><td data-label="${escapeHtml(t.text('webhooks.col.app'))}">${escapeHtml(s.appName)}</td><td data-label="${escapeHtml(t.text('webhooks.col.topic'))}"><a href="${action}" aria-label="${escapeHtml(name)}">${escapeHtml(topicLabel(t, s.topic))}</a> <code class="slug">${escapeHtml(s.topic)}</code></td><td data-label="${escapeHtml(t.text('webhooks.col.version'))}">${escapeHtml(s.version)}</td><td data-label="URL"><code class="url">${breakableUrl(s.url)}</code></td><td class="opt" data-label="${escapeHtml(t.text('webhooks.col.description'))}">${s.description ? escapeHtml(s.description) : ''}</td><td data-label="${escapeHtml(t.text('webhooks.col.state'))}">${subscriptionPill(t, s.state)}</td><td class="num" data-label="${escapeHtml(t.text('webhooks.col.streak'))}">${t.number(s.failureStreak)}</td><td data-label="${escapeHtml(t.text('webhooks.col.secret'))}">${secretCell(t, s, input.now)}</td><td data-label="${escapeHtml(t.text('webhooks.col.actions'))}"><div class="row-actions">${disableForm(t, action, input.csrf, s)}${manage}</div></td></tr>`;
     })
     .join('\n');
   const f = input.filters;
@@ -354,9 +359,9 @@ export function deliveriesRegion(t: Translator, storeId: string, deliveries: Del
   const rows = deliveries
     .map((d) => {
       const endpoint = d.endpoint
-        ? `${escapeHtml(d.endpoint.appName)}<br><code class="url">${escapeHtml(d.endpoint.url)}</code>`
+        ? `${escapeHtml(d.endpoint.appName)}<br><code class="url">${breakableUrl(d.endpoint.url)}</code>`
         : t.html('webhooks.endpointGone');
-      return `<tr><td data-label="ID"><a href="${base}/deliveries/${encodeURIComponent(d.id)}" aria-label="${escapeHtml(t.text('webhooks.open', { id: d.id }))}"><code>${escapeHtml(idTail(d.id))}</code></a> ${copyButton(t, d.id)}</td><td data-label="${escapeHtml(t.text('webhooks.col.created'))}">${consoleTimeHtml(t, d.createdAt)}</td><td class="nowrap" data-label="${escapeHtml(t.text('webhooks.col.topic'))}">${escapeHtml(topicLabel(t, d.topic))}${testTag(t, d)}</td><td data-label="${escapeHtml(t.text('webhooks.col.endpoint'))}">${endpoint}</td><td data-label="${escapeHtml(t.text('webhooks.col.status'))}">${deliveryPill(t, shownState(d))}</td><td class="num" data-label="${escapeHtml(t.text('webhooks.col.attempts'))}">${t.number(d.attempts)}</td><td class="num" data-label="${escapeHtml(t.text('webhooks.col.lastStatus'))}">${d.lastStatusCode ?? '—'}</td></tr>`;
+      return `<tr><td class="nowrap" data-label="ID"><a href="${base}/deliveries/${encodeURIComponent(d.id)}" aria-label="${escapeHtml(t.text('webhooks.open', { id: d.id }))}"><code>${escapeHtml(idTail(d.id))}</code></a> ${copyButton(t, d.id)}</td><td data-label="${escapeHtml(t.text('webhooks.col.created'))}">${consoleTimeHtml(t, d.createdAt)}</td><td class="nowrap" data-label="${escapeHtml(t.text('webhooks.col.topic'))}">${escapeHtml(topicLabel(t, d.topic))}${testTag(t, d)}</td><td data-label="${escapeHtml(t.text('webhooks.col.endpoint'))}">${endpoint}</td><td data-label="${escapeHtml(t.text('webhooks.col.status'))}">${deliveryPill(t, shownState(d))}</td><td class="num" data-label="${escapeHtml(t.text('webhooks.col.attempts'))}">${t.number(d.attempts)}</td><td class="num" data-label="${escapeHtml(t.text('webhooks.col.lastStatus'))}">${d.lastStatusCode ?? '—'}</td></tr>`;
     })
     .join('\n');
   return deliveries.length === 0
@@ -560,7 +565,7 @@ ${input.notice}
 <div class="actions">
 ${testEventForm(t, action, input.csrf, s.topic, input.catalogue)}
 ${disableForm(t, action, input.csrf, s, { from: 'subscription' })}
-${rotateForm(t, action, input.csrf, s, 0, { from: 'subscription' })}
+${rotateForm(t, action, input.csrf, s, { from: 'subscription' })}
 ${confirmedForm(t, {
   action: `${action}/delete`,
   csrf: input.csrf,

@@ -706,6 +706,8 @@ export const en = {
   'webhooks.confirm.rotateEffect':
     'A new secret starts signing now; the old one keeps signing for the time you chose, so update your receiver before it ends.',
   'webhooks.openSubscription': 'Open the {topic} subscription ({app})',
+  'webhooks.manage': 'Manage',
+  'webhooks.manageSubscription': 'Manage the {topic} subscription ({app}): its secret, test events and charts',
   'webhooks.subscriptionName': '{topic} subscription ({app})',
   'webhooks.filter.label': 'Filter deliveries',
   'webhooks.filter.topic': 'Event type',

@@ -708,6 +708,8 @@ export const ptBR: Record<MessageKey, string> = {
   'webhooks.confirm.rotateEffect':
     'Um novo segredo passa a assinar agora; o antigo continua assinando pelo tempo escolhido, então atualize o seu receptor antes que ele acabe.',
   'webhooks.openSubscription': 'Abrir a assinatura de {topic} ({app})',
+  'webhooks.manage': 'Gerenciar',
+  'webhooks.manageSubscription': 'Gerenciar a assinatura de {topic} ({app}): segredo, eventos de teste e gráficos',
   'webhooks.subscriptionName': 'Assinatura de {topic} ({app})',
   'webhooks.filter.label': 'Filtrar entregas',
   'webhooks.filter.topic': 'Tipo de evento',

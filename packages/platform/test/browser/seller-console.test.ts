@@ -169,6 +169,10 @@ describe.each(testDatabaseTargets())('seller console in Chromium on $dialect', (
     const page = await signInToConsole(browser, platform.url, seller, 'pt-BR');
     const context = page.context();
     await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
+    await page
+      .getByRole('link', { name: /^Gerenciar a assinatura de / })
+      .first()
+      .click();
     await page.getByRole('button', { name: 'Trocar segredo' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Trocar segredo' }).click();
     // D98: the rotation lands on a confirmation; the new secret is shown by its POST.

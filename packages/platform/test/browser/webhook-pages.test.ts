@@ -468,6 +468,13 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
     receiverSecret = original;
     const page = await signIn(seller, 'pt-BR', PHONE);
     await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
+    // The list's row disables and links to the subscription's page, where the secret is rotated.
+    await expect(page.getByRole('button', { name: 'Trocar segredo' }).count()).resolves.toBe(0);
+    await page
+      .getByRole('link', { name: /^Gerenciar a assinatura de / })
+      .first()
+      .click();
+    await page.waitForURL(`**/webhooks/subscriptions/${subscription.id}`);
     // Cancel keeps the secret as it was.
     const untouched = await subscriptionRow(subscription.id);
     await page.getByRole('button', { name: 'Trocar segredo' }).click();
@@ -501,7 +508,7 @@ describe.each(testDatabaseTargets())('webhook pages in Chromium on $dialect', (t
 
     // A second rotation inside the grace, asking for 1 h: the original keeps signing until its 6 h end.
     platform.clock.advance(60_000);
-    await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks`);
+    await page.goto(`${platform.url}/console/stores/${tenantId}/webhooks/subscriptions/${subscription.id}`);
     await page.getByLabel('Segredo antigo assina por').selectOption('1');
     await page.getByRole('button', { name: 'Trocar segredo' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Trocar segredo' }).click();
