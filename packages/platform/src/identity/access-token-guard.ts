@@ -76,8 +76,8 @@ async function refuseRevoked(request: FastifyRequest, claims: TokenClaims): Prom
  * the app's rate-limit bucket `bucketOf` names (spec-notes I20). The guard below and
  * /userinfo share it; each token refusal is a 401 with the RFC 6750 challenge.
  *
- * A call refused by its claims alone (`refusalOf`: a scope, a store) still reads the
- * revocation first, so a revoked token is always told so. A call this process remembers
+ * A call its claims alone refuse (`bucketOf` answers a refusal: a scope, a store) still reads
+ * the revocation first, so a revoked token is always told so. A call this process remembers
  * over its app's limit gets its 429 before any statement (D123). Any other call costs one
  * statement before its route: the bucket's take, which reads the revocation too (D162).
  */
