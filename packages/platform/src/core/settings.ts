@@ -306,7 +306,7 @@ export const PLATFORM_SETTINGS = Type.Object({
     text({
       flag: '--public-url <url>',
       env: 'FEIRA_PUBLIC_URL',
-      shown: 'http://<host>:<port>',
+      shown: 'the listen URL: https://<host>:<port> (http:// with --http)',
       help: 'URL clients use',
       commands: START,
       reader: 'publicUrl',
