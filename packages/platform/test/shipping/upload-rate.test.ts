@@ -20,7 +20,7 @@ describe.each(testDatabaseTargets())('a store’s upload rate on $dialect', (tar
   });
   afterAll(() => platform?.close());
 
-  it("D96: past its upload burst a store gets 429 with Retry-After before its body is read (a large one's connection closed, and any one's sent again before the Retry-After, after holding it until then), the table unchanged; another store and the marketplace upload as before; the bucket refills with the clock", async () => {
+  it("D96, D164: past its upload burst a store gets 429 with Retry-After before its body is read (a large one's connection closed, and any one's sent again before the Retry-After, after holding it until then), the table unchanged; another store and the marketplace upload as before; the bucket refills with the clock", async () => {
     for (let i = 0; i < RATE.storeUploadBurst; i++)
       expect((await putTable(platform, hostile, `t${i}`, TABLE)).statusCode).toBe(201);
 
