@@ -1,25 +1,13 @@
-// The list API's baseline: the same SELECT the list engine issues for a page
-// (filter, sort, id tiebreak in the direction of the last sort, limit + 1, then
-// OFFSET or the bounded keyset condition of lists/list-engine.ts), run straight
-// through the driver (better-sqlite3 with a statement prepared once, or a pg
-// client), one query at a time, no HTTP, no JSON. The text must stay the
-// engine's to the letter: an earlier version sorted the id ascending, which no
-// index serves in one scan, and so "the same SQL" ran several times slower than
-// the API around it (docs/decisions.md D30).
+// The list API's SQL baseline: the page's SELECT (lib/list-page-sql.ts) run
+// straight through the driver (better-sqlite3 with a statement prepared once,
+// or a pg client), one query at a time, no HTTP, no JSON.
 import SqliteDatabase from 'better-sqlite3';
-import { type Expression, Kysely, PostgresDialect, type SqlBool, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { childOptions, serveChild } from '../lib/child-protocol.js';
+import { compilePageQuery, type RawPageQuery } from '../lib/list-page-sql.js';
 import { LatencyRecorder, type LatencySummary, round } from '../lib/stats.js';
 
-export interface RawPageQuery {
-  name: string;
-  status: string;
-  limit: number;
-  offset?: number;
-  /** Keyset position: [created_at, id] of the last row of the previous page. */
-  after?: [string, string];
-}
+export type { RawPageQuery };
 
 interface Options {
   databaseUrl: string;
@@ -39,36 +27,6 @@ export interface RawResult {
 
 const options = childOptions<Options>();
 const isSqlite = options.databaseUrl.startsWith('sqlite:');
-// A compile-only Kysely: it builds the SQL text and parameters, never runs them.
-// biome-ignore lint/suspicious/noExplicitAny: only used to compile one statement.
-const compiler = new Kysely<any>({
-  dialect: isSqlite
-    ? new SqliteDialect({ database: async () => ({}) as never })
-    : new PostgresDialect({ pool: async () => ({}) as never }),
-});
-
-function compile(q: RawPageQuery) {
-  let query = compiler
-    .selectFrom('orders')
-    .selectAll()
-    .where('tenant_id', '=', options.tenantId)
-    .where('status', '=', q.status)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc');
-  if (q.after) {
-    const [createdAt, id] = q.after;
-    query = query.where(
-      (eb) =>
-        eb.and([
-          eb('created_at', '<=', createdAt),
-          eb.or([eb.and([eb('created_at', '<', createdAt)]), eb.and([eb('created_at', '=', createdAt), eb('id', '<', id)])]),
-        ]) as Expression<SqlBool>,
-    );
-  } else if (q.offset) {
-    query = query.offset(q.offset);
-  }
-  return query.limit(q.limit + 1).compile();
-}
 
 type Runner = (sql: string, parameters: readonly unknown[]) => Promise<number>;
 
@@ -99,7 +57,7 @@ async function runnerFor(): Promise<{ prepare(sql: string): Runner; close(): Pro
 const driver = await runnerFor();
 
 async function measure(q: RawPageQuery): Promise<RawResult> {
-  const { sql, parameters } = compile(q);
+  const { sql, parameters } = compilePageQuery(options.databaseUrl, options.tenantId, q);
   const run = driver.prepare(sql);
   const rows = await run(sql, parameters);
   const loopFor = async (ms: number, recorder?: LatencyRecorder) => {

@@ -13,12 +13,16 @@ import {
 import { type Figure, figure, type Scenario, type ScenarioContext } from '../lib/scenario.js';
 import { difference, finite, round } from '../lib/stats.js';
 import { timingFor } from '../lib/timing.js';
+import type { FloorPage } from '../processes/list-floor-server.js';
 import type { RawPageQuery, RawResult } from '../processes/list-raw-sql.js';
 
 const SEEDER = new URL('../processes/list-seeder.ts', import.meta.url);
 const RAW_SQL = new URL('../processes/list-raw-sql.ts', import.meta.url);
 const SELLER_ACCESS = new URL('../processes/fixtures/seller-access.ts', import.meta.url).href;
 const CONSTANT_SERVER = new URL('../processes/constant-server.ts', import.meta.url);
+const FLOOR_SERVER = new URL('../processes/list-floor-server.ts', import.meta.url);
+/** The goal: the API's CPU per request at most this many times the floor route's, for the same page. */
+const FLOOR_CPU_GOAL = 1.5;
 
 /**
  * Quick mode (CI smoke, under 2 minutes for the whole suite) uses far less data
@@ -45,7 +49,7 @@ async function getJson(
   origin: string,
   path: string,
   token: string,
-): Promise<{ meta: { links: { next: string | null } }; results: Array<{ id: string; created_at: string }> }> {
+): Promise<{ meta: FloorPage['meta']; results: Array<{ id: string; created_at: string }> }> {
   const response = await request(`${origin}${path}`, { headers: { authorization: `Bearer ${token}` } });
   const body = await response.body.text();
   if (response.statusCode !== 200) throw new Error(`GET ${path}: HTTP ${response.statusCode} ${body.slice(0, 300)}`);
@@ -136,10 +140,50 @@ async function measureDialect(ctx: ScenarioContext, generator: LoadGenerator, ki
       return Buffer.from(await response.body.arrayBuffer()).length;
     };
     const gzipHeaders = { ...headers, 'accept-encoding': 'gzip' };
-    ctx.log(`${label}: measuring the API`);
+    // The floor route serves each page with the API's own `meta` for it, so both send the same JSON.
+    const floor = await ctx.children.start<{ port: number }>('list floor route', FLOOR_SERVER, {
+      options: {
+        databaseUrl: database.url,
+        ...(database.searchPath ? { searchPath: database.searchPath } : {}),
+        tenantId: seeded.tenantId,
+      },
+    });
+    const floorPaths: string[] = [];
+    for (const c of cases) {
+      const { meta } = await getJson(platform.origin, c.path, accessToken);
+      floorPaths.push(await floor.call<string>('define', { query: c.raw, meta } satisfies FloorPage));
+    }
+    /** Runs `phase` and answers its result with the CPU `server` spent per request answered (µs). */
+    const withCpu = async (server: { call<T>(op: string): Promise<T> }, phase: () => Promise<LoadResult>) => {
+      const from = await server.call<number>('cpuMicros');
+      const result = await phase();
+      const spent = (await server.call<number>('cpuMicros')) - from;
+      // CPU spans the warm-up too: divide by every request answered in it, estimated from the measured rate.
+      const answered = result.requestsPerSecond * ((timing.warmupMs + timing.durationMs) / 1000);
+      return { result, cpuPerRequest: answered > 0 ? round(spent / answered, 0) : null };
+    };
+    ctx.log(`${label}: measuring the API and its floor route, page by page`);
     const single: LoadResult[] = [];
+    const apiCpu: Array<number | null> = [];
+    const floorRuns: Array<{ result: LoadResult; cpuPerRequest: number | null }> = [];
     const busy: LoadResult[] = [];
-    for (const c of cases) single.push(await profiled(ctx, platform, `list-api-${label}-${c.name}`, () => load(c.path, 1)));
+    for (const [i, c] of cases.entries()) {
+      const api = await withCpu(platform, () => profiled(ctx, platform, `list-api-${label}-${c.name}`, () => load(c.path, 1)));
+      single.push(api.result);
+      apiCpu.push(api.cpuPerRequest);
+      floorRuns.push(
+        await withCpu(floor, () =>
+          generator.run({
+            origin: `http://127.0.0.1:${floor.info.port}`,
+            connections: 1,
+            warmupMs: timing.warmupMs,
+            durationMs: timing.durationMs,
+            requests: [{ method: 'GET', path: floorPaths[i] as string }],
+          }),
+        ),
+      );
+    }
+    await floor.stop();
     if (size.throughputPass) for (const c of cases) busy.push(await load(c.path, THROUGHPUT_CONNECTIONS));
     // Compression on and off: cursor page 1 as a client that accepts gzip asks for it (a browser, most SDKs),
     // and the bytes of a 20-order and a 100-order page with and without it.
@@ -181,6 +225,20 @@ async function measureDialect(ctx: ScenarioContext, generator: LoadGenerator, ki
       );
       if (many)
         figures.push(figure(`${label} ${c.name} (${THROUGHPUT_CONNECTIONS} connections)`, many.requestsPerSecond, 'req/s'));
+      const bare = floorRuns[i] as { result: LoadResult; cpuPerRequest: number | null };
+      if (bare.result.errors)
+        ctx.notes.push(`${label} ${c.name} floor route: ${bare.result.errors} errors (${bare.result.firstError})`);
+      const cpu = apiCpu[i] ?? null;
+      const cpuRatio = cpu !== null && bare.cpuPerRequest ? cpu / bare.cpuPerRequest : null;
+      figures.push(
+        figure(`${label} ${c.name} process CPU per request`, cpu, 'µs', {
+          baseline: { name: 'floor route running the same SQL', value: bare.cpuPerRequest, unit: 'µs' },
+          target: { text: `≤ ${FLOOR_CPU_GOAL}× the floor route`, met: cpuRatio !== null && cpuRatio <= FLOOR_CPU_GOAL },
+        }),
+        figure(`${label} ${c.name} floor route p50`, bare.result.latency.p50Ms, 'ms', {
+          baseline: { name: 'the API p50', value: api.latency.p50Ms, unit: 'ms' },
+        }),
+      );
     });
     const plain = single[2] as LoadResult;
     if (gzipped.errors) ctx.notes.push(`${label} cursor page 1 gzip: ${gzipped.errors} errors (${gzipped.firstError})`);
@@ -218,8 +276,10 @@ async function measureDialect(ctx: ScenarioContext, generator: LoadGenerator, ki
  * BENCHMARKS.md, "List API": GET /v1/orders with a status filter and a created_at
  * sort, at offset page 1, offset 5000, cursor page 1 and cursor page 1,000,
  * over 1,000,000 orders seeded by the platform's own seeder, on SQLite and
- * PostgreSQL. Baselines: the same SELECT straight through the driver, and a
- * bare Fastify route returning a constant. Latency is taken on one connection
+ * PostgreSQL. Baselines: the same SELECT straight through the driver, a
+ * bare Fastify route returning a constant, and a floor route (a bare Fastify
+ * route on the same driver running the same SELECT and sending the same JSON),
+ * whose CPU per request the API's is measured against. Latency is taken on one connection
  * (no queueing in the figure); throughput also at 8 connections.
  */
 export const listApi: Scenario = {
