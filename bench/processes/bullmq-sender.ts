@@ -111,6 +111,25 @@ serveChild(
       }
       return sent;
     },
+    /**
+     * Closed loop: `concurrency` producers each adding a job as soon as the last was acknowledged, for
+     * `durationMs`, while the worker delivers; answers the jobs acknowledged per second.
+     */
+    async produceFlatOut(args) {
+      const { tenantId, durationMs, concurrency } = args as { tenantId: string; durationMs: number; concurrency: number };
+      const start = performance.now();
+      let sent = 0;
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (performance.now() - start < durationMs) {
+            const id = randomUUID();
+            await queue.add('webhook', { id, body: message(tenantId, id) });
+            sent++;
+          }
+        }),
+      );
+      return (sent * 1000) / (performance.now() - start);
+    },
     enqueuedAt: () => Object.fromEntries(enqueuedAt),
   },
   async () => {
