@@ -269,6 +269,22 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
     expect(() => resolveStartSettings({}, { FEIRA_HTTP: 'yes' }, cwd)).toThrow(/FEIRA_HTTP must be 1 or 0/);
   });
 
+  it('D106: a public URL given as http:// while the sandbox serves HTTPS is refused, naming the flag or variable and both ways out', () => {
+    for (const [flags, env, name] of [
+      [{ publicUrl: 'http://127.0.0.1:8080' }, {}, '--public-url'],
+      [{}, { FEIRA_PUBLIC_URL: 'http://127.0.0.1:8080' }, 'FEIRA_PUBLIC_URL'],
+    ] as const) {
+      expect(() => resolveStartSettings(flags, env, cwd)).toThrow(
+        new RegExp(`^${name} is an http:// URL, but the sandbox serves HTTPS unless told --http: give --http .* or an https:// URL$`),
+      );
+      // Either way out starts.
+      expect(resolveStartSettings({ ...flags, http: true }, env, cwd).platform.publicUrl).toBe('http://127.0.0.1:8080');
+    }
+    expect(resolveStartSettings({ publicUrl: 'https://127.0.0.1:8080' }, {}, cwd).https).toBe(true);
+    // Strict mode serves plain HTTP behind its TLS proxy: its public URL is the proxy's, either scheme.
+    expect(resolveStartSettings({ mode: 'strict', publicUrl: 'http://127.0.0.1:8080' }, {}, cwd).https).toBe(false);
+  });
+
   it('rejects a bad environment value the same way, without echoing a secret', () => {
     expect(() => resolveStartSettings({}, { FEIRA_PORT: 'eighty' }, cwd)).toThrow(
       /^FEIRA_PORT must be an integer from 0 to 65535 \(got "eighty"\)$/,

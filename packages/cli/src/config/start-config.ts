@@ -311,11 +311,19 @@ export function resolveStartSettings(
     throw new ConfigError(
       '--key-publish-delay-s must be at least --key-refresh-s: every process must load a key before it signs',
     );
+  const https = mode === 'sandbox' && !http;
+  // The URL clients are given must say what is served: an http:// one in front of HTTPS sends every
+  // printed command, link and discovery document to a port that answers only TLS.
+  const publicUrlGiven = givenOf(settingAt('platform.publicUrl'), flags, env);
+  if (https && publicUrlGiven && platform.publicUrl?.startsWith('http:'))
+    throw new ConfigError(
+      `${publicUrlGiven.name} is an http:// URL, but the sandbox serves HTTPS unless told --http: give --http (or FEIRA_HTTP=1) to serve plain HTTP, or an https:// URL`,
+    );
   return deepFreeze({
     ...own,
     dataDir,
     databaseUrl,
-    https: mode === 'sandbox' && !http,
+    https,
     // Sandbox mode logs requests only when they go wrong, so the banner stays readable.
     logLevel: logLevel ?? (mode === 'sandbox' ? 'warn' : 'info'),
     logFormat: logFormat ?? (stderrIsTty ? 'pretty' : 'json'),
