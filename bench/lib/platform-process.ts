@@ -71,8 +71,15 @@ export async function startPlatform(
   database: BenchDatabase,
   options: Omit<PlatformServerOptions, 'databaseUrl' | 'searchPath'> = {},
 ): Promise<PlatformHandle> {
+  // FEIRA_BENCH_PLATFORM_MODULE: another build's index.js (a file URL) runs as the platform, for an A/B of a whole scenario.
+  const other = process.env.FEIRA_BENCH_PLATFORM_MODULE;
   const handle = await ctx.children.start<{ port: number; dialect: string }>(`platform (${database.kind})`, SERVER, {
-    options: { ...options, databaseUrl: database.url, ...(database.searchPath ? { searchPath: database.searchPath } : {}) },
+    options: {
+      ...(other ? { platformModule: other } : {}),
+      ...options,
+      databaseUrl: database.url,
+      ...(database.searchPath ? { searchPath: database.searchPath } : {}),
+    },
     // A shared host at a load of 20 and more has taken over a minute to start it (tsx compiles the server first).
     readyTimeoutMs: 180_000,
     execArgv: platformNodeFlags(),

@@ -37,6 +37,8 @@ export type FixtureModule = {
 const options = childOptions<PlatformServerOptions>();
 // bench/tools/ab.ts runs two builds side by side: `platformModule` is the index.js of a snapshot of
 // packages/platform/dist (whose node_modules resolve to the repository's).
+// Said on stderr (the bench's log) so an A/B's log shows which build each run measured.
+if (options.platformModule) process.stderr.write(`platform process: running ${options.platformModule}\n`);
 const platformModule: typeof import('@feira/platform') = options.platformModule
   ? await import(options.platformModule)
   : await import('@feira/platform');

@@ -119,6 +119,7 @@ async function measure(ctx: ScenarioContext): Promise<Figure[]> {
     requests: [{ method: 'POST', path: '/quote', headers: { 'content-type': 'application/json' }, body: sellerRequest }],
   });
   ctx.log(`storefront quotes at ${RATE}/s`);
+  const cpuFrom = await platform.call<number>('cpuMicros');
   const storefront = await profiled(ctx, platform, 'quote-storefront', () =>
     generator.run({
       origin: platform.origin,
@@ -137,6 +138,9 @@ async function measure(ctx: ScenarioContext): Promise<Figure[]> {
       sampleField: 'session_id',
     }),
   );
+  // CPU spans the warm-up too: divided by every quote answered in it, estimated from the measured rate.
+  const answered = storefront.requestsPerSecond * ((timing.warmupMs + timing.durationMs) / 1000);
+  const cpuPerQuote = answered > 0 ? Math.round(((await platform.call<number>('cpuMicros')) - cpuFrom) / answered) : null;
   const perQuote = perQuoteOverhead(storefront.samples ?? [], await loggedSellerTimes(platform, answering));
 
   const silentQuote = {
@@ -213,6 +217,7 @@ async function measure(ctx: ScenarioContext): Promise<Figure[]> {
     figure('storefront quotes achieved', storefront.requestsPerSecond, 'quotes/s', {
       baseline: { name: 'bare undici POSTs achieved', value: bare.requestsPerSecond, unit: 'req/s' },
     }),
+    figure(`platform CPU per storefront quote at ${RATE}/s`, cpuPerQuote, 'µs'),
     figure(`quote log at ${RATE} rows/s, own file: event-loop delay p99.9`, logStalls.p999.ownFile, 'ms', {
       baseline: { name: 'in the platform database', value: logStalls.p999.platformDatabase, unit: 'ms' },
     }),
