@@ -53,13 +53,14 @@ export interface NewClient {
   tokenEndpointAuthMethod?: TokenEndpointAuthMethod;
 }
 
-type ClientRow = Selectable<Schema['clients']>;
+export type ClientRow = Selectable<Schema['clients']>;
 
 function parseScopes(json: string): Scope[] {
   return (JSON.parse(json) as string[]).filter(isScope);
 }
 
-function toClient(row: ClientRow): ClientWithSecretHash {
+/** A `clients` row as the client it holds, its secret hash included (for a read that joins `clients` to more). */
+export function toClient(row: ClientRow): ClientWithSecretHash {
   return {
     id: row.id,
     name: row.name,

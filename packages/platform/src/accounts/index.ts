@@ -17,6 +17,7 @@ export {
   clientExists,
   clientFromPublicRow,
   clientListQuery,
+  type ClientRow,
   clientNamesById,
   countClients,
   createClient,
@@ -26,6 +27,7 @@ export {
   originOfClient,
   originRegistered,
   setClientRateLimit,
+  toClient,
   verifyClientSecret,
 } from './client-repository.js';
 export { validateNewClient } from './client-rules.js';

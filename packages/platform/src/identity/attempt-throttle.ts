@@ -17,7 +17,7 @@ import type { Schema } from '../storage/schema.js';
  * time that doubles with each one up to `maxBlockSeconds`; a success clears it.
  *
  * A check whose secret carries 256 random bits (a client secret, spec-notes
- * I21) is throttled by failures alone: `refusingKey` reads its keys before the
+ * I21) is throttled by failures alone: `refusalAmong` judges its keys' rows before the
  * secret is compared and `countFailure` records a wrong one, so a success
  * writes nothing. `reserved` then counts the window's failures.
  */
@@ -162,25 +162,25 @@ export async function settleAttempt(
       blocked_until = case when ${clears} then null else auth_throttle.blocked_until end`.execute(db);
 }
 
+/** The columns of an `auth_throttle` row that decide a refusal. */
+export interface ThrottleRow {
+  key: string;
+  window_started_at: string;
+  reserved: number | string;
+  blocked_until: string | null;
+}
+
 /**
  * spec-notes I21: the first of `keys` (in order) that refuses an attempt now, with when to retry, or
- * null: one read, nothing written. A key refuses while its window holds `allowance` attempts counted
- * against it, or while it is blocked.
+ * null, from the keys' rows (the client authentication reads them with the client, in one statement
+ * that writes nothing). A key refuses while its window holds `allowance` attempts counted against it,
+ * or while it is blocked.
  */
-export async function refusingKey(
-  db: Kysely<Schema>,
+export function refusalAmong(
+  rows: readonly ThrottleRow[],
   keys: readonly ThrottleKey[],
   now: Date,
-): Promise<{ key: string; retryAfterSeconds: number } | null> {
-  const rows = await db
-    .selectFrom('auth_throttle')
-    .select(['key', 'window_started_at', 'reserved', 'blocked_until'])
-    .where(
-      'key',
-      'in',
-      keys.map((k) => k.key),
-    )
-    .execute();
+): { key: string; retryAfterSeconds: number } | null {
   const byKey = new Map(rows.map((row) => [row.key, row]));
   const nowMs = now.getTime();
   for (const { key, policy } of keys) {
