@@ -13,11 +13,11 @@ export {
 export {
   addRedirectUri,
   type ClientApp,
+  type ClientRow,
   type ClientWithSecretHash,
   clientExists,
   clientFromPublicRow,
   clientListQuery,
-  type ClientRow,
   clientNamesById,
   countClients,
   createClient,

@@ -2,7 +2,7 @@ import type { IntrospectionResponse } from '@feira/contract';
 import type { Kysely, Transaction } from 'kysely';
 import type { Schema } from '../storage/schema.js';
 import type { IdentityServices } from './identity-services.js';
-import { refreshTokenPresentable } from './refresh-token-grace.js';
+import { graceStartedAfter, refreshTokenPresentable } from './refresh-token-grace.js';
 import { ACCESS_TOKEN_TYP, REFRESH_TOKEN_TYP, type TokenClaims, TokenVerificationError } from './token-signer.js';
 
 /** Why a grant (token family) was ended; kept in `token_families.revoked_reason`. */
@@ -128,7 +128,7 @@ export async function introspectToken(
       .select('jti')
       .where('jti', '=', claims.jti)
       .where('family_id', '=', claims.fid)
-      .where((eb) => refreshTokenPresentable(eb, deps.clock.now()))
+      .where((eb) => refreshTokenPresentable(eb, graceStartedAfter(deps.clock.now())))
       .executeTakeFirst();
     if (!presentable) return inactive;
   }

@@ -1,4 +1,4 @@
-import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
+import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
 import type { Schema } from '../storage/schema.js';
 
 /**
@@ -13,19 +13,30 @@ export const REFRESH_GRACE_SECONDS = 60;
 export const REFRESH_GRACE_MAX_USES = 5;
 
 /**
- * Whether a `refresh_tokens` row may be presented at `now` (spec-notes I5): not
- * superseded by a successor's use, and either never used or still within the
- * grace's bounds. The one definition read by the refresh grant (which consumes a
+ * Whether a `refresh_tokens` row may be presented now (spec-notes I5), given
+ * `graceStartedAfter(now)`: not superseded by a successor's use, and either
+ * never used or still within the grace's bounds. The one definition read by the refresh grant (which consumes a
  * use under it) and by introspection (RFC 7662 §2.2, which must not call active a
  * token the grant would refuse), so the two cannot disagree.
  */
-export function refreshTokenPresentable(eb: ExpressionBuilder<Schema, 'refresh_tokens'>, now: Date): Expression<SqlBool> {
-  const graceStartedAfter = new Date(now.getTime() - REFRESH_GRACE_SECONDS * 1000).toISOString();
+export function refreshTokenPresentable(
+  eb: ExpressionBuilder<Schema, 'refresh_tokens'>,
+  graceStartedAfter: string,
+): Expression<SqlBool> {
   return eb.and([
     eb('refresh_tokens.superseded_at', 'is', null),
     eb.or([
       eb('refresh_tokens.used_at', 'is', null),
-      eb.and([eb('refresh_tokens.used_at', '>', graceStartedAfter), eb('refresh_tokens.use_count', '<', REFRESH_GRACE_MAX_USES)]),
+      eb.and([
+        eb('refresh_tokens.used_at', '>', graceStartedAfter),
+        // A literal, not a bound value: the refresh grant's statement is compiled once (statement-shapes.ts).
+        eb('refresh_tokens.use_count', '<', sql.lit(REFRESH_GRACE_MAX_USES)),
+      ]),
     ]),
   ]);
+}
+
+/** The `graceStartedAfter` of {@link refreshTokenPresentable} at `now`: a token first used before it is past the grace. */
+export function graceStartedAfter(now: Date): string {
+  return new Date(now.getTime() - REFRESH_GRACE_SECONDS * 1000).toISOString();
 }

@@ -1,18 +1,14 @@
 import { parseScopeString, type TokenSet } from '@feira/contract';
-import type { Kysely, Transaction } from 'kysely';
+import { type Expression, type Kysely, sql, type Transaction } from 'kysely';
+import type { DialectName } from '../storage/database.js';
 import { dialectAdapter } from '../storage/dialect-adapter.js';
+import { queryNamed } from '../storage/named-statement.js';
 import type { Schema } from '../storage/schema.js';
+import { CompiledOnce } from '../storage/statement-shapes.js';
 import type { IdentityServices } from './identity-services.js';
 import { OAuthError } from './oauth-error.js';
-import { refreshTokenPresentable } from './refresh-token-grace.js';
-import {
-  REFRESH_TOKEN_COLUMNS,
-  recordTokenSet,
-  refreshTokenSelection,
-  revokeTokenFamily,
-  type SignedTokenSet,
-  signTokenSet,
-} from './token-set-issuer.js';
+import { graceStartedAfter, refreshTokenPresentable } from './refresh-token-grace.js';
+import { REFRESH_TOKEN_COLUMNS, revokeTokenFamily, type SignedTokenSet, signTokenSet } from './token-set-issuer.js';
 import { REFRESH_TOKEN_TYP, type TokenClaims, TokenVerificationError } from './token-signer.js';
 
 type Platform = Pick<IdentityServices, 'database' | 'clock' | 'signer' | 'config'>;
@@ -31,7 +27,9 @@ const INVALID_REFRESH = 'The refresh token is invalid, expired or revoked';
  * - a child's first use supersedes its parent and its siblings; presenting a
  *   superseded token is reuse and revokes the whole family.
  * Each step is a conditional UPDATE inside one transaction, so concurrent
- * refreshes are serialised by the row they touch on both dialects.
+ * refreshes are serialised by the row they touch on both dialects. The
+ * statements are compiled once (storage/statement-shapes.ts, D166): a refresh
+ * binds its values to their texts.
  */
 export async function rotateRefreshToken(
   platform: Platform,
@@ -72,28 +70,117 @@ export async function rotateRefreshToken(
     tenants: claims.tenants,
     parentJti: claims.jti,
   });
+  const values = rotationValues(claims, signed, now);
   const outcome = dialectAdapter(database).supportsWritableCte
-    ? await rotateInOneStatement(database.db, claims, signed, now)
-    : await database.db.transaction().execute((trx) => rotateInTransaction(trx, claims, signed, now));
+    ? await rotateInOneStatement(database, values, signed, claims, now)
+    : await database.db.transaction().execute((trx) => rotateInTransaction(trx, database.dialect, values, signed, claims, now));
   if (typeof outcome === 'string') throw new OAuthError('invalid_grant', INVALID_REFRESH);
   return outcome;
 }
 
 type Refusal = 'invalid' | 'reused';
 
+/** The values of one rotation's statements: the token presented, and the row of the one that replaces it. */
+interface RotationValues extends Record<string, unknown> {
+  jti: string;
+  fid: string;
+  now: string;
+  graceStartedAfter: string;
+  newJti: string;
+  newCreatedAt: string;
+  newExpiresAt: string;
+}
+
+function rotationValues(claims: TokenClaims, signed: SignedTokenSet, now: Date): RotationValues {
+  const { refreshToken } = signed;
+  return {
+    jti: claims.jti,
+    fid: claims.fid,
+    now: now.toISOString(),
+    graceStartedAfter: graceStartedAfter(now),
+    newJti: refreshToken.jti,
+    newCreatedAt: refreshToken.createdAt,
+    newExpiresAt: refreshToken.expiresAt,
+  };
+}
+
+type Slot = <K extends keyof RotationValues & string>(name: K) => RotationValues[K];
+
 /** The presented token, taken (a use counted) only while its family stands: its parent, or nothing when it was refused. */
-function takeToken(db: Kysely<Schema> | Transaction<Schema>, claims: TokenClaims, now: Date) {
+function takeToken(db: Kysely<Schema>, slot: Slot) {
   return db
     .updateTable('refresh_tokens')
-    .set((eb) => ({ used_at: eb.fn.coalesce('used_at', eb.val(now.toISOString())), use_count: eb('use_count', '+', 1) }))
-    .where('jti', '=', claims.jti)
-    .where('family_id', '=', claims.fid)
-    .where((eb) => refreshTokenPresentable(eb, now))
+    .set((eb) => ({
+      used_at: eb.fn.coalesce('used_at', eb.val(slot('now'))),
+      use_count: eb('use_count', '+', sql.lit(1)),
+    }))
+    .where('jti', '=', slot('jti'))
+    .where('family_id', '=', slot('fid'))
+    .where((eb) => refreshTokenPresentable(eb, slot('graceStartedAfter')))
     .where(({ exists, selectFrom }) =>
-      exists(selectFrom('token_families').select('id').where('id', '=', claims.fid).where('revoked_at', 'is', null)),
+      exists(selectFrom('token_families').select('id').where('id', '=', slot('fid')).where('revoked_at', 'is', null)),
     )
     .returning('parent_jti');
 }
+
+/** The presented token's parent and the parent's other children, superseded once the token is taken. */
+function supersede(db: Kysely<Schema>, slot: Slot, parent: () => Expression<string | null>) {
+  return db
+    .updateTable('refresh_tokens')
+    .set({ superseded_at: slot('now') })
+    .where('family_id', '=', slot('fid'))
+    .where('superseded_at', 'is', null)
+    .where((eb) => eb.or([eb('jti', '=', parent()), eb.and([eb('parent_jti', '=', parent()), eb('jti', '!=', slot('jti'))])]));
+}
+
+/** The replacing token's row, its parent the presented token. */
+function newTokenRow(slot: Slot) {
+  return [
+    sql<string>`${slot('newJti')}`.as('jti'),
+    sql<string>`${slot('fid')}`.as('family_id'),
+    sql<string | null>`${slot('jti')}`.as('parent_jti'),
+    sql<string>`${slot('newCreatedAt')}`.as('created_at'),
+    sql<string>`${slot('newExpiresAt')}`.as('expires_at'),
+    sql<null>`null`.as('used_at'),
+    sql<null>`null`.as('superseded_at'),
+  ];
+}
+
+const TAKE = new CompiledOnce<Schema, RotationValues, { parent_jti: string | null }>('refresh token take', takeToken);
+const SUPERSEDE = new CompiledOnce<Schema, RotationValues & { parentJti: string }, never>(
+  'refresh token parent superseded',
+  (db, slot) => supersede(db, slot, () => sql<string>`${slot('parentJti')}`),
+);
+const INSERT = new CompiledOnce<Schema, RotationValues, never>('refresh token recorded', (db, slot) =>
+  db.insertInto('refresh_tokens').values({
+    jti: slot('newJti'),
+    family_id: slot('fid'),
+    parent_jti: slot('jti'),
+    created_at: slot('newCreatedAt'),
+    expires_at: slot('newExpiresAt'),
+    used_at: sql<null>`null`,
+    superseded_at: sql<null>`null`,
+  }),
+);
+/**
+ * The same three writes as one statement (PostgreSQL: writable CTEs, each run
+ * once and to completion on one snapshot): the token taken, its parent and the
+ * parent's other children superseded, the new token's row inserted only if
+ * the token was taken. One round trip and one commit instead of five.
+ */
+/** The name `ROTATE` is prepared under on each PostgreSQL connection. */
+const ROTATE_STATEMENT = 'feira_refresh_rotate';
+const ROTATE = new CompiledOnce<Schema, RotationValues, { jti: string }>('refresh token rotated', (db, slot) =>
+  db
+    .with('taken', () => takeToken(db, slot))
+    .with('superseded', () =>
+      supersede(db, slot, () => sql<string | null>`(select taken.parent_jti from taken)`).returning('jti'),
+    )
+    .insertInto('refresh_tokens')
+    .columns(REFRESH_TOKEN_COLUMNS)
+    .expression((eb) => eb.selectFrom('taken').select(newTokenRow(slot)))
+    .returning('jti'),
+);
 
 /** Why a token was not taken: its family revoked or unknown, past the grace, or superseded (reuse: the family goes). */
 async function refusal(db: Kysely<Schema> | Transaction<Schema>, claims: TokenClaims, now: Date): Promise<Refusal> {
@@ -111,56 +198,31 @@ async function refusal(db: Kysely<Schema> | Transaction<Schema>, claims: TokenCl
 /** One transaction of single statements (SQLite: its WITH takes no UPDATE). */
 async function rotateInTransaction(
   trx: Transaction<Schema>,
-  claims: TokenClaims,
+  dialect: DialectName,
+  values: RotationValues,
   signed: SignedTokenSet,
+  claims: TokenClaims,
   now: Date,
 ): Promise<TokenSet | Refusal> {
-  const row = await takeToken(trx, claims, now).executeTakeFirst();
+  const row = (await trx.executeQuery(TAKE.query(trx, dialect, values))).rows[0];
   if (!row) return refusal(trx, claims, now);
-  if (row.parent_jti !== null) {
-    // This token's use proves its response arrived: its parent and the parent's other children are now superseded.
-    const parentJti = row.parent_jti;
-    await trx
-      .updateTable('refresh_tokens')
-      .set({ superseded_at: now.toISOString() })
-      .where('family_id', '=', claims.fid)
-      .where('superseded_at', 'is', null)
-      .where((eb) => eb.or([eb('jti', '=', parentJti), eb.and([eb('parent_jti', '=', parentJti), eb('jti', '!=', claims.jti)])]))
-      .execute();
-  }
-  return recordTokenSet(trx, signed);
+  // This token's use proves its response arrived: its parent and the parent's other children are now superseded.
+  if (row.parent_jti !== null) await trx.executeQuery(SUPERSEDE.query(trx, dialect, { ...values, parentJti: row.parent_jti }));
+  await trx.executeQuery(INSERT.query(trx, dialect, values));
+  return signed.tokenSet;
 }
 
-/**
- * The same three writes as one statement (PostgreSQL: writable CTEs, each run
- * once and to completion on one snapshot): the token taken, its parent and the
- * parent's other children superseded, the new token's row inserted only if
- * the token was taken. One round trip and one commit instead of five.
- */
 async function rotateInOneStatement(
-  db: Kysely<Schema>,
-  claims: TokenClaims,
+  database: Platform['database'],
+  values: RotationValues,
   signed: SignedTokenSet,
+  claims: TokenClaims,
   now: Date,
 ): Promise<TokenSet | Refusal> {
-  const inserted = await db
-    .with('taken', () => takeToken(db, claims, now))
-    .with('superseded', (qc) =>
-      qc
-        .updateTable('refresh_tokens')
-        .set({ superseded_at: now.toISOString() })
-        .where('family_id', '=', claims.fid)
-        .where('superseded_at', 'is', null)
-        .where((eb) => {
-          const parent = eb.selectFrom('taken').select('taken.parent_jti');
-          return eb.or([eb('jti', '=', parent), eb.and([eb('parent_jti', '=', parent), eb('jti', '!=', claims.jti)])]);
-        })
-        .returning('jti'),
-    )
-    .insertInto('refresh_tokens')
-    .columns(REFRESH_TOKEN_COLUMNS)
-    .expression((eb) => eb.selectFrom('taken').select(refreshTokenSelection(signed)))
-    .returning('jti')
-    .executeTakeFirst();
-  return inserted ? signed.tokenSet : refusal(db, claims, now);
+  const query = ROTATE.query(database.db, database.dialect, values);
+  // On PostgreSQL a named statement: each connection parses and plans it once (storage/named-statement.ts).
+  const [inserted] = database.pgPool
+    ? await queryNamed(database.pgPool, ROTATE_STATEMENT, query)
+    : (await database.db.executeQuery(query)).rows;
+  return inserted ? signed.tokenSet : refusal(database.db, claims, now);
 }

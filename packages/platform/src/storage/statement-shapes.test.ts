@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { testDatabaseTargets } from '../test-databases.js';
 import type { Database } from './database.js';
 import type { Schema } from './schema.js';
-import { multiRowInsert, StatementShapes } from './statement-shapes.js';
+import { CompiledOnce, multiRowInsert, StatementShapes } from './statement-shapes.js';
 
 /** A multi-row INSERT of outbox events' keys and bodies, as the shapes in webhooks/ are written. */
 function eventInsert(compiled: number[]) {
@@ -132,5 +132,50 @@ describe.each(testDatabaseTargets())('statement shapes ($dialect)', ({ dialect, 
         resource: '/r1',
       },
     ]);
+  });
+
+  it('CompiledOnce: built and compiled on its first run, then each run binds its values by name to the same text', async () => {
+    database = await open();
+    let builds = 0;
+    const insert = new CompiledOnce<Schema, { id: string; body: string; at: string }, { id: string; body: string }>(
+      'event insert',
+      (db, slot) => {
+        builds += 1;
+        return db
+          .insertInto('outbox_events')
+          .values({
+            id: slot('id'),
+            tenant_id: sql.lit('t1'),
+            topic: sql.lit('order'),
+            status: sql.lit('CREATION'),
+            record_id: sql.lit('r1'),
+            resource: sql.lit('/v1/orders/r1'),
+            body: slot('body'),
+            // One slot named twice binds its value twice.
+            created_at: sql<string>`coalesce(${slot('at')}, ${slot('at')})`,
+          })
+          .returning(['id', 'body']);
+      },
+    );
+    const texts = new Set<string>();
+    for (const n of [1, 2, 3]) {
+      const query = insert.query(database.db, dialect, { body: `{"n":${n}}`, at: `2026-01-15T12:00:0${n}.000Z`, id: `e${n}` });
+      texts.add(query.sql);
+      expect((await database.db.executeQuery(query)).rows).toEqual([{ id: `e${n}`, body: `{"n":${n}}` }]);
+    }
+    expect(builds).toBe(1);
+    expect(texts.size).toBe(1);
+    const stored = await database.db.selectFrom('outbox_events').select(['id', 'created_at']).orderBy('id').execute();
+    expect(stored).toEqual([1, 2, 3].map((n) => ({ id: `e${n}`, created_at: `2026-01-15T12:00:0${n}.000Z` })));
+  });
+
+  it("CompiledOnce: a statement that binds a value of its own is refused before it runs, so no run reuses the first call's value", async () => {
+    database = await open();
+    const forgot = new CompiledOnce<Schema, { id: string }, never>('forgetful', (db, slot) =>
+      db.updateTable('outbox_events').set({ body: '{}' }).where('id', '=', slot('id')),
+    );
+    expect(() => forgot.query(database?.db as Kysely<Schema>, dialect, { id: 'e1' })).toThrow(
+      'forgetful: the statement binds a value of its own',
+    );
   });
 });

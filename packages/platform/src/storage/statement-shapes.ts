@@ -74,3 +74,46 @@ export function multiRowInsert<DB>(
     columns.length,
   );
 }
+
+/** A value a {@link CompiledOnce} statement takes at each run: it stands in the built query for the value. */
+class Slot {
+  constructor(readonly name: string) {}
+}
+
+/**
+ * A statement whose text is the same at every run and only its values change
+ * (a hot path's write or read): built with the query builder and compiled once
+ * per dialect, then each run binds its values to that text. Building and
+ * compiling a query afresh at every call cost more on the token path than
+ * running it did on SQLite (D165, D166). `build` receives `slot(name)` for every
+ * value that changes from run to run; a statement that binds any value of its
+ * own is refused on its first compilation (write constants in the SQL, with
+ * `sql.lit`), so a per-run value that was not made a slot cannot be run
+ * with the value of the first call.
+ */
+export class CompiledOnce<DB, Values extends Record<string, unknown>, Row> {
+  readonly #texts = new Map<DialectName, { sql: string; names: Array<keyof Values> }>();
+
+  constructor(
+    private readonly what: string,
+    private readonly build: (db: Kysely<DB>, slot: <K extends keyof Values & string>(name: K) => Values[K]) => Compilable<Row>,
+  ) {}
+
+  /** The statement with `values` bound, compiled by `db` on this dialect's first call. */
+  query(db: Kysely<DB>, dialect: DialectName, values: Values): CompiledQuery<Row> {
+    let compiled = this.#texts.get(dialect);
+    if (!compiled) {
+      const query = this.build(db, (name) => new Slot(name) as never).compile();
+      const names = query.parameters.map((parameter) => {
+        if (!(parameter instanceof Slot)) throw new Error(`${this.what}: the statement binds a value of its own`);
+        return parameter.name as keyof Values;
+      });
+      compiled = { sql: query.sql, names };
+      this.#texts.set(dialect, compiled);
+    }
+    return CompiledQuery.raw(
+      compiled.sql,
+      compiled.names.map((name) => values[name]),
+    ) as CompiledQuery<Row>;
+  }
+}

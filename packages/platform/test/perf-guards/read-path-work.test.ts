@@ -169,9 +169,11 @@ describe.each(testDatabaseTargets())('work per request on $dialect (D79)', (targ
   });
 
   /** An access token of a new app whose limit the operator set to one request a second, burst one. */
-  async function tokenOfAppLimitedToOnePerSecond(): Promise<string> {
+  async function tokenOfAppLimitedToOnePerSecond(
+    scopes: Parameters<TestPlatform['mintAccessToken']>[0]['scopes'] = ['open:order-order:read'],
+  ): Promise<string> {
     const { clientId } = await platform.createClient();
-    const token = await platform.mintAccessToken({ tenants: [tenantId], scopes: ['open:order-order:read'], clientId });
+    const token = await platform.mintAccessToken({ tenants: [tenantId], scopes, clientId });
     const limit = await platform.app.inject({
       method: 'PATCH',
       url: `/admin/v1/clients/${clientId}`,
@@ -202,6 +204,22 @@ describe.each(testDatabaseTargets())('work per request on $dialect (D79)', (targ
     platform.clock.advance(1000);
     const later = await countRequest(platform.app, { url, headers: { authorization: `Bearer ${limited}` } });
     expect(later.result.statusCode).toBe(200);
+  });
+
+  it("spec-notes I20, I14: /userinfo goes through the same guard: the call that empties its app's bucket for the seller takes it with the revocation read in one statement, and the refusal after it costs no statement (D123, D162)", async () => {
+    // `openid` is a scope of the identity provider, not of the record APIs the kit's type lists.
+    const limited = await tokenOfAppLimitedToOnePerSecond(['openid' as never]);
+    const call = { url: '/userinfo', headers: { authorization: `Bearer ${limited}` } };
+    const admitted = await countRequest(platform.app, call);
+    const refused = await countRequest(platform.app, call);
+    expect([admitted.result.statusCode, refused.result.statusCode]).toEqual([200, 429]);
+    expectWork('GET /userinfo (admitted by its bucket)', admitted.work, { databaseStatements: 1 });
+    expectWork('GET /userinfo (refused by its emptied bucket, from memory)', refused.work, {
+      databaseStatements: 0,
+      signatureVerifications: 0,
+      jsonParses: 0,
+    });
+    expect(refused.result.headers['retry-after']).toBe('1');
   });
 
   it('spec-notes I20: when a remembered refusal runs out, one request of a flood asks the database for all; the others wait for its answer and are refused from memory (D159)', async () => {
