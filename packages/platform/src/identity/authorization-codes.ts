@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import { parseScopeString, type TokenSet } from '@feira/contract';
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { epochSeconds } from '../core/clock.js';
 import { constantTimeEqual, sha256Hex } from '../core/hashing.js';
 import { randomToken } from '../core/random.js';
 import { dialectAdapter } from '../storage/dialect-adapter.js';
+import { queryNamed } from '../storage/named-statement.js';
 import type { Schema } from '../storage/schema.js';
+import { CompiledOnce } from '../storage/statement-shapes.js';
 import { OPENID_SCOPE } from './authorization-request.js';
 import type { IdentityServices } from './identity-services.js';
 import { OAuthError } from './oauth-error.js';
@@ -105,11 +107,7 @@ const INVALID_CODE = 'The authorization code is invalid, expired or already used
 export async function exchangeAuthorizationCode(platform: Platform, clientId: string, exchange: CodeExchange): Promise<TokenSet> {
   const { database, clock } = platform;
   const codeHash = sha256Hex(exchange.code);
-  const row = await database.db
-    .selectFrom('authorization_codes')
-    .selectAll()
-    .where('code_hash', '=', codeHash)
-    .executeTakeFirst();
+  const [row] = (await database.db.executeQuery(READ_CODE.query(database.db, database.dialect, { codeHash }))).rows;
   // A code issued to another client is treated as unknown (RFC 6749 §4.1.3).
   if (!row || row.client_id !== clientId) throw new OAuthError('invalid_grant', INVALID_CODE);
   const now = clock.now();
@@ -147,11 +145,12 @@ export async function exchangeAuthorizationCode(platform: Platform, clientId: st
       ttlSeconds: platform.config.accessTokenTtlSeconds,
     });
   }
+  const consume = { codeHash, now: now.toISOString() };
   const outcome = dialectAdapter(database).supportsWritableCte
-    ? await consumeInOneStatement(database.db, codeHash, signed, now)
+    ? await consumeInOneStatement(database, { ...consume, ...signed.refreshToken }, signed)
     : await database.db.transaction().execute(async (trx) => {
-        const consumed = await consumeCode(trx, codeHash, now).executeTakeFirst();
-        return consumed ? recordTokenSet(trx, signed) : null;
+        const [consumed] = (await trx.executeQuery(CONSUME.query(trx, database.dialect, consume))).rows;
+        return consumed ? recordTokenSet(trx, database.dialect, signed) : null;
       });
   if (!outcome) {
     // RFC 6749 §4.1.2: a second exchange of the code revokes every token issued from it.
@@ -161,34 +160,63 @@ export async function exchangeAuthorizationCode(platform: Platform, clientId: st
   return outcome;
 }
 
+/** The code's row, by the hash of the code presented. */
+const READ_CODE = new CompiledOnce<Schema, { codeHash: string }, Selectable<Schema['authorization_codes']>>(
+  'authorization code read',
+  (db, slot) => db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', slot('codeHash')),
+);
+
+type ConsumeValues = { codeHash: string; now: string };
+
 /** The code marked used, if it was not already (of two concurrent exchanges exactly one takes it). */
-function consumeCode(db: Kysely<Schema> | Transaction<Schema>, codeHash: string, now: Date) {
+function consumeCode(db: Kysely<Schema>, slot: <K extends keyof ConsumeValues>(name: K) => ConsumeValues[K]) {
   return db
     .updateTable('authorization_codes')
-    .set({ used_at: now.toISOString() })
-    .where('code_hash', '=', codeHash)
+    .set({ used_at: slot('now') })
+    .where('code_hash', '=', slot('codeHash'))
     .where('used_at', 'is', null)
     .returning('code_hash');
 }
 
+const CONSUME = new CompiledOnce<Schema, ConsumeValues, { code_hash: string }>('authorization code consumed', consumeCode);
+
+type ExchangeValues = ConsumeValues & SignedTokenSet['refreshToken'];
+
 /**
  * The code consumed and the refresh token's row inserted in one statement
  * (PostgreSQL's writable CTE: the row is inserted only if the code was taken):
- * one round trip and one commit instead of four.
+ * one round trip and one commit instead of four. Compiled once (D166) and run
+ * as a named statement, planned once per connection.
  */
-async function consumeInOneStatement(
-  db: Kysely<Schema>,
-  codeHash: string,
-  signed: SignedTokenSet,
-  now: Date,
-): Promise<TokenSet | null> {
-  const inserted = await db
-    .with('consumed', () => consumeCode(db, codeHash, now))
+const CONSUME_AND_RECORD = new CompiledOnce<Schema, ExchangeValues, { jti: string }>('authorization code exchanged', (db, slot) =>
+  db
+    .with('consumed', () => consumeCode(db, slot))
     .insertInto('refresh_tokens')
     .columns(REFRESH_TOKEN_COLUMNS)
-    .expression((eb) => eb.selectFrom('consumed').select(refreshTokenSelection(signed)))
-    .returning('jti')
-    .executeTakeFirst();
+    .expression((eb) =>
+      eb.selectFrom('consumed').select(
+        refreshTokenSelection({
+          jti: slot('jti'),
+          familyId: slot('familyId'),
+          parentJti: slot('parentJti'),
+          createdAt: slot('createdAt'),
+          expiresAt: slot('expiresAt'),
+        }),
+      ),
+    )
+    .returning('jti'),
+);
+const CONSUME_AND_RECORD_STATEMENT = 'feira_code_exchange';
+
+async function consumeInOneStatement(
+  database: Platform['database'],
+  values: ExchangeValues,
+  signed: SignedTokenSet,
+): Promise<TokenSet | null> {
+  const query = CONSUME_AND_RECORD.query(database.db, database.dialect, values);
+  const [inserted] = database.pgPool
+    ? await queryNamed(database.pgPool, CONSUME_AND_RECORD_STATEMENT, query)
+    : (await database.db.executeQuery(query)).rows;
   return inserted ? signed.tokenSet : null;
 }
 

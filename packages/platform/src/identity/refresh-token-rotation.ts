@@ -8,7 +8,14 @@ import { CompiledOnce } from '../storage/statement-shapes.js';
 import type { IdentityServices } from './identity-services.js';
 import { OAuthError } from './oauth-error.js';
 import { graceStartedAfter, refreshTokenPresentable } from './refresh-token-grace.js';
-import { REFRESH_TOKEN_COLUMNS, revokeTokenFamily, type SignedTokenSet, signTokenSet } from './token-set-issuer.js';
+import {
+  REFRESH_TOKEN_COLUMNS,
+  recordTokenSet,
+  refreshTokenSelection,
+  revokeTokenFamily,
+  type SignedTokenSet,
+  signTokenSet,
+} from './token-set-issuer.js';
 import { REFRESH_TOKEN_TYP, type TokenClaims, TokenVerificationError } from './token-signer.js';
 
 type Platform = Pick<IdentityServices, 'database' | 'clock' | 'signer' | 'config'>;
@@ -133,34 +140,10 @@ function supersede(db: Kysely<Schema>, slot: Slot, parent: () => Expression<stri
     .where((eb) => eb.or([eb('jti', '=', parent()), eb.and([eb('parent_jti', '=', parent()), eb('jti', '!=', slot('jti'))])]));
 }
 
-/** The replacing token's row, its parent the presented token. */
-function newTokenRow(slot: Slot) {
-  return [
-    sql<string>`${slot('newJti')}`.as('jti'),
-    sql<string>`${slot('fid')}`.as('family_id'),
-    sql<string | null>`${slot('jti')}`.as('parent_jti'),
-    sql<string>`${slot('newCreatedAt')}`.as('created_at'),
-    sql<string>`${slot('newExpiresAt')}`.as('expires_at'),
-    sql<null>`null`.as('used_at'),
-    sql<null>`null`.as('superseded_at'),
-  ];
-}
-
 const TAKE = new CompiledOnce<Schema, RotationValues, { parent_jti: string | null }>('refresh token take', takeToken);
 const SUPERSEDE = new CompiledOnce<Schema, RotationValues & { parentJti: string }, never>(
   'refresh token parent superseded',
   (db, slot) => supersede(db, slot, () => sql<string>`${slot('parentJti')}`),
-);
-const INSERT = new CompiledOnce<Schema, RotationValues, never>('refresh token recorded', (db, slot) =>
-  db.insertInto('refresh_tokens').values({
-    jti: slot('newJti'),
-    family_id: slot('fid'),
-    parent_jti: slot('jti'),
-    created_at: slot('newCreatedAt'),
-    expires_at: slot('newExpiresAt'),
-    used_at: sql<null>`null`,
-    superseded_at: sql<null>`null`,
-  }),
 );
 /**
  * The same three writes as one statement (PostgreSQL: writable CTEs, each run
@@ -178,7 +161,18 @@ const ROTATE = new CompiledOnce<Schema, RotationValues, { jti: string }>('refres
     )
     .insertInto('refresh_tokens')
     .columns(REFRESH_TOKEN_COLUMNS)
-    .expression((eb) => eb.selectFrom('taken').select(newTokenRow(slot)))
+    .expression((eb) =>
+      eb.selectFrom('taken').select(
+        // The replacing token's row, its parent the presented token.
+        refreshTokenSelection({
+          jti: slot('newJti'),
+          familyId: slot('fid'),
+          parentJti: slot('jti'),
+          createdAt: slot('newCreatedAt'),
+          expiresAt: slot('newExpiresAt'),
+        }),
+      ),
+    )
     .returning('jti'),
 );
 
@@ -208,8 +202,7 @@ async function rotateInTransaction(
   if (!row) return refusal(trx, claims, now);
   // This token's use proves its response arrived: its parent and the parent's other children are now superseded.
   if (row.parent_jti !== null) await trx.executeQuery(SUPERSEDE.query(trx, dialect, { ...values, parentJti: row.parent_jti }));
-  await trx.executeQuery(INSERT.query(trx, dialect, values));
-  return signed.tokenSet;
+  return recordTokenSet(trx, dialect, signed);
 }
 
 async function rotateInOneStatement(

@@ -1,7 +1,9 @@
 import type { TokenSet } from '@feira/contract';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { epochSeconds } from '../core/clock.js';
+import type { DialectName } from '../storage/database.js';
 import type { Schema } from '../storage/schema.js';
+import { CompiledOnce } from '../storage/statement-shapes.js';
 import { type GrantRevocationReason, revokeGrant } from './grant-revocation.js';
 import type { IdentityServices } from './identity-services.js';
 import { ACCESS_TOKEN_TYP, REFRESH_TOKEN_TYP } from './token-signer.js';
@@ -69,21 +71,34 @@ export async function signTokenSet(
   };
 }
 
-/** Records the set's refresh token for rotation and reuse detection (spec-notes I5), inside the grant's transaction. */
-export async function recordTokenSet(trx: Transaction<Schema> | Kysely<Schema>, signed: SignedTokenSet): Promise<TokenSet> {
-  const { refreshToken } = signed;
-  await trx
-    .insertInto('refresh_tokens')
-    .values({
-      jti: refreshToken.jti,
-      family_id: refreshToken.familyId,
-      parent_jti: refreshToken.parentJti,
-      created_at: refreshToken.createdAt,
-      expires_at: refreshToken.expiresAt,
-      used_at: null,
-      superseded_at: null,
-    })
-    .execute();
+/** The values of a set's refresh-token row. */
+type RefreshTokenRow = SignedTokenSet['refreshToken'];
+
+/** The row's values, each standing for itself or for a slot of a statement compiled once (storage/statement-shapes.ts). */
+export type RefreshTokenRowValues = { [K in keyof RefreshTokenRow]: unknown };
+
+const RECORD = new CompiledOnce<Schema, RefreshTokenRow, never>('refresh token recorded', (db, slot) =>
+  db.insertInto('refresh_tokens').values({
+    jti: slot('jti'),
+    family_id: slot('familyId'),
+    parent_jti: slot('parentJti'),
+    created_at: slot('createdAt'),
+    expires_at: slot('expiresAt'),
+    used_at: sql<null>`null`,
+    superseded_at: sql<null>`null`,
+  }),
+);
+
+/**
+ * Records the set's refresh token for rotation and reuse detection (spec-notes I5), inside the grant's
+ * transaction: one statement compiled once (D166).
+ */
+export async function recordTokenSet(
+  trx: Transaction<Schema> | Kysely<Schema>,
+  dialect: DialectName,
+  signed: SignedTokenSet,
+): Promise<TokenSet> {
+  await trx.executeQuery(RECORD.query(trx, dialect, signed.refreshToken));
   return signed.tokenSet;
 }
 
@@ -102,15 +117,15 @@ export const REFRESH_TOKEN_COLUMNS = [
  * A set's refresh-token row as a select list, for a grant's one statement on
  * PostgreSQL: `INSERT … SELECT <this> FROM <the writable CTE that took the
  * code or the token>`, so the row is inserted only if something was taken.
+ * `row` holds the slots of the statement compiled once that binds them.
  */
-export function refreshTokenSelection(signed: SignedTokenSet) {
-  const { refreshToken } = signed;
+export function refreshTokenSelection(row: RefreshTokenRowValues) {
   return [
-    sql<string>`${refreshToken.jti}`.as('jti'),
-    sql<string>`${refreshToken.familyId}`.as('family_id'),
-    sql<string | null>`${refreshToken.parentJti}`.as('parent_jti'),
-    sql<string>`${refreshToken.createdAt}`.as('created_at'),
-    sql<string>`${refreshToken.expiresAt}`.as('expires_at'),
+    sql<string>`${row.jti}`.as('jti'),
+    sql<string>`${row.familyId}`.as('family_id'),
+    sql<string | null>`${row.parentJti}`.as('parent_jti'),
+    sql<string>`${row.createdAt}`.as('created_at'),
+    sql<string>`${row.expiresAt}`.as('expires_at'),
     sql<null>`null`.as('used_at'),
     sql<null>`null`.as('superseded_at'),
   ];

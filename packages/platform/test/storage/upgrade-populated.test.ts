@@ -268,7 +268,7 @@ describe.each(testDatabaseTargets())('an upgrade from the previous release on a 
       { signer, clock, config },
       { familyId: 'fam', clientId: 'app', sellerId: 's1', scope: SCOPE_NAMES.join(' '), tenants: ['t1', 't2'], parentJti: null },
     );
-    const tokens = await recordTokenSet(db, signed);
+    const tokens = await recordTokenSet(db, target.dialect, signed);
 
     // What the previous release left, row by row, and the columns each of its tables had.
     const tables = (await db.introspection.getTables())
