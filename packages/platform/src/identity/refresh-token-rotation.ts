@@ -134,11 +134,11 @@ function takeToken(db: Kysely<Schema>, slot: Slot) {
  * The presented token's parent and the parent's other children, superseded once the token is taken. They
  * are found by key (the parent's jti, the children's parent_jti), never by their family: a grant rotated
  * every two hours for a year has thousands of rows, and reading them all made each refresh slower than the
- * last. On SQLite the family's term is written `+family_id`, which keeps its index out of the plan (SQLite's
- * own way to disqualify a term): without statistics, its planner chose that index over the two keys.
+ * last. `family` is how the statement names the family's column: SQLite's transaction writes it
+ * `+family_id`, which keeps its index out of the plan (SQLite's own way to disqualify a term), because
+ * without statistics its planner chose that index over the two keys.
  */
-function supersede(db: Kysely<Schema>, slot: Slot, parent: () => Expression<string | null>, dialect: DialectName) {
-  const family = dialect === 'sqlite' ? sql<string>`+family_id` : sql.ref<string>('family_id');
+function supersede(db: Kysely<Schema>, slot: Slot, parent: () => Expression<string | null>, family: Expression<string>) {
   return db
     .updateTable('refresh_tokens')
     .set({ superseded_at: slot('now') })
@@ -160,7 +160,8 @@ export const ROTATION_STATEMENTS = {
 const TAKE = new CompiledOnce<Schema, RotationValues, { parent_jti: string | null }>('refresh token take', takeToken);
 const SUPERSEDE = new CompiledOnce<Schema, RotationValues & { parentJti: string }, never>(
   'refresh token parent superseded',
-  (db, slot) => supersede(db, slot, () => sql<string>`${slot('parentJti')}`, 'sqlite'),
+  // The transaction's statement: SQLite (a database without writable CTEs) runs it.
+  (db, slot) => supersede(db, slot, () => sql<string>`${slot('parentJti')}`, sql<string>`+family_id`),
 );
 /**
  * The same three writes as one statement (PostgreSQL: writable CTEs, each run
@@ -174,7 +175,9 @@ const ROTATE = new CompiledOnce<Schema, RotationValues, { jti: string }>('refres
   db
     .with('taken', () => takeToken(db, slot))
     .with('superseded', () =>
-      supersede(db, slot, () => sql<string | null>`(select taken.parent_jti from taken)`, 'postgres').returning('jti'),
+      supersede(db, slot, () => sql<string | null>`(select taken.parent_jti from taken)`, sql.ref<string>('family_id')).returning(
+        'jti',
+      ),
     )
     .insertInto('refresh_tokens')
     .columns(REFRESH_TOKEN_COLUMNS)
