@@ -275,7 +275,9 @@ describe('start settings: flag, then FEIRA_* environment, then default', () => {
       [{}, { FEIRA_PUBLIC_URL: 'http://127.0.0.1:8080' }, 'FEIRA_PUBLIC_URL'],
     ] as const) {
       expect(() => resolveStartSettings(flags, env, cwd)).toThrow(
-        new RegExp(`^${name} is an http:// URL, but the sandbox serves HTTPS unless told --http: give --http .* or an https:// URL$`),
+        new RegExp(
+          `^${name} is an http:// URL, but the sandbox serves HTTPS unless told --http: give --http .* or an https:// URL$`,
+        ),
       );
       // Either way out starts.
       expect(resolveStartSettings({ ...flags, http: true }, env, cwd).platform.publicUrl).toBe('http://127.0.0.1:8080');
