@@ -1,7 +1,7 @@
 import { CompiledQuery, type Kysely, sql } from 'kysely';
 import { BoundedCache } from '../core/bounded-cache.js';
 import type { Database } from '../storage/database.js';
-import { queryNamed } from '../storage/named-statement.js';
+import { runNamed } from '../storage/named-statement.js';
 import type { Schema } from '../storage/schema.js';
 
 /** A token bucket: refilled at `requestsPerSecond`, holding at most `burst` requests (spec-notes I20). */
@@ -107,9 +107,7 @@ async function take(
     slots.map((slot) => values[slot]),
   ) as CompiledQuery<BucketRow>;
   // On PostgreSQL a named statement: each connection parses and plans it once (storage/named-statement.ts).
-  const rows = database.pgPool
-    ? await queryNamed(database.pgPool, TAKE_STATEMENTS[variant], query)
-    : (await database.db.executeQuery(query)).rows;
+  const rows = await runNamed(database, TAKE_STATEMENTS[variant], query);
   const row = rows[0];
   const asked = refused.get(bucketKey);
   if (!row) {

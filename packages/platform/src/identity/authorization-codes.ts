@@ -5,7 +5,7 @@ import { epochSeconds } from '../core/clock.js';
 import { constantTimeEqual, sha256Hex } from '../core/hashing.js';
 import { randomToken } from '../core/random.js';
 import { dialectAdapter } from '../storage/dialect-adapter.js';
-import { queryNamed } from '../storage/named-statement.js';
+import { runNamed } from '../storage/named-statement.js';
 import type { Schema } from '../storage/schema.js';
 import { CompiledOnce } from '../storage/statement-shapes.js';
 import { OPENID_SCOPE } from './authorization-request.js';
@@ -214,9 +214,7 @@ async function consumeInOneStatement(
   signed: SignedTokenSet,
 ): Promise<TokenSet | null> {
   const query = CONSUME_AND_RECORD.query(database.db, database.dialect, values);
-  const [inserted] = database.pgPool
-    ? await queryNamed(database.pgPool, CONSUME_AND_RECORD_STATEMENT, query)
-    : (await database.db.executeQuery(query)).rows;
+  const [inserted] = await runNamed(database, CONSUME_AND_RECORD_STATEMENT, query);
   return inserted ? signed.tokenSet : null;
 }
 

@@ -2,7 +2,7 @@ import { parseScopeString, type TokenSet } from '@feira/contract';
 import { type Expression, type Kysely, sql, type Transaction } from 'kysely';
 import type { DialectName } from '../storage/database.js';
 import { dialectAdapter } from '../storage/dialect-adapter.js';
-import { queryNamed } from '../storage/named-statement.js';
+import { runNamed } from '../storage/named-statement.js';
 import type { Schema } from '../storage/schema.js';
 import { CompiledOnce } from '../storage/statement-shapes.js';
 import type { IdentityServices } from './identity-services.js';
@@ -147,16 +147,6 @@ function supersede(db: Kysely<Schema>, slot: Slot, parent: () => Expression<stri
     .where((eb) => eb.or([eb('jti', '=', parent()), eb.and([eb('parent_jti', '=', parent()), eb('jti', '!=', slot('jti'))])]));
 }
 
-/** The statements of SQLite's rotation transaction, for their query-plan test. */
-export const ROTATION_STATEMENTS = {
-  get take() {
-    return TAKE;
-  },
-  get supersede() {
-    return SUPERSEDE;
-  },
-};
-
 const TAKE = new CompiledOnce<Schema, RotationValues, { parent_jti: string | null }>('refresh token take', takeToken);
 const SUPERSEDE = new CompiledOnce<Schema, RotationValues & { parentJti: string }, never>(
   'refresh token parent superseded',
@@ -169,6 +159,9 @@ const SUPERSEDE = new CompiledOnce<Schema, RotationValues & { parentJti: string 
  * parent's other children superseded, the new token's row inserted only if
  * the token was taken. One round trip and one commit instead of five.
  */
+/** The statements of SQLite's rotation transaction, for their query-plan test. */
+export const ROTATION_STATEMENTS = { take: TAKE, supersede: SUPERSEDE };
+
 /** The name `ROTATE` is prepared under on each PostgreSQL connection. */
 const ROTATE_STATEMENT = 'feira_refresh_rotate';
 const ROTATE = new CompiledOnce<Schema, RotationValues, { jti: string }>('refresh token rotated', (db, slot) =>
@@ -234,8 +227,6 @@ async function rotateInOneStatement(
 ): Promise<TokenSet | Refusal> {
   const query = ROTATE.query(database.db, database.dialect, values);
   // On PostgreSQL a named statement: each connection parses and plans it once (storage/named-statement.ts).
-  const [inserted] = database.pgPool
-    ? await queryNamed(database.pgPool, ROTATE_STATEMENT, query)
-    : (await database.db.executeQuery(query)).rows;
+  const [inserted] = await runNamed(database, ROTATE_STATEMENT, query);
   return inserted ? signed.tokenSet : refusal(database.db, claims, now);
 }

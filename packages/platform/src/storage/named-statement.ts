@@ -1,4 +1,4 @@
-import type { CompiledQuery } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import type pg from 'pg';
 
 /**
@@ -39,4 +39,17 @@ export async function queryNamed<R>(pool: pg.Pool, name: string, query: Compiled
 /** Whether this pool fell back to unnamed statements (diagnostics and tests). */
 export function namedStatementsRefused(pool: pg.Pool): boolean {
   return unnamedOnly.has(pool);
+}
+
+/**
+ * Runs `query` where the database is: on PostgreSQL as the named statement `name` (`queryNamed`), on SQLite
+ * through Kysely (its text finds its prepared statement in the connection's cache). For the hot paths'
+ * statements compiled once (statement-shapes.ts): the bucket take, each token grant's one statement.
+ */
+export async function runNamed<R, DB>(
+  database: { db: Kysely<DB>; pgPool?: pg.Pool | undefined },
+  name: string,
+  query: CompiledQuery<R>,
+): Promise<R[]> {
+  return database.pgPool ? queryNamed(database.pgPool, name, query) : (await database.db.executeQuery(query)).rows;
 }
