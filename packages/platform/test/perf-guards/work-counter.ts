@@ -8,6 +8,7 @@
 // lists from find-my-way's match (the route context Fastify stores there), without changing the app.
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { DefaultQueryCompiler } from 'kysely';
 
 const require = createRequire(import.meta.url);
 
@@ -24,6 +25,19 @@ export interface WorkCount {
   hashes: number;
   jsonParses: number;
   jsonStringifies: number;
+  /**
+   * Nodes of the query trees Kysely compiled to SQL: a statement built with the query builder on every
+   * request counts its whole tree each time; one compiled once (CompiledOnce, StatementsAround) counts none,
+   * or only the caller's starting query.
+   */
+  queryNodesCompiled: number;
+}
+
+/** Operation nodes in a Kysely query tree: each is a frozen object with a `kind`. */
+function countNodes(value: unknown): number {
+  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + countNodes(item), 0);
+  if (value === null || typeof value !== 'object' || typeof (value as { kind?: unknown }).kind !== 'string') return 0;
+  return Object.values(value).reduce((sum: number, child) => sum + countNodes(child), 1);
 }
 
 /** The Fastify hooks of the route a request matched, by lifecycle stage, as function names. */
@@ -70,6 +84,7 @@ export async function countWork<T>(run: () => Promise<T>): Promise<{ result: T; 
     hashes: 0,
     jsonParses: 0,
     jsonStringifies: 0,
+    queryNodesCompiled: 0,
   };
   let lastRoute: Record<string, unknown> | null = null;
   const wrapped: Wrapped[] = [];
@@ -78,6 +93,19 @@ export async function countWork<T>(run: () => Promise<T>): Promise<{ result: T; 
     wrapped.push(wrapMethod(statement as Record<string, unknown>, method, () => work.databaseStatements++));
   }
   const pg = require('pg') as { Client: { prototype: Record<string, unknown> } };
+  const compiler = DefaultQueryCompiler.prototype as unknown as Record<string, (node: unknown, ...rest: unknown[]) => unknown>;
+  const compileQuery = compiler.compileQuery as (node: unknown, ...rest: unknown[]) => unknown;
+  Object.defineProperty(compiler, 'compileQuery', {
+    configurable: true,
+    writable: true,
+    value: function (this: unknown, node: unknown, ...rest: unknown[]) {
+      work.queryNodesCompiled += countNodes(node);
+      return compileQuery.call(this, node, ...rest);
+    },
+  });
+  wrapped.push({
+    restore: () => Object.defineProperty(compiler, 'compileQuery', { value: compileQuery, configurable: true, writable: true }),
+  });
   wrapped.push(wrapMethod(pg.Client.prototype, 'query', () => work.databaseStatements++));
   const subtle = Object.getPrototypeOf(globalThis.crypto.subtle) as Record<string, unknown>;
   wrapped.push(wrapMethod(subtle, 'verify', () => work.signatureVerifications++));
