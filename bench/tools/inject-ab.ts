@@ -9,7 +9,7 @@
 //
 //   node --import tsx bench/tools/inject-ab.ts --seed /tmp/list.db --orders 20000        # once
 //   node --import tsx bench/tools/inject-ab.ts [--db /tmp/list.db] --a <dist dir> [--b current]
-//        [--case cursor1|offset1|record|all] [--rounds 10] [--batch 300]
+//        [--case cursor1|cursor2|offset1|record|all] [--rounds 10] [--batch 300]   (cursor2: the page after cursor1)
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -122,7 +122,14 @@ async function side(name: string, spec: string) {
   const headers = { authorization: `Bearer ${token}` };
   const first = await app.inject({ url: `${BASE}&_paginate=cursor`, headers });
   const firstId = (first.json() as { results: Array<{ id: string }> }).results[0]?.id;
-  const urls: Record<string, string> = { cursor1: `${BASE}&_paginate=cursor`, offset1: BASE, record: `/v1/orders/${firstId}` };
+  // A later cursor page: the first page's next link (its path and query), so the cursor is checked and signed.
+  const next = new URL((first.json() as { meta: { links: { next: string } } }).meta.links.next);
+  const urls: Record<string, string> = {
+    cursor1: `${BASE}&_paginate=cursor`,
+    cursor2: `${next.pathname}${next.search}`,
+    offset1: BASE,
+    record: `/v1/orders/${firstId}`,
+  };
   return {
     name,
     urls,
