@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { parseScopeString, type TokenSet } from '@feira/contract';
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import { epochSeconds } from '../core/clock.js';
 import { constantTimeEqual, sha256Hex } from '../core/hashing.js';
 import { randomToken } from '../core/random.js';
@@ -12,6 +12,8 @@ import { OPENID_SCOPE } from './authorization-request.js';
 import type { IdentityServices } from './identity-services.js';
 import { OAuthError } from './oauth-error.js';
 import {
+  type DrawnRefreshToken,
+  drawnRefreshTokenRow,
   REFRESH_TOKEN_COLUMNS,
   recordTokenSet,
   refreshTokenSelection,
@@ -107,6 +109,10 @@ const INVALID_CODE = 'The authorization code is invalid, expired or already used
 export async function exchangeAuthorizationCode(platform: Platform, clientId: string, exchange: CodeExchange): Promise<TokenSet> {
   const { database, clock } = platform;
   const codeHash = sha256Hex(exchange.code);
+  if (dialectAdapter(database).supportsWritableCte) {
+    const exchanged = await exchangeCheckedInOneStatement(platform, clientId, codeHash, exchange);
+    if (exchanged) return exchanged;
+  }
   const [row] = (await database.db.executeQuery(READ_CODE.query(database.db, database.dialect, { codeHash }))).rows;
   // A code issued to another client is treated as unknown (RFC 6749 §4.1.3).
   if (!row || row.client_id !== clientId) throw new OAuthError('invalid_grant', INVALID_CODE);
@@ -126,25 +132,7 @@ export async function exchangeAuthorizationCode(platform: Platform, clientId: st
   checkPkce(row.code_challenge, exchange.codeVerifier);
   if (now.getTime() >= new Date(row.expires_at).getTime()) throw new OAuthError('invalid_grant', INVALID_CODE);
 
-  const signed = await signTokenSet(platform, {
-    familyId: row.family_id,
-    clientId: row.client_id,
-    sellerId: row.seller_id,
-    scope: row.scope,
-    tenants: JSON.parse(row.tenants) as string[],
-    parentJti: null,
-  });
-  if (parseScopeString(row.scope).includes(OPENID_SCOPE)) {
-    // spec-notes I14: an `openid` grant's code exchange also returns an ID token for the client.
-    signed.tokenSet.id_token = await platform.signer.signIdToken({
-      sellerId: row.seller_id,
-      clientId: row.client_id,
-      accessToken: signed.tokenSet.access_token,
-      nonce: row.nonce ?? undefined,
-      authTime: row.auth_time ? epochSeconds(new Date(row.auth_time)) : epochSeconds(now),
-      ttlSeconds: platform.config.accessTokenTtlSeconds,
-    });
-  }
+  const signed = await signCodeTokens(platform, row, now);
   const consume = { codeHash, now: now.toISOString() };
   const outcome = dialectAdapter(database).supportsWritableCte
     ? await consumeInOneStatement(database, { ...consume, ...signed.refreshToken }, signed)
@@ -158,6 +146,133 @@ export async function exchangeAuthorizationCode(platform: Platform, clientId: st
     throw new OAuthError('invalid_grant', INVALID_CODE);
   }
   return outcome;
+}
+
+/** The tokens of an exchanged code's grant: an access and a refresh token, and an ID token for an `openid` grant. */
+async function signCodeTokens(
+  platform: Platform,
+  row: Selectable<Schema['authorization_codes']>,
+  now: Date,
+  drawn?: DrawnRefreshToken,
+): Promise<SignedTokenSet> {
+  const signed = await signTokenSet(
+    platform,
+    {
+      familyId: row.family_id,
+      clientId: row.client_id,
+      sellerId: row.seller_id,
+      scope: row.scope,
+      tenants: JSON.parse(row.tenants) as string[],
+      parentJti: null,
+    },
+    drawn,
+  );
+  if (parseScopeString(row.scope).includes(OPENID_SCOPE)) {
+    // spec-notes I14: an `openid` grant's code exchange also returns an ID token for the client.
+    signed.tokenSet.id_token = await platform.signer.signIdToken({
+      sellerId: row.seller_id,
+      clientId: row.client_id,
+      accessToken: signed.tokenSet.access_token,
+      nonce: row.nonce ?? undefined,
+      authTime: row.auth_time ? epochSeconds(new Date(row.auth_time)) : epochSeconds(now),
+      ttlSeconds: platform.config.accessTokenTtlSeconds,
+    });
+  }
+  return signed;
+}
+
+type CheckedExchangeValues = {
+  codeHash: string;
+  now: string;
+  clientId: string;
+  redirectUri: string;
+  challenge: string | null;
+  jti: string;
+  createdAt: string;
+  expiresAt: string;
+};
+
+/**
+ * The exchange's every check on the code written as the condition of the one
+ * statement that consumes it (PostgreSQL's writable CTEs): the code is taken
+ * only if it is unused, unexpired, this client's, obtained for this
+ * redirect_uri, and bound to the challenge of the verifier sent (or to none
+ * when none is sent); the refresh token's row, drawn before signing, is
+ * inserted from it; the code's row comes back for the tokens. One statement
+ * where the read, the checks and the consumption took two.
+ */
+const CONSUME_CHECKED = new CompiledOnce<Schema, CheckedExchangeValues, Selectable<Schema['authorization_codes']>>(
+  'authorization code exchanged, checked by its statement',
+  (db, slot) =>
+    db
+      .with('consumed', (qb) =>
+        qb
+          .updateTable('authorization_codes')
+          .set({ used_at: slot('now') })
+          .where('code_hash', '=', slot('codeHash'))
+          .where('used_at', 'is', null)
+          .where('client_id', '=', slot('clientId'))
+          .where('redirect_uri', '=', slot('redirectUri'))
+          // The challenge travelled in the authorization request's URL: comparing it is not comparing a secret.
+          .where(sql<boolean>`code_challenge is not distinct from ${slot('challenge')}`)
+          // Both ISO 8601 in UTC with milliseconds (toISOString), so text order is time order.
+          .where('expires_at', '>', slot('now'))
+          .returningAll(),
+      )
+      .with('recorded', (qb) =>
+        qb
+          .insertInto('refresh_tokens')
+          .columns(REFRESH_TOKEN_COLUMNS)
+          .expression((eb) =>
+            eb.selectFrom('consumed').select(
+              refreshTokenSelection({
+                jti: slot('jti'),
+                familyId: sql.ref('consumed.family_id'),
+                parentJti: sql`null`,
+                createdAt: slot('createdAt'),
+                expiresAt: slot('expiresAt'),
+              }),
+            ),
+          )
+          .returning('jti'),
+      )
+      .selectFrom('consumed')
+      .selectAll(),
+);
+const CONSUME_CHECKED_STATEMENT = 'feira_code_exchange_checked';
+
+/**
+ * PostgreSQL's code exchange when it can succeed in one statement
+ * (`CONSUME_CHECKED`); null when the statement took nothing (or cannot say
+ * why it would refuse), and the exchange then reads the code and answers
+ * exactly as it always has: the precise refusal, and the family revoked on a
+ * code used twice. A request whose verifier is malformed, or a public client
+ * sending none, goes that way at once.
+ */
+async function exchangeCheckedInOneStatement(
+  platform: Platform,
+  clientId: string,
+  codeHash: string,
+  exchange: CodeExchange,
+): Promise<TokenSet | null> {
+  const verifier = exchange.codeVerifier;
+  if (exchange.redirectUri === undefined) return null;
+  if (verifier !== undefined && !CODE_VERIFIER.test(verifier)) return null;
+  if (verifier === undefined && exchange.publicClient) return null;
+  const { database, clock, random, config } = platform;
+  const now = clock.now();
+  const drawn: DrawnRefreshToken = { now, jti: random.bytes(16).toString('base64url') };
+  const query = CONSUME_CHECKED.query(database.db, database.dialect, {
+    codeHash,
+    now: now.toISOString(),
+    clientId,
+    redirectUri: exchange.redirectUri,
+    challenge: verifier === undefined ? null : createHash('sha256').update(verifier, 'ascii').digest('base64url'),
+    ...drawnRefreshTokenRow(drawn, config.refreshTokenTtlSeconds),
+  });
+  const [row] = await runNamed(database, CONSUME_CHECKED_STATEMENT, query);
+  if (!row) return null;
+  return (await signCodeTokens(platform, row, now, drawn)).tokenSet;
 }
 
 /** The code's row, by the hash of the code presented. */

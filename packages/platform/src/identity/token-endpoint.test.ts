@@ -577,6 +577,33 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
     expect(unexpected.json().error).toBe('invalid_grant');
   });
 
+  it('spec-notes I8, I6 / D168: refused exchanges of a PKCE code consume nothing and each says why; then the right one succeeds, and a second use revokes it', async () => {
+    const { client, code } = await setup({ codeChallenge: CHALLENGE });
+    const other = await platform.createClient({ redirectUris: [REDIRECT] });
+    const refusals = [
+      await exchange(other, code, { code_verifier: VERIFIER }),
+      await exchange(client, code, { code_verifier: `${VERIFIER.slice(0, -1)}A` }),
+      await exchange(client, code),
+      await exchange(client, code, { code_verifier: 'short' }),
+      await exchange(client, code, { code_verifier: VERIFIER, redirect_uri: `${REDIRECT}/` }),
+    ];
+    expect(refusals.map((r) => [r.statusCode, r.json().error, r.json().error_description])).toEqual([
+      [400, 'invalid_grant', 'The authorization code is invalid, expired or already used'],
+      [400, 'invalid_grant', 'code_verifier does not match the code_challenge'],
+      [400, 'invalid_grant', 'code_verifier is required: a code_challenge was used at /login'],
+      [400, 'invalid_request', 'code_verifier must be 43 to 128 unreserved characters'],
+      [400, 'invalid_grant', 'redirect_uri does not match the one used to obtain the code'],
+    ]);
+    const won = await exchange(client, code, { code_verifier: VERIFIER });
+    expect(won.statusCode).toBe(200);
+    const { access_token, refresh_token } = won.json();
+    expect(await apiStatus(access_token)).toBe(200);
+    expect((await refresh(client, refresh_token)).statusCode).toBe(200);
+    const again = await exchange(client, code, { code_verifier: VERIFIER });
+    expect(again.json().error).toBe('invalid_grant');
+    expect(await apiStatus(access_token)).toBe(401);
+  });
+
   it('the access-token lifetime is configurable (expires_in and exp follow it)', async () => {
     // Same database, second app with a 15-minute access-token lifetime.
     const short = await platformOver(platform.database, {

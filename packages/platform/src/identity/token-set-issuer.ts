@@ -26,6 +26,29 @@ export interface SignedTokenSet {
 }
 
 /**
+ * A refresh token's id and issue time drawn before it is signed, so that a
+ * grant's one statement can record its row before the tokens exist (the code
+ * exchange on PostgreSQL). `signTokenSet` then signs with these, and the row's
+ * `created_at` and `expires_at` are the token's `iat` and `exp`.
+ */
+export interface DrawnRefreshToken {
+  now: Date;
+  jti: string;
+}
+
+/** The row values of a refresh token drawn so: what the statement records before signing. */
+export function drawnRefreshTokenRow(
+  drawn: DrawnRefreshToken,
+  refreshTokenTtlSeconds: number,
+): { jti: string; createdAt: string; expiresAt: string } {
+  return {
+    jti: drawn.jti,
+    createdAt: drawn.now.toISOString(),
+    expiresAt: new Date((epochSeconds(drawn.now) + refreshTokenTtlSeconds) * 1000).toISOString(),
+  };
+}
+
+/**
  * Signs an access token (`at+jwt`, ES256, 7200 s by default) and a refresh token
  * (`rt+jwt`, HS256 under the derived key, 30 days by default: spec-notes I4 amended)
  * and returns exactly the six fields of the spec's token set. Signing is done before the grant's transaction opens, never
@@ -38,9 +61,10 @@ export interface SignedTokenSet {
 export async function signTokenSet(
   platform: Pick<IdentityServices, 'signer' | 'clock' | 'config'>,
   grant: GrantOfTokens,
+  drawn?: DrawnRefreshToken,
 ): Promise<SignedTokenSet> {
   const { config, signer, clock } = platform;
-  const now = clock.now();
+  const now = drawn?.now ?? clock.now();
   const input = {
     sellerId: grant.sellerId,
     clientId: grant.clientId,
@@ -49,8 +73,13 @@ export async function signTokenSet(
     familyId: grant.familyId,
   };
   const [access, refresh] = await Promise.all([
-    signer.sign(ACCESS_TOKEN_TYP, { ...input, ttlSeconds: config.accessTokenTtlSeconds }),
-    signer.sign(REFRESH_TOKEN_TYP, { ...input, ttlSeconds: config.refreshTokenTtlSeconds }),
+    signer.sign(ACCESS_TOKEN_TYP, { ...input, ttlSeconds: config.accessTokenTtlSeconds, issuedAt: now }),
+    signer.sign(REFRESH_TOKEN_TYP, {
+      ...input,
+      ttlSeconds: config.refreshTokenTtlSeconds,
+      issuedAt: now,
+      ...(drawn ? { jti: drawn.jti } : {}),
+    }),
   ]);
   return {
     tokenSet: {

@@ -38,6 +38,8 @@ export interface TokenInput {
   ttlSeconds: number;
   /** Defaults to a fresh random id. */
   jti?: string;
+  /** When the token is issued (its `iat`); defaults to the clock's now. */
+  issuedAt?: Date;
 }
 
 export class TokenVerificationError extends Error {
@@ -98,7 +100,7 @@ export class TokenSigner {
 
   async sign(typ: TokenTyp, input: TokenInput): Promise<{ token: string; claims: TokenClaims }> {
     const { keyRing, clock, random, issuer } = this.options;
-    const iat = epochSeconds(clock.now());
+    const iat = epochSeconds(input.issuedAt ?? clock.now());
     const claims: TokenClaims = {
       iss: issuer,
       sub: input.sellerId,

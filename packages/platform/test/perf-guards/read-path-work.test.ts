@@ -295,7 +295,7 @@ describe.each(testDatabaseTargets())('work per request on $dialect (D79)', (targ
       signatures: 1,
       signatureVerifications: 0,
       hmacs: 1,
-      hashes: 7,
+      hashes: EXCHANGE_HASHES[target.dialect],
       jsonParses: 6,
       jsonStringifies: 4,
       // Only the client authentication's SQL text (a raw template); the exchange's statements are compiled once (D166).
@@ -394,11 +394,17 @@ describe.each(testDatabaseTargets())('work per request on $dialect (D79)', (targ
  * Statements of one code exchange and of one refresh, BEGIN and COMMIT included.
  * Both: the client read with its throttle keys' rows, in one statement
  * (spec-notes I21: a success writes nothing; a failure alone would add one
- * upsert). An exchange: the code read, then its consumption and the refresh token's row
- * (SQLite: one transaction of two statements; PostgreSQL: one statement of
- * writable CTEs). A refresh: the token taken while its family stands
+ * upsert). An exchange on SQLite: the code read, then its consumption and the
+ * refresh token's row in one transaction of two statements; on PostgreSQL one
+ * statement of writable CTEs that consumes the code only if every check holds
+ * (its client, redirect_uri, challenge, expiry) and records the row (D168). A refresh: the token taken while its family stands
  * (returning its parent), its parent superseded, the new token's row (SQLite:
  * one transaction; PostgreSQL: one statement). D95, D105, D165.
  */
-const EXCHANGE_STATEMENTS = { sqlite: 6, postgres: 3 } as const;
+const EXCHANGE_STATEMENTS = { sqlite: 6, postgres: 2 } as const;
+/**
+ * An exchange's hashes: the code's, the verifier's challenge, and the client secret's comparison (three);
+ * SQLite compares the challenge in JavaScript in constant time (two more), PostgreSQL in the statement (D168).
+ */
+const EXCHANGE_HASHES = { sqlite: 7, postgres: 5 } as const;
 const REFRESH_STATEMENTS = { sqlite: 6, postgres: 2 } as const;
