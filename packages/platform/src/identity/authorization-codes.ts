@@ -14,9 +14,8 @@ import { OAuthError } from './oauth-error.js';
 import {
   type DrawnRefreshToken,
   drawnRefreshTokenRow,
-  REFRESH_TOKEN_COLUMNS,
+  recordRefreshTokenFrom,
   recordTokenSet,
-  refreshTokenSelection,
   revokeTokenFamily,
   type SignedTokenSet,
   signTokenSet,
@@ -101,24 +100,57 @@ const INVALID_CODE = 'The authorization code is invalid, expired or already used
 
 /**
  * The authorization_code grant (RFC 6749 §4.1.3). The code is consumed by one
- * conditional UPDATE (… WHERE used_at IS NULL) inside the transaction that
- * issues the tokens: of two concurrent exchanges exactly one wins. A second
- * exchange gets invalid_grant and revokes every token issued from the code
- * (RFC 6749 §4.1.2, spec-notes I6).
+ * conditional UPDATE (… WHERE used_at IS NULL): of two concurrent exchanges
+ * exactly one wins. On PostgreSQL that UPDATE also holds every check of the
+ * code and records the refresh token's row in the same statement (D168); on
+ * SQLite the code is read and checked first, then consumed in the transaction
+ * that records the row. A code refused is read and its refusal told precisely;
+ * a second exchange gets invalid_grant and revokes every token issued from the
+ * code (RFC 6749 §4.1.2, spec-notes I6).
  */
 export async function exchangeAuthorizationCode(platform: Platform, clientId: string, exchange: CodeExchange): Promise<TokenSet> {
   const { database, clock } = platform;
   const codeHash = sha256Hex(exchange.code);
-  if (dialectAdapter(database).supportsWritableCte) {
+  const checkedByStatement = dialectAdapter(database).supportsWritableCte;
+  if (checkedByStatement) {
     const exchanged = await exchangeCheckedInOneStatement(platform, clientId, codeHash, exchange);
     if (exchanged) return exchanged;
   }
-  const [row] = (await database.db.executeQuery(READ_CODE.query(database.db, database.dialect, { codeHash }))).rows;
+  const [read] = (await database.db.executeQuery(READ_CODE.query(database.db, database.dialect, { codeHash }))).rows;
+  const now = clock.now();
+  const row = await exchangeableCode(platform, read, clientId, exchange, now);
+  // The statement refused what these checks accept only if the code changed meanwhile or the clock went back: refused.
+  if (checkedByStatement) throw new OAuthError('invalid_grant', INVALID_CODE);
+
+  const signed = await signCodeTokens(platform, row, now);
+  const consume = { codeHash, now: now.toISOString() };
+  const outcome = await database.db.transaction().execute(async (trx) => {
+    const [consumed] = (await trx.executeQuery(CONSUME.query(trx, database.dialect, consume))).rows;
+    return consumed ? recordTokenSet(trx, database.dialect, signed) : null;
+  });
+  if (!outcome) {
+    // RFC 6749 §4.1.2: a second exchange of the code revokes every token issued from it.
+    await revokeTokenFamily(database.db, row.family_id, 'authorization_code_reuse', now);
+    throw new OAuthError('invalid_grant', INVALID_CODE);
+  }
+  return outcome;
+}
+
+/**
+ * The code `row` (undefined: no such code) if this exchange may take it; else throws the precise refusal,
+ * and a code already used has its family revoked (RFC 6749 §4.1.2, spec-notes I6).
+ */
+async function exchangeableCode(
+  platform: Platform,
+  row: Selectable<Schema['authorization_codes']> | undefined,
+  clientId: string,
+  exchange: CodeExchange,
+  now: Date,
+): Promise<Selectable<Schema['authorization_codes']>> {
   // A code issued to another client is treated as unknown (RFC 6749 §4.1.3).
   if (!row || row.client_id !== clientId) throw new OAuthError('invalid_grant', INVALID_CODE);
-  const now = clock.now();
   if (row.used_at !== null) {
-    await revokeTokenFamily(database.db, row.family_id, 'authorization_code_reuse', now);
+    await revokeTokenFamily(platform.database.db, row.family_id, 'authorization_code_reuse', now);
     throw new OAuthError('invalid_grant', INVALID_CODE);
   }
   // Spec Authentication §5: the redirect_uri of the exchange must equal the one used at consent.
@@ -131,21 +163,7 @@ export async function exchangeAuthorizationCode(platform: Platform, clientId: st
   }
   checkPkce(row.code_challenge, exchange.codeVerifier);
   if (now.getTime() >= new Date(row.expires_at).getTime()) throw new OAuthError('invalid_grant', INVALID_CODE);
-
-  const signed = await signCodeTokens(platform, row, now);
-  const consume = { codeHash, now: now.toISOString() };
-  const outcome = dialectAdapter(database).supportsWritableCte
-    ? await consumeInOneStatement(database, { ...consume, ...signed.refreshToken }, signed)
-    : await database.db.transaction().execute(async (trx) => {
-        const [consumed] = (await trx.executeQuery(CONSUME.query(trx, database.dialect, consume))).rows;
-        return consumed ? recordTokenSet(trx, database.dialect, signed) : null;
-      });
-  if (!outcome) {
-    // RFC 6749 §4.1.2: a second exchange of the code revokes every token issued from it.
-    await revokeTokenFamily(database.db, row.family_id, 'authorization_code_reuse', now);
-    throw new OAuthError('invalid_grant', INVALID_CODE);
-  }
-  return outcome;
+  return row;
 }
 
 /** The tokens of an exchanged code's grant: an access and a refresh token, and an ID token for an `openid` grant. */
@@ -220,21 +238,13 @@ const CONSUME_CHECKED = new CompiledOnce<Schema, CheckedExchangeValues, Selectab
           .returningAll(),
       )
       .with('recorded', (qb) =>
-        qb
-          .insertInto('refresh_tokens')
-          .columns(REFRESH_TOKEN_COLUMNS)
-          .expression((eb) =>
-            eb.selectFrom('consumed').select(
-              refreshTokenSelection({
-                jti: slot('jti'),
-                familyId: sql.ref('consumed.family_id'),
-                parentJti: sql`null`,
-                createdAt: slot('createdAt'),
-                expiresAt: slot('expiresAt'),
-              }),
-            ),
-          )
-          .returning('jti'),
+        recordRefreshTokenFrom(qb, 'consumed', {
+          jti: slot('jti'),
+          familyId: sql.ref('consumed.family_id'),
+          parentJti: sql`null`,
+          createdAt: slot('createdAt'),
+          expiresAt: slot('expiresAt'),
+        }).returning('jti'),
       )
       .selectFrom('consumed')
       .selectAll(),
@@ -294,44 +304,6 @@ function consumeCode(db: Kysely<Schema>, slot: <K extends keyof ConsumeValues>(n
 }
 
 const CONSUME = new CompiledOnce<Schema, ConsumeValues, { code_hash: string }>('authorization code consumed', consumeCode);
-
-type ExchangeValues = ConsumeValues & SignedTokenSet['refreshToken'];
-
-/**
- * The code consumed and the refresh token's row inserted in one statement
- * (PostgreSQL's writable CTE: the row is inserted only if the code was taken):
- * one round trip and one commit instead of four. Compiled once (D166) and run
- * as a named statement, planned once per connection.
- */
-const CONSUME_AND_RECORD = new CompiledOnce<Schema, ExchangeValues, { jti: string }>('authorization code exchanged', (db, slot) =>
-  db
-    .with('consumed', () => consumeCode(db, slot))
-    .insertInto('refresh_tokens')
-    .columns(REFRESH_TOKEN_COLUMNS)
-    .expression((eb) =>
-      eb.selectFrom('consumed').select(
-        refreshTokenSelection({
-          jti: slot('jti'),
-          familyId: slot('familyId'),
-          parentJti: slot('parentJti'),
-          createdAt: slot('createdAt'),
-          expiresAt: slot('expiresAt'),
-        }),
-      ),
-    )
-    .returning('jti'),
-);
-const CONSUME_AND_RECORD_STATEMENT = 'feira_code_exchange';
-
-async function consumeInOneStatement(
-  database: Platform['database'],
-  values: ExchangeValues,
-  signed: SignedTokenSet,
-): Promise<TokenSet | null> {
-  const query = CONSUME_AND_RECORD.query(database.db, database.dialect, values);
-  const [inserted] = await runNamed(database, CONSUME_AND_RECORD_STATEMENT, query);
-  return inserted ? signed.tokenSet : null;
-}
 
 /** RFC 7636 §4.6 and spec-notes I8: S256 only; a verifier without a stored challenge is refused (no downgrade either way). */
 function checkPkce(challenge: string | null, verifier: string | undefined): void {

@@ -9,9 +9,8 @@ import type { IdentityServices } from './identity-services.js';
 import { OAuthError } from './oauth-error.js';
 import { graceStartedAfter, refreshTokenPresentable } from './refresh-token-grace.js';
 import {
-  REFRESH_TOKEN_COLUMNS,
+  recordRefreshTokenFrom,
   recordTokenSet,
-  refreshTokenSelection,
   revokeTokenFamily,
   type SignedTokenSet,
   signTokenSet,
@@ -153,40 +152,39 @@ const SUPERSEDE = new CompiledOnce<Schema, RotationValues & { parentJti: string 
   // The transaction's statement: SQLite (a database without writable CTEs) runs it.
   (db, slot) => supersede(db, slot, () => sql<string>`${slot('parentJti')}`, sql<string>`+family_id`),
 );
+/** The statements of SQLite's rotation transaction, for their query-plan test. */
+export const ROTATION_STATEMENTS = { take: TAKE, supersede: SUPERSEDE };
+
+/** The name `ROTATE` is prepared under on each PostgreSQL connection. */
+const ROTATE_STATEMENT = 'feira_refresh_rotate';
 /**
  * The same three writes as one statement (PostgreSQL: writable CTEs, each run
  * once and to completion on one snapshot): the token taken, its parent and the
  * parent's other children superseded, the new token's row inserted only if
  * the token was taken. One round trip and one commit instead of five.
  */
-/** The statements of SQLite's rotation transaction, for their query-plan test. */
-export const ROTATION_STATEMENTS = { take: TAKE, supersede: SUPERSEDE };
-
-/** The name `ROTATE` is prepared under on each PostgreSQL connection. */
-const ROTATE_STATEMENT = 'feira_refresh_rotate';
 const ROTATE = new CompiledOnce<Schema, RotationValues, { jti: string }>('refresh token rotated', (db, slot) =>
-  db
-    .with('taken', () => takeToken(db, slot))
-    .with('superseded', () =>
-      supersede(db, slot, () => sql<string | null>`(select taken.parent_jti from taken)`, sql.ref<string>('family_id')).returning(
-        'jti',
+  recordRefreshTokenFrom(
+    db
+      .with('taken', () => takeToken(db, slot))
+      .with('superseded', () =>
+        supersede(
+          db,
+          slot,
+          () => sql<string | null>`(select taken.parent_jti from taken)`,
+          sql.ref<string>('family_id'),
+        ).returning('jti'),
       ),
-    )
-    .insertInto('refresh_tokens')
-    .columns(REFRESH_TOKEN_COLUMNS)
-    .expression((eb) =>
-      eb.selectFrom('taken').select(
-        // The replacing token's row, its parent the presented token.
-        refreshTokenSelection({
-          jti: slot('newJti'),
-          familyId: slot('fid'),
-          parentJti: slot('jti'),
-          createdAt: slot('newCreatedAt'),
-          expiresAt: slot('newExpiresAt'),
-        }),
-      ),
-    )
-    .returning('jti'),
+    'taken',
+    // The replacing token's row, its parent the presented token.
+    {
+      jti: slot('newJti'),
+      familyId: slot('fid'),
+      parentJti: slot('jti'),
+      createdAt: slot('newCreatedAt'),
+      expiresAt: slot('newExpiresAt'),
+    },
+  ).returning('jti'),
 );
 
 /** Why a token was not taken: its family revoked or unknown, past the grace, or superseded (reuse: the family goes). */

@@ -577,7 +577,7 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
     expect(unexpected.json().error).toBe('invalid_grant');
   });
 
-  it('spec-notes I8, I6 / D168: refused exchanges of a PKCE code consume nothing and each says why; then the right one succeeds, and a second use revokes it', async () => {
+  it('spec-notes I8, I6, I5 / D168: refused exchanges of a PKCE code consume nothing and each says why; then the right one succeeds with its refresh token recorded as signed, and a second use revokes it', async () => {
     const { client, code } = await setup({ codeChallenge: CHALLENGE });
     const other = await platform.createClient({ redirectUris: [REDIRECT] });
     const refusals = [
@@ -598,6 +598,15 @@ describe.each(testDatabaseTargets())('POST /oauth/token on $dialect', (target) =
     expect(won.statusCode).toBe(200);
     const { access_token, refresh_token } = won.json();
     expect(await apiStatus(access_token)).toBe(200);
+    // spec-notes I5: the row the statement recorded before signing is the token's own: its jti, iat and exp.
+    const claims = decodeJwt(refresh_token) as { jti: string; iat: number; exp: number };
+    const recorded = await platform.database.db
+      .selectFrom('refresh_tokens')
+      .select(['created_at', 'expires_at'])
+      .where('jti', '=', claims.jti)
+      .executeTakeFirstOrThrow();
+    expect(Math.floor(Date.parse(recorded.created_at) / 1000)).toBe(claims.iat);
+    expect(recorded.expires_at).toBe(new Date(claims.exp * 1000).toISOString());
     expect((await refresh(client, refresh_token)).statusCode).toBe(200);
     const again = await exchange(client, code, { code_verifier: VERIFIER });
     expect(again.json().error).toBe('invalid_grant');

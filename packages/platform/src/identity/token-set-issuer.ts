@@ -1,5 +1,5 @@
 import type { TokenSet } from '@feira/contract';
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { type Kysely, type QueryCreator, sql, type Transaction } from 'kysely';
 import { epochSeconds } from '../core/clock.js';
 import type { DialectName } from '../storage/database.js';
 import type { Schema } from '../storage/schema.js';
@@ -36,7 +36,7 @@ export interface DrawnRefreshToken {
   jti: string;
 }
 
-/** The row values of a refresh token drawn so: what the statement records before signing. */
+/** The row values of a refresh token drawn so (its `created_at` its `iat`, its `expires_at` its `exp`): what the statement records before signing. */
 export function drawnRefreshTokenRow(
   drawn: DrawnRefreshToken,
   refreshTokenTtlSeconds: number,
@@ -90,12 +90,11 @@ export async function signTokenSet(
       scope: grant.scope,
       created_at: epochSeconds(now),
     },
+    // The row's times are the token's `iat` and `exp`, derived as the row of a token drawn beforehand is.
     refreshToken: {
-      jti: refresh.claims.jti,
+      ...drawnRefreshTokenRow({ now, jti: refresh.claims.jti }, config.refreshTokenTtlSeconds),
       familyId: grant.familyId,
       parentJti: grant.parentJti,
-      createdAt: now.toISOString(),
-      expiresAt: new Date(refresh.claims.exp * 1000).toISOString(),
     },
   };
 }
@@ -131,24 +130,11 @@ export async function recordTokenSet(
   return signed.tokenSet;
 }
 
-/** The columns of a set's refresh-token row, in the order of {@link refreshTokenSelection}. */
-export const REFRESH_TOKEN_COLUMNS = [
-  'jti',
-  'family_id',
-  'parent_jti',
-  'created_at',
-  'expires_at',
-  'used_at',
-  'superseded_at',
-] as const;
+/** The columns of a set's refresh-token row, in the order of `refreshTokenSelection`. */
+const REFRESH_TOKEN_COLUMNS = ['jti', 'family_id', 'parent_jti', 'created_at', 'expires_at', 'used_at', 'superseded_at'] as const;
 
-/**
- * A set's refresh-token row as a select list, for a grant's one statement on
- * PostgreSQL: `INSERT … SELECT <this> FROM <the writable CTE that took the
- * code or the token>`, so the row is inserted only if something was taken.
- * `row` holds the slots of the statement compiled once that binds them.
- */
-export function refreshTokenSelection(row: RefreshTokenRowValues) {
+/** A set's refresh-token row as a select list, each value standing for itself, for a slot or for a column of the CTE. */
+function refreshTokenSelection(row: RefreshTokenRowValues) {
   return [
     sql<string>`${row.jti}`.as('jti'),
     sql<string>`${row.familyId}`.as('family_id'),
@@ -158,6 +144,25 @@ export function refreshTokenSelection(row: RefreshTokenRowValues) {
     sql<null>`null`.as('used_at'),
     sql<null>`null`.as('superseded_at'),
   ];
+}
+
+/**
+ * A set's refresh-token row inserted from `taken`, the writable CTE of a
+ * grant's one statement on PostgreSQL that took the code or the token
+ * (`INSERT … SELECT … FROM taken`): the row exists only if something was
+ * taken. `row` holds the slots of the statement compiled once that binds
+ * them, or references to the CTE's columns.
+ */
+export function recordRefreshTokenFrom(
+  // biome-ignore lint/suspicious/noExplicitAny: the statement's CTEs are the caller's; its table here is refresh_tokens alone.
+  statement: QueryCreator<any>,
+  taken: string,
+  row: RefreshTokenRowValues,
+) {
+  return statement
+    .insertInto('refresh_tokens')
+    .columns(REFRESH_TOKEN_COLUMNS)
+    .expression((eb) => eb.selectFrom(taken).select(refreshTokenSelection(row)));
 }
 
 /** Revokes every access and refresh token of a family (RFC 6749 §4.1.2, spec-notes I5/I6), inside the caller's transaction. */
