@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * Peak resident set size of a live process (`VmHWM`, the RSS high-water mark the
@@ -26,4 +26,31 @@ export function processCpuMs(pid: number): { userMs: number; systemMs: number } 
   } catch {
     return null;
   }
+}
+
+/**
+ * CPU time used so far by every live process whose command is `command` (`/proc/<pid>/stat`), user and
+ * kernel, in µs: the PostgreSQL server's postmaster, its background workers and every backend. A backend
+ * that exits between two readings takes its time with it, so read around a phase whose connections stay
+ * open. Linux only: elsewhere `null`.
+ */
+export function commandCpuMicros(command: string): number | null {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return null;
+  }
+  let ms = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== command) continue;
+    } catch {
+      continue; // gone since the listing
+    }
+    const cpu = processCpuMs(Number(pid));
+    if (cpu) ms += cpu.userMs + cpu.systemMs;
+  }
+  return ms * 1000;
 }
