@@ -9,7 +9,9 @@
 //
 //   node --import tsx bench/tools/inject-ab.ts --seed /tmp/list.db --orders 20000        # once
 //   node --import tsx bench/tools/inject-ab.ts [--db /tmp/list.db] --a <dist dir> [--b current]
-//        [--case cursor1|cursor2|offset1|record|all] [--rounds 10] [--batch 300]   (cursor2: the page after cursor1)
+//        [--case cursor1|cursor2|cursordeep|offset1|record|all] [--rounds 10] [--batch 300] [--deep 1000]
+//   (cursor2: the page after cursor1; cursordeep: page --deep, reached by following next links;
+//   --b-case names another case for B, so that two pages of one build are weighed against each other)
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -27,6 +29,8 @@ const { values } = parseArgs({
     case: { type: 'string', default: 'cursor1' },
     rounds: { type: 'string', default: '10' },
     batch: { type: 'string', default: '300' },
+    deep: { type: 'string', default: '1000' },
+    'b-case': { type: 'string' },
   },
 });
 
@@ -124,9 +128,17 @@ async function side(name: string, spec: string) {
   const firstId = (first.json() as { results: Array<{ id: string }> }).results[0]?.id;
   // A later cursor page: the first page's next link (its path and query), so the cursor is checked and signed.
   const next = new URL((first.json() as { meta: { links: { next: string } } }).meta.links.next);
+  let deep = next;
+  for (let page = 2; page < Number(values.deep); page++) {
+    const response = await app.inject({ url: `${deep.pathname}${deep.search}`, headers });
+    const link = (response.json() as { meta: { links: { next?: string } } }).meta.links.next;
+    if (!link) throw new Error(`${name}: the list ends at page ${page}; seed more orders for --deep ${values.deep}`);
+    deep = new URL(link);
+  }
   const urls: Record<string, string> = {
     cursor1: `${BASE}&_paginate=cursor`,
     cursor2: `${next.pathname}${next.search}`,
+    cursordeep: `${deep.pathname}${deep.search}`,
     offset1: BASE,
     record: `/v1/orders/${firstId}`,
   };
@@ -156,7 +168,7 @@ const batch = Number(values.batch);
 const med = (xs: number[]) => percentile(Float64Array.from(xs).sort(), 50);
 for (const name of values.case === 'all' ? Object.keys(a.urls) : [values.case as string]) {
   const urlA = a.urls[name];
-  const urlB = b.urls[name];
+  const urlB = b.urls[values['b-case'] ?? name];
   if (!urlA || !urlB) throw new Error(`unknown case ${name}`);
   await a.batch(urlA, batch);
   await b.batch(urlB, batch);
