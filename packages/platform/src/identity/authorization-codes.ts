@@ -20,6 +20,7 @@ import {
   type SignedTokenSet,
   signTokenSet,
 } from './token-set-issuer.js';
+import { newTokenId } from './token-signer.js';
 
 /** Spec "Limits": an authorization code is valid for 10 minutes and single use. */
 const AUTHORIZATION_CODE_TTL_SECONDS = 600;
@@ -87,6 +88,11 @@ export async function issueAuthorizationCode(platform: Platform, input: NewAutho
 
 /** RFC 7636 §4.1: 43–128 unreserved characters. */
 const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
+
+/** RFC 7636 §4.6, S256: the challenge a verifier answers, as stored at /login. */
+function s256Challenge(verifier: string): string {
+  return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+}
 
 export interface CodeExchange {
   code: string;
@@ -271,13 +277,13 @@ async function exchangeCheckedInOneStatement(
   if (verifier === undefined && exchange.publicClient) return null;
   const { database, clock, random, config } = platform;
   const now = clock.now();
-  const drawn: DrawnRefreshToken = { now, jti: random.bytes(16).toString('base64url') };
+  const drawn: DrawnRefreshToken = { now, jti: newTokenId(random) };
   const query = CONSUME_CHECKED.query(database.db, database.dialect, {
     codeHash,
     now: now.toISOString(),
     clientId,
     redirectUri: exchange.redirectUri,
-    challenge: verifier === undefined ? null : createHash('sha256').update(verifier, 'ascii').digest('base64url'),
+    challenge: verifier === undefined ? null : s256Challenge(verifier),
     ...drawnRefreshTokenRow(drawn, config.refreshTokenTtlSeconds),
   });
   const [row] = await runNamed(database, CONSUME_CHECKED_STATEMENT, query);
@@ -316,7 +322,6 @@ function checkPkce(challenge: string | null, verifier: string | undefined): void
     throw new OAuthError('invalid_grant', 'code_verifier is required: a code_challenge was used at /login');
   if (!CODE_VERIFIER.test(verifier))
     throw new OAuthError('invalid_request', 'code_verifier must be 43 to 128 unreserved characters');
-  const computed = createHash('sha256').update(verifier, 'ascii').digest('base64url');
-  if (!constantTimeEqual(computed, challenge))
+  if (!constantTimeEqual(s256Challenge(verifier), challenge))
     throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
 }

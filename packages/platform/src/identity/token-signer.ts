@@ -42,6 +42,11 @@ export interface TokenInput {
   issuedAt?: Date;
 }
 
+/** A fresh token id (`jti`): 128 random bits, base64url. */
+export function newTokenId(random: Random): string {
+  return random.bytes(16).toString('base64url');
+}
+
 export class TokenVerificationError extends Error {
   readonly code: 'ERR_TOKEN_INVALID' | 'ERR_TOKEN_EXPIRED';
   constructor(code: TokenVerificationError['code'], message: string) {
@@ -111,7 +116,7 @@ export class TokenSigner {
       fid: input.familyId,
       iat,
       exp: iat + input.ttlSeconds,
-      jti: input.jti ?? random.bytes(16).toString('base64url'),
+      jti: input.jti ?? newTokenId(random),
     };
     if (typ === REFRESH_TOKEN_TYP) return { token: signHs256(this.options.refreshKeys, typ, claims), claims };
     const key = keyRing.current;
